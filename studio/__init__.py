@@ -1,0 +1,1 @@
+"""studio: a terminal playwriting studio."""

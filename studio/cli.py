@@ -1,0 +1,381 @@
+"""The `studio` command: parse, call the engine, print. Bad input exits 2 with one clear message."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from studio.model import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError("command line", None, message, f"see '{self.prog} --help'")
+
+
+def _db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="PATH", help="the run database (default .studio/studio.db, or $STUDIO_DB)")
+
+
+def _cast_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="M", help="model for every role (a litellm name, local/smollm2 or scripted)")
+    p.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL|human",
+        help="who plays a role: ego, superego, other, director or a character's name; repeatable",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="studio", description="A terminal playwriting studio.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run a play in the terminal, streaming the stage")
+    run.add_argument("play", help="a play file, e.g. plays/interview.toml")
+    run.add_argument("--turns", type=int, metavar="N", help="turns per scene")
+    run.add_argument("--scenes", type=int, metavar="N", help="number of scenes")
+    run.add_argument("--no-superego", action="store_true", help="run without the inner voice")
+    run.add_argument(
+        "--strategies", metavar="LIST", help="superego strategies to use: e.g. 2,3 or rewrite_speech,critique; 'none'"
+    )
+    _cast_options(run)
+    run.add_argument("--seed", type=int, metavar="N", help="seed for strategies that fire by probability")
+    _db_option(run)
+    run.add_argument("--backstage", action="store_true", help="also stream the backstage")
+
+    runs = sub.add_parser("runs", help="list saved runs")
+    runs.add_argument("--json", action="store_true", help="one JSON object per run")
+    _db_option(runs)
+
+    show = sub.add_parser("show", help="print a run")
+    show.add_argument("run", help="a run number")
+    show.add_argument("--backstage", action="store_true", help="include the backstage")
+    show.add_argument("--json", action="store_true", help="one event per line as JSON")
+    show.add_argument("--all", action="store_true", help="every take, not only the current one (with --json)")
+    _db_option(show)
+
+    resume = sub.add_parser("resume", help="continue a run where it stopped")
+    resume.add_argument("run", help="a run number")
+    resume.add_argument("--backstage", action="store_true", help="also stream the backstage")
+    resume.add_argument("--role", action="append", default=[], metavar="ROLE=human|model",
+                        help="take over a role (human) or give it back (model) before continuing")
+    _db_option(resume)
+
+    rewind = sub.add_parser("rewind", help="move a run back; the abandoned lines stay as a take")
+    rewind.add_argument("run", help="a run number")
+    rewind.add_argument("--turns", type=int, default=1, metavar="N", help="how many turns back (default 1)")
+    _db_option(rewind)
+
+    override = sub.add_parser("override", help="replace a committed line with your own; the run branches there")
+    override.add_argument("run", help="a run number")
+    override.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    override.add_argument("text", help="the new line")
+    _db_option(override)
+
+    return parser
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _open_store(path: str | None):
+    from studio.store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise InputError(str(path or "--db"), None, str(exc).split(": ", 1)[-1], "name another file with --db") from None
+
+
+def _run_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError("command line", "RUN", f"'{text}' is not a run number", "see 'studio runs'") from None
+
+
+def _parse_roles(items: Sequence[str]) -> dict[str, str]:
+    roles: dict[str, str] = {}
+    for item in items:
+        if "=" not in item or not item.split("=", 1)[1].strip():
+            raise InputError("--role", item, "expected ROLE=MODEL or ROLE=human", "e.g. --role ego=human")
+        key, value = item.split("=", 1)
+        roles[key.strip()] = value.strip()
+    return roles
+
+
+def _parse_strategies(text: str | None) -> list[str] | None:
+    from studio.model.play import STRATEGIES, STRATEGY_NUMBERS
+
+    if text is None:
+        return None
+    if text.strip().lower() == "none":
+        return []
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower().replace("-", "_")
+        name = STRATEGY_NUMBERS.get(part, part)
+        if name not in STRATEGIES:
+            raise InputError(
+                "--strategies", part, "is not a strategy", "use 1/rewrite_prompt, 2/rewrite_speech, 3/critique or none"
+            )
+        out.append(name)
+    return out
+
+
+def _check_models(cast: Any, where: str) -> None:
+    from studio.llm import check_model
+
+    seen: dict[str, str | None] = {}
+    for role in cast.roles:
+        if role.human:
+            continue
+        if role.model not in seen:
+            seen[role.model] = check_model(role.model)
+        if seen[role.model]:
+            raise InputError(where, f"cast.{role.key}.model", seen[role.model] or "", None)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+
+    play = load_play(args.play)
+    updates: dict[str, Any] = {}
+    if args.turns is not None:
+        if args.turns < 1:
+            raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
+        updates["turns"] = args.turns
+    if args.scenes is not None:
+        if args.scenes < 1:
+            raise InputError("--scenes", None, "must be at least 1", "e.g. --scenes 2")
+        updates["scenes"] = (
+            args.scenes if isinstance(play.scenes, int) else (play.scenes + [""] * args.scenes)[: args.scenes]
+        )
+    if args.seed is not None:
+        updates["seed"] = args.seed
+    play = play.model_copy(update=updates)
+    cast = resolve_cast(
+        play,
+        args.play,
+        model=args.model,
+        roles=_parse_roles(args.role),
+        superego=False if args.no_superego else None,
+        strategies=_parse_strategies(args.strategies),
+    )
+    _check_models(cast, args.play)
+    store = _open_store(args.db)
+    options = {"model": args.model, "roles": _parse_roles(args.role), "no_superego": args.no_superego,
+               "strategies": args.strategies, "seed": play.seed}
+    engine = Engine.create(store, cast, options)
+    return _drive(engine, args.backstage)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    run_id = _run_id(args.run)
+    try:
+        engine = Engine(store, run_id)
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    for word, choice in _parse_roles(args.role).items():
+        roles = engine.cast.matching(word)
+        if not roles:
+            raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
+        for role in roles:
+            (engine.take_over if choice == "human" else engine.release)(role.key)
+    if engine.finished:
+        _console().print(f"Run {run_id} is finished. 'studio show {run_id}' prints it.")
+        return 0
+    _check_models(engine.cast, f"run {run_id}")
+    return _drive(engine, args.backstage, resumed=True)
+
+
+def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    from studio.engine import EngineError
+    from studio.terminal import StagePrinter
+
+    console = _console()
+    printer = StagePrinter(console, engine.cast, backstage=backstage)
+    engine.token_listeners.append(printer.token)
+    engine.event_listeners.append(printer.event)
+    verb = "Resuming" if resumed else "Run"
+    models = ", ".join(
+        f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
+    )
+    console.print(f"[bold]{verb} {engine.run_id}[/] · {engine.cast.play.title} · {models}")
+    if resumed:
+        printer.replay(engine.stage() if not backstage else engine.path)
+
+    def ask(pending: Any) -> str:
+        printer.end_line()
+        role = pending.role
+        label = f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})"
+        while True:
+            try:
+                text = console.input(f"[bold]{label} ›[/] ")
+            except EOFError:
+                raise _Stop("no more input") from None
+            if text.strip():
+                return text
+
+    try:
+        asyncio.run(engine.play_to_end(ask))
+    except _Stop as stop:
+        printer.end_line()
+        console.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")
+        return 0
+    except KeyboardInterrupt:
+        printer.end_line()
+        console.print(f"Paused. Everything committed is kept; 'studio resume {engine.run_id}' continues.")
+        return 130
+    except EngineError as exc:
+        printer.end_line()
+        console.print(f"[red]Model error:[/] {exc}")
+        console.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
+        return 1
+    printer.end_line()
+    usage = engine.usage()
+    console.print(
+        f"[dim]Run {engine.run_id} finished: {usage['calls']} model calls, "
+        f"{usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens. "
+        f"'studio show {engine.run_id} --backstage' prints it again with the backstage.[/]"
+    )
+    return 0
+
+
+class _Stop(Exception):
+    pass
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    store = _open_store(args.db)
+    runs = store.runs()
+    if args.json:
+        for info in runs:
+            print(json.dumps(info.as_dict()))
+        return 0
+    from datetime import datetime
+
+    from rich.table import Table
+
+    table = Table("run", "play", "started", "events", "head")
+    for info in runs:
+        started = datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
+        table.add_row(str(info.id), info.title, started, str(info.events), str(info.head or "-"))
+    console = _console()
+    if runs:
+        console.print(table)
+    else:
+        console.print(f"No runs in {store.path} yet. Start one: studio run plays/interview.toml")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.store import StoreError
+    from studio.terminal import StagePrinter
+
+    store = _open_store(args.db)
+    run_id = _run_id(args.run)
+    try:
+        engine = Engine(store, run_id, gateway=object())
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    if args.json:
+        events = store.events(run_id) if args.all else engine.path
+        for event in events:
+            if args.backstage or args.all or not event.is_backstage:
+                print(event.to_json())
+        return 0
+    console = _console()
+    console.print(f"[bold]Run {run_id}[/] · {engine.cast.play.title} · by {engine.cast.play.author}")
+    printer = StagePrinter(console, engine.cast, backstage=args.backstage)
+    printer.replay(engine.path if args.backstage else engine.stage())
+    printer.end_line()
+    if not engine.finished:
+        console.print(f"[dim](unfinished: 'studio resume {run_id}' continues)[/]")
+    return 0
+
+
+def cmd_rewind(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+
+    store = _open_store(args.db)
+    engine = Engine(store, _run_id(args.run), gateway=object())
+    before = engine.head
+    head = engine.rewind(args.turns)
+    _console().print(
+        f"Run {engine.run_id}: head moved from event {before} to {head}. The lines after it are kept as a take; "
+        f"'studio resume {engine.run_id}' plays on from here."
+    )
+    return 0
+
+
+def cmd_override(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    engine = Engine(store, _run_id(args.run), gateway=object())
+    try:
+        event = engine.override(args.event, args.text)
+    except StoreError as exc:
+        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+    _console().print(
+        f"Run {engine.run_id}: event {args.event} replaced by event {event.id}; the run branches there. "
+        f"'studio resume {engine.run_id}' plays on."
+    )
+    return 0
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "runs": cmd_runs,
+    "show": cmd_show,
+    "resume": cmd_resume,
+    "rewind": cmd_rewind,
+    "override": cmd_override,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
+        if getattr(args, "db", None) is None and os.environ.get("STUDIO_DB"):
+            args.db = os.environ["STUDIO_DB"]
+        return COMMANDS[args.command](args)
+    except InputError as exc:
+        print(f"studio: {exc.message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

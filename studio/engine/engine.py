@@ -1,0 +1,391 @@
+"""The turn pipeline: one step at a time, each step one committed event.
+
+The engine knows nothing of screens. It asks RunState what comes next, asks a model (or a human)
+for the text, commits the event, and only then tells its listeners. The CLI, the app and the tests
+drive the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release,
+note and switch_strategy.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from studio.engine.prompts import PromptBook
+from studio.engine.state import RunState, Step, is_direction, strip_italics
+from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
+from studio.store import Store, StoreError, events as ev
+from studio.store.events import Event
+
+TokenListener = Callable[[Step, str], None]
+EventListener = Callable[[Event], None]
+
+
+class NeedsHuman(Exception):
+    """The next step belongs to a role a human is playing: call step(text=...) with their line."""
+
+    def __init__(self, step: Step, role: ResolvedRole):
+        self.step = step
+        self.role = role
+        super().__init__(f"{role.name} ({role.key}) is played by a human: waiting for their line")
+
+
+class RunFinished(Exception):
+    pass
+
+
+class EngineError(Exception):
+    """A model gave up; the error is already in the log and the run can go on from where it was."""
+
+    def __init__(self, message: str, event: Event):
+        self.event = event
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Pending:
+    step: Step
+    role: ResolvedRole | None
+    human: bool
+
+
+def clean_line(text: str, name: str) -> str:
+    """Take off what small models add around a line: a leading 'Name:' and wrapping quotes."""
+    text = text.strip()
+    text = re.sub(rf"^\**{re.escape(name)}\**\s*:\s*", "", text, flags=re.IGNORECASE)
+    if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2:
+        text = text[1:-1].strip()
+    return text
+
+
+class Engine:
+    def __init__(self, store: Store, run_id: int, gateway: Any = None):
+        self.store = store
+        self.run_id = run_id
+        info = store.run(run_id)
+        self.cast = ResolvedCast.model_validate_json(info.cast_json)
+        self.options = info.options
+        if gateway is None:
+            from studio.llm import Gateway
+
+            gateway = Gateway()
+        self.gateway = gateway
+        self.token_listeners: list[TokenListener] = []
+        self.event_listeners: list[EventListener] = []
+        self.reload()
+
+    # -- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, store: Store, cast: ResolvedCast, options: dict[str, Any] | None = None, gateway: Any = None
+    ) -> "Engine":
+        run_id = store.create_run(cast.play.title, cast.play_path, cast.model_dump_json(), options or {})
+        return cls(store, run_id, gateway)
+
+    def reload(self) -> None:
+        """Read the take from the store: after a crash, a rewind, or another process's work."""
+        self.path: list[Event] = self.store.take(self.run_id)
+        self.by_id: dict[int, Event] = {e.id: e for e in self.path}
+        self.state = RunState.replay(self.cast, self.path)
+
+    @property
+    def head(self) -> int | None:
+        return self.path[-1].id if self.path else None
+
+    @property
+    def finished(self) -> bool:
+        return self.state.finished
+
+    def role(self, key: str) -> ResolvedRole:
+        return self.cast.role(key)
+
+    def pending(self) -> Pending | None:
+        step = self.state.next_step()
+        if step is None:
+            return None
+        role = self.cast.role(step.role) if step.role else None
+        return Pending(step, role, self.state.is_human(step.role))
+
+    # -- committing ----------------------------------------------------------------------
+
+    def _commit(self, kind: str, text: str, *, branch_from: Event | None = None, **fields: Any) -> Event:
+        parent = branch_from.parent if branch_from is not None else self.head
+        event = self.store.append(self.run_id, parent, kind, text, branch=branch_from is not None, **fields)
+        if branch_from is not None:
+            self.reload()
+        else:
+            self.path.append(event)
+            self.by_id[event.id] = event
+            self.state.apply(event)
+        for listener in self.event_listeners:
+            listener(event)
+        return event
+
+    # -- stepping ------------------------------------------------------------------------
+
+    async def step(self, text: str | None = None) -> Event:
+        """Take the next step. A human role's step needs `text`; a model's may be given one (a human line)."""
+        step = self.state.next_step()
+        if step is None:
+            raise RunFinished(f"run {self.run_id} is finished")
+        if step.kind == ev.SCENE:
+            return self._commit(
+                ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio"
+            )
+        role = self.cast.role(step.role) if step.role else None
+        assert role is not None
+        if text is None and self.state.is_human(role.key):
+            raise NeedsHuman(step, role)
+        if text is not None:
+            return self._commit_line(step, role, text, origin="human")
+        messages = PromptBook(self.state, self.path, self.by_id).messages(step, role)
+        from studio.llm import CallContext, CallSettings, ModelError
+
+        settings = CallSettings(
+            model=role.model,
+            temperature=role.temperature,
+            max_tokens=role.max_tokens,
+            timeout=role.timeout,
+            api_base=role.api_base,
+        )
+        ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn)
+
+        def on_token(token: str) -> None:
+            for listener in self.token_listeners:
+                listener(step, token)
+
+        try:
+            completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token)
+        except ModelError as exc:
+            error = self._commit(
+                ev.ERROR,
+                str(exc),
+                role=role.key,
+                character=role.name,
+                scene=step.scene,
+                turn=step.turn,
+                origin="studio",
+                data={"task": step.task, "attempts": getattr(exc, "attempts", None)},
+                model=role.model,
+                settings=settings.public(),
+            )
+            raise EngineError(str(exc), error) from exc
+        return self._commit_line(
+            step,
+            role,
+            completion.text,
+            origin="model",
+            model=completion.model,
+            settings=settings.public(),
+            usage=dict(completion.usage),
+        )
+
+    def _commit_line(self, step: Step, role: ResolvedRole, text: str, **fields: Any) -> Event:
+        text = clean_line(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
+        kind = step.kind
+        data: dict[str, Any] = {"task": step.task}
+        if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):
+            kind = ev.DIRECTION
+            text = strip_italics(text)
+        if kind == ev.REWRITE_SPEECH and self.state.other_line is not None:
+            data["source"] = self.state.other_line.id
+        if kind == ev.REWRITE_PROMPT:
+            data["replaces"] = self.state.ego_prompt
+            data["source"] = self.head_line_id()
+        if step.role == "ego" and kind in (ev.STAGE, ev.DIRECTION):
+            shaped = list(self.state.shaping)
+            if self.state.ego_prompt_event is not None and not self.state.prompt_first_used:
+                shaped.insert(0, self.state.ego_prompt_event)
+            data["shaped_by"] = shaped
+            data["prompt_event"] = self.state.ego_prompt_event
+            if self.state.draft is not None:
+                data["kept_draft"] = _same(self.state.draft.text, text)
+        if step.task == "direct" and not text:
+            text = "The scene continues."
+        return self._commit(
+            kind, text, role=role.key, character=role.name, scene=step.scene, turn=step.turn, data=data, **fields
+        )
+
+    def head_line_id(self) -> int | None:
+        for event in reversed(self.path):
+            if event.kind in (ev.STAGE, ev.DIRECTION):
+                return event.id
+        return None
+
+    def _scene_heading(self, scene: int) -> str:
+        brief = self.cast.play.brief(scene)
+        return f"Scene {scene}" + (f": {brief}" if brief else "")
+
+    async def play_turn(self, human: Callable[[Pending], Any] | None = None) -> list[Event]:
+        """Step until the ego's line of this turn is on stage (or the epilogue, or the end).
+
+        `human`, if given, is called for a human role's line (it may be async); without it a human
+        step raises NeedsHuman, leaving the run exactly where it was.
+        """
+        done: list[Event] = []
+        while True:
+            pending = self.pending()
+            if pending is None:
+                return done
+            text = None
+            if pending.human:
+                if human is None:
+                    raise NeedsHuman(pending.step, pending.role)  # type: ignore[arg-type]
+                text = human(pending)
+                if hasattr(text, "__await__"):
+                    text = await text
+            event = await self.step(text)
+            done.append(event)
+            if event.kind == ev.EPILOGUE:
+                return done
+            if event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION):
+                # a prompt rewrite belongs to the turn that caused it
+                nxt = self.pending()
+                if nxt is not None and nxt.step.kind == ev.REWRITE_PROMPT and not nxt.human:
+                    done.append(await self.step())
+                return done
+
+    async def play_to_end(self, human: Callable[[Pending], Any] | None = None) -> list[Event]:
+        done: list[Event] = []
+        while not self.finished:
+            done.extend(await self.play_turn(human))
+        return done
+
+    # -- the playwright's hand -------------------------------------------------------------
+
+    def rewind(self, turns: int = 1) -> int | None:
+        """Move the head back before the last `turns` turns. The abandoned future stays as a take."""
+        target = self.head
+        path = self.path
+        for _ in range(turns):
+            index = self._turn_start(path, target)
+            if index is None:
+                break
+            target = path[index].parent
+        self.store.set_head(self.run_id, target)
+        self.reload()
+        return target
+
+    def _turn_start(self, path: list[Event], head: int | None) -> int | None:
+        """Index of the first event of the turn that ends at `head` (meta events after it go too)."""
+        if head is None:
+            return None
+        meta = (ev.CONTROL, ev.NOTE, ev.ERROR)
+        j = next(i for i, e in enumerate(path) if e.id == head)
+        while j > 0 and path[j].kind in meta:
+            j -= 1
+        if path[j].kind == ev.EPILOGUE:
+            return j
+        key = path[j].turn
+        i = j
+        while i > 0 and path[i - 1].turn == key and path[i - 1].kind not in meta:
+            i -= 1
+        return i
+
+    def rewind_to(self, event_id: int | None) -> None:
+        self.store.set_head(self.run_id, event_id)
+        self.reload()
+
+    def override(self, event_id: int, text: str) -> Event:
+        """Replace a committed line with the human's own: the run branches from there."""
+        original = self.by_id.get(event_id) or self.store.event(event_id)
+        if original.run_id != self.run_id:
+            raise StoreError(f"event {event_id} is not part of run {self.run_id}")
+        if original.kind in (ev.SCENE, ev.CONTROL, ev.NOTE, ev.ERROR):
+            raise StoreError(f"event {event_id} is a {original.kind}, not a line that can be rewritten")
+        data = dict(original.data)
+        data["override_of"] = original.id
+        kind = original.kind
+        if kind in (ev.STAGE, ev.DIRECTION) and original.role != "director":
+            kind = ev.DIRECTION if is_direction(text) else ev.STAGE
+            text = strip_italics(text) if kind == ev.DIRECTION else text
+        return self._commit(
+            kind,
+            text.strip(),
+            branch_from=original,
+            role=original.role,
+            character=original.character,
+            scene=original.scene,
+            turn=original.turn,
+            origin="override",
+            data=data,
+        )
+
+    async def regenerate(self, event_id: int) -> Event:
+        """A new take of one line: step again from just before it; the old line stays."""
+        original = self.by_id.get(event_id) or self.store.event(event_id)
+        self.rewind_to(original.parent)
+        return await self.step()
+
+    def takes(self, event_id: int) -> list[Event]:
+        """Every take of a line: the events written at the same point of the same kind and role."""
+        original = self.by_id.get(event_id) or self.store.event(event_id)
+        if original.parent is None:
+            siblings = [e for e in self.store.events(self.run_id) if e.parent is None]
+        else:
+            siblings = self.store.children(original.parent)
+        return [e for e in siblings if e.role == original.role and e.kind in _same_slot(original.kind)]
+
+    def choose_take(self, event_id: int) -> None:
+        """Follow another take: move the head to the newest end of the branch through that line."""
+        tip = event_id
+        while True:
+            children = self.store.children(tip)
+            if not children:
+                break
+            tip = children[-1].id
+        self.rewind_to(tip)
+
+    def _control(self, data: dict[str, Any], text: str) -> Event:
+        return self._commit(ev.CONTROL, text, origin="human", data=data, scene=self.state.scene)
+
+    def take_over(self, role_key: str) -> Event:
+        role = self.cast.role(role_key)
+        return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
+
+    def release(self, role_key: str) -> Event:
+        role = self.cast.role(role_key)
+        return self._control({"human": {role_key: False}}, f"{role.name} ({role_key}) goes back to the model.")
+
+    def switch_strategy(self, strategy: str, enabled: bool) -> Event:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+        word = "on" if enabled else "off"
+        return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+
+    def note(self, text: str) -> Event:
+        """A playwright's note: the director and the characters hear it on the next turn."""
+        return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
+
+    # -- views ---------------------------------------------------------------------------
+
+    def stage(self) -> list[Event]:
+        return [e for e in self.path if e.on_stage]
+
+    def backstage_for(self, event_id: int) -> list[Event]:
+        """Everything that shaped a stage line, in the order it happened."""
+        event = self.by_id.get(event_id) or self.store.event(event_id)
+        ids = event.shaped_by
+        return [self.by_id.get(i) or self.store.event(i) for i in ids]
+
+    def usage(self) -> dict[str, int]:
+        total = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
+        for event in self.path:
+            if event.usage:
+                total["prompt_tokens"] += int(event.usage.get("prompt_tokens", 0))
+                total["completion_tokens"] += int(event.usage.get("completion_tokens", 0))
+                total["calls"] += 1
+        return total
+
+
+def _same(a: str, b: str) -> bool:
+    norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def _same_slot(kind: str) -> tuple[str, ...]:
+    if kind in (ev.STAGE, ev.DIRECTION):
+        return (ev.STAGE, ev.DIRECTION)
+    return (kind,)

@@ -1,0 +1,257 @@
+"""What each role is shown, assembled from the sheets and the take.
+
+Who sees what is the method: the other sees only the stage; the ego hears the superego's rewrite of
+what was said to it, never the original; the superego sees the ego's prompt and the exchange; the
+director sees the stage and the cast's public descriptions. Old history is trimmed to each role's
+context budget by walking back from the newest line, so the cost of a call does not grow with the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studio.engine.state import RunState, Step
+from studio.model.loading import fill
+from studio.model.play import ResolvedRole
+from studio.store import events as ev
+from studio.store.events import Event
+
+CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
+
+Message = dict[str, str]
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // CHARS_PER_TOKEN + 1
+
+
+@dataclass
+class View:
+    """A take as seen by someone: the lines they can know of, newest last, trimmed to a budget."""
+
+    lines: list[tuple[Event, str]]  # (event, the text as this viewer knows it)
+    trimmed: bool
+
+
+class PromptBook:
+    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event]):
+        self.state = state
+        self.cast = state.cast
+        self.path = path
+        self.by_id = by_id
+
+    # -- shared pieces --------------------------------------------------------------------
+
+    def _names(self) -> dict[str, str]:
+        cast = self.cast
+        names = {
+            "ego": cast.ego.name,
+            "other": ", ".join(r.name for r in cast.others),
+            "superego": cast.role("superego").name if cast.has("superego") else "the inner voice",
+            "director": cast.role("director").name if cast.has("director") else "the director",
+        }
+        return names
+
+    def character_prompt(self, role: ResolvedRole) -> str:
+        prompt = self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt
+        return fill(prompt, **self._names())
+
+    def _setting(self, scene: int) -> str:
+        play = self.cast.play
+        text = f"The play is '{play.title}'."
+        if play.premise:
+            text += f" {play.premise}"
+        if scene:
+            text += f"\nNow: scene {scene} of {play.scene_count}."
+            brief = play.brief(scene)
+            if brief:
+                text += f" {brief}"
+        return text
+
+    def _notes(self) -> str:
+        notes = self.state.heard_notes + self.state.notes
+        if not notes:
+            return ""
+        return "\nThe playwright asks: " + " ".join(n.text for n in notes[-3:])
+
+    def view(self, viewer: str, budget_chars: int) -> View:
+        """Walk back over the take collecting what `viewer` could know, until the budget is spent."""
+        lines: list[tuple[Event, str]] = []
+        used = 0
+        trimmed = False
+        heard = self.state.heard
+        for event in reversed(self.path):
+            if event.kind not in (ev.STAGE, ev.DIRECTION):
+                continue
+            text = event.text
+            if viewer == "ego" and event.id in heard and event.role != "ego":
+                text = self.by_id[heard[event.id]].text
+            used += len(text) + 24
+            if used > budget_chars and lines:
+                trimmed = True
+                break
+            lines.append((event, text))
+        lines.reverse()
+        return View(lines, trimmed)
+
+    def _budget(self, role: ResolvedRole, system: str) -> int:
+        tokens = role.context_tokens - role.max_tokens - estimate_tokens(system) - 64
+        return max(tokens, 64) * CHARS_PER_TOKEN
+
+    @staticmethod
+    def _speaker(event: Event) -> str:
+        return event.character or "Someone"
+
+    def transcript(self, view: View) -> str:
+        out = []
+        if view.trimmed:
+            out.append("(earlier lines omitted)")
+        for event, text in view.lines:
+            out.append(f"*{text}*" if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {text}")
+        return "\n".join(out)
+
+    def as_chat(self, role: ResolvedRole, view: View) -> list[Message]:
+        """The take as a chat from `role`'s seat: its own lines are the assistant's, all else the user's."""
+        messages: list[Message] = []
+        for event, text in view.lines:
+            if event.role == role.key and event.kind == ev.STAGE:
+                messages.append({"role": "assistant", "content": text})
+                continue
+            content = f"*{text}*" if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {text}"
+            if messages and messages[-1]["role"] == "user":
+                messages[-1]["content"] += "\n" + content
+            else:
+                messages.append({"role": "user", "content": content})
+        return messages
+
+    # -- per task ---------------------------------------------------------------------------
+
+    def messages(self, step: Step, role: ResolvedRole) -> list[Message]:
+        return getattr(self, f"_{step.task}")(step, role)
+
+    def _stage_company(self, role: ResolvedRole) -> str:
+        company = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+        if not company:
+            return ""
+        return "\nWith you: " + "; ".join(
+            f"{r.name}" + (f", {r.sheet.description}" if r.sheet.description else "") for r in company
+        )
+
+    def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
+        system = (
+            f"{self.character_prompt(role)}\n\n{self._setting(step.scene)}{self._stage_company(role)}\n"
+            f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
+            f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
+        )
+        view = self.view(role.kind, self._budget(role, system))
+        chat = self.as_chat(role, view)
+        if not chat or chat[-1]["role"] != "user":
+            chat.append({"role": "user", "content": f"*The scene is set. {role.name} speaks.*"})
+        return [{"role": "system", "content": system}, *chat]
+
+    _draft = _speak
+
+    def _revise(self, step: Step, role: ResolvedRole) -> list[Message]:
+        messages = self._speak(step, role)
+        draft = self.state.draft.text if self.state.draft else ""
+        critique = self.state.critique.text if self.state.critique else ""
+        inner = self._names()["superego"]
+        messages.append({"role": "assistant", "content": draft})
+        messages.append(
+            {
+                "role": "user",
+                "content": (
+                    f"(Only you can hear this. Your inner voice, {inner}, answers your line: {critique})\n"
+                    f"Now say what {role.name} actually says aloud. Keep your line word for word if you stand "
+                    "by it, or change it. Direct speech only."
+                ),
+            }
+        )
+        return messages
+
+    def _superego_system(self, role: ResolvedRole) -> str:
+        ego = self.cast.ego
+        return (
+            f"{self.character_prompt(role)}\n\nYou are the hidden inner voice of {ego.name}. Nobody else hears you."
+            f"\nWho {ego.name} is, as {ego.name} has been told:\n{self.character_prompt(ego)}"
+        )
+
+    def _rewrite_speech(self, step: Step, role: ResolvedRole) -> list[Message]:
+        system = self._superego_system(role)
+        line = self.state.other_line
+        view = self.view("superego", self._budget(role, system) // 2)
+        ego = self.cast.ego.name
+        said = line.text if line else ""
+        speaker = self._speaker(line) if line else "Someone"
+        user = (
+            f"The exchange so far:\n{self.transcript(view)}\n\n{speaker} has just said to {ego}:\n{said}\n\n"
+            f"Rewrite that line the way {ego} will hear it, coloured by you. "
+            "Reply with the rewritten line alone, in the speaker's voice."
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:
+        system = self._superego_system(role)
+        view = self.view("ego", self._budget(role, system) // 2)
+        ego = self.cast.ego.name
+        draft = self.state.draft.text if self.state.draft else ""
+        user = (
+            f"What {ego} has heard:\n{self.transcript(view)}\n\n{ego} is about to say:\n{draft}\n\n"
+            f"Judge that line as {ego}'s inner voice: say, in two or three sentences spoken to {ego}, "
+            "what is wrong with it and what to say instead."
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _rewrite_prompt(self, step: Step, role: ResolvedRole) -> list[Message]:
+        system = self._superego_system(role)
+        view = self.view("ego", self._budget(role, system) // 2)
+        ego = self.cast.ego.name
+        user = (
+            f"What has happened lately:\n{self.transcript(view)}\n\n"
+            f"Rewrite the description of who {ego} is, in the light of it: second person, no longer "
+            f"than the one {ego} has now, the way you would have {ego} be from here on. "
+            "Reply with the new description alone."
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
+        cast = "; ".join(
+            f"{r.name}" + (f" ({r.sheet.description})" if r.sheet.description else "")
+            for r in self.cast.roles
+            if r.kind in ("ego", "other")
+        )
+        system = (
+            f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters: {cast}.{self._notes()}"
+        )
+        view = self.view("director", self._budget(role, system))
+        scenes = self.cast.play.scene_count
+        ask = f"Scene {step.scene} of {scenes} begins."
+        brief = self.cast.play.brief(step.scene)
+        if brief:
+            ask += f" The playwright's brief for it: {brief}"
+        if step.scene == scenes and scenes > 1:
+            ask += " It is the last scene: bring about the reversal and the recognition."
+        ask += (
+            " Write the stage direction that opens it: where we are and what happens, two or three "
+            "sentences in the present tense. No dialogue."
+        )
+        story = self.transcript(view)
+        user = (f"The story so far:\n{story}\n\n" if story else "") + ask
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _epilogue(self, step: Step, role: ResolvedRole) -> list[Message]:
+        system = self.character_prompt(role)
+        budget = self._budget(role, system)
+        inner = [e for e in self.path if e.kind in (ev.CRITIQUE, ev.REWRITE_SPEECH, ev.REWRITE_PROMPT)]
+        voice = self._names()["superego"]
+        inner_text = "\n".join(f"- {e.text}" for e in inner[-4:])
+        view = self.view("ego", budget - len(inner_text))
+        user = f"The play is over. What happened, as you lived it:\n{self.transcript(view)}\n\n"
+        if inner_text:
+            user += f"What your inner voice, {voice}, told you along the way:\n{inner_text}\n\n"
+        user += (
+            f"Write {role.name}'s autobiographical epilogue, in the first person, one paragraph: what you "
+            "learned from these scenes"
+            + (", and from the gap between your inner voice and what actually happened." if inner_text else ".")
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]

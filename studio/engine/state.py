@@ -1,0 +1,216 @@
+"""Where a run stands, derived from its take alone.
+
+The log is the truth: replaying the events of the current take gives the scene, the turn, what the
+next step is, the ego's prompt in force, who is played by a human, which strategies are on and which
+playwright's notes are still to be heard. Resume, rewind and branching are therefore the same thing:
+point at an event and derive.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from studio.model.play import ResolvedCast
+from studio.store import events as ev
+from studio.store.events import Event
+
+_ITALIC_RUN = re.compile(r"^(?:\s*(?:\*[^*\n]+\*|_[^_\n]+_)\s*)+$")
+
+
+def is_direction(text: str) -> bool:
+    """A line wholly in italics is what happens on stage, not speech: true for every character."""
+    return bool(_ITALIC_RUN.match(text.strip())) if text.strip() else False
+
+
+def strip_italics(text: str) -> str:
+    parts = re.findall(r"\*([^*\n]+)\*|_([^_\n]+)_", text)
+    return " ".join((a or b).strip() for a, b in parts) or text.strip()
+
+
+@dataclass(frozen=True)
+class Step:
+    """What happens next: which role does which task, and what kind of event it will leave."""
+
+    kind: str  # an event kind
+    task: str  # scene | direct | speak | rewrite_speech | draft | critique | revise | rewrite_prompt | epilogue
+    role: str | None
+    scene: int
+    turn: int
+
+    @property
+    def on_stage(self) -> bool:
+        return self.kind in (ev.SCENE, ev.STAGE, ev.DIRECTION, ev.EPILOGUE)
+
+
+@dataclass
+class RunState:
+    cast: ResolvedCast
+    scene: int = 0
+    turn: int = 0  # the turn in progress or last finished, counted across scenes from 1
+    turn_in_scene: int = 0
+    phase: str = "scene"  # the next thing to do; see next_step
+    finished: bool = False
+    ego_prompt: str = ""
+    ego_prompt_event: int | None = None
+    prompt_first_used: bool = True
+    humans: set[str] = field(default_factory=set)
+    strategy_switch: dict[str, bool] = field(default_factory=dict)
+    heard: dict[int, int] = field(default_factory=dict)  # a line's id -> the rewrite the ego heard instead
+    other_line: Event | None = None
+    draft: Event | None = None
+    critique: Event | None = None
+    shaping: list[int] = field(default_factory=list)  # backstage ids that will shape the next ego line
+    notes: list[Event] = field(default_factory=list)  # playwright's notes not yet heard by a turn
+    heard_notes: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def replay(cls, cast: ResolvedCast, path: list[Event]) -> "RunState":
+        state = cls(cast=cast, ego_prompt=cast.ego.sheet.prompt)
+        state.humans = {r.key for r in cast.roles if r.human}
+        for event in path:
+            state.apply(event)
+        return state
+
+    # -- what the play is, under the switches in force -------------------------------------
+
+    @property
+    def turns_per_scene(self) -> int:
+        return self.cast.play.turns
+
+    @property
+    def scenes(self) -> int:
+        return self.cast.play.scene_count
+
+    def strategy_on(self, name: str) -> bool:
+        if not self.cast.superego.enabled or not self.cast.has("superego"):
+            return False
+        if name in self.strategy_switch:
+            return self.strategy_switch[name]
+        return self.cast.superego.schedule(name).enabled
+
+    def fires(self, name: str, turn: int) -> bool:
+        if not self.strategy_on(name):
+            return False
+        schedule = self.cast.superego.schedule(name).model_copy(update={"enabled": True})
+        return schedule.fires(self.cast.play.seed, name, turn)
+
+    def speaker_for(self, turn: int) -> str:
+        others = self.cast.others
+        return others[(turn - 1) % len(others)].key
+
+    def is_human(self, role: str | None) -> bool:
+        return role is not None and role in self.humans
+
+    # -- the next step --------------------------------------------------------------------
+
+    def next_step(self) -> Step | None:
+        if self.finished:
+            return None
+        s, t = self.scene, self.turn
+        match self.phase:
+            case "scene":
+                return Step(ev.SCENE, "scene", None, s + 1, t + 1)
+            case "direct":
+                return Step(ev.DIRECTION, "direct", "director", s, t + 1)
+            case "other":
+                return Step(ev.STAGE, "speak", self.speaker_for(t + 1), s, t + 1)
+            case "rewrite_speech":
+                return Step(ev.REWRITE_SPEECH, "rewrite_speech", "superego", s, t)
+            case "draft":
+                return Step(ev.DRAFT, "draft", "ego", s, t)
+            case "critique":
+                return Step(ev.CRITIQUE, "critique", "superego", s, t)
+            case "ego":
+                task = "revise" if self.critique is not None else "speak"
+                return Step(ev.STAGE, task, "ego", s, t)
+            case "rewrite_prompt":
+                return Step(ev.REWRITE_PROMPT, "rewrite_prompt", "superego", s, t)
+            case "epilogue":
+                return Step(ev.EPILOGUE, "epilogue", "ego", s, t)
+        raise AssertionError(self.phase)
+
+    def _after_turn(self) -> None:
+        if self.turn_in_scene < self.turns_per_scene:
+            self.phase = "other"
+        elif self.scene < self.scenes:
+            self.phase = "scene"
+        elif self.cast.play.epilogue:
+            self.phase = "epilogue"
+        else:
+            self.finished = True
+
+    def _after_ego(self, turn: int) -> None:
+        self.other_line = self.draft = self.critique = None
+        self.shaping = []
+        if self.fires("rewrite_prompt", turn):
+            self.phase = "rewrite_prompt"
+        else:
+            self._after_turn()
+
+    def _ego_phase(self) -> None:
+        """After the other's line (and its rewrite): draft first if the critique fires this turn."""
+        if self.fires("critique", self.turn) and not self.is_human("ego"):
+            self.phase = "draft"
+        else:
+            self.phase = "ego"
+
+    # -- replay ---------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        kind = event.kind
+        if kind == ev.CONTROL:
+            self._control(event)
+            return
+        if kind == ev.NOTE:
+            self.notes.append(event)
+            return
+        if kind == ev.ERROR:
+            return
+        if kind == ev.SCENE:
+            self.scene = event.scene or self.scene + 1
+            self.turn_in_scene = 0
+            self.phase = "direct" if self.cast.has("director") else "other"
+        elif kind == ev.DIRECTION and event.role == "director":
+            self.phase = "other"
+        elif kind in (ev.STAGE, ev.DIRECTION) and event.role != "ego":
+            self.turn = event.turn or self.turn + 1
+            self.turn_in_scene += 1
+            self.other_line = event
+            self.heard_notes, self.notes = self.notes, []
+            if kind == ev.STAGE and self.fires("rewrite_speech", self.turn):
+                self.phase = "rewrite_speech"
+            else:
+                self._ego_phase()
+        elif kind == ev.REWRITE_SPEECH:
+            source = event.data.get("source")
+            if source is not None:
+                self.heard[source] = event.id
+            self.shaping.append(event.id)
+            self._ego_phase()
+        elif kind == ev.DRAFT:
+            self.draft = event
+            self.shaping.append(event.id)
+            self.phase = "critique"
+        elif kind == ev.CRITIQUE:
+            self.critique = event
+            self.shaping.append(event.id)
+            self.phase = "ego"
+        elif kind in (ev.STAGE, ev.DIRECTION) and event.role == "ego":
+            self.prompt_first_used = True
+            self._after_ego(event.turn or self.turn)
+        elif kind == ev.REWRITE_PROMPT:
+            self.ego_prompt = event.text
+            self.ego_prompt_event = event.id
+            self.prompt_first_used = False
+            self._after_turn()
+        elif kind == ev.EPILOGUE:
+            self.finished = True
+
+    def _control(self, event: Event) -> None:
+        data = event.data
+        if "human" in data:
+            for role, on in data["human"].items():
+                (self.humans.add if on else self.humans.discard)(role)
+        if "strategy" in data:
+            self.strategy_switch[data["strategy"]] = bool(data["enabled"])

@@ -1,0 +1,232 @@
+"""Reading plays and characters from TOML, and turning a play into a cast the engine can run.
+
+Nothing in a file is evaluated: TOML is parsed as data and validated by pydantic; prompts are
+filled with plain string replacement of a few named fields.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, TypeVar
+
+import tomli_w
+from pydantic import BaseModel, ValidationError
+
+from studio.model.errors import InputError
+from studio.model.play import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_MODEL,
+    ROLE_DEFAULTS,
+    CastMember,
+    CharacterSheet,
+    Play,
+    ResolvedCast,
+    ResolvedRole,
+    SuperegoSettings,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+_FIXES = {
+    "less_than_equal": "use a smaller value",
+    "greater_than_equal": "use a larger value",
+    "greater_than": "use a larger value",
+    "less_than": "use a smaller value",
+    "missing": "add it",
+    "extra_forbidden": "remove it or check its spelling",
+    "string_type": "write it as a quoted string",
+    "int_type": "write it as a whole number",
+    "int_parsing": "write it as a whole number",
+    "float_type": "write it as a number",
+    "float_parsing": "write it as a number",
+    "bool_type": "write true or false",
+    "bool_parsing": "write true or false",
+    "list_type": "write it as a list, [ ... ]",
+    "too_short": "give at least one",
+    "string_too_short": "it must not be empty",
+}
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+        elif item in ("int", "list[str]", "function-after[_scenes(), union[int,list[str]]]"):
+            continue
+        else:
+            parts.append(str(item))
+    return ".".join(parts)
+
+
+def _read_toml(path: Path, what: str) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(str(path), None, f"no such {what} file", f"check the path; {what}s live in {what}s/") from None
+    except IsADirectoryError:
+        raise InputError(str(path), None, "is a folder, not a file", f"name a {what} .toml file") from None
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check its permissions") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            str(path), None, f"is not UTF-8 text (bad byte at line {line})", "save the file as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), None, f"is not valid TOML: {exc}", "correct the TOML syntax there") from None
+
+
+def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = "") -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = prefix + _field_path(err["loc"])
+        kind = err["type"]
+        problem = err["msg"]
+        if kind == "extra_forbidden" and field.startswith("cast.") and field.count(".") == 1:
+            problem = f"unknown role '{field.split('.')[1]}'"
+            fix = "the roles are ego, superego, others and director"
+        elif kind == "missing":
+            problem = "is missing"
+            fix = _FIXES["missing"]
+        else:
+            if "input" in err and kind != "extra_forbidden":
+                problem += f" (got {err['input']!r})"
+            fix = _FIXES.get(kind, "see the README for the fields this file takes")
+        raise InputError(str(path), field or None, problem, fix) from None
+
+
+def load_play(path: str | os.PathLike[str]) -> Play:
+    p = Path(path)
+    return _validate(Play, _read_toml(p, "play"), p)
+
+
+def load_character(path: str | os.PathLike[str]) -> CharacterSheet:
+    p = Path(path)
+    return _validate(CharacterSheet, _read_toml(p, "character"), p)
+
+
+def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> None:
+    """Write atomically, so a crash mid-save never leaves a half-written sheet."""
+    p = Path(path)
+    data = sheet.model_dump(exclude_none=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+    os.replace(tmp, p)
+
+
+def character_path(ref: str, play_path: Path) -> Path | None:
+    """Where a cast entry's character lives: a path, or a stem looked up in characters/ folders."""
+    if ref.endswith(".toml"):
+        candidate = Path(ref)
+        if not candidate.is_absolute():
+            candidate = play_path.parent / candidate
+        return candidate if candidate.exists() else None
+    for folder in (play_path.parent.parent / "characters", play_path.parent / "characters", Path("characters")):
+        candidate = folder / f"{ref}.toml"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _known_characters(play_path: Path) -> list[str]:
+    names: set[str] = set()
+    for folder in (play_path.parent.parent / "characters", play_path.parent / "characters", Path("characters")):
+        if folder.is_dir():
+            names.update(p.stem for p in folder.glob("*.toml"))
+    return sorted(names)
+
+
+def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "model": DEFAULT_MODEL,
+        "temperature": ROLE_DEFAULTS[kind]["temperature"],
+        "max_tokens": ROLE_DEFAULTS[kind]["max_tokens"],
+        "context_tokens": DEFAULT_CONTEXT_TOKENS,
+        "api_base": None,
+        "timeout": 120.0,
+    }
+    for layer in layers:
+        if layer is None:
+            continue
+        for key in out:
+            value = getattr(layer, key, None) if not isinstance(layer, dict) else layer.get(key)
+            if value is not None:
+                out[key] = value
+    return out
+
+
+def resolve_cast(
+    play: Play,
+    play_path: str | os.PathLike[str],
+    *,
+    model: str | None = None,
+    roles: dict[str, str] | None = None,
+    superego: bool | None = None,
+    strategies: list[str] | None = None,
+) -> ResolvedCast:
+    """Apply, in order: role defaults, the character's settings, the play's, --model, then --role."""
+    path = Path(play_path)
+    seats: list[tuple[str, str, CastMember, str]] = [("ego", "ego", play.cast.ego, "cast.ego")]
+    if play.cast.superego is not None:
+        seats.append(("superego", "superego", play.cast.superego, "cast.superego"))
+    for i, member in enumerate(play.cast.others):
+        key = "other" if len(play.cast.others) == 1 else f"other{i + 1}"
+        seats.append((key, "other", member, f"cast.others[{i}]"))
+    if play.cast.director is not None:
+        seats.append(("director", "director", play.cast.director, "cast.director"))
+
+    resolved: list[ResolvedRole] = []
+    for key, kind, member, field in seats:
+        cpath = character_path(member.character, path)
+        if cpath is None:
+            known = ", ".join(_known_characters(path)) or "none yet"
+            raise InputError(
+                str(path),
+                f"{field}.character",
+                f"no character called '{member.character}'",
+                f"create characters/{member.character}.toml, or use one of: {known}",
+            )
+        sheet = load_character(cpath)
+        s = _settings([sheet, member, {"model": model}], kind)
+        resolved.append(
+            ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, **s)  # type: ignore[arg-type]
+        )
+
+    cast_settings = SuperegoSettings.model_validate(
+        play.cast.superego.model_dump(include=set(SuperegoSettings.model_fields)) if play.cast.superego else {}
+    )
+    cast = ResolvedCast(play=play, play_path=str(path), roles=resolved, superego=cast_settings)
+    if superego is False or play.cast.superego is None:
+        cast.superego.enabled = False
+    if strategies is not None:
+        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+            cast.superego.schedule(name).enabled = name in strategies
+    for word, choice in (roles or {}).items():
+        matches = cast.matching(word)
+        if not matches:
+            names = ", ".join(sorted({r.kind for r in cast.roles} | {r.name for r in cast.roles}))
+            raise InputError("--role", word, f"this play has no role or character '{word}'", f"use one of: {names}")
+        for role in matches:
+            if choice == "human":
+                role.human = True
+            else:
+                role.model = choice
+                role.human = False
+    return cast
+
+
+def fill(template: str, **values: str) -> str:
+    """Plain templating: {ego}, {superego}, {other}... are replaced; nothing else is interpreted."""
+    out = template
+    for key, value in values.items():
+        out = out.replace("{" + key + "}", value)
+    return out

@@ -1,0 +1,177 @@
+"""The shapes of a play and a character sheet, and the cast once every default is applied."""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_MODEL = "local/smollm2"
+
+# Temperatures after the Drama Machine's table 1: rigid roles cool, the divided self hot.
+ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
+    "director": {"temperature": 0.3, "max_tokens": 160},
+    "other": {"temperature": 0.4, "max_tokens": 120},
+    "ego": {"temperature": 1.0, "max_tokens": 120},
+    "superego": {"temperature": 1.0, "max_tokens": 160},
+}
+DEFAULT_CONTEXT_TOKENS = 1400
+
+# The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
+STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
+STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
+
+RoleKind = Literal["ego", "superego", "other", "director"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ModelFields(_Strict):
+    """Settings any role or character may carry; unset fields fall back to the next layer."""
+
+    model: str | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=None, ge=1, le=32768)
+    context_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
+    api_base: str | None = None
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+
+
+class CharacterSheet(ModelFields):
+    name: str = Field(min_length=1)
+    description: str = Field(default="", description="what the other characters know of them")
+    prompt: str = Field(min_length=1, description="who they are and how they speak")
+
+
+class StrategySchedule(_Strict):
+    """When a strategy fires: every N turns, or with probability p (seeded, so a replay agrees)."""
+
+    enabled: bool = True
+    every: int | None = Field(default=None, ge=1)
+    probability: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> "StrategySchedule":
+        if self.every is not None and self.probability is not None:
+            raise ValueError("give either 'every' or 'probability', not both")
+        return self
+
+    def fires(self, seed: int, strategy: str, turn: int) -> bool:
+        if not self.enabled:
+            return False
+        if self.probability is not None:
+            return random.Random(f"{seed}:{strategy}:{turn}").random() < self.probability
+        every = self.every or 1
+        return turn % every == 0
+
+
+def _schedule(every: int) -> StrategySchedule:
+    return StrategySchedule(every=every)
+
+
+class SuperegoSettings(_Strict):
+    enabled: bool = True
+    rewrite_prompt: StrategySchedule = Field(default_factory=lambda: _schedule(4))
+    rewrite_speech: StrategySchedule = Field(default_factory=lambda: _schedule(1))
+    critique: StrategySchedule = Field(default_factory=lambda: _schedule(1))
+
+    def schedule(self, strategy: str) -> StrategySchedule:
+        return getattr(self, strategy)
+
+
+class CastMember(ModelFields):
+    character: str = Field(min_length=1, description="a file in characters/ (its stem) or a path")
+    human: bool = False
+
+
+class SuperegoMember(CastMember, SuperegoSettings):
+    pass
+
+
+class Cast(_Strict):
+    ego: CastMember
+    superego: SuperegoMember | None = None
+    others: list[CastMember] = Field(min_length=1)
+    director: CastMember | None = None
+
+
+class Play(_Strict):
+    title: str = Field(min_length=1)
+    author: str = "Anonymous"
+    premise: str = ""
+    seed: int = 0
+    turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
+    scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
+    epilogue: bool = True
+    cast: Cast
+
+    @field_validator("scenes")
+    @classmethod
+    def _scenes(cls, value: int | list[str]) -> int | list[str]:
+        if isinstance(value, int) and not 1 <= value <= 1000:
+            raise ValueError("scenes must be between 1 and 1000")
+        if isinstance(value, list) and not value:
+            raise ValueError("give at least one scene brief")
+        return value
+
+    @property
+    def scene_count(self) -> int:
+        return self.scenes if isinstance(self.scenes, int) else len(self.scenes)
+
+    def brief(self, scene: int) -> str:
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            return self.scenes[scene - 1]
+        return ""
+
+
+class ResolvedRole(BaseModel):
+    """One seat in the cast with every setting decided: what the engine actually runs."""
+
+    key: str
+    kind: RoleKind
+    sheet: CharacterSheet
+    model: str
+    temperature: float
+    max_tokens: int
+    context_tokens: int
+    api_base: str | None = None
+    timeout: float = 120.0
+    human: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.sheet.name
+
+
+class ResolvedCast(BaseModel):
+    """A play frozen with its characters, stored with each run so a run outlives edits to files."""
+
+    play: Play
+    play_path: str
+    roles: list[ResolvedRole]
+    superego: SuperegoSettings
+
+    def role(self, key: str) -> ResolvedRole:
+        for role in self.roles:
+            if role.key == key:
+                return role
+        raise KeyError(key)
+
+    def has(self, key: str) -> bool:
+        return any(role.key == key for role in self.roles)
+
+    @property
+    def ego(self) -> ResolvedRole:
+        return self.role("ego")
+
+    @property
+    def others(self) -> list[ResolvedRole]:
+        return [role for role in self.roles if role.kind == "other"]
+
+    def matching(self, name: str) -> list[ResolvedRole]:
+        """Roles a user means by a word: a role kind ('other' means every other) or a character's name."""
+        wanted = name.strip().lower()
+        return [r for r in self.roles if r.kind == wanted or r.key == wanted or r.name.lower() == wanted]

@@ -1,0 +1,342 @@
+"""The run store: every event of every run, append-only, in one SQLite file in WAL mode.
+
+Each append is its own transaction, committed before the caller shows the event anywhere, so a run
+killed at any instant (kill -9 included) reopens at its last committed event. A run's head names the
+last event of its current take; moving the head back is a rewind; appending after an earlier event
+starts a new branch; nothing is ever updated or deleted. Appends check the head they expect, so two
+processes driving one run cannot interleave a take: the second is told the run moved on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from studio.store.events import Event
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    created   REAL NOT NULL,
+    title     TEXT NOT NULL,
+    play_path TEXT NOT NULL,
+    cast_json TEXT NOT NULL,
+    options   TEXT NOT NULL DEFAULT '{}',
+    head      INTEGER REFERENCES events(id)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    parent    INTEGER REFERENCES events(id),
+    kind      TEXT NOT NULL,
+    role      TEXT,
+    character TEXT,
+    text      TEXT NOT NULL,
+    scene     INTEGER,
+    turn      INTEGER,
+    origin    TEXT NOT NULL DEFAULT 'model',
+    data      TEXT NOT NULL DEFAULT '{}',
+    model     TEXT,
+    settings  TEXT NOT NULL DEFAULT '{}',
+    usage     TEXT NOT NULL DEFAULT '{}',
+    created   REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_run ON events(run_id, id);
+CREATE INDEX IF NOT EXISTS events_by_parent ON events(parent);
+CREATE TABLE IF NOT EXISTS critiques (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    head      INTEGER,
+    created   REAL NOT NULL,
+    model     TEXT,
+    body      TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
+CREATE TRIGGER IF NOT EXISTS events_are_kept BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are never deleted'); END;
+"""
+
+_EVENT_COLUMNS = (
+    "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
+)
+
+
+class StoreError(Exception):
+    """A store problem a user can act on (wrong file, unknown run, a run moved on elsewhere)."""
+
+
+class HeadMoved(StoreError):
+    """Another process (or window) advanced this run since we read it."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    created: float
+    title: str
+    play_path: str
+    cast_json: str
+    options: dict[str, Any]
+    head: int | None
+    events: int = 0
+    status: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "title": self.title,
+            "play_path": self.play_path,
+            "head": self.head,
+            "events": self.events,
+            "status": self.status,
+            "options": self.options,
+        }
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get("STUDIO_DB") or Path(".studio") / "studio.db")
+
+
+def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
+    (id_, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created) = row
+    return Event(
+        id=id_,
+        run_id=run_id,
+        parent=parent,
+        kind=kind,
+        text=text,
+        role=role,
+        character=character,
+        scene=scene,
+        turn=turn,
+        origin=origin,
+        data=json.loads(data),
+        model=model,
+        settings=json.loads(settings),
+        usage=json.loads(usage),
+        created=created,
+    )
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike[str] | None = None):
+        self.path = Path(path) if path is not None else default_db_path()
+        if str(self.path) != ":memory:":
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.path}: cannot create its folder ({exc.strerror})") from None
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL under WAL survives any process crash; only a power cut may lose the newest commits.
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA busy_timeout=30000")
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
+            self.conn.executescript(_SCHEMA)
+            self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # runs -----------------------------------------------------------------
+
+    def create_run(self, title: str, play_path: str, cast_json: str, options: dict[str, Any]) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO runs (created, title, play_path, cast_json, options) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), title, play_path, cast_json, json.dumps(options)),
+        )
+        return int(cur.lastrowid)  # type: ignore[arg-type]
+
+    def run(self, run_id: int) -> RunInfo:
+        row = self.conn.execute(
+            "SELECT id, created, title, play_path, cast_json, options, head FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no run {run_id}; 'studio runs' lists the runs there")
+        return RunInfo(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6])
+
+    def runs(self) -> list[RunInfo]:
+        rows = self.conn.execute(
+            "SELECT r.id, r.created, r.title, r.play_path, '', r.options, r.head, "
+            "(SELECT COUNT(*) FROM events e WHERE e.run_id = r.id) FROM runs r ORDER BY r.id"
+        ).fetchall()
+        return [RunInfo(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7]) for r in rows]
+
+    def head(self, run_id: int) -> int | None:
+        row = self.conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no run {run_id}")
+        return row[0]
+
+    def set_head(self, run_id: int, event_id: int | None) -> None:
+        """Rewind or switch takes: only the pointer moves; every event stays."""
+        if event_id is not None:
+            event = self.event(event_id)
+            if event.run_id != run_id:
+                raise StoreError(f"event {event_id} belongs to run {event.run_id}, not run {run_id}")
+        self.conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
+
+    # events ---------------------------------------------------------------
+
+    def append(
+        self,
+        run_id: int,
+        parent: int | None,
+        kind: str,
+        text: str,
+        *,
+        role: str | None = None,
+        character: str | None = None,
+        scene: int | None = None,
+        turn: int | None = None,
+        origin: str = "model",
+        data: dict[str, Any] | None = None,
+        model: str | None = None,
+        settings: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None,
+        branch: bool = False,
+    ) -> Event:
+        """Commit one event after `parent` and move the head to it.
+
+        Unless `branch` is set, the head must still be `parent`: appending to a take someone else has
+        moved on raises HeadMoved rather than forking it silently.
+        """
+        created = time.time()
+        data = data or {}
+        settings = settings or {}
+        usage = usage or {}
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not branch:
+                row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+                if row is None:
+                    raise StoreError(f"{self.path}: no run {run_id}")
+                if row[0] != parent:
+                    raise HeadMoved(
+                        f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
+                    )
+            cur = conn.execute(
+                "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
+                "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    parent,
+                    kind,
+                    role,
+                    character,
+                    text,
+                    scene,
+                    turn,
+                    origin,
+                    json.dumps(data, ensure_ascii=False),
+                    model,
+                    json.dumps(settings),
+                    json.dumps(usage),
+                    created,
+                ),
+            )
+            event_id = int(cur.lastrowid)  # type: ignore[arg-type]
+            conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return Event(
+            id=event_id,
+            run_id=run_id,
+            parent=parent,
+            kind=kind,
+            text=text,
+            role=role,
+            character=character,
+            scene=scene,
+            turn=turn,
+            origin=origin,
+            data=data,
+            model=model,
+            settings=settings,
+            usage=usage,
+            created=created,
+        )
+
+    def event(self, event_id: int) -> Event:
+        row = self.conn.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (event_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no event {event_id}")
+        return _row_event(row)
+
+    def events(self, run_id: int) -> list[Event]:
+        """Every event of the run, every take, in the order they were written."""
+        rows = self.conn.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? ORDER BY id", (run_id,)
+        ).fetchall()
+        return [_row_event(r) for r in rows]
+
+    def take(self, run_id: int, head: int | None = None) -> list[Event]:
+        """The take ending at `head` (the run's head by default), first event first."""
+        if head is None:
+            head = self.head(run_id)
+        if head is None:
+            return []
+        rows = self.conn.execute(
+            f"""WITH RECURSIVE take(id) AS (
+                    SELECT ? UNION ALL
+                    SELECT e.parent FROM events e JOIN take t ON e.id = t.id WHERE e.parent IS NOT NULL
+                )
+                SELECT {_EVENT_COLUMNS} FROM events WHERE id IN (SELECT id FROM take) ORDER BY id""",
+            (head,),
+        ).fetchall()
+        return [_row_event(r) for r in rows]
+
+    def children(self, event_id: int) -> list[Event]:
+        rows = self.conn.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE parent = ? ORDER BY id", (event_id,)
+        ).fetchall()
+        return [_row_event(r) for r in rows]
+
+    def tips(self, run_id: int) -> list[int]:
+        """The last event of every take: events nothing follows."""
+        rows = self.conn.execute(
+            "SELECT e.id FROM events e WHERE e.run_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM events c WHERE c.parent = e.id) ORDER BY e.id",
+            (run_id,),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # critiques -------------------------------------------------------------
+
+    def add_critique(self, run_id: int, head: int | None, model: str | None, body: dict[str, Any]) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO critiques (run_id, head, created, model, body) VALUES (?, ?, ?, ?, ?)",
+            (run_id, head, time.time(), model, json.dumps(body, ensure_ascii=False)),
+        )
+        return int(cur.lastrowid)  # type: ignore[arg-type]
+
+    def critiques(self, run_id: int) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT id, head, created, model, body FROM critiques WHERE run_id = ? ORDER BY id", (run_id,)
+        ).fetchall()
+        return [
+            {"id": r[0], "head": r[1], "created": r[2], "model": r[3], **json.loads(r[4])} for r in rows
+        ]
+
+
+def iter_json(events: Iterable[Event]) -> Iterable[str]:
+    for event in events:
+        yield event.to_json()

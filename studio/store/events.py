@@ -1,0 +1,58 @@
+"""The event: one immutable fact about a run. The stage, the backstage and every export are views of these."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SCENE = "scene"
+STAGE = "stage"
+DIRECTION = "direction"
+DRAFT = "backstage.draft"
+CRITIQUE = "backstage.critique"
+REWRITE_SPEECH = "backstage.rewrite_speech"
+REWRITE_PROMPT = "backstage.rewrite_prompt"
+EPILOGUE = "epilogue"
+NOTE = "note"
+CONTROL = "control"
+ERROR = "error"
+
+KINDS = (SCENE, STAGE, DIRECTION, DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, EPILOGUE, NOTE, CONTROL, ERROR)
+BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT)
+# What an audience sees: the scene headings, directions and spoken lines, and the closing epilogue.
+ON_STAGE = (SCENE, STAGE, DIRECTION, EPILOGUE)
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    run_id: int
+    parent: int | None
+    kind: str
+    text: str
+    role: str | None = None
+    character: str | None = None
+    scene: int | None = None
+    turn: int | None = None
+    origin: str = "model"  # model | human | override | studio
+    data: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    created: float = 0.0
+
+    @property
+    def is_backstage(self) -> bool:
+        return self.kind in BACKSTAGE
+
+    @property
+    def on_stage(self) -> bool:
+        return self.kind in ON_STAGE
+
+    @property
+    def shaped_by(self) -> list[int]:
+        return list(self.data.get("shaped_by", []))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,93 @@
+"""The stage printed to a plain terminal with rich: the face of `studio run` and `studio show`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from studio.store import events as ev
+from studio.store.events import Event
+
+PALETTE = ("cyan", "magenta", "green", "yellow", "bright_blue", "bright_red", "bright_green", "orange3")
+
+_BACKSTAGE_LABEL = {
+    ev.REWRITE_SPEECH: "hears it as",
+    ev.DRAFT: "drafts",
+    ev.CRITIQUE: "critiques",
+    ev.REWRITE_PROMPT: "rewrites the prompt",
+}
+
+
+class StagePrinter:
+    def __init__(self, console: Console, cast: Any, backstage: bool = False):
+        self.console = console
+        self.backstage = backstage
+        self.colours = {role.name: PALETTE[i % len(PALETTE)] for i, role in enumerate(cast.roles)}
+        self.role_names = {role.key: role.name for role in cast.roles}
+        self.streaming: Any = None
+
+    def _visible(self, kind: str) -> bool:
+        return kind in ev.ON_STAGE or (self.backstage and kind in ev.BACKSTAGE)
+
+    def _lead(self, kind: str, character: str | None, role: str | None) -> str:
+        colour = self.colours.get(character or "", "white")
+        name = escape(character or "")
+        if kind in ev.BACKSTAGE:
+            return f"[dim]  ┆ {name} {_BACKSTAGE_LABEL[kind]}:[/] "
+        if kind == ev.EPILOGUE:
+            return f"\n[bold {colour}]{name}, afterwards:[/] "
+        if kind == ev.DIRECTION or role == "director":
+            return "  "
+        return f"[bold {colour}]{name.upper()}[/]  "
+
+    def _style(self, kind: str, role: str | None) -> str:
+        if kind in ev.BACKSTAGE:
+            return "dim italic"
+        if kind == ev.DIRECTION or role == "director":
+            return "italic"
+        return ""
+
+    def token(self, step: Any, token: str) -> None:
+        if not self._visible(step.kind):
+            return
+        if self.streaming is not step:
+            self.end_line()
+            role = step.role
+            character = self.role_names.get(role) if role else None
+            self.console.print(self._lead(step.kind, character, role), end="")
+            self.streaming = step
+        self.console.print(escape(token), end="", style=self._style(step.kind, step.role))
+
+    def end_line(self) -> None:
+        if self.streaming is not None:
+            self.console.print()
+            self.streaming = None
+
+    def event(self, event: Event) -> None:
+        streamed = self.streaming is not None
+        self.end_line()
+        if streamed and event.origin == "model":
+            return
+        self.print_event(event)
+
+    def print_event(self, event: Event) -> None:
+        kind = event.kind
+        if kind == ev.SCENE:
+            self.console.rule(f"[bold]{escape(event.text)}[/]")
+            return
+        if kind == ev.CONTROL or kind == ev.NOTE:
+            self.console.print(f"[dim]  ({escape(event.text)})[/]")
+            return
+        if kind == ev.ERROR:
+            self.console.print(f"[red]  error: {escape(event.text)}[/]")
+            return
+        if not self._visible(kind):
+            return
+        lead = self._lead(kind, event.character, event.role)
+        self.console.print(lead + f"[{self._style(kind, event.role) or 'default'}]{escape(event.text)}[/]")
+
+    def replay(self, events: list[Event]) -> None:
+        for event in events:
+            self.print_event(event)

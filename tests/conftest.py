@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYS = ROOT / "plays"
+STUDIO = [sys.executable, "-m", "studio.cli"]
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture
+def store(tmp_path):
+    from studio.store import Store
+
+    s = Store(tmp_path / "studio.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_script():
+    from studio.llm import scripted
+
+    scripted.reset()
+    yield
+    scripted.reset()
+
+
+class RecordingGateway:
+    """The real gateway, with a note of every call: who was asked, for what, shown which messages."""
+
+    def __init__(self):
+        from studio.llm import Gateway
+
+        self.inner = Gateway(backoff=0.001)
+        self.calls: list[tuple[object, list[dict]]] = []
+
+    async def complete(self, settings, messages, ctx, on_token=None):
+        self.calls.append((ctx, [dict(m) for m in messages]))
+        return await self.inner.complete(settings, messages, ctx, on_token=on_token)
+
+    def tasks(self):
+        return [(c.role, c.task) for c, _ in self.calls]
+
+    def shown(self, role=None, task=None):
+        """All the text one role was shown, calls joined."""
+        out = []
+        for ctx, messages in self.calls:
+            if (role is None or ctx.role == role) and (task is None or ctx.task == task):
+                out.append("\n".join(m["content"] for m in messages))
+        return out
+
+
+@pytest.fixture
+def gateway():
+    return RecordingGateway()
+
+
+def make_cast(play="interview.toml", **kwargs):
+    from studio.model import load_play, resolve_cast
+
+    path = PLAYS / play
+    p = load_play(path)
+    updates = {k: kwargs.pop(k) for k in ("turns", "scenes", "epilogue", "seed") if k in kwargs}
+    if updates:
+        p = p.model_copy(update=updates)
+    kwargs.setdefault("model", "scripted")
+    return resolve_cast(p, path, **kwargs)
+
+
+@pytest.fixture
+def engine_for(store, gateway):
+    from studio.engine import Engine
+
+    def make(play="interview.toml", **kwargs):
+        return Engine.create(store, make_cast(play, **kwargs), {}, gateway=gateway)
+
+    return make
