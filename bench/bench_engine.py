@@ -1,0 +1,106 @@
+"""The engine's own cost per turn, and the prompt size per call as a run grows.
+
+1. Time per turn excluding the model call, with the scripted model, for runs of 10, 100 and 1,000
+   turns: the engine's wall time minus the time spent inside the gateway (which includes litellm's
+   own streaming path, so it is the model call however fast the model). Goal: median <= 1 ms and
+   flat as the run grows.
+2. Prompt tokens per call over a 200-turn run: the largest call per role against its context
+   budget, and the tokens sent in the first and second hundred turns. Goal: bounded per call, so
+   the total grows linearly with turns.
+
+Run: .venv/bin/python bench/bench_engine.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from studio.engine import Engine  # noqa: E402
+from studio.llm import Gateway  # noqa: E402
+from studio.model import load_play, resolve_cast  # noqa: E402
+from studio.store import Store  # noqa: E402
+
+
+class TimedGateway:
+    def __init__(self):
+        self.inner = Gateway()
+        self.spent = 0.0
+        self.calls: list[tuple[str, int]] = []
+
+    async def complete(self, settings, messages, ctx, on_token=None):
+        start = time.perf_counter()
+        try:
+            completion = await self.inner.complete(settings, messages, ctx, on_token=on_token)
+        finally:
+            self.spent += time.perf_counter() - start
+        self.calls.append((ctx.role, int(completion.usage.get("prompt_tokens", 0))))
+        return completion
+
+
+def make_engine(turns: int, db: Path) -> tuple[Engine, TimedGateway]:
+    path = ROOT / "plays" / "interview.toml"
+    play = load_play(path).model_copy(update={"turns": turns, "epilogue": False})
+    cast = resolve_cast(play, path, model="scripted")
+    gateway = TimedGateway()
+    return Engine.create(Store(db), cast, {}, gateway=gateway), gateway
+
+
+async def per_turn(turns: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, gateway = make_engine(turns, Path(tmp) / "bench.db")
+        out = []
+        while not engine.finished:
+            gateway.spent = 0.0
+            start = time.perf_counter()
+            await engine.play_turn()
+            out.append(time.perf_counter() - start - gateway.spent)
+        engine.store.close()
+        return out
+
+
+async def prompt_growth(turns: int = 200) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, gateway = make_engine(turns, Path(tmp) / "bench.db")
+        marks = []
+        while not engine.finished:
+            await engine.play_turn()
+            marks.append(len(gateway.calls))
+        half = marks[turns // 2 - 1]
+        first = sum(t for _, t in gateway.calls[:half])
+        second = sum(t for _, t in gateway.calls[half:])
+        print(f"\nPrompt tokens per call over a {turns}-turn run ({len(gateway.calls)} calls):")
+        for role in engine.cast.roles:
+            sizes = [t for r, t in gateway.calls if r == role.kind]
+            if sizes:
+                print(
+                    f"  {role.kind:9s} max {max(sizes):5d}  median {int(statistics.median(sizes)):5d}"
+                    f"  budget {role.context_tokens:5d}"
+                )
+        print(f"  tokens sent in turns 1-{turns // 2}: {first}; in turns {turns // 2 + 1}-{turns}: {second}")
+        print(f"  ratio second/first half: {second / first:.2f} (1.00 = linear growth; quadratic would be ~3)")
+
+
+async def main() -> None:
+    print("Engine time per turn, excluding the model call (scripted model, all three strategies on):")
+    medians = {}
+    for turns in (10, 100, 1000):
+        times = await per_turn(turns)
+        medians[turns] = statistics.median(times)
+        p95 = sorted(times)[int(len(times) * 0.95) - 1] if len(times) > 1 else times[0]
+        print(f"  {turns:5d} turns: median {medians[turns] * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms")
+    print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}")
+    await prompt_growth()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
