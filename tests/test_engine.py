@@ -264,3 +264,10 @@ async def test_usage_is_recorded_per_call(engine_for):
     assert calls and all(e.usage.get("completion_tokens", 0) > 0 for e in calls)
     assert all(e.settings["model"] == "scripted" for e in calls)
     assert engine.usage()["calls"] == len(calls)
+
+
+async def test_a_model_writing_the_rest_of_the_play_is_cut_to_its_own_line(engine_for):
+    engine = engine_for(turns=1, epilogue=False, strategies=[])
+    scripted.queue('Jenny: "The kettle knew before we did."\n\nSasha: And then?\nJenny: Nothing.', task="speak", role="ego")
+    await engine.play_to_end()
+    assert engine.stage()[-1].text == "The kettle knew before we did."

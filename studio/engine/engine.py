@@ -54,6 +54,8 @@ def clean_line(text: str, name: str) -> str:
     """Take off what small models add around a line: a leading 'Name:' and wrapping quotes."""
     text = text.strip()
     text = re.sub(rf"^\**{re.escape(name)}\**\s*:\s*", "", text, flags=re.IGNORECASE)
+    # a line is one speech: what follows a blank line is the model writing the rest of the play
+    text = text.split("\n\n", 1)[0].strip()
     if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2:
         text = text[1:-1].strip()
     return text
