@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,9 @@ def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
 class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_db_path()
+        # One connection may be shared by the UI loop and a worker thread: a statement from one must
+        # never land inside the other's transaction.
+        self.lock = threading.RLock()
         if str(self.path) != ":memory:":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,30 +159,42 @@ class Store:
 
     # runs -----------------------------------------------------------------
 
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        with self.lock:
+            return self.conn.execute(sql, params)
+
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchall()
+
     def create_run(self, title: str, play_path: str, cast_json: str, options: dict[str, Any]) -> int:
-        cur = self.conn.execute(
+        cur = self._run(
             "INSERT INTO runs (created, title, play_path, cast_json, options) VALUES (?, ?, ?, ?, ?)",
             (time.time(), title, play_path, cast_json, json.dumps(options)),
         )
         return int(cur.lastrowid)  # type: ignore[arg-type]
 
     def run(self, run_id: int) -> RunInfo:
-        row = self.conn.execute(
+        row = self._one(
             "SELECT id, created, title, play_path, cast_json, options, head FROM runs WHERE id = ?", (run_id,)
-        ).fetchone()
+        )
         if row is None:
             raise StoreError(f"{self.path}: no run {run_id}; 'studio runs' lists the runs there")
         return RunInfo(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6])
 
     def runs(self) -> list[RunInfo]:
-        rows = self.conn.execute(
+        rows = self._all(
             "SELECT r.id, r.created, r.title, r.play_path, '', r.options, r.head, "
             "(SELECT COUNT(*) FROM events e WHERE e.run_id = r.id) FROM runs r ORDER BY r.id"
-        ).fetchall()
+        )
         return [RunInfo(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7]) for r in rows]
 
     def head(self, run_id: int) -> int | None:
-        row = self.conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))
         if row is None:
             raise StoreError(f"{self.path}: no run {run_id}")
         return row[0]
@@ -189,7 +205,7 @@ class Store:
             event = self.event(event_id)
             if event.run_id != run_id:
                 raise StoreError(f"event {event_id} belongs to run {event.run_id}, not run {run_id}")
-        self.conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
+        self._run("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
 
     # events ---------------------------------------------------------------
 
@@ -221,71 +237,72 @@ class Store:
         settings = settings or {}
         usage = usage or {}
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if not branch:
-                row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
-                if row is None:
-                    raise StoreError(f"{self.path}: no run {run_id}")
-                if row[0] != parent:
-                    raise HeadMoved(
-                        f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
-                    )
-            cur = conn.execute(
-                "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
-                "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    parent,
-                    kind,
-                    role,
-                    character,
-                    text,
-                    scene,
-                    turn,
-                    origin,
-                    json.dumps(data, ensure_ascii=False),
-                    model,
-                    json.dumps(settings),
-                    json.dumps(usage),
-                    created,
-                ),
+        with self.lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if not branch:
+                    row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+                    if row is None:
+                        raise StoreError(f"{self.path}: no run {run_id}")
+                    if row[0] != parent:
+                        raise HeadMoved(
+                            f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
+                        )
+                cur = conn.execute(
+                    "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
+                    "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run_id,
+                        parent,
+                        kind,
+                        role,
+                        character,
+                        text,
+                        scene,
+                        turn,
+                        origin,
+                        json.dumps(data, ensure_ascii=False),
+                        model,
+                        json.dumps(settings),
+                        json.dumps(usage),
+                        created,
+                    ),
+                )
+                event_id = int(cur.lastrowid)  # type: ignore[arg-type]
+                conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return Event(
+                id=event_id,
+                run_id=run_id,
+                parent=parent,
+                kind=kind,
+                text=text,
+                role=role,
+                character=character,
+                scene=scene,
+                turn=turn,
+                origin=origin,
+                data=data,
+                model=model,
+                settings=settings,
+                usage=usage,
+                created=created,
             )
-            event_id = int(cur.lastrowid)  # type: ignore[arg-type]
-            conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return Event(
-            id=event_id,
-            run_id=run_id,
-            parent=parent,
-            kind=kind,
-            text=text,
-            role=role,
-            character=character,
-            scene=scene,
-            turn=turn,
-            origin=origin,
-            data=data,
-            model=model,
-            settings=settings,
-            usage=usage,
-            created=created,
-        )
 
     def event(self, event_id: int) -> Event:
-        row = self.conn.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (event_id,)).fetchone()
+        row = self._one(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (event_id,))
         if row is None:
             raise StoreError(f"{self.path}: no event {event_id}")
         return _row_event(row)
 
     def events(self, run_id: int) -> list[Event]:
         """Every event of the run, every take, in the order they were written."""
-        rows = self.conn.execute(
+        rows = self._all(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? ORDER BY id", (run_id,)
-        ).fetchall()
+        )
         return [_row_event(r) for r in rows]
 
     def take(self, run_id: int, head: int | None = None) -> list[Event]:
@@ -294,44 +311,44 @@ class Store:
             head = self.head(run_id)
         if head is None:
             return []
-        rows = self.conn.execute(
+        rows = self._all(
             f"""WITH RECURSIVE take(id) AS (
                     SELECT ? UNION ALL
                     SELECT e.parent FROM events e JOIN take t ON e.id = t.id WHERE e.parent IS NOT NULL
                 )
                 SELECT {_EVENT_COLUMNS} FROM events WHERE id IN (SELECT id FROM take) ORDER BY id""",
             (head,),
-        ).fetchall()
+        )
         return [_row_event(r) for r in rows]
 
     def children(self, event_id: int) -> list[Event]:
-        rows = self.conn.execute(
+        rows = self._all(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE parent = ? ORDER BY id", (event_id,)
-        ).fetchall()
+        )
         return [_row_event(r) for r in rows]
 
     def tips(self, run_id: int) -> list[int]:
         """The last event of every take: events nothing follows."""
-        rows = self.conn.execute(
+        rows = self._all(
             "SELECT e.id FROM events e WHERE e.run_id = ? AND NOT EXISTS "
             "(SELECT 1 FROM events c WHERE c.parent = e.id) ORDER BY e.id",
             (run_id,),
-        ).fetchall()
+        )
         return [r[0] for r in rows]
 
     # critiques -------------------------------------------------------------
 
     def add_critique(self, run_id: int, head: int | None, model: str | None, body: dict[str, Any]) -> int:
-        cur = self.conn.execute(
+        cur = self._run(
             "INSERT INTO critiques (run_id, head, created, model, body) VALUES (?, ?, ?, ?, ?)",
             (run_id, head, time.time(), model, json.dumps(body, ensure_ascii=False)),
         )
         return int(cur.lastrowid)  # type: ignore[arg-type]
 
     def critiques(self, run_id: int) -> list[dict[str, Any]]:
-        rows = self.conn.execute(
+        rows = self._all(
             "SELECT id, head, created, model, body FROM critiques WHERE run_id = ? ORDER BY id", (run_id,)
-        ).fetchall()
+        )
         return [
             {"id": r[0], "head": r[1], "created": r[2], "model": r[3], **json.loads(r[4])} for r in rows
         ]
