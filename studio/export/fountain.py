@@ -1,0 +1,191 @@
+"""A script as Fountain 1.1 (fountain.io/syntax), written so that no model text can change its structure.
+
+Fountain gives meaning to plain characters: `*` and `_` are emphasis, `[[` opens a note, `/*` a
+boneyard, a line starting with `.`, `@`, `!`, `#`, `=`, `~` or `>` forces an element, `===` breaks
+the page, an all-caps line after a blank one is a cue, `INT.` starts a scene heading, and a blank
+line ends a speech. Model text may contain any of it. So every line a model wrote is escaped:
+
+* `*`, `_` and `\\` before them get Fountain's backslash escape (`\\*`, `\\_`, `\\\\`);
+* `[[`, `]]`, `/*` and `*/` inside a note, and `[[`/`]]` anywhere, are split by an invisible
+  zero-width space (U+200B), since Fountain has no escape for them;
+* a line that starts with a forcing character (or `(` inside a speech) starts with a zero-width
+  space instead, so it is read as text; an action paragraph whose first line could pass for a cue,
+  a scene heading or a transition is forced with `!`; the first line of a speech that could pass
+  for one is prefixed with a zero-width space;
+* blank lines inside a speech become a line of two spaces (the spec's way to keep a speech whole);
+  inside a direction they are folded, so one direction stays one paragraph.
+
+The structure itself (headings, cues, parentheticals, notes) is written only by this module.
+"""
+
+from __future__ import annotations
+
+import re
+
+from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech
+
+ZWSP = "\u200b"
+
+# Characters that force an element when they open a line (spec: . @ ! # = ~ > and [[ / ===).
+_FORCING = frozenset(".@!#=~>")
+# A scene heading by its prefix, case-insensitive, as the spec reads one.
+_HEADING = re.compile(r"^(?:INT|EXT|EST|I/E|INT\.?/EXT)(?:\s*\.|\s)", re.IGNORECASE)
+# A cue Fountain would recognise unforced: upper-case ASCII letters, digits and a little punctuation.
+_PLAIN_CUE = re.compile(r"^(?=[A-Z0-9 .'-]*[A-Z])[A-Z0-9][A-Z0-9 .'-]*$")
+
+
+def _lines(text: str) -> list[str]:
+    """Split on every line break Python knows (\\r, \\u2028, ...), as any Fountain reader might."""
+    return [line.strip() for line in text.splitlines()]
+
+
+def escape_inline(text: str) -> str:
+    """Escape one line of model text for use inside a Fountain element (not a note)."""
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if ch == "\\":
+            # Only a backslash that a reader would take as an escape needs escaping itself.
+            out.append("\\\\" if text[i + 1 : i + 2] in ("\\", "*", "_") else "\\")
+        elif ch in "*_":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return _split_brackets("".join(out))
+
+
+def _split_brackets(text: str) -> str:
+    return re.sub(r"\[(?=\[)", "[" + ZWSP, re.sub(r"\](?=\])", "]" + ZWSP, text))
+
+
+def _risky(line: str) -> bool:
+    """Could this line, opening a paragraph or a speech, be read as a cue, heading or transition?"""
+    if not line:
+        return False
+    # A cue may carry an extension in any case, "JOHN (on the radio)": judge the name before it.
+    name = line.split("(", 1)[0]
+    has_lower = any(c.islower() for c in name)
+    has_upper = any(c.isupper() for c in name)
+    return bool(_HEADING.match(line)) or (has_upper and not has_lower) or line.rstrip().endswith("TO:")
+
+
+def text_line(raw: str, *, in_speech: bool, opening: bool = False) -> str:
+    """One escaped line. `opening`: the first line of a speech, read right after a cue or parenthetical."""
+    line = escape_inline(raw)
+    if not line:
+        return line
+    if line[0] in _FORCING or (in_speech and line[0] == "(") or line.startswith("==="):
+        return ZWSP + line
+    if in_speech and opening and _risky(line):
+        return ZWSP + line
+    return line
+
+
+def speech_lines(text: str, *, opening: bool) -> list[str]:
+    """A stretch of speech as dialogue lines: blank lines become two spaces, runs of them one."""
+    out: list[str] = []
+    for raw in _lines(text):
+        if not raw:
+            if out and out[-1] != "  ":
+                out.append("  ")
+            continue
+        out.append(text_line(raw, in_speech=True, opening=opening and not out))
+    while out and out[-1] == "  ":
+        out.pop()
+    return out
+
+
+def action_lines(text: str) -> list[str]:
+    """A direction as one action paragraph, forced with `!` when its first line could be misread."""
+    lines = [text_line(raw, in_speech=False) for raw in _lines(text) if raw]
+    if lines and _risky(lines[0]):
+        lines[0] = "!" + lines[0]
+    return lines
+
+
+def note_text(text: str) -> str:
+    """Text for inside [[ ]]: no way out of the note, into a boneyard, or past a blank line."""
+    out: list[str] = []
+    for raw in _lines(text):
+        if not raw:
+            if out and out[-1] != "  ":
+                out.append("  ")
+            continue
+        line = _split_brackets(raw)
+        line = line.replace("/*", "/" + ZWSP + "*").replace("*/", "*" + ZWSP + "/")
+        # Readers resolve \* \_ \\ even in notes; keep a literal backslash literal.
+        line = re.sub(r"\\(?=[\\*_])", "\\\\" + ZWSP, line)
+        out.append(line)
+    while out and out[-1] == "  ":
+        out.pop()
+    return "\n".join(out)
+
+
+def cue(name: str) -> str:
+    """A character cue in capitals, forced with @ when Fountain would not read it as one unaided."""
+    upper = " ".join(name.split()).upper()
+    if _PLAIN_CUE.match(upper) and not _HEADING.match(upper) and not upper.endswith("TO:"):
+        return upper
+    return "@" + upper
+
+
+def _title_value(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
+    lines = [cue(name)]
+    opening = True
+    for kind, text in parts:
+        if kind == "business":
+            lines.append("(" + escape_inline(" ".join(text.split())) + ")")
+            opening = True
+        else:
+            spoken = speech_lines(text, opening=opening)
+            if spoken:
+                lines.extend(spoken)
+                opening = False
+    if len(lines) == 1:
+        # A speech with nothing in it (a model that answered only with its name) is still a turn taken.
+        lines.append("(silence)")
+    return lines
+
+
+def render_note(note: Backstage) -> str:
+    where = f"scene {note.scene}, turn {note.turn}" if note.turn else f"scene {note.scene}"
+    body = note_text(note.text)
+    if body.endswith("]"):
+        body += ZWSP  # or its last bracket and ours would read as the note's end, one bracket early
+    return f"[[BACKSTAGE, {where}. {note_text(note.label)}: {body}]]"
+
+
+def render_fountain(script: Script) -> str:
+    paragraphs: list[str] = [
+        "\n".join(
+            [
+                f"Title: {_title_value(script.title)}",
+                "Credit: Written by",
+                f"Author: {_title_value(script.author)}",
+                f"Source: {_title_value(script.source)}",
+                f"Draft date: {script.draft_date}",
+            ]
+        )
+    ]
+    for block in script.blocks:
+        if isinstance(block, Heading):
+            paragraphs.append("." + escape_inline(block.title))
+            if block.brief:
+                paragraphs.append("= " + escape_inline(block.brief))
+        elif isinstance(block, Direction):
+            lines = action_lines(block.text)
+            if lines:
+                paragraphs.append("\n".join(lines))
+        elif isinstance(block, Speech):
+            paragraphs.append("\n".join(render_speech(block.character, block.parts)))
+        elif isinstance(block, Backstage):
+            paragraphs.append(render_note(block))
+        elif isinstance(block, Epilogue):
+            paragraphs.append("===")
+            paragraphs.append(".EPILOGUE")
+            spoken = speech_lines(block.text, opening=True)
+            paragraphs.append("\n".join([cue(block.character), *(spoken or ["(silence)"])]))
+    return "\n\n".join(paragraphs) + "\n"

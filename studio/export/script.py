@@ -1,0 +1,270 @@
+"""A run read as a play script: the one shape every export format renders.
+
+The store holds events; a script holds what a reader sees, in order: scene headings, directions,
+speeches (split into spoken lines and the character's own stage business), the protagonist's
+autobiographical epilogue and, when asked for, the backstage beside the lines it shaped. Building
+it once here means Fountain, Markdown and PDF cannot disagree about what the play is; each renderer
+only decides how to write it down and how to keep model text from being read as markup.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Union
+
+from studio.model.play import STRATEGIES, ResolvedCast
+from studio.store import Store, StoreError
+from studio.store import events as ev
+from studio.store.events import Event
+
+# Stage business inside a spoken line: a single-starred run such as "*smirks*". The run may not
+# touch another star (so **bold** stays speech), may not start or end with a space (so "a * b * c"
+# stays speech) and stays on one line. Models star emphasis too ("I did *not* say that"), so a run
+# is business only where business goes: at the start of a line, after other business, or after the
+# end of a sentence (. ! ? … : ; or a dash, perhaps closed by a quote or bracket). Everything else
+# in a line is speech, stars and all.
+BUSINESS = re.compile(r"(?<!\*)\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?!\*)")
+_SENTENCE_END = re.compile(r"[.!?…:;—–-][\"'”’)\]]*\s*$")
+
+_SCENE_TEXT = re.compile(r"^Scene (\d+)(?::\s*(.*))?$", re.DOTALL)
+
+# What each backstage event did, said the way a reader of the script needs it.
+_BACKSTAGE_VERBS = {
+    ev.REWRITE_SPEECH: "{superego} makes {ego} hear it as",
+    ev.DRAFT: "{ego} drafts",
+    ev.CRITIQUE: "{superego} critiques the draft",
+    ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
+}
+
+
+@dataclass(frozen=True)
+class Heading:
+    number: int | None
+    title: str  # "SCENE 2"
+    brief: str  # the playwright's brief for the scene, one line; may be empty
+
+
+@dataclass(frozen=True)
+class Direction:
+    text: str
+    role: str | None  # director, or the character whose own line was all business
+    character: str | None
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Speech:
+    character: str
+    role: str | None
+    parts: tuple[tuple[str, str], ...]  # ("line", text) or ("business", text), in the order written
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Backstage:
+    kind: str
+    character: str  # who wrote it (the superego, or the ego drafting)
+    label: str  # "Cleo critiques the draft"
+    text: str
+    event_id: int
+    scene: int | None
+    turn: int | None
+    shaped: int | None = None  # the stage event it shaped, if any
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    character: str
+    text: str
+    event_id: int
+
+
+Block = Union[Heading, Direction, Speech, Backstage, Epilogue]
+
+
+@dataclass(frozen=True)
+class CastEntry:
+    name: str
+    kind: str
+    description: str
+
+
+@dataclass
+class Script:
+    run_id: int
+    head: int | None
+    title: str
+    author: str
+    premise: str
+    created: float
+    cast: list[CastEntry]
+    protagonist: str
+    superego: str | None  # the inner voice's name, when the run had one at work
+    models: list[str]
+    finished: bool
+    backstage: bool
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def draft_date(self) -> str:
+        return datetime.fromtimestamp(self.created).date().isoformat()
+
+    @property
+    def with_superego(self) -> bool:
+        return self.superego is not None
+
+    @property
+    def source(self) -> str:
+        """One line for the title page: which run, under which condition, played by which models."""
+        condition = f"with the superego ({self.superego})" if self.superego else "without the superego"
+        text = f"Studio run {self.run_id}, {condition}; played by {', '.join(self.models) or 'humans'}"
+        if not self.finished:
+            text += "; unfinished"
+        return text
+
+    @property
+    def on_stage_cast(self) -> list[CastEntry]:
+        return [c for c in self.cast if c.kind in ("ego", "other")]
+
+    def backstage_notes(self) -> list[Backstage]:
+        """Every backstage note of the script, in the order the script shows them."""
+        return [block for block in self.blocks if isinstance(block, Backstage)]
+
+
+def clean_text(text: str) -> str:
+    """Model text fit for a page: every kind of line break made a newline, control characters dropped.
+
+    A NUL or a form feed means nothing in a script, and some readers use them internally (one
+    Fountain parser uses \\x00-\\x02 as placeholders), so they are removed here, once, for every format.
+    """
+    lines = text.splitlines()
+    return "\n".join("".join(c for c in line if c == "\t" or unicodedata.category(c) != "Cc") for line in lines)
+
+
+def split_business(text: str) -> tuple[tuple[str, str], ...]:
+    """A spoken line as ("line", speech) and ("business", action) parts; empty speech is dropped."""
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    for match in BUSINESS.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[max(pos, line_start) : match.start()]
+        if before.strip() and not _SENTENCE_END.search(before):
+            continue  # emphasis inside a sentence: it stays part of the line
+        speech = text[pos : match.start()].strip()
+        if speech:
+            parts.append(("line", speech))
+        parts.append(("business", match.group(1).strip()))
+        pos = match.end()
+    rest = text[pos:].strip()
+    if rest:
+        parts.append(("line", rest))
+    return tuple(parts)
+
+
+def superego_at_work(cast: ResolvedCast) -> bool:
+    """True when the run was set to have an inner voice with at least one strategy on."""
+    if not cast.superego.enabled or not cast.has("superego"):
+        return False
+    return any(cast.superego.schedule(name).enabled for name in STRATEGIES)
+
+
+def character_direction(text: str, name: str) -> str:
+    """A character's all-business line reads as a direction; give a bare predicate its subject.
+
+    "*rolls her eyes*" is stored as the direction "rolls her eyes"; on the page it must say who does
+    it. A direction that already starts with a capital (a name, "A long silence.") is left alone.
+    """
+    stripped = text.strip()
+    if stripped and stripped[0].islower():
+        return f"{name} {stripped}"
+    return stripped
+
+
+def build_script(store: Store, run_id: int, head: int | None = None, backstage: bool = False) -> Script:
+    """Read one take of a run (the current one unless `head` names another) as a script."""
+    info = store.run(run_id)
+    cast = ResolvedCast.model_validate_json(info.cast_json)
+    if head is not None:
+        try:
+            event = store.event(head)
+        except StoreError:
+            raise StoreError(f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them")
+        if event.run_id != run_id:
+            raise StoreError(f"event {head} belongs to run {event.run_id}, not run {run_id}")
+    path = store.take(run_id, head)
+    names = {r.key: r.name for r in cast.roles}
+    ego = cast.ego.name
+    inner = names.get("superego", "the inner voice")
+    at_work = superego_at_work(cast)
+    models = sorted({r.model for r in cast.roles if not r.human and (r.kind != "superego" or at_work)})
+    script = Script(
+        run_id=run_id,
+        head=path[-1].id if path else None,
+        title=cast.play.title,
+        author=cast.play.author,
+        premise=cast.play.premise,
+        created=info.created,
+        cast=[CastEntry(r.name, r.kind, r.sheet.description) for r in cast.roles],
+        protagonist=ego,
+        superego=inner if at_work else None,
+        models=models,
+        finished=any(e.kind == ev.EPILOGUE for e in path),
+        backstage=backstage,
+    )
+    by_id = {e.id: e for e in path}
+    shaped: dict[int, int] = {}
+    for event in path:
+        for source in event.shaped_by:
+            shaped.setdefault(source, event.id)
+
+    def note(event: Event) -> Backstage:
+        label = _BACKSTAGE_VERBS[event.kind].format(ego=ego, superego=inner)
+        return Backstage(
+            kind=event.kind,
+            character=event.character or names.get(event.role or "", inner),
+            label=label,
+            text=clean_text(event.text).strip(),
+            event_id=event.id,
+            scene=event.scene,
+            turn=event.turn,
+            shaped=shaped.get(event.id),
+        )
+
+    for event in path:
+        kind = event.kind
+        if kind == ev.SCENE:
+            match = _SCENE_TEXT.match(clean_text(event.text).strip())
+            if match:
+                number = int(match.group(1))
+                brief = " ".join((match.group(2) or "").split())
+                script.blocks.append(Heading(number, f"SCENE {number}", brief))
+            else:
+                script.blocks.append(Heading(event.scene, " ".join(clean_text(event.text).split()).upper(), ""))
+        elif kind in (ev.DIRECTION, ev.STAGE):
+            if backstage:
+                # The backstage goes just before the line it shaped: that is when it happened to the ego.
+                script.blocks.extend(note(by_id[i]) for i in event.shaped_by if i in by_id)
+            if kind == ev.STAGE:
+                script.blocks.append(
+                    Speech(
+                        character=event.character or names.get(event.role or "", "Someone"),
+                        role=event.role,
+                        parts=split_business(clean_text(event.text)),
+                        event_id=event.id,
+                    )
+                )
+                continue
+            text = clean_text(event.text).strip()
+            if event.role not in (None, "director"):
+                text = character_direction(text, event.character or names.get(event.role, ""))
+            if text:
+                script.blocks.append(Direction(text, event.role, event.character, event.id))
+        elif kind == ev.EPILOGUE:
+            script.blocks.append(Epilogue(event.character or ego, clean_text(event.text).strip(), event.id))
+        elif kind in ev.BACKSTAGE and backstage and event.id not in shaped:
+            # Nothing on stage followed it (a prompt rewritten at the very end): show it where it happened.
+            script.blocks.append(note(event))
+    return script

@@ -1,0 +1,354 @@
+"""Fountain export, read back by an independent parser (fountain-py): the script on the page is the run.
+
+The expectations here are written from the documented rules (README, "Scripts out"), not from the
+exporter's code: each stage line is a cue in capitals and its words; single-starred *business* in a
+line is a parenthetical; directions are action; scene N is the heading SCENE N with its brief as the
+synopsis; the epilogue is the last section; the backstage is notes, and only when asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fountain import ElementType, FountainParser
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import make_cast
+from studio.export import export_run, render
+from studio.export.script import build_script
+from studio.llm import scripted
+from studio.store import Store
+from studio.store import events as ev
+
+ZWSP = "\u200b"
+BUSINESS = re.compile(r"(?<!\*)\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?!\*)")
+
+
+# -- reading a Fountain document back -----------------------------------------------------------
+
+
+def parse(text: str):
+    return FountainParser().parse(text)
+
+
+def unzw(text: str) -> str:
+    return text.replace(ZWSP, "")
+
+
+def items(doc) -> list[tuple]:
+    """The document as ("heading", t), ("synopsis", t), ("action", t), ("note", t), ("page_break",)
+    and ("speech", CUE, ((kind, text), ...)) items, with zero-width spaces (the escape) removed."""
+    out: list[tuple] = []
+    speech: list | None = None
+    for element in doc.elements:
+        kind = element.type
+        text = unzw(element.text)
+        if kind in (ElementType.DIALOGUE, ElementType.PARENTHETICAL) and speech is not None:
+            parts = speech[2]
+            if kind == ElementType.PARENTHETICAL:
+                assert text.startswith("(") and text.endswith(")"), text
+                parts.append(["business", text[1:-1]])
+            elif parts and parts[-1][0] == "line":
+                parts[-1][1] += "\n" + text
+            else:
+                parts.append(["line", text])
+            continue
+        speech = None
+        if kind == ElementType.CHARACTER:
+            speech = ["speech", text, []]
+            out.append(speech)
+        elif kind == ElementType.SCENE_HEADING:
+            out.append(("heading", text))
+        elif kind == ElementType.SYNOPSIS:
+            out.append(("synopsis", text))
+        elif kind == ElementType.ACTION:
+            out.append(("action", text))
+        elif kind == ElementType.NOTE:
+            out.append(("note", text))
+        elif kind == ElementType.PAGE_BREAK:
+            out.append(("page_break",))
+        else:
+            out.append((kind.value, text))
+    return [tuple((i[0], i[1], tuple(tuple(p) for p in i[2]))) if i[0] == "speech" else i for i in out]
+
+
+# -- what the rules say the script must be ----------------------------------------------------
+
+
+def lines_of(text: str) -> list[str]:
+    """A model's text line by line, as a script shows it: edges trimmed, runs of blank lines one."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = "".join(c for c in line if c == "\t" or not (ord(c) < 32 or 127 <= ord(c) < 160)).strip()
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def control_free(text: str) -> str:
+    return "\n".join(lines_of(text))
+
+
+def speech_parts(text: str) -> tuple:
+    text = "\n".join(
+        "".join(c for c in line if c == "\t" or not (ord(c) < 32 or 127 <= ord(c) < 160))
+        for line in text.splitlines()
+    )
+    parts = []
+    pos = 0
+    for match in BUSINESS.finditer(text):
+        # Business goes between sentences: first on its line, after other business, or after . ! ? etc.
+        line_before = text[: match.start()].split("\n")[-1]
+        since = line_before if pos <= match.start() - len(line_before) else text[pos : match.start()]
+        if since.strip() and not re.search(r"[.!?…:;—–-][\"'”’)\]]*\s*$", since):
+            continue
+        spoken = "\n".join(lines_of(text[pos : match.start()]))
+        if spoken:
+            parts.append(("line", spoken))
+        parts.append(("business", " ".join(match.group(1).split())))
+        pos = match.end()
+    spoken = "\n".join(lines_of(text[pos:]))
+    if spoken:
+        parts.append(("line", spoken))
+    return tuple(parts) or (("business", "silence"),)
+
+
+def expected(store: Store, run_id: int, backstage: bool) -> list[tuple]:
+    take = store.take(run_id)
+    by_id = {e.id: e for e in take}
+    used = {i for e in take for i in e.shaped_by}
+    out: list[tuple] = []
+    for event in take:
+        if event.kind == ev.SCENE:
+            number, _, brief = event.text.partition(": ")
+            out.append(("heading", number.upper()))
+            brief = " ".join(control_free(brief).split())
+            if brief:
+                out.append(("synopsis", unzw(brief)))
+        elif event.kind in (ev.STAGE, ev.DIRECTION):
+            if backstage:
+                out.extend(("note", by_id[i]) for i in event.shaped_by)
+            if event.kind == ev.STAGE:
+                out.append(("speech", event.character.upper(), tuple((k, unzw(t)) for k, t in speech_parts(event.text))))
+            else:
+                text = "\n".join(line for line in lines_of(event.text) if line)
+                if event.role != "director" and text[:1].islower():
+                    text = f"{event.character} {text}"
+                if text:
+                    out.append(("action", unzw(text)))
+        elif event.kind == ev.EPILOGUE:
+            out.append(("page_break",))
+            out.append(("heading", "EPILOGUE"))
+            said = control_free(event.text)
+            parts = (("line", unzw(said)),) if said else (("business", "silence"),)
+            out.append(("speech", event.character.upper(), parts))
+        elif event.kind in ev.BACKSTAGE and backstage and event.id not in used:
+            out.append(("note", event))
+    return out
+
+
+def check(store: Store, run_id: int, text: str, backstage: bool) -> None:
+    """The parsed document item by item against the rules; a note must carry its backstage text."""
+    got = items(parse(text))
+    want = expected(store, run_id, backstage)
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for g, w in zip(got, want):
+        if w[0] == "note":
+            event = w[1]
+            assert g[1].startswith("[[BACKSTAGE") and g[1].endswith("]]")
+            assert unzw(control_free(event.text)).replace("\n\n", "\n") in g[1].replace("\n\n", "\n")
+        else:
+            assert g == w
+
+
+# -- runs of the shipped plays ----------------------------------------------------------------
+
+
+async def play(engine_for, play_file: str, **kwargs):
+    engine = engine_for(play_file, **kwargs)
+    await engine.play_to_end()
+    return engine
+
+
+@pytest.mark.parametrize("play_file, kwargs", [("interview.toml", {"turns": 3}), ("detective.toml", {"turns": 2})])
+async def test_shipped_play_reads_back_as_the_run(engine_for, store, tmp_path, play_file, kwargs):
+    engine = await play(engine_for, play_file, **kwargs)
+    path = export_run(store, engine.run_id, "fountain", out=tmp_path)
+    assert path.parent == tmp_path and path.suffix == ".fountain"
+    text = path.read_text(encoding="utf-8")
+    parser = FountainParser()
+    assert parser.validate(text) == []
+    doc = parser.parse(text)
+
+    play_ = engine.cast.play
+    assert doc.metadata["title"] == play_.title
+    assert doc.metadata["author"] == play_.author
+    assert doc.metadata["credit"] == "Written by"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", doc.metadata["draft date"])
+
+    stage = [e for e in engine.path if e.kind == ev.STAGE]
+    spoken = [(cue.text, unzw("\n".join(p.text for p in parts))) for cue, parts in _speeches(doc)]
+    # Every line spoken, by whom, in order; then the epilogue, spoken by the protagonist.
+    epilogue = next(e for e in engine.path if e.kind == ev.EPILOGUE)
+    assert spoken == [(e.character.upper(), e.text) for e in stage] + [(engine.cast.ego.name.upper(), epilogue.text)]
+
+    scenes = [f"SCENE {n}" for n in range(1, play_.scene_count + 1)]
+    assert doc.get_scenes() == scenes + ["EPILOGUE"]
+    synopses = [unzw(e.text) for e in doc.elements if e.type == ElementType.SYNOPSIS]
+    assert synopses == [b for b in (play_.brief(n) for n in range(1, play_.scene_count + 1)) if b]
+    actions = [unzw(e.text) for e in doc.elements if e.type == ElementType.ACTION]
+    assert actions == [e.text for e in engine.path if e.kind == ev.DIRECTION]
+    # The epilogue is the last section, after a page break.
+    kinds = [e.type for e in doc.elements]
+    assert kinds[-4:] == [ElementType.PAGE_BREAK, ElementType.SCENE_HEADING, ElementType.CHARACTER, ElementType.DIALOGUE]
+    # No backstage unless asked for.
+    assert ElementType.NOTE not in kinds
+    for event in engine.path:
+        if event.is_backstage:
+            assert event.text not in text
+    check(store, engine.run_id, text, backstage=False)
+
+
+def _speeches(doc):
+    out = []
+    for element in doc.elements:
+        if element.type == ElementType.CHARACTER:
+            out.append((element, []))
+        elif element.type in (ElementType.DIALOGUE, ElementType.PARENTHETICAL) and out:
+            out[-1][1].append(element)
+    return out
+
+
+async def test_backstage_notes_sit_before_the_line_they_shaped(engine_for, store, tmp_path):
+    engine = await play(engine_for, "interview.toml", turns=4)
+    text = export_run(store, engine.run_id, "fountain", out=tmp_path / "with.fountain", backstage=True).read_text()
+    assert FountainParser().validate(text) == []
+    doc = parse(text)
+    backstage = [e for e in engine.path if e.is_backstage]
+    notes = [i for i, e in enumerate(doc.elements) if e.type == ElementType.NOTE]
+    assert len(notes) == len(backstage) > 0
+    # The notes of turn t come after the other's line of turn t and before the ego's line of turn t.
+    cues = [(i, e.text) for i, e in enumerate(doc.elements) if e.type == ElementType.CHARACTER]
+    ego = engine.cast.ego.name.upper()
+    ego_cues = [i for i, name in cues if name == ego]
+    for event, index in zip(backstage, notes):
+        note = unzw(doc.elements[index].text)
+        assert event.text in note
+        assert f"turn {event.turn}" in note
+        shaped = next((e for e in engine.path if event.id in e.shaped_by), None)
+        if shaped is None:
+            continue
+        turn_cue = ego_cues[[e for e in engine.path if e.kind == ev.STAGE and e.role == "ego"].index(shaped)]
+        assert index < turn_cue
+        assert all(not (index < c < turn_cue) for c in ego_cues)
+    # The stage itself reads as it does without the backstage.
+    without = parse(export_run(store, engine.run_id, "fountain", out=tmp_path / "without.fountain").read_text())
+    strip = [(e.type, e.text) for e in doc.elements if e.type != ElementType.NOTE]
+    assert strip == [(e.type, e.text) for e in without.elements]
+    check(store, engine.run_id, text, backstage=True)
+
+
+async def test_inline_business_becomes_parentheticals(engine_for, store):
+    scripted.queue("*smirks* Oh, comfort? Ha! *rolls her eyes*  I grew up in *suburbia*.", task="speak", role="ego")
+    scripted.queue("*pauses, collecting her thoughts*", task="speak", role="ego")
+    engine = await play(engine_for, "interview.toml", turns=2, superego=False)
+    doc = parse(render(build_script(store, engine.run_id), "fountain"))
+    jenny = [(c.text, [(p.type, unzw(p.text)) for p in parts]) for c, parts in _speeches(doc) if c.text == "JENNY"]
+    assert jenny[0] == (
+        "JENNY",
+        [
+            (ElementType.PARENTHETICAL, "(smirks)"),
+            (ElementType.DIALOGUE, "Oh, comfort? Ha!"),
+            (ElementType.PARENTHETICAL, "(rolls her eyes)"),
+            (ElementType.DIALOGUE, "I grew up in *suburbia*."),  # emphasis is not business: it stays, stars and all
+        ],
+    )
+    # A line that is all business is a direction, and the page says whose.
+    actions = [unzw(e.text) for e in doc.elements if e.type == ElementType.ACTION]
+    assert "Jenny pauses, collecting her thoughts" in actions
+
+
+async def test_an_older_take_can_be_exported(engine_for, store, tmp_path):
+    engine = await play(engine_for, "interview.toml", turns=3, superego=False)
+    first_take_head = engine.head
+    engine.rewind(2)
+    await engine.play_turn()
+    current = parse(export_run(store, engine.run_id, "fountain", out=tmp_path).read_text())
+    older_path = export_run(store, engine.run_id, "fountain", out=tmp_path, head=first_take_head)
+    assert f"take{first_take_head}" in older_path.name
+    older = parse(older_path.read_text())
+    assert "EPILOGUE" in older.get_scenes() and "EPILOGUE" not in current.get_scenes()
+
+
+def test_default_path_names_the_play_and_the_run(store, tmp_path, monkeypatch):
+    run_id = synthetic_run(store, ["Hello."] * 7)
+    monkeypatch.chdir(tmp_path)
+    path = export_run(store, run_id, "fountain")
+    assert path == __import__("pathlib").Path("exports") / f"the-interview-run{run_id}.fountain"
+    assert (tmp_path / path).exists()
+    assert export_run(store, run_id, "fountain", backstage=True).name == f"the-interview-run{run_id}-backstage.fountain"
+    # A folder by trailing slash (made if need be), a file without extension gets the format's.
+    assert export_run(store, run_id, "markdown", out="drafts/").parent.name == "drafts"
+    assert export_run(store, run_id, "fountain", out="mine").name == "mine.fountain"
+    assert export_run(store, run_id, "fountain", out="mine.txt").read_text().startswith("Title: The Interview")
+
+
+# -- any text a model might write -----------------------------------------------------------------
+
+MARKUP = [
+    "*", "**", "_", "\\", "[[", "]]", "[[note]]", "/*", "*/", "/* gone */", "===", "= x", "#", "# Act",
+    "~", "~la la", ">", ">x<", "> CUT", "<", "!", "!x", "@", "@x", ".", ".x", "...", "(", ")", "(aside)",
+    "^", ":", "INT. HOUSE - DAY", "int. kitchen", "EXT ", "I/E", "CUT TO:", "FADE IN:", "FADE OUT.", "BOB",
+    "JENNY", "MR. SMITH", "DEALER #2", "\n", "\n\n", "\n\n\n", "\n  \n", "  ", "\t", " ", "*smirks*", "_x_",
+    "**bold**", "***", "\\*", "\\_", "\\\\", "#1#", "Title: x", "\r\n", "\u2028", "\x00", "\x0b", ZWSP, "é",
+    "“quoted”", "—",
+]
+model_text = st.lists(
+    st.one_of(st.sampled_from(MARKUP), st.text(max_size=6)), min_size=0, max_size=14
+).map("".join)
+
+
+def synthetic_run(store: Store, texts: list[str]) -> int:
+    """A run written straight to the store: every kind of event a script shows, with the given texts."""
+    cast = make_cast("interview.toml")
+    run_id = store.create_run(cast.play.title, cast.play_path, cast.model_dump_json(), {})
+    head = None
+
+    def add(kind, text, role=None, character=None, scene=1, turn=None, data=None):
+        nonlocal head
+        event = store.append(run_id, head, kind, text, role=role, character=character, scene=scene, turn=turn, data=data)
+        head = event.id
+        return event
+
+    (direction, other, heard, draft, critique, ego, business, *_rest) = texts + [""] * 8
+    add(ev.SCENE, "Scene 1", scene=1, turn=1)
+    add(ev.DIRECTION, direction or "The room.", role="director", character="Ashley", turn=1)
+    add(ev.STAGE, other, role="other", character="Sasha", turn=1)
+    shaping = [
+        add(ev.REWRITE_SPEECH, heard, role="superego", character="Cleo", turn=1).id,
+        add(ev.DRAFT, draft, role="ego", character="Jenny", turn=1).id,
+        add(ev.CRITIQUE, critique, role="superego", character="Cleo", turn=1).id,
+    ]
+    add(ev.STAGE, ego, role="ego", character="Jenny", turn=1, data={"shaped_by": shaping})
+    add(ev.SCENE, "Scene 2: " + (_rest[0] if _rest else "a brief"), scene=2, turn=2)
+    add(ev.DIRECTION, business or "x", role="ego", character="Jenny", scene=2, turn=2, data={"shaped_by": []})
+    add(ev.REWRITE_PROMPT, critique, role="superego", character="Cleo", scene=2, turn=2)
+    add(ev.EPILOGUE, other + "\n\n" + ego, role="ego", character="Jenny", scene=2, turn=2)
+    return run_id
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(model_text, min_size=8, max_size=8), backstage=st.booleans())
+def test_any_model_text_leaves_the_structure_alone(texts, backstage):
+    store = Store(":memory:")
+    try:
+        run_id = synthetic_run(store, texts)
+        text = render(build_script(store, run_id, backstage=backstage), "fountain")
+        assert FountainParser().validate(text) == []
+        check(store, run_id, text, backstage)
+    finally:
+        store.close()
