@@ -26,14 +26,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from studio.engine import Engine  # noqa: E402
-from studio.llm import Gateway  # noqa: E402
+from studio.llm import Completion, Gateway  # noqa: E402
 from studio.model import load_play, resolve_cast  # noqa: E402
 from studio.store import Store  # noqa: E402
 
 
+class InstantModel:
+    """Answers at once without litellm: what is left of a turn's time is the engine's alone."""
+
+    async def complete(self, settings, messages, ctx, on_token=None):
+        text = f"(scripted) {ctx.character}, scene {ctx.scene} turn {ctx.turn}: a line of about ten words here."
+        if on_token:
+            on_token(text)
+        return Completion(text, settings.model, {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, 1, 0.0)
+
+
 class TimedGateway:
-    def __init__(self):
-        self.inner = Gateway()
+    def __init__(self, instant: bool = False):
+        self.inner = InstantModel() if instant else Gateway()
         self.spent = 0.0
         self.calls: list[tuple[str, int]] = []
 
@@ -47,17 +57,17 @@ class TimedGateway:
         return completion
 
 
-def make_engine(turns: int, db: Path) -> tuple[Engine, TimedGateway]:
+def make_engine(turns: int, db: Path, instant: bool = False) -> tuple[Engine, TimedGateway]:
     path = ROOT / "plays" / "interview.toml"
     play = load_play(path).model_copy(update={"turns": turns, "epilogue": False})
     cast = resolve_cast(play, path, model="scripted")
-    gateway = TimedGateway()
+    gateway = TimedGateway(instant)
     return Engine.create(Store(db), cast, {}, gateway=gateway), gateway
 
 
-async def per_turn(turns: int) -> list[float]:
+async def per_turn(turns: int, instant: bool) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
-        engine, gateway = make_engine(turns, Path(tmp) / "bench.db")
+        engine, gateway = make_engine(turns, Path(tmp) / "bench.db", instant)
         out = []
         while not engine.finished:
             gateway.spent = 0.0
@@ -91,14 +101,18 @@ async def prompt_growth(turns: int = 200) -> None:
 
 
 async def main() -> None:
-    print("Engine time per turn, excluding the model call (scripted model, all three strategies on):")
-    medians = {}
-    for turns in (10, 100, 1000):
-        times = await per_turn(turns)
-        medians[turns] = statistics.median(times)
-        p95 = sorted(times)[int(len(times) * 0.95) - 1] if len(times) > 1 else times[0]
-        print(f"  {turns:5d} turns: median {medians[turns] * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms")
-    print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}")
+    for instant, label in (
+        (False, "the scripted model through litellm, time inside the gateway subtracted"),
+        (True, "an instant in-process model, no litellm: the engine and the store alone"),
+    ):
+        print(f"Engine time per turn, excluding the model call ({label}; all three strategies on):")
+        medians = {}
+        for turns in (10, 100, 1000):
+            times = await per_turn(turns, instant)
+            medians[turns] = statistics.median(times)
+            p95 = sorted(times)[int(len(times) * 0.95) - 1] if len(times) > 1 else times[0]
+            print(f"  {turns:5d} turns: median {medians[turns] * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms")
+        print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}\n")
     await prompt_growth()
 
 

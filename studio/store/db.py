@@ -240,14 +240,6 @@ class Store:
         with self.lock:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                if not branch:
-                    row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
-                    if row is None:
-                        raise StoreError(f"{self.path}: no run {run_id}")
-                    if row[0] != parent:
-                        raise HeadMoved(
-                            f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
-                        )
                 cur = conn.execute(
                     "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
                     "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -269,7 +261,16 @@ class Store:
                     ),
                 )
                 event_id = int(cur.lastrowid)  # type: ignore[arg-type]
-                conn.execute("UPDATE runs SET head = ? WHERE id = ?", (event_id, run_id))
+                # the head moves only if it is still where this take left it
+                guard = "" if branch else " AND head IS ?"
+                params = (event_id, run_id) if branch else (event_id, run_id, parent)
+                if conn.execute(f"UPDATE runs SET head = ? WHERE id = ?{guard}", params).rowcount != 1:
+                    row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+                    if row is None:
+                        raise StoreError(f"{self.path}: no run {run_id}")
+                    raise HeadMoved(
+                        f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
+                    )
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
