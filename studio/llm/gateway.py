@@ -1,0 +1,432 @@
+"""One gateway for every model call: streaming, deadlines, retries, usage, honest errors.
+
+litellm is imported on the first call, on a worker thread (it takes seconds
+and would freeze the UI), with its network price-map fetch, its debug banners
+and its log handlers switched off: the studio runs under a full-screen
+terminal UI, where a stray print tears the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import re
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from studio.llm.errors import ModelError
+
+BUILTIN_MODELS = ("local/smollm2", "scripted")
+
+FALLBACK_HINT = "try again later, or use --model local/smollm2"
+UNKNOWN_HINT = "use a litellm name such as openai/gpt-4o-mini, ollama_chat/llama3, or local/smollm2"
+MAX_PAUSE = 60.0
+
+# Same as providers.CONTEXT_KEY; repeated so that importing this module never pulls in litellm.
+_CONTEXT_KEY = "studio_ctx"
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """How to call a model. Holds no key: keys stay in the environment, where litellm finds them."""
+
+    model: str
+    temperature: float
+    max_tokens: int
+    timeout: float = 120.0
+    api_base: str | None = None
+    retries: int = 3
+
+    def public(self) -> dict:
+        """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout,
+            "api_base": self.api_base,
+        }
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who is asking and for what: the engine records it, the scripted voice performs from it."""
+
+    role: str
+    task: str
+    character: str
+    scene: int = 0
+    turn: int = 0
+
+
+@dataclass
+class Completion:
+    """A finished answer. ``text`` is the final attempt's alone; ``seconds`` counts every attempt and pause."""
+
+    text: str
+    model: str
+    usage: dict
+    attempts: int
+    seconds: float
+
+
+# --------------------------------------------------------------------------- litellm, quietly
+
+_litellm = None
+_litellm_lock = threading.Lock()
+
+
+def _load_litellm():
+    """Import and configure litellm once; safe to call from any thread."""
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _litellm_lock:
+        if _litellm is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import litellm
+            # litellm's types finish building lazily on first use, and pydantic warns about them then.
+            warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
+            warnings.filterwarnings("ignore", module=r"litellm(\..*)?$")
+            litellm.suppress_debug_info = True
+            litellm.set_verbose = False
+            litellm.drop_params = True
+            _hush_loggers()
+            from studio.llm import providers
+
+            providers.register(litellm)
+            _litellm = litellm
+    return _litellm
+
+
+def warm_up() -> None:
+    """Import litellm and register the built-ins now, on the caller's thread.
+
+    The first ``complete`` does this anyway, but it takes seconds; a UI can
+    call this from a background thread once its first frame is up.
+    """
+    _load_litellm()
+
+
+async def _litellm_ready():
+    return _litellm if _litellm is not None else await asyncio.to_thread(_load_litellm)
+
+
+def _hush_loggers() -> None:
+    """litellm's handlers write to stdout/stderr, under the UI; send them to a file only if asked."""
+    target = os.environ.get("STUDIO_LLM_LOG")
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+                logger.removeHandler(handler)
+        logger.propagate = False
+        if target:
+            logger.addHandler(logging.FileHandler(target))
+        else:
+            logger.addHandler(logging.NullHandler())
+
+
+def _route(name: str) -> str:
+    return "scripted/default" if name == "scripted" else name
+
+
+def _builtin(route: str) -> bool:
+    return route.startswith(("scripted/", "local/"))
+
+
+# --------------------------------------------------------------------------- check_model
+
+
+def check_model(name: str) -> str | None:
+    """None if the name can be routed, else one line saying what is wrong and what to use instead.
+
+    Only routing is checked (is there a provider for this name?), not keys or
+    reachability: those are reported by the first call, with their own fix.
+    """
+    name = (name or "").strip()
+    if not name:
+        return f"no model given: {UNKNOWN_HINT}"
+    if name in BUILTIN_MODELS or (name.startswith("scripted/") and len(name) > len("scripted/")):
+        return None
+    if name.startswith("local/"):
+        return f"unknown local model '{name}': the embedded model is local/smollm2"
+    if name.endswith("/") or name.startswith("/"):
+        return f"unknown model '{name}': {UNKNOWN_HINT}"
+    litellm = _load_litellm()
+    try:
+        litellm.get_llm_provider(name)
+    except Exception:
+        return f"unknown model '{name}': {UNKNOWN_HINT}"
+    return None
+
+
+# --------------------------------------------------------------------------- what went wrong
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    retry: bool
+    reason: str  # short, for on_retry and the final message
+    fix: str
+
+
+class _CallerFault(Exception):
+    """Wraps an exception raised by the caller's own on_token, so it is re-raised untouched, not retried."""
+
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.I)
+_SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
+_LITELLM_PREFIX = re.compile(r"^((litellm\.)?\w+(Error|Exception|Timeout):\s*|\w+Exception\s*-\s*)")
+_OBJECT_REPR = re.compile(r"\w+:<[^>]*>\s*")
+# Some SDKs report a missing key or a dead socket as a plain 500; the words tell the truth.
+_NO_KEY = re.compile(r"missing credentials|api[_ ]?key.{0,40}(must be set|not set|missing|not provided|required)|no api key", re.I)
+_NO_LINE = re.compile(r"connection error|cannot connect|connect call failed|connection refused|name or service not known", re.I)
+
+
+def _scrub(text: str, limit: int = 160) -> str:
+    """One short line of provider detail with anything key-shaped removed."""
+    for var, value in os.environ.items():
+        if value and len(value) >= 8 and _SECRET_NAME.search(var):
+            text = text.replace(value, "***")
+    text = _SECRET_SHAPE.sub("***", text)
+    text = " ".join(_OBJECT_REPR.sub("", text).split())
+    while (bare := _LITELLM_PREFIX.sub("", text, count=1)) != text:
+        text = bare
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _unwrap(exc: BaseException, builtin: bool) -> BaseException:
+    """The error that matters, out of the wrapping litellm puts around it.
+
+    litellm wraps a failure that happens while streaming in a
+    MidStreamFallbackError (a 503) carrying the real one: a 429 must not read
+    as a 503. A built-in voice's own failure (a ModelError, or a plain Python
+    error, i.e. a bug) arrives disguised as a connection error, with the
+    original as its ``__context__``; it must not be retried.
+    """
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    for link in chain:
+        if isinstance(link, ModelError):
+            return link
+    if builtin:
+        for link in chain:
+            if not type(link).__module__.startswith(("litellm", "openai", "httpx", "asyncio")):
+                return link
+    while True:
+        inner = getattr(exc, "original_exception", None)
+        if isinstance(inner, BaseException) and inner is not exc and type(exc).__name__ == "MidStreamFallbackError":
+            exc = inner
+            continue
+        return exc
+
+
+def _status(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    try:
+        return int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _credentials(litellm, route: str, status: int | None) -> _Verdict:
+    """Name the environment variable to set, never its value."""
+    try:
+        missing = litellm.validate_environment(model=route).get("missing_keys") or []
+    except Exception:
+        missing = []
+    if missing:
+        return _Verdict(False, "no API key found", "set " + " and ".join(missing))
+    try:
+        provider = litellm.get_llm_provider(route)[1]
+    except Exception:
+        provider = "this provider"
+    return _Verdict(False, f"the provider refused the credentials ({status or 401})", f"check the API key for {provider}")
+
+
+def _judge(litellm, exc: BaseException, settings: CallSettings) -> _Verdict:
+    route = _route(settings.model)
+    if isinstance(exc, TimeoutError):
+        return _Verdict(True, f"no answer within {settings.timeout:g}s", "raise the timeout, " + FALLBACK_HINT)
+    detail = _scrub(str(getattr(exc, "message", None) or exc))
+    status = _status(exc)
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return _Verdict(False, "the prompt is longer than the model's context", "shorten the play's history")
+    if (
+        isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError))
+        or status in (401, 403)
+        or _NO_KEY.search(detail)
+    ):
+        return _credentials(litellm, route, status)
+    if isinstance(exc, litellm.NotFoundError) or status == 404:
+        return _Verdict(False, f"the provider does not know this model ({detail})", "check the model name")
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return _Verdict(True, "rate limited (429)", FALLBACK_HINT)
+    if isinstance(exc, litellm.Timeout) or status == 408:
+        return _Verdict(True, f"no answer within {settings.timeout:g}s", "raise the timeout, " + FALLBACK_HINT)
+    if isinstance(exc, litellm.APIConnectionError) or _NO_LINE.search(detail):
+        check = f"check the server at {settings.api_base} is running" if settings.api_base else "check the network"
+        return _Verdict(True, f"could not reach the provider ({detail})", f"{check}, {FALLBACK_HINT}")
+    if (status is not None and status >= 500) or isinstance(
+        exc, (litellm.ServiceUnavailableError, litellm.InternalServerError, litellm.BadGatewayError)
+    ):
+        return _Verdict(True, f"the provider is unavailable ({status or 'server error'}: {detail})", FALLBACK_HINT)
+    if isinstance(exc, litellm.BadRequestError) or status in (400, 422):
+        return _Verdict(False, f"the provider rejected the request ({detail})", "check the model name and settings")
+    return _Verdict(False, f"unexpected error: {type(exc).__name__}: {detail}", "report this; meanwhile " + FALLBACK_HINT)
+
+
+def _retry_after(exc: BaseException) -> float:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        return float(headers.get("retry-after", 0))
+    except (TypeError, ValueError, AttributeError):
+        return 0.0
+
+
+# --------------------------------------------------------------------------- the gateway
+
+
+class Gateway:
+    """Sends chat messages to a model and streams the answer back.
+
+    ``backoff`` is the first pause between attempts, in seconds; each further
+    pause doubles it (with a little jitter so that parallel callers spread out).
+    """
+
+    def __init__(self, *, backoff: float = 1.0):
+        self.backoff = backoff
+
+    async def complete(
+        self,
+        settings: CallSettings,
+        messages: list[dict],
+        ctx: CallContext,
+        on_token: Callable[[str], None] | None = None,
+        on_retry: Callable[[int, str], None] | None = None,
+    ) -> Completion:
+        """Ask ``settings.model`` to continue ``messages``; return the whole answer.
+
+        ``on_token(piece)`` is called with each piece of text as it arrives.
+        If an attempt fails after some pieces were streamed and the gateway
+        retries, those pieces are void: ``on_retry(next_attempt, reason)`` is
+        called before the next attempt starts, so a UI can clear the partial
+        line; the returned ``Completion.text`` holds only the final attempt.
+
+        Each attempt must finish within ``settings.timeout`` seconds. Timeouts,
+        rate limits, server errors and connection failures are retried up to
+        ``settings.retries`` times; bad keys, unknown models and rejected
+        requests are not. Giving up raises :class:`ModelError`.
+
+        Cancelling the awaiting task stops the attempt at once (the embedded
+        model stops sampling within a token) and ``CancelledError`` propagates.
+        """
+        litellm = await _litellm_ready()
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                async with asyncio.timeout(settings.timeout):
+                    text, usage = await self._attempt(litellm, settings, messages, ctx, on_token)
+                return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
+            except _CallerFault as fault:
+                raise fault.__cause__ from None  # type: ignore[misc]
+            except Exception as exc:
+                cause = _unwrap(exc, _builtin(_route(settings.model)))
+                if isinstance(cause, ModelError):
+                    cause.attempts = attempt
+                    raise cause from None
+                verdict = _judge(litellm, cause, settings)
+                pause = self._pause(attempt, cause)
+            if not verdict.retry or attempt > settings.retries:
+                tries = f" after {attempt} attempts" if attempt > 1 else ""
+                raise ModelError(
+                    settings.model, f"{settings.model}: {verdict.reason}{tries}; {verdict.fix}", attempt
+                ) from None
+            if on_retry is not None:
+                on_retry(attempt + 1, verdict.reason)
+            await asyncio.sleep(pause)
+
+    def _pause(self, attempt: int, exc: BaseException) -> float:
+        pause = self.backoff * 2 ** (attempt - 1) * (1 + random.random() * 0.1)
+        return min(MAX_PAUSE, max(pause, _retry_after(exc)))
+
+    async def _attempt(
+        self,
+        litellm,
+        settings: CallSettings,
+        messages: list[dict],
+        ctx: CallContext,
+        on_token: Callable[[str], None] | None,
+    ) -> tuple[str, dict]:
+        route = _route(settings.model)
+        request: dict = {
+            "model": route,
+            "messages": messages,
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "timeout": settings.timeout,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "num_retries": 0,  # the retries are ours, counted and reported
+            "max_retries": 0,
+        }
+        if settings.api_base:
+            request["api_base"] = settings.api_base
+        if _builtin(route):
+            # Only the built-ins read it; a hosted provider might forward `metadata` upstream.
+            request["metadata"] = {_CONTEXT_KEY: asdict(ctx)}
+        stream = await litellm.acompletion(**request)
+        pieces: list[str] = []
+        usage = None
+        try:
+            async for chunk in stream:
+                if chunk.choices:
+                    piece = chunk.choices[0].delta.content
+                    if piece:
+                        pieces.append(piece)
+                        if on_token is not None:
+                            try:
+                                on_token(piece)
+                            except Exception as exc:
+                                raise _CallerFault() from exc
+                found = getattr(chunk, "usage", None)
+                if found:
+                    usage = found
+        except BaseException:
+            # Release the connection, or raise the embedded model's stop flag, before moving on.
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            raise
+        text = "".join(pieces)
+        return text, _usage(litellm, usage, route, messages, text)
+
+
+def _usage(litellm, found, route: str, messages: list[dict], text: str) -> dict:
+    """Token counts from the stream when the provider reports them, else counted here."""
+    if found:
+        prompt = int(getattr(found, "prompt_tokens", 0) or 0)
+        completion = int(getattr(found, "completion_tokens", 0) or 0)
+        if prompt or completion:
+            return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    try:
+        prompt = int(litellm.token_counter(model=route, messages=messages))
+        completion = int(litellm.token_counter(model=route, text=text)) if text else 0
+    except Exception:
+        prompt = sum(len(str(m.get("content", "")).split()) for m in messages)
+        completion = len(text.split())
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

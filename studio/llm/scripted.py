@@ -1,0 +1,304 @@
+"""The scripted understudy: a model that needs no weights, no network and no luck.
+
+Tests and demos need lines that are the same on every run and that show at a
+glance who spoke, in which scene, at which turn and for which job, so every
+line it writes starts with ``(scripted)`` (a stage direction is the same line
+wrapped in ``*...*``) and names the character, scene and turn.
+
+It still travels the whole litellm road (see ``providers.py``), so the
+gateway's streaming, retry and usage code is exercised for real. Two hooks
+make that road testable:
+
+* :func:`queue` puts an exact reply in the prompter's hand for the next
+  matching call; a reply of the form ``"!error:429"`` (also ``timeout``,
+  ``500``, ``503``, ``connection``, ``auth``, ``404``, ``400``) makes that
+  attempt fail with the matching litellm exception, after streaming whatever
+  text stands before the marker; ``"!error:hang"`` never answers, so only the
+  gateway's timeout or a cancellation ends it.
+* ``STUDIO_SCRIPTED_DELAY`` (seconds per token) slows the voice down so a
+  subprocess can be stopped mid-line and benchmarks can play a slow model.
+
+Nothing here imports litellm at module level: tests import this module to
+queue replies before any model is called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import threading
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+ERROR_MARK = "!error:"
+
+_SPOKEN = {
+    "ego": (
+        "I came back for the letter, not for you.",
+        "Say it plainly, or don't say it at all.",
+        "The kettle has been cold since Tuesday.",
+        "You always did leave the door open behind you.",
+        "I kept the receipt. I keep everything.",
+        "If we are honest, the garden was never mine.",
+        "Sit down. You are making the room nervous.",
+        "I counted the stairs on the way up. Fourteen.",
+    ),
+    "superego": (
+        "Careful: they hear more than they let on.",
+        "Don't apologise again; it sounds rehearsed.",
+        "Ask about the letter before they ask about you.",
+        "Let the silence do the work this time.",
+        "You promised yourself you would not raise your voice.",
+        "Keep your hands still; they give you away.",
+        "Tell the truth, but only the half you can carry.",
+        "Remember why you came, and say nothing else.",
+    ),
+    "other": (
+        "Is that what you tell people now?",
+        "I didn't come here to argue about the garden.",
+        "You could have written. Anyone can write.",
+        "Funny, I remember the stairs being steeper.",
+        "Go on, then. I'm listening.",
+        "We were younger. That's all it was.",
+        "Don't look at the clock while I'm talking.",
+        "I brought your coat back. It still smells of smoke.",
+    ),
+    "director": (
+        "Hold the pause longer than feels safe.",
+        "Play the next beat as if the room were colder.",
+        "Let the argument turn on the smallest object on stage.",
+        "Nobody leaves until someone tells the truth.",
+        "Bring the light down; the scene wants to be quieter.",
+        "Give the silence to the one who has the most to lose.",
+    ),
+    "critic": (
+        "The scene finds its nerve when the object changes hands.",
+        "The inner voice pulls harder than the spoken line.",
+    ),
+}
+
+_DIRECTIONS = (
+    "{name} crosses to the window and waits.",
+    "{name} picks up the letter, then puts it down unread.",
+    "{name} sits, stands again, and stays standing.",
+    "{name} laughs once, too late.",
+    "{name} turns the kettle on and forgets it.",
+    "{name} looks at the door as if it might answer.",
+    "{name} folds the coat over one arm, carefully.",
+    "{name} does not look up.",
+)
+
+_CRITIQUES = (
+    "too polite; let the line cost something.",
+    "the subtext is spoken aloud; bury it.",
+    "good rhythm, but it answers a question nobody asked.",
+    "it explains the feeling instead of acting on it.",
+    "the last clause is the real line; cut the rest.",
+    "it repeats the previous beat; move the scene on.",
+)
+
+_BRIEFS = (
+    "play {name} as someone who wants the last word but fears it.",
+    "play {name} as a guest who has overstayed and knows it.",
+    "play {name} as a witness who has rehearsed a different story.",
+    "play {name} as someone keeping a promise nobody remembers.",
+)
+
+_EPILOGUES = (
+    "{name} kept the letter and never mentioned it again.",
+    "{name} moved away in the spring; the garden went to seed.",
+    "{name} wrote, at last, and the reply came back unopened.",
+    "{name} stayed, and learned to leave the door open.",
+)
+
+_CRITIC_NOTES = {
+    "behavioural_change": (
+        "the character ends the scene acting differently from how it began",
+        "the character's behaviour barely shifts across the scene",
+    ),
+    "introspection": (
+        "the inner voice is heard and answered",
+        "the inner voice is heard but mostly ignored",
+    ),
+    "narrative_divergence": (
+        "the scene wanders from its premise in a way that earns its keep",
+        "the scene keeps close to its premise",
+    ),
+    "successful_adaptation": (
+        "the character adapts to what the others bring",
+        "the character holds its line whatever the others bring",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Cue:
+    text: str
+    task: str | None
+    role: str | None
+
+
+_cues: deque[_Cue] = deque()
+_cues_lock = threading.Lock()
+
+
+def queue(text: str, task: str | None = None, role: str | None = None) -> None:
+    """Make the next call whose task and role match (None matches any) reply with exactly ``text``.
+
+    Cues are served first in, first out among those that match, so a test can
+    stage a whole exchange up front.
+    """
+    with _cues_lock:
+        _cues.append(_Cue(text, task, role))
+
+
+def reset() -> None:
+    """Forget every queued cue, so one test's leftovers never leak into the next."""
+    with _cues_lock:
+        _cues.clear()
+
+
+def _take_cue(task: str, role: str) -> str | None:
+    with _cues_lock:
+        for cue in _cues:
+            if (cue.task is None or cue.task == task) and (cue.role is None or cue.role == role):
+                _cues.remove(cue)
+                return cue.text
+    return None
+
+
+def _pick(bank: tuple[str, ...], *keys: object) -> str:
+    digest = hashlib.sha256("|".join(map(str, keys)).encode()).digest()
+    return bank[int.from_bytes(digest[:8], "big") % len(bank)]
+
+
+def _last_user_text(messages: list[dict]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return _content_text(message.get("content"))
+    return ""
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def critic_report(seed_text: str) -> str:
+    """A critic's verdict whose scores follow from the text judged, so a changed scene changes the numbers."""
+    report: dict[str, object] = {}
+    for i, (criterion, notes) in enumerate(_CRITIC_NOTES.items()):
+        digest = hashlib.sha256(f"{criterion}|{seed_text}".encode()).digest()
+        score = digest[0] % 11
+        note = notes[0] if score >= 5 else notes[1]
+        report[criterion] = {"score": score, "interpretation": f"(scripted) {note}."}
+    report["summary"] = "(scripted) " + _pick(_SPOKEN["critic"], seed_text)
+    return json.dumps(report)
+
+
+def compose(role: str, task: str, character: str, scene: int, turn: int, messages: list[dict]) -> str:
+    """The line the understudy says for this call: a pure function of who asks, for what, and when."""
+    keys = (role, task, character, scene, turn)
+    where = f"scene {scene} turn {turn}"
+    if task == "critic":
+        return critic_report(_last_user_text(messages))
+    if task == "direct":
+        return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
+    spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys)
+    if task == "speak":
+        return f"(scripted) {character} as {role}, {where}: {spoken}"
+    if task == "rewrite_speech":
+        return f"(scripted) {character}'s line at turn {turn}, reworked by the {role}: {spoken}"
+    if task == "draft":
+        return f"(scripted) draft of {character}'s speech, {where}: {spoken}"
+    if task == "critique":
+        return f"(scripted) critique of {character}'s draft, {where}: {_pick(_CRITIQUES, *keys)}"
+    if task == "revise":
+        return f"(scripted) revision of {character}'s speech, {where}: {spoken}"
+    if task == "rewrite_prompt":
+        return f"(scripted) rewritten brief for {character}, {where}: {_pick(_BRIEFS, *keys).format(name=character)}"
+    if task == "epilogue":
+        return f"(scripted) epilogue for {character} after scene {scene}: {_pick(_EPILOGUES, *keys).format(name=character)}"
+    return f"(scripted) {character} ({role}, {task}), {where}: {spoken}"
+
+
+_WORD = re.compile(r"\s*\S+\s*")
+
+
+def words(text: str) -> list[str]:
+    """Split so that the pieces join back to exactly ``text``: the stream must add up to the line."""
+    return _WORD.findall(text) or ([text] if text else [])
+
+
+def _delay() -> float:
+    try:
+        return max(0.0, float(os.environ.get("STUDIO_SCRIPTED_DELAY", "0") or 0))
+    except ValueError:
+        return 0.0
+
+
+def _failure(kind: str, model: str) -> Exception:
+    import litellm
+
+    where = {"model": model, "llm_provider": "scripted"}
+    if kind == "429":
+        return litellm.RateLimitError(message="(scripted) rate limited", **where)
+    if kind == "timeout":
+        return litellm.Timeout(message="(scripted) timed out", **where)
+    if kind == "500":
+        return litellm.InternalServerError(message="(scripted) internal error", **where)
+    if kind == "503":
+        return litellm.ServiceUnavailableError(message="(scripted) service unavailable", **where)
+    if kind == "connection":
+        return litellm.APIConnectionError(message="(scripted) connection refused", **where)
+    if kind == "auth":
+        return litellm.AuthenticationError(message="(scripted) invalid api key", **where)
+    if kind == "404":
+        return litellm.NotFoundError(message="(scripted) no such model", **where)
+    if kind == "400":
+        return litellm.BadRequestError(message="(scripted) bad request", **where)
+    return ValueError(f"unknown scripted error marker {kind!r}")
+
+
+async def perform(
+    model: str, messages: list[dict], role: str, task: str, character: str, scene: int, turn: int, max_tokens: int | None
+) -> AsyncIterator[tuple[str, dict | None]]:
+    """Yield ``(piece, None)`` word by word, then ``("", usage)``.
+
+    A generated line is cut at ``max_tokens`` words like a real model's would
+    be; a queued cue and the critic's JSON are never cut, since tests and the
+    critic's parser depend on them whole.
+    """
+    cue = _take_cue(task, role)
+    failure = None
+    if cue is not None:
+        text, mark, kind = cue.partition(ERROR_MARK)
+        if mark:
+            failure = kind.strip()
+        pieces = words(text)
+    else:
+        pieces = words(compose(role, task, character, scene, turn, messages))
+        if task != "critic" and max_tokens and len(pieces) > max_tokens:
+            pieces = pieces[:max_tokens]
+    delay = _delay()
+    for piece in pieces:
+        await asyncio.sleep(delay)
+        yield piece, None
+    if failure == "hang":
+        await asyncio.Event().wait()
+    if failure is not None:
+        raise _failure(failure, model)
+    prompt_tokens = sum(len(_content_text(m.get("content")).split()) for m in messages)
+    usage = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": len(pieces),
+        "total_tokens": prompt_tokens + len(pieces),
+    }
+    yield "", usage
