@@ -34,7 +34,7 @@ from studio.store import Store  # noqa: E402
 class InstantModel:
     """Answers at once without litellm: what is left of a turn's time is the engine's alone."""
 
-    async def complete(self, settings, messages, ctx, on_token=None):
+    async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
         text = f"(scripted) {ctx.character}, scene {ctx.scene} turn {ctx.turn}: a line of about ten words here."
         if on_token:
             on_token(text)
@@ -47,10 +47,10 @@ class TimedGateway:
         self.spent = 0.0
         self.calls: list[tuple[str, int]] = []
 
-    async def complete(self, settings, messages, ctx, on_token=None):
+    async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
         start = time.perf_counter()
         try:
-            completion = await self.inner.complete(settings, messages, ctx, on_token=on_token)
+            completion = await self.inner.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
         finally:
             self.spent += time.perf_counter() - start
         self.calls.append((ctx.role, int(completion.usage.get("prompt_tokens", 0))))

@@ -81,6 +81,37 @@ def build_parser() -> argparse.ArgumentParser:
     override.add_argument("text", help="the new line")
     _db_option(override)
 
+    open_ = sub.add_parser("open", help="open the app: a new run of a play, a saved run, or (no argument) a picker")
+    open_.add_argument("target", nargs="?", metavar="PLAY.toml|RUN", help="a play file or a run number")
+    _cast_options(open_)
+    _db_option(open_)
+
+    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown or PDF")
+    export.add_argument("run", help="a run number")
+    export.add_argument(
+        "--format", default="fountain", choices=["fountain", "markdown", "pdf"], help="the script's format (default fountain)"
+    )
+    export.add_argument("--out", metavar="PATH", help="a file, or a folder for the default name (default exports/)")
+    export.add_argument("--backstage", action="store_true", help="include the inner voice: notes beside the lines it shaped")
+    export.add_argument("--take", type=int, metavar="EVENT", help="export the take ending at this event, not the current one")
+    _db_option(export)
+
+    critique = sub.add_parser("critique", help="have a critic model score the protagonist's development")
+    critique.add_argument("runs", nargs="+", metavar="RUN", help="one or more run numbers, scored side by side")
+    critique.add_argument("--model", metavar="M", help="the critic's model (default local/smollm2)")
+    critique.add_argument("--json", action="store_true", help="print the critiques as JSON")
+    critique.add_argument("--stored", action="store_true", help="show the critiques stored with the runs; ask no model")
+    _db_option(critique)
+
+    compare = sub.add_parser("compare", help="run a play with and without the superego, critique both, compare")
+    compare.add_argument("play", help="a play file, e.g. plays/interview.toml")
+    compare.add_argument("--turns", type=int, metavar="N", help="turns per scene")
+    compare.add_argument("--seed", type=int, metavar="S", help="seed for strategies that fire by probability")
+    compare.add_argument("--model", metavar="M", help="model for every role, and for the critic unless --critic")
+    compare.add_argument("--critic", metavar="M", help="the critic's model (default: --model, else local/smollm2)")
+    compare.add_argument("--json", action="store_true", help="print the result as JSON")
+    _db_option(compare)
+
     return parser
 
 
@@ -220,6 +251,7 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     printer = StagePrinter(console, engine.cast, backstage=backstage)
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
+    engine.retry_listeners.append(printer.retry)
     verb = "Resuming" if resumed else "Run"
     models = ", ".join(
         f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
@@ -350,6 +382,223 @@ def cmd_override(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_open(args: argparse.Namespace) -> int:
+    from studio.llm import BUILTIN_MODELS
+    from studio.model import ResolvedCast, load_play, resolve_cast
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    roles = _parse_roles(args.role)
+    start: dict[str, Any] = {}
+    target = args.target
+    if target is not None and target.isdigit():
+        run_id = _run_id(target)
+        if args.model:
+            raise InputError(
+                "--model", None, "a saved run keeps the models it started with",
+                f"start a new run of its play instead: studio open PLAY.toml --model {args.model}",
+            )
+        try:
+            cast = ResolvedCast.model_validate_json(store.run(run_id).cast_json)
+        except StoreError as exc:
+            raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+        for word in roles:
+            if not cast.matching(word):
+                raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
+        start["run_id"] = run_id
+    elif target is not None:
+        play = load_play(target)
+        cast = resolve_cast(play, target, model=args.model, roles=roles)
+        # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
+        quick = [r for r in cast.roles if r.model in BUILTIN_MODELS or r.model.startswith(("local/", "scripted/"))]
+        _check_models(argparse.Namespace(roles=quick), target)
+        start["play"] = (Path(target), cast, {"model": args.model, "roles": roles, "seed": play.seed})
+    from studio.tui.app import StudioApp
+
+    app = StudioApp(store, model=args.model, roles=roles, **start)
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from studio.export import ExportError, export_run
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    run_id = _run_id(args.run)
+    try:
+        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=args.take)
+    except StoreError as exc:
+        field = "--take" if args.take is not None and "event" in str(exc) else "RUN"
+        raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None
+    except ExportError as exc:
+        raise InputError("--out", None, str(exc)) from None
+    if not any(e.kind == "epilogue" for e in store.take(run_id, args.take)):
+        print(f"(run {run_id} is unfinished: the script ends where the run stopped)", file=sys.stderr)
+    print(path)
+    return 0
+
+
+def _critic_model(model: str | None, where: str) -> str:
+    from studio.critic import DEFAULT_CRITIC_MODEL
+    from studio.llm import check_model
+
+    model = model or DEFAULT_CRITIC_MODEL
+    problem = check_model(model)
+    if problem:
+        raise InputError(where, None, problem)
+    return model
+
+
+def _print_critiques(console: Any, critiques: list[Any]) -> None:
+    """The paper's table 2, one row per run, then each critique's interpretations."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from studio.critic import CRITERIA
+
+    table = Table(title="Character development scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("run", justify="right")
+    table.add_column("character", no_wrap=True)
+    for label, _ in CRITERIA.values():
+        table.add_column(label.replace(" ", "\n"), justify="center", no_wrap=True)
+    for c in critiques:
+        scores = [f"{c.score(k)}/10" if c.valid else "[red]invalid[/]" for k in CRITERIA]
+        table.add_row(str(c.run_id), escape(c.label), *scores)
+    console.print(table)
+    for c in critiques:
+        console.print(f"\n[bold]Run {c.run_id} · {escape(c.label)}[/] · {escape(c.title)}"
+                      + ("" if c.finished else " (unfinished)") + f" · critic: {escape(c.model)}")
+        if not c.valid:
+            console.print(f"  [red]The critic's reply was invalid after {c.attempts} attempts:[/] {escape(c.error or '')}")
+            console.print(f"  No scores are given. The replies are stored with the run: "
+                          f"'studio critique {c.run_id} --stored --json' shows them.")
+            continue
+        for key, (label, _) in CRITERIA.items():
+            item = c.criteria[key]
+            console.print(f"  {label} {item['score']}/10: {escape(item['interpretation'])}")
+        if c.summary:
+            console.print(f"  [italic]{escape(c.summary)}[/]")
+
+
+def cmd_critique(args: argparse.Namespace) -> int:
+    from studio.critic import CriticError, critique_run, stored_critiques
+    from studio.llm import ModelError
+    from studio.store import StoreError
+
+    model = None if args.stored else _critic_model(args.model, "--model")
+    store = _open_store(args.db)
+    run_ids = [_run_id(r) for r in args.runs]
+    for run_id in run_ids:
+        try:
+            store.run(run_id)
+        except StoreError as exc:
+            raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    from rich.console import Console
+
+    console = _console()
+    if args.stored:
+        kept = [c for run_id in run_ids for c in stored_critiques(store, run_id)]
+        if args.json:
+            print(json.dumps([c.as_dict() for c in kept], ensure_ascii=False, indent=2))
+        elif kept:
+            _print_critiques(console, kept)
+        else:
+            console.print(f"No critiques stored yet; 'studio critique {' '.join(args.runs)}' asks the critic.")
+        return 0
+    status = Console(stderr=True).status(f"The critic ({model}) is reading…")
+
+    async def critique_all() -> list[Any]:
+        done = []
+        for run_id in run_ids:
+            status.update(f"The critic ({model}) is reading run {run_id}…")
+            done.append(await critique_run(store, run_id, model=model))
+        return done
+
+    status.start()
+    try:
+        critiques = asyncio.run(critique_all())
+    except CriticError as exc:
+        status.stop()
+        raise InputError("command line", "RUN", str(exc), "resume or run it first") from None
+    except ModelError as exc:
+        status.stop()
+        print(f"studio: the critic's model failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        status.stop()
+    if args.json:
+        print(json.dumps([c.as_dict() for c in critiques], ensure_ascii=False, indent=2))
+    else:
+        _print_critiques(console, critiques)
+    return 0 if all(c.valid for c in critiques) else 1
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from studio.critic import compare, experiment_casts
+    from studio.engine import EngineError
+    from studio.llm import ModelError
+
+    if args.turns is not None and args.turns < 1:
+        raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
+    without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
+    _check_models(with_, args.play)
+    critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
+    store = _open_store(args.db)
+    from rich.console import Console
+
+    console = _console()
+    err = Console(stderr=True, highlight=False)
+    status = err.status("Starting…")
+    current: dict[str, Any] = {}
+
+    def on_run(label: str, engine: Any) -> None:
+        current.update(label=label, run=engine.run_id)
+        err.print(f"Run {engine.run_id}: {engine.cast.play.title}, {label}")
+        status.update(f"Run {engine.run_id} ({label})…")
+
+        def follow(event: Any) -> None:
+            if event.scene and event.turn:
+                status.update(f"Run {engine.run_id} ({label}): scene {event.scene}, turn {event.turn}")
+
+        engine.event_listeners.append(follow)
+
+    status.start()
+    try:
+        result = asyncio.run(
+            compare(store, args.play, turns=args.turns, seed=args.seed, model=args.model, critic_model=critic,
+                    on_run=on_run)
+        )
+    except EngineError as exc:
+        status.stop()
+        run = current.get("run")
+        print(f"studio: model error in run {run} ({current.get('label')}): {exc}", file=sys.stderr)
+        print(f"Run {run} is kept as it was; 'studio resume {run}' finishes it and "
+              f"'studio critique RUN RUN' compares afterwards.", file=sys.stderr)
+        return 1
+    except ModelError as exc:
+        status.stop()
+        print(f"studio: the critic's model failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        status.stop()
+        print("Stopped. Everything committed is kept; 'studio runs' lists the runs.", file=sys.stderr)
+        return 130
+    finally:
+        status.stop()
+    critiques = list(result.critiques)
+    if args.json:
+        print(json.dumps({"play": result.play, "runs": list(result.runs),
+                          "critiques": [c.as_dict() for c in critiques]}, ensure_ascii=False, indent=2))
+    else:
+        _print_critiques(console, critiques)
+        a, b = result.runs
+        console.print(f"\n[dim]Both runs are kept: 'studio show {a}', 'studio export {b} --format pdf', "
+                      f"'studio critique {a} {b}' to ask again.[/]")
+    return 0 if all(c.valid for c in critiques) else 1
+
+
 COMMANDS = {
     "run": cmd_run,
     "runs": cmd_runs,
@@ -357,6 +606,10 @@ COMMANDS = {
     "resume": cmd_resume,
     "rewind": cmd_rewind,
     "override": cmd_override,
+    "export": cmd_export,
+    "critique": cmd_critique,
+    "compare": cmd_compare,
+    "open": cmd_open,
 }
 
 
@@ -365,8 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            parser.print_help()
-            return 0
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                parser.print_help()
+                return 0
+            args = argparse.Namespace(command="open", target=None, model=None, role=[], db=None)
         if getattr(args, "db", None) is None and os.environ.get("STUDIO_DB"):
             args.db = os.environ["STUDIO_DB"]
         return COMMANDS[args.command](args)

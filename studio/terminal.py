@@ -60,6 +60,12 @@ class StagePrinter:
             self.streaming = step
         self.console.print(escape(token), end="", style=self._style(step.kind, step.role))
 
+    def retry(self, step: Any, attempt: int, reason: str) -> None:
+        """A call starts over: close the void partial line and say so, so no text is shown twice."""
+        if self.streaming is step:
+            self.end_line()
+            self.console.print(f"[dim]  (that line broke off: {escape(reason)}; attempt {attempt})[/]")
+
     def end_line(self) -> None:
         if self.streaming is not None:
             self.console.print()

@@ -40,9 +40,9 @@ class RecordingGateway:
         self.inner = Gateway(backoff=0.001)
         self.calls: list[tuple[object, list[dict]]] = []
 
-    async def complete(self, settings, messages, ctx, on_token=None):
+    async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
         self.calls.append((ctx, [dict(m) for m in messages]))
-        return await self.inner.complete(settings, messages, ctx, on_token=on_token)
+        return await self.inner.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
 
     def tasks(self):
         return [(c.role, c.task) for c, _ in self.calls]

@@ -232,3 +232,16 @@ def test_no_api_key_reaches_the_database(tmp_path):
     )
     for path in tmp_path.glob("s.db*"):
         assert secret.encode() not in Path(path).read_bytes()
+
+
+def test_a_line_that_breaks_off_and_is_retried_is_not_shown_twice(tmp_path):
+    from studio.llm import scripted
+
+    scripted.queue("Tell me about the house on Elm !error:500", task="speak", role="other")
+    scripted.queue("Tell me about the garden instead.", task="speak", role="other")
+    result = studio("run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1", "--strategies", "none",
+                    db=tmp_path / "s.db")
+    assert result.returncode == 0, result.stderr
+    assert "broke off" in result.stdout
+    committed = [json.loads(x) for x in studio("show", "1", "--json", db=tmp_path / "s.db").stdout.splitlines()]
+    assert [e["text"] for e in committed if e["role"] == "other"] == ["Tell me about the garden instead."]

@@ -19,6 +19,7 @@ from studio.store import Store, StoreError, events as ev
 from studio.store.events import Event
 
 TokenListener = Callable[[Step, str], None]
+RetryListener = Callable[[Step, int, str], None]
 EventListener = Callable[[Event], None]
 
 
@@ -74,6 +75,8 @@ class Engine:
             gateway = Gateway()
         self.gateway = gateway
         self.token_listeners: list[TokenListener] = []
+        # told when a model call starts over: what was streamed for that step is void
+        self.retry_listeners: list[RetryListener] = []
         self.event_listeners: list[EventListener] = []
         self.reload()
 
@@ -158,8 +161,12 @@ class Engine:
             for listener in self.token_listeners:
                 listener(step, token)
 
+        def on_retry(attempt: int, reason: str) -> None:
+            for listener in self.retry_listeners:
+                listener(step, attempt, reason)
+
         try:
-            completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token)
+            completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
         except ModelError as exc:
             error = self._commit(
                 ev.ERROR,

@@ -4,7 +4,12 @@ Everything that asks a model for words goes through :class:`Gateway`, which
 hands every call to litellm, including the two built-in voices: the embedded
 ``local/smollm2`` and the deterministic ``scripted`` understudy. litellm is
 heavy and chatty, so it is imported on the first call, never here: importing
-this package must stay cheap for the CLI and the tests.
+this package must stay cheap for the CLI and the tests
+(``studio.llm.gateway.warm_up()`` does the import ahead of time, off the UI's loop).
+
+Beyond the agreed interface, ``Gateway.complete`` takes an optional
+``on_retry(next_attempt, reason)``: pieces already streamed through
+``on_token`` by a failed attempt are void when it is called.
 """
 
 from studio.llm.gateway import (
