@@ -1,0 +1,303 @@
+"""The app's three budgets.
+
+1. Launch to first frame: `studio open plays/interview.toml --model scripted` in a fresh interpreter,
+   in a real terminal (tmux) when there is one, until the app has drawn its first screen. Also says
+   whether litellm had been imported by then. Goal: at most 0.5 s, litellm not imported.
+2. Keypress to the first streamed token on screen, with the scripted model: `s` is pressed and the
+   clock stops when the stage renders a row of the line being written. Median over N presses, after
+   the background warm-up has imported litellm (the cold first press is reported apart). Goal: at most
+   50 ms.
+3. Opening and scrolling a 1,000-turn run: the run is built with the real engine and a gateway that
+   answers instantly, then opened in the app at 100x30 and scrolled from end to start and back by
+   pages, lines, jumps and the wheel. Reports the slowest frame (the screen's whole update: layout,
+   render, write) while the run opens and while it scrolls, and the longest the event loop was
+   blocked. Goal: no frame slower than 50 ms.
+
+Run: .venv/bin/python bench/bench_tui.py [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+QUICK = "--quick" in sys.argv
+
+
+# -- 1. launch to first frame -----------------------------------------------------------------
+
+
+def launch_once(tmp: Path, use_tmux: bool) -> tuple[float, bool]:
+    probe = tmp / f"probe-{uuid.uuid4().hex[:6]}.json"
+    env_vars = {"STUDIO_TUI_PROBE": str(probe), "STUDIO_TUI_PROBE_EXIT": "1", "STUDIO_DB": str(tmp / "launch.db")}
+    command = [sys.executable, "-m", "studio.cli", "open", "plays/interview.toml", "--model", "scripted"]
+    started = time.time()
+    if use_tmux:
+        socket = f"studio-bench-{uuid.uuid4().hex[:6]}"
+        exports = " ".join(f"{k}={v}" for k, v in env_vars.items())
+        shell = f"unset COLUMNS LINES; cd {ROOT} && {exports} {' '.join(command)}"
+        started = time.time()
+        subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", shell], check=True)
+        deadline = time.time() + 30
+        while not probe.exists() and time.time() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.05)
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+    else:
+        env = dict(os.environ, TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver", **env_vars)
+        subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, timeout=60)
+    seen = json.loads(probe.read_text())
+    return seen["first_frame"] - started, seen["litellm"]
+
+
+def bench_launch(tmp: Path) -> dict:
+    use_tmux = shutil.which("tmux") is not None
+    launch_once(tmp, use_tmux)  # warm the disk cache
+    runs = [launch_once(tmp, use_tmux) for _ in range(3 if QUICK else 7)]
+    seconds = [r[0] for r in runs]
+    return {
+        "terminal": "tmux" if use_tmux else "headless",
+        "median_s": statistics.median(seconds),
+        "max_s": max(seconds),
+        "litellm_imported": any(r[1] for r in runs),
+    }
+
+
+# -- 2. keypress to first token ---------------------------------------------------------------
+
+
+async def bench_keypress(tmp: Path) -> dict:
+    from studio.llm import gateway as gateway_module
+    from studio.model import load_play, resolve_cast
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+    from studio.tui.widgets.stage import StageView
+
+    path = ROOT / "plays" / "interview.toml"
+    play = load_play(path).model_copy(update={"turns": 200})
+    cast = resolve_cast(play, path, model="scripted")
+    store = Store(tmp / "keypress.db")
+    app = StudioApp(store, play=(path, cast, {}))
+    seen: dict[str, float] = {}
+    render_line = StageView.render_line
+
+    def timed_render_line(self, y):
+        strip = render_line(self, y)
+        if "press" in seen and "token" not in seen:
+            # a row of a line that did not exist before the press: streaming, or already whole if the
+            # scripted voice finished it between two frames
+            row = self.scroll_offset.y + y
+            before = int(seen["before"])
+            if len(self.starts) > before and row >= self.starts[before] and self.entries[-1].kind != "scene":
+                seen["token"] = time.perf_counter()
+        return strip
+
+    StageView.render_line = timed_render_line
+    cold = None
+    presses: list[float] = []
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = app.screen
+            while getattr(screen, "engine", None) is None:
+                await pilot.pause(0.01)
+            cold_import = gateway_module._litellm is None
+            # the first press, before the background warm-up is done, may wait for litellm's import
+            for i in range(1 + (10 if QUICK else 30)):
+                if i == 1:
+                    while gateway_module._litellm is None:
+                        await pilot.pause(0.05)
+                seen.clear()
+                seen["before"] = len([e for e in screen.query_one(StageView).entries if e.event_id is not None])
+                seen["press"] = time.perf_counter()
+                await pilot.press("s")
+                deadline = time.perf_counter() + 60
+                while "token" not in seen:
+                    if time.perf_counter() > deadline:
+                        raise RuntimeError("no token reached the screen within a minute")
+                    await pilot.pause(0.001)
+                elapsed = seen["token"] - seen["press"]
+                if i == 0:
+                    cold = elapsed
+                else:
+                    presses.append(elapsed)
+                while screen.busy:
+                    await pilot.pause(0.005)
+    finally:
+        StageView.render_line = render_line
+        store.close()
+    return {
+        "median_ms": statistics.median(presses) * 1000,
+        "max_ms": max(presses) * 1000,
+        "presses": len(presses),
+        "cold_first_press_s": cold,
+        "cold_import": cold_import,
+    }
+
+
+# -- 3. a thousand-turn run ---------------------------------------------------------------------
+
+
+class InstantGateway:
+    """The scripted voice's words without litellm's round trip, to build a long run in seconds."""
+
+    async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+        from studio.llm import Completion, scripted
+
+        text = scripted.compose(ctx.role, ctx.task, ctx.character, ctx.scene, ctx.turn, messages)
+        return Completion(text, settings.model, {"prompt_tokens": 1, "completion_tokens": 1}, 1, 0.0)
+
+
+def build_long_run(db: Path, turns: int) -> int:
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+    from studio.store import Store
+
+    path = ROOT / "plays" / "interview.toml"
+    play = load_play(path).model_copy(update={"turns": turns, "epilogue": False})
+    store = Store(db)
+    engine = Engine.create(store, resolve_cast(play, path, model="scripted"), {}, gateway=InstantGateway())
+    asyncio.run(engine.play_to_end())
+    events = len(store.events(engine.run_id))
+    store.close()
+    return events
+
+
+async def bench_long_run(db: Path) -> dict:
+    from textual import events
+    from textual.screen import Screen
+
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+
+    phase = ["opening"]
+    frames: dict[str, list[float]] = {"opening": [], "scrolling": []}
+    stalls: dict[str, list[float]] = {"opening": [], "scrolling": []}
+    on_timer_update = Screen._on_timer_update
+
+    def timed(self):
+        start = time.perf_counter()
+        on_timer_update(self)
+        frames[phase[0]].append(time.perf_counter() - start)
+
+    Screen._on_timer_update = timed
+    stop = asyncio.Event()
+
+    async def watch_loop():
+        while not stop.is_set():
+            start = time.perf_counter()
+            await asyncio.sleep(0.001)
+            stalls[phase[0]].append(time.perf_counter() - start - 0.001)
+            if os.environ.get("BENCH_DEBUG") and time.perf_counter() - start > 0.04:
+                print("stall", phase[0], round((time.perf_counter() - start) * 1000), "litellm" in sys.modules,
+                      file=sys.stderr)
+
+    store = Store(db)
+    app = StudioApp(store, run_id=1)
+    watcher = asyncio.create_task(watch_loop())
+    opened_in = 0.0
+    try:
+        started = time.perf_counter()
+        async with app.run_test(size=(100, 30)) as pilot:
+            while getattr(app.screen, "engine", None) is None:
+                await pilot.pause(0.005)
+            await pilot.pause(0.2)
+            opened_in = time.perf_counter() - started
+            phase[0] = "scrolling"
+            stage = app.screen.query_one("#stage")
+            lines = len(stage.entries)
+            for _ in range(40 if QUICK else 150):
+                await pilot.press("pageup")
+            await pilot.press("home")
+            for _ in range(60 if QUICK else 200):
+                await pilot.press("down")
+            for _ in range(20 if QUICK else 60):
+                await pilot.press("pagedown")
+            await pilot.press("end")
+            for _ in range(30 if QUICK else 100):
+                await pilot.press("up")
+            region = stage.region
+            for _ in range(40 if QUICK else 150):  # the mouse wheel over the stage: the view moves, the cursor stays
+                x, y = region.x + 5, region.y + 5
+                app.post_message(events.MouseScrollUp(None, x, y, 0, -1, 0, False, False, False, x, y))
+                await pilot.pause()
+            await pilot.pause()
+            wheeled = stage.scroll_offset.y
+    finally:
+        stop.set()
+        await watcher
+        Screen._on_timer_update = on_timer_update
+        store.close()
+    return {
+        "stage_lines": lines,
+        "wheel_scrolled_to": wheeled,
+        "open_s": opened_in,
+        "frames": {k: len(v) for k, v in frames.items()},
+        "slowest_frame_ms": {k: max(v) * 1000 for k, v in frames.items()},
+        "median_frame_ms": statistics.median(frames["scrolling"]) * 1000,
+        "longest_stall_ms": {k: max(v) * 1000 for k, v in stalls.items()},
+    }
+
+
+def _in_a_fresh_process(part: str, *args: str) -> dict:
+    """Each measure in its own interpreter, as a playwright would meet it: one app, one run."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--part", part, *args, *(["--quick"] if QUICK else [])],
+        capture_output=True, text=True, check=True, timeout=1200,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    os.environ["STUDIO_SCRIPTED_DELAY"] = "0"
+    if "--part" in sys.argv:
+        part = sys.argv[sys.argv.index("--part") + 1]
+        if part == "keypress":
+            with tempfile.TemporaryDirectory() as name:
+                print(json.dumps(asyncio.run(bench_keypress(Path(name)))))
+        elif part == "long":
+            print(json.dumps(asyncio.run(bench_long_run(Path(sys.argv[sys.argv.index("--part") + 2])))))
+        return
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        launch = bench_launch(tmp)
+        print(
+            f"launch to first frame ({launch['terminal']}): median {launch['median_s']:.3f} s, "
+            f"max {launch['max_s']:.3f} s; litellm imported by then: {launch['litellm_imported']}"
+        )
+        keypress = _in_a_fresh_process("keypress")
+        print(
+            f"keypress to first streamed token on screen (scripted): median {keypress['median_ms']:.1f} ms, "
+            f"max {keypress['max_ms']:.1f} ms over {keypress['presses']} presses; "
+            f"the first press right after opening {keypress['cold_first_press_s']:.2f} s"
+            + (" (litellm still being imported in the background)" if keypress["cold_import"] else "")
+        )
+        turns = 200 if QUICK else 1000
+        started = time.perf_counter()
+        events = build_long_run(tmp / "long.db", turns)
+        print(f"built a {turns}-turn run: {events} events in {time.perf_counter() - started:.1f} s")
+        long_run = _in_a_fresh_process("long", str(tmp / "long.db"))
+        slowest, stall = long_run["slowest_frame_ms"], long_run["longest_stall_ms"]
+        print(
+            f"open and scroll the {turns}-turn run ({long_run['stage_lines']} stage lines): on screen in "
+            f"{long_run['open_s']:.2f} s; slowest frame {slowest['opening']:.1f} ms while opening "
+            f"({long_run['frames']['opening']} frames), {slowest['scrolling']:.1f} ms while scrolling "
+            f"({long_run['frames']['scrolling']} frames, median {long_run['median_frame_ms']:.1f} ms); "
+            f"longest event-loop stall {stall['opening']:.1f} ms opening, {stall['scrolling']:.1f} ms scrolling"
+        )
+
+
+if __name__ == "__main__":
+    main()

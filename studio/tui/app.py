@@ -1,0 +1,290 @@
+"""The studio app: a picker of plays and runs, and a screen per open run.
+
+Start-up is kept to Textual and the run store: the engine, pydantic's models and litellm are loaded
+after the first frame (the engine in the worker that opens the run, litellm on a background thread
+once a run is open), so the window appears at once and the first model call does not pay for the
+import.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.app import App
+
+from studio.tui.commands import ControlsProvider
+from studio.tui.controls import GLOBAL
+
+CRITIQUE_VIEW = "studio.tui.critique"
+"""A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
+the plain list of stored critiques."""
+
+
+class StudioApp(App[None]):
+    CSS_PATH = "studio.tcss"
+    TITLE = "studio"
+    BINDINGS = [control.binding() for control in GLOBAL]
+    COMMANDS = App.COMMANDS | {ControlsProvider}
+
+    def __init__(
+        self,
+        store: Any,
+        *,
+        play: tuple[Path, Any, dict[str, Any]] | None = None,
+        run_id: int | None = None,
+        roles: dict[str, str] | None = None,
+        model: str | None = None,
+        gateway: Any = None,
+        plays_dir: Path = Path("plays"),
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.engine: Any = None
+        self.gateway = gateway
+        self.model = model
+        self.roles = dict(roles or {})
+        self.plays_dir = plays_dir
+        self._start_play = play
+        self._start_run = run_id
+        self._first_frame_at: float | None = None
+        self._warm_wanted = False
+
+    def on_mount(self) -> None:
+        self._quiet_collector()
+        if self._start_play is not None:
+            path, cast, options = self._start_play
+            self._open_cast(cast, options)
+        elif self._start_run is not None:
+            self.open_run(self._start_run, self.roles)
+        else:
+            self.show_picker(first=True)
+
+    # -- frames on time ----------------------------------------------------------------------
+
+    def _quiet_collector(self) -> None:
+        """Full garbage collections are taken off Python's schedule, which lets garbage pile up into a
+        collection of a few hundred milliseconds with a long run open, and run on a clock instead: in
+        the playwright's pauses, and every quarter minute at the latest, so each stays short."""
+        gen0, gen1, _ = gc.get_threshold()
+        gc.set_threshold(gen0, gen1, 1_000_000)
+        self._last_input = time.monotonic()
+        self._last_collect = time.monotonic()
+        self.set_interval(0.5, self._collect_when_quiet)
+
+    def _collect_when_quiet(self) -> None:
+        now = time.monotonic()
+        idle = now - self._last_input
+        if self._warm_wanted and idle > 1.5:
+            self._start_warm_up()
+        # Often enough that a full collection stays a few tens of milliseconds even under non-stop input.
+        if (idle > 1.0 and now - self._last_collect > 5.0) or now - self._last_collect > 15.0:
+            gc.collect()
+            self._last_collect = time.monotonic()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseEvent)):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        gen0, gen1, _ = gc.get_threshold()
+        gc.set_threshold(gen0, gen1, 10)
+
+    # -- the first frame -------------------------------------------------------------------
+
+    def first_frame(self) -> bool:
+        """Called once the first screen has been drawn: the benchmark's and the hygiene test's mark.
+
+        True when the app is to stop there (a probe asked for it), so the screen opens nothing.
+        """
+        if self._first_frame_at is not None:
+            return False
+        self._first_frame_at = time.time()
+        probe = os.environ.get("STUDIO_TUI_PROBE")
+        if probe:
+            Path(probe).write_text(
+                json.dumps({"first_frame": self._first_frame_at, "litellm": "litellm" in sys.modules})
+            )
+            if os.environ.get("STUDIO_TUI_PROBE_EXIT") == "1":
+                self.exit()
+                return True
+        return False
+
+    def warm_up(self) -> None:
+        """Import litellm off the loop once the playwright pauses, so the first step streams at once.
+
+        Not at once: the import holds the interpreter for a tenth of a second at a time here and there
+        over a few seconds, which would stutter a screen being scrolled.
+        """
+        if "litellm" in sys.modules or os.environ.get("STUDIO_TUI_NO_WARMUP") == "1":
+            return
+        self._warm_wanted = True
+
+    def _start_warm_up(self) -> None:
+        self._warm_wanted = False
+        if "litellm" in sys.modules:
+            return
+        from studio.llm import gateway
+
+        load = getattr(gateway, "warm_up", None) or getattr(gateway, "_load_litellm", None)
+        if load is None:
+            return
+
+        def warm() -> None:
+            load()
+            # litellm leaves a heap of long-lived objects; without this every full collection walks them
+            # all and stalls a frame for a tenth of a second.
+            gc.freeze()
+
+        threading.Thread(target=warm, name="studio-warm-up", daemon=True).start()
+
+    # -- opening runs ----------------------------------------------------------------------
+
+    def show_picker(self, first: bool = False) -> None:
+        from studio.tui.screens.picker import PickerScreen
+
+        picker = PickerScreen(self.plays_dir, can_go_back=self.engine is not None)
+        if first:
+            self.push_screen(picker)
+        else:
+            self.switch_screen(picker)
+
+    def back_to_run(self) -> None:
+        if self.engine is not None:
+            self.open_run(self.engine.run_id)
+
+    def open_play(self, path: Path) -> None:
+        """A new run of a play file, with the --model and --role the app was started with."""
+        from studio.model import InputError, load_play, resolve_cast
+
+        try:
+            cast = resolve_cast(load_play(path), path, model=self.model, roles=self.roles)
+        except InputError as exc:
+            self.notify(exc.message, title="Cannot open the play", severity="error", timeout=12)
+            return
+        options = {"model": self.model, "roles": self.roles, "seed": cast.play.seed}
+        self._open_cast(cast, options)
+
+    def _open_cast(self, cast: Any, options: dict[str, Any]) -> None:
+        gateway = self.gateway
+        store = self.store
+
+        def opener() -> Any:
+            from studio.engine import Engine
+
+            check_models(cast)
+            return Engine.create(store, cast, options, gateway=gateway)
+
+        self._show_run(opener)
+
+    def open_run(self, run_id: int, roles: dict[str, str] | None = None) -> None:
+        gateway = self.gateway
+        store = self.store
+
+        def opener() -> Any:
+            from studio.engine import Engine
+
+            return Engine(store, run_id, gateway=gateway)
+
+        def after(engine: Any) -> list[str]:
+            return apply_roles(engine, roles or {})
+
+        self._show_run(opener, after)
+
+    def _show_run(self, opener: Any, after: Any = None) -> None:
+        from studio.tui.screens.main import MainScreen
+
+        screen = MainScreen(opener, after)
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def open_failed(self, error: BaseException) -> None:
+        from studio.model import InputError
+
+        message = error.message if isinstance(error, InputError) else str(error)
+        self.notify(message, title="Cannot open the run", severity="error", timeout=12)
+        self.engine = None
+        self.show_picker()
+
+    # -- app-wide controls -----------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from studio.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def show_critiques(self, engine: Any) -> None:
+        import importlib
+
+        try:
+            module = importlib.import_module(CRITIQUE_VIEW)
+        except ImportError:
+            module = None
+        if module is not None and hasattr(module, "CritiqueScreen"):
+            self.push_screen(module.CritiqueScreen(engine))
+            return
+        from studio.tui.screens.dialogs import CritiquesScreen
+
+        self.push_screen(CritiquesScreen(engine.store.critiques(engine.run_id)))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Always plain text: messages carry model output, paths and provider errors, and any of them may
+        hold square brackets that markup would swallow or choke on."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    async def action_quit(self) -> None:
+        """Quit at once: committed events are already on disk; a line being written is dropped."""
+        self.exit()
+
+
+def check_models(cast: Any) -> None:
+    """Every model a role will call must be routable; the first that is not stops the opening."""
+    from studio.llm import check_model
+    from studio.model import InputError
+
+    seen: dict[str, str | None] = {}
+    for role in cast.roles:
+        if role.human:
+            continue
+        if role.model not in seen:
+            seen[role.model] = check_model(role.model)
+        if seen[role.model]:
+            raise InputError(cast.play_path, f"cast.{role.key}.model", seen[role.model] or "", None)
+
+
+def apply_roles(engine: Any, roles: dict[str, str]) -> list[str]:
+    """`--role WORD=human` takes a role over in a resumed run; any other value hands it back."""
+    from studio.model import InputError
+
+    said = []
+    for word, choice in roles.items():
+        matches = engine.cast.matching(word)
+        if not matches:
+            raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
+        for role in matches:
+            if choice == "human" and role.key not in engine.state.humans:
+                engine.take_over(role.key)
+                said.append(f"You play {role.name} ({role.key}).")
+            elif choice != "human" and role.key in engine.state.humans:
+                engine.release(role.key)
+                said.append(f"{role.name} ({role.key}) goes back to the model.")
+    return said

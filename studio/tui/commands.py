@@ -1,0 +1,55 @@
+"""The command palette's view of the controls: every binding by name, plus one command per role and
+per strategy so the palette can do in one step what a dialog does in two."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable, Iterator
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from studio.tui.controls import GLOBAL, MAIN
+
+
+class ControlsProvider(Provider):
+    def _commands(self) -> Iterator[tuple[str, Callable[[], Any], str]]:
+        screen = self.screen
+        on_run = hasattr(screen, "engine")
+        controls = (MAIN + GLOBAL) if on_run else GLOBAL
+        for control in controls:
+            target = screen if control in MAIN else self.app
+            yield (
+                f"{control.label} ({control.keys})",
+                partial(target.run_action, control.action),
+                f"{control.help} [{control.id}]",
+            )
+        engine = getattr(screen, "engine", None)
+        if engine is None:
+            return
+        for role in engine.cast.roles:
+            human = role.key in engine.state.humans
+            verb = "Hand back" if human else "Take over"
+            yield (
+                f"{verb} {role.name} ({role.key})",
+                partial(screen.toggle_role, role.key),
+                "You write their lines from their next turn." if not human else f"{role.model} plays them again.",
+            )
+        if engine.cast.has("superego") and engine.cast.superego.enabled:
+            for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+                on = engine.state.strategy_on(name)
+                yield (
+                    f"Superego: switch {name.replace('_', ' ')} {'off' if on else 'on'}",
+                    partial(screen.switch_strategy, name, not on),
+                    "From the next step on.",
+                )
+
+    async def discover(self) -> Hits:
+        for name, runnable, help_text in self._commands():
+            yield DiscoveryHit(name, runnable, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, runnable, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), runnable, help=help_text)

@@ -1,0 +1,221 @@
+"""Every control of the app, in one table.
+
+The key bindings, the footer, the command palette, the help screen and the README's table are all
+read from here, so a control cannot exist in one place and be missing from another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Control:
+    id: str
+    key: str
+    action: str
+    label: str
+    help: str
+    group: str
+    key_display: str | None = None
+    show: bool = True
+
+    def binding(self) -> Binding:
+        return Binding(
+            self.key, self.action, self.label, show=self.show, key_display=self.key_display, id=self.id
+        )
+
+    @property
+    def keys(self) -> str:
+        """The keys as a person types them, for the help screen and the README."""
+        if self.key_display:
+            return self.key_display
+        names = {
+            "left_square_bracket": "[",
+            "right_square_bracket": "]",
+            "less_than_sign": "<",
+            "greater_than_sign": ">",
+            "question_mark": "?",
+            "space": "space",
+        }
+        return " / ".join(names.get(k, k) for k in self.key.split(","))
+
+
+RUN = "Run"
+LINES = "Lines"
+CAST = "Cast and voice"
+PANES = "Panes"
+APP = "App"
+
+# The screen a run is open on.
+MAIN: tuple[Control, ...] = (
+    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN),
+    Control(
+        "play",
+        "p",
+        "play",
+        "Play/Pause",
+        "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
+        RUN,
+    ),
+    Control(
+        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN
+    ),
+    Control(
+        "regenerate",
+        "g",
+        "regenerate",
+        "Regenerate",
+        "Write the selected line again as a new take; what followed it stays with the old take.",
+        LINES,
+    ),
+    Control(
+        "take-previous",
+        "left_square_bracket",
+        "take(-1)",
+        "Prev take",
+        "Follow the previous take of the selected line.",
+        LINES,
+        key_display="[",
+    ),
+    Control(
+        "take-next",
+        "right_square_bracket",
+        "take(1)",
+        "Next take",
+        "Follow the next take of the selected line.",
+        LINES,
+        key_display="]",
+    ),
+    Control(
+        "edit-line",
+        "e",
+        "edit_line",
+        "Edit line",
+        "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
+        LINES,
+    ),
+    Control(
+        "note",
+        "n",
+        "note",
+        "Note",
+        "Write a note in the director's pane: the director and the characters hear it next turn.",
+        LINES,
+    ),
+    Control(
+        "roles",
+        "t",
+        "roles",
+        "Take over",
+        "Take over a role or hand it back to its model; a human role's turn opens an input box.",
+        CAST,
+    ),
+    Control(
+        "strategies",
+        "v",
+        "strategies",
+        "Superego",
+        "Switch each of the superego's strategies on or off, from the next step on.",
+        CAST,
+    ),
+    Control(
+        "edit-character",
+        "c",
+        "edit_character",
+        "Edit sheet",
+        "Edit the highlighted character's sheet; validated as you type, saved to characters/.",
+        CAST,
+    ),
+    Control(
+        "toggle-stage", "1", "toggle_pane('stage')", "Stage", "Show or hide the stage.", PANES, show=False
+    ),
+    Control(
+        "toggle-backstage",
+        "2",
+        "toggle_pane('backstage')",
+        "Backstage",
+        "Show or hide the backstage of the selected line.",
+        PANES,
+        show=False,
+    ),
+    Control(
+        "toggle-notes",
+        "3",
+        "toggle_pane('notes')",
+        "Notes",
+        "Show or hide the director's notes.",
+        PANES,
+        show=False,
+    ),
+    Control(
+        "toggle-cast",
+        "4",
+        "toggle_pane('cast')",
+        "Cast",
+        "Show or hide the character sheets.",
+        PANES,
+        show=False,
+    ),
+    Control(
+        "widen-side",
+        "less_than_sign",
+        "resize(5)",
+        "Wider side",
+        "Move the divider left: more room for the side panes.",
+        PANES,
+        key_display="<",
+        show=False,
+    ),
+    Control(
+        "narrow-side",
+        "greater_than_sign",
+        "resize(-5)",
+        "Wider stage",
+        "Move the divider right: more room for the stage.",
+        PANES,
+        key_display=">",
+        show=False,
+    ),
+    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP),
+    Control(
+        "critiques",
+        "K",
+        "critiques",
+        "Critiques",
+        "Show the critics' verdicts on this run.",
+        APP,
+        show=False,
+    ),
+    Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP),
+)
+
+# Everywhere, the picker included.
+GLOBAL: tuple[Control, ...] = (
+    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
+    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP),
+)
+
+# Moving on the stage; bound on the stage itself.
+STAGE: tuple[Control, ...] = (
+    Control("line-up", "up,k", "cursor(-1)", "Up", "Select the line above.", LINES, key_display="↑/k", show=False),
+    Control("line-down", "down,j", "cursor(1)", "Down", "Select the line below.", LINES, key_display="↓/j", show=False),
+    Control("page-up", "pageup", "page(-1)", "Page up", "Select a page up.", LINES, show=False),
+    Control("page-down", "pagedown", "page(1)", "Page down", "Select a page down.", LINES, show=False),
+    Control("first-line", "home", "first", "First", "Select the first line.", LINES, show=False),
+    Control(
+        "last-line", "end", "last", "Last", "Select the newest line and follow the play as it is written.", LINES,
+        show=False,
+    ),
+)
+
+ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
+
+
+def by_id(control_id: str) -> Control:
+    for control in ALL:
+        if control.id == control_id:
+            return control
+    raise KeyError(control_id)

@@ -1,0 +1,1 @@
+"""The app's screens: the picker, the run screen, help and the modal dialogs."""

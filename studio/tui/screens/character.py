@@ -1,0 +1,137 @@
+"""The character sheet editor: validated on every keystroke, saved atomically, never saved invalid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from studio.model import CharacterSheet, save_character
+
+NUMBERS = {"temperature": float, "max_tokens": int}
+FIELDS = ("name", "description", "prompt", "model", "temperature", "max_tokens")
+
+
+class CharacterScreen(ModalScreen[Path | None]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="save-character"),
+        Binding("escape", "cancel", "Cancel", id="cancel-character"),
+    ]
+
+    def __init__(self, sheet: CharacterSheet, path: Path, role_label: str) -> None:
+        super().__init__()
+        self._sheet = sheet
+        self._path = path
+        self._role_label = role_label
+        self.valid: CharacterSheet | None = sheet
+        self.problems: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        sheet = self._sheet
+        with Vertical(classes="dialog wide", id="character-dialog"):
+            yield Label(Text(f"{self._role_label} · {self._path}"), classes="dialog-title")
+            with VerticalScroll(id="character-fields"):
+                yield Label("Name")
+                yield Input(sheet.name, id="field-name")
+                yield Label("Public description: what the others know of them")
+                yield Input(sheet.description, id="field-description")
+                yield Label("Prompt: who they are and how they speak")
+                yield TextArea(sheet.prompt.strip(), id="field-prompt", soft_wrap=True, show_line_numbers=False)
+                with Horizontal(id="character-settings"):
+                    with Vertical():
+                        yield Label("Model (empty: the play's)")
+                        yield Input(sheet.model or "", id="field-model")
+                    with Vertical():
+                        yield Label("Temperature 0-2")
+                        yield Input("" if sheet.temperature is None else f"{sheet.temperature:g}",
+                                    id="field-temperature")
+                    with Vertical():
+                        yield Label("Max tokens")
+                        yield Input("" if sheet.max_tokens is None else str(sheet.max_tokens), id="field-max_tokens")
+            yield Static(id="character-problems")
+            with Horizontal(classes="buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="character-save")
+                yield Button("Cancel", id="character-cancel")
+            yield Label("This run keeps the cast it started with; new runs read the saved sheet.",
+                        classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self._validate()
+
+    def _values(self) -> dict[str, Any]:
+        data: dict[str, Any] = self._sheet.model_dump(exclude_none=True)
+        problems: dict[str, str] = {}
+        for field in FIELDS:
+            if field == "prompt":
+                raw = self.query_one("#field-prompt", TextArea).text
+            else:
+                raw = self.query_one(f"#field-{field}", Input).value
+            raw = raw.strip()
+            if field in NUMBERS:
+                if not raw:
+                    data.pop(field, None)
+                    continue
+                try:
+                    data[field] = NUMBERS[field](raw)
+                except ValueError:
+                    kind = "a whole number" if NUMBERS[field] is int else "a number"
+                    problems[field] = f"write it as {kind}"
+                continue
+            if field == "model" and not raw:
+                data.pop("model", None)
+                continue
+            data[field] = raw
+        self.problems = problems
+        return data
+
+    def _validate(self) -> None:
+        data = self._values()
+        problems = dict(self.problems)
+        sheet = None
+        if not problems:
+            try:
+                sheet = CharacterSheet.model_validate(data)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    field = str(err["loc"][0]) if err["loc"] else "sheet"
+                    problems.setdefault(field, err["msg"].lower())
+        self.valid = sheet if not problems else None
+        self.problems = problems
+        for field in FIELDS:
+            widget = self.query_one(f"#field-{field}")
+            widget.set_class(field in problems, "-invalid")
+        message = "  ".join(f"{field}: {problem}" for field, problem in problems.items())
+        self.query_one("#character-problems", Static).update(Text(message or "Valid."))
+        self.query_one("#character-problems").set_class(bool(problems), "-invalid")
+        self.query_one("#character-save", Button).disabled = self.valid is None
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        self._validate()
+
+    @on(Button.Pressed, "#character-save")
+    def action_save(self) -> None:
+        self._validate()
+        if self.valid is None:
+            self.notify("Not saved: " + "; ".join(f"{k}: {v}" for k, v in self.problems.items()),
+                        severity="error")
+            return
+        try:
+            save_character(self.valid, self._path)
+        except OSError as exc:
+            self.notify(f"Not saved: {self._path}: {exc.strerror}", severity="error")
+            return
+        self.dismiss(self._path)
+
+    @on(Button.Pressed, "#character-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,189 @@
+"""The small modal screens: edit a line, take over roles, switch strategies, export, read critiques.
+
+Each returns what the playwright chose through `dismiss`; the main screen does the engine call, so a
+dialog never touches the run itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, RadioButton, RadioSet, Static, Switch
+from textual.widgets.option_list import Option
+
+from studio.tui.views import STRATEGY_LABELS
+
+
+class Dialog(ModalScreen[Any]):
+    BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close-dialog")]
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class EditLineScreen(Dialog):
+    """The playwright's own words for a line; committing branches the run there."""
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self._title = title
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="edit-line-dialog"):
+            yield Label(Text(self._title), classes="dialog-title")
+            yield Input(self._text, id="edit-line-input")
+            yield Label(
+                "Enter commits: your line replaces it and the run branches from here; the old future stays a take. "
+                "Esc cancels.",
+                classes="dialog-help",
+            )
+
+    @on(Input.Submitted, "#edit-line-input")
+    def _submit(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.notify("A line cannot be empty.", severity="warning")
+            return
+        self.dismiss(text)
+
+
+class RolesScreen(Dialog):
+    """Pick a role to take over, or one you play to hand back to its model."""
+
+    def __init__(self, rows: list[tuple[str, str, bool, str]]) -> None:
+        super().__init__()
+        self._rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="roles-dialog"):
+            yield Label("Take over a role, or hand it back", classes="dialog-title")
+            options = []
+            for key, name, human, model in self._rows:
+                text = Text()
+                text.append(f"{name} ", style="bold")
+                text.append(f"({key})  ", style="dim")
+                text.append("played by you: Enter hands it back" if human else f"{model}: Enter takes it over",
+                            style="yellow" if human else "")
+                options.append(Option(text, id=key))
+            yield OptionList(*options, id="roles-list")
+            yield Label("Enter toggles the highlighted role; Esc closes.", classes="dialog-help")
+
+    @on(OptionList.OptionSelected, "#roles-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class StrategiesScreen(Dialog):
+    """The superego's three strategies as switches; each flip is sent to the engine at once."""
+
+    def __init__(self, states: dict[str, bool], on_switch: Any) -> None:
+        super().__init__()
+        self._states = states
+        self._on_switch = on_switch
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="strategies-dialog"):
+            yield Label("The superego's strategies", classes="dialog-title")
+            for name, on_ in self._states.items():
+                with Horizontal(classes="switch-row"):
+                    yield Switch(on_, id=f"strategy-{name}")
+                    yield Label(STRATEGY_LABELS[name].split(" ", 1)[1].capitalize() + f"  ({name})")
+            yield Label("Space or Enter flips a switch; it counts from the next step. Esc closes.",
+                        classes="dialog-help")
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        name = (event.switch.id or "").removeprefix("strategy-")
+        if name in self._states and self._states[name] != event.value:
+            self._states[name] = event.value
+            self._on_switch(name, event.value)
+
+
+class ExportScreen(Dialog):
+    """Format, backstage or not, and where: handed back as a dict for the exporter."""
+
+    FORMATS = ("fountain", "markdown", "pdf")
+
+    def __init__(self, default_dir: str = "exports") -> None:
+        super().__init__()
+        self._default_dir = default_dir
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="export-dialog"):
+            yield Label("Export the current take", classes="dialog-title")
+            with RadioSet(id="export-format"):
+                for i, fmt in enumerate(self.FORMATS):
+                    label = "PDF" if fmt == "pdf" else fmt.capitalize()
+                    yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
+            yield Checkbox("Include the backstage", id="export-backstage")
+            yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
+            with Horizontal(classes="buttons"):
+                yield Button("Export", variant="primary", id="export-go")
+                yield Button("Cancel", id="export-cancel")
+
+    def _choice(self) -> dict[str, Any]:
+        radio = self.query_one("#export-format", RadioSet)
+        index = radio.pressed_index if radio.pressed_index >= 0 else 0
+        path = self.query_one("#export-path", Input).value.strip()
+        return {
+            "fmt": self.FORMATS[index],
+            "backstage": self.query_one("#export-backstage", Checkbox).value,
+            "out": Path(path) if path else None,
+        }
+
+    @on(Button.Pressed, "#export-go")
+    @on(Input.Submitted, "#export-path")
+    def _go(self) -> None:
+        self.dismiss(self._choice())
+
+    @on(Button.Pressed, "#export-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CritiquesScreen(Dialog):
+    """The critics' verdicts stored with the run, newest last, until a richer view plugs in."""
+
+    def __init__(self, critiques: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self._critiques = critiques
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="critiques-dialog"):
+            yield Label("Critiques of this run", classes="dialog-title")
+            with VerticalScroll():
+                if not self._critiques:
+                    yield Static(Text("No critiques yet.", style="dim"))
+                for critique in self._critiques:
+                    yield Static(_critique_text(critique), classes="critique")
+            yield Label("Esc closes.", classes="dialog-help")
+
+
+def _critique_text(critique: dict[str, Any]) -> Text:
+    text = Text()
+    text.append(f"Critique {critique.get('id')}", style="bold")
+    if critique.get("model"):
+        text.append(f" · {critique['model']}", style="dim")
+    if critique.get("head") is not None:
+        text.append(f" · up to event {critique['head']}", style="dim")
+    for key, value in critique.items():
+        if key in ("id", "head", "created", "model"):
+            continue
+        if isinstance(value, dict):
+            score = value.get("score")
+            note = value.get("interpretation") or value.get("note") or ""
+            text.append(f"\n{key.replace('_', ' ')}: ", style="bold")
+            text.append(f"{score}/10 " if score is not None else "")
+            text.append(str(note))
+        else:
+            text.append(f"\n{key.replace('_', ' ')}: ", style="bold")
+            text.append(value if isinstance(value, str) else json.dumps(value))
+    return text

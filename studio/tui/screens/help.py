@@ -1,0 +1,53 @@
+"""Every control and pane on one screen, read from the same table as the bindings."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from studio.tui.controls import ALL, APP, CAST, LINES, PANES, RUN
+
+PANES_HELP = (
+    ("Stage", "The play as an audience sees it, streaming as it is written. ↑/↓ select a line."),
+    ("Backstage", "For the selected line: what was said and what the protagonist heard, the draft, the "
+                  "superego's critique, kept or revised, and prompt rewrites as a diff."),
+    ("Notes", "Scene briefs, the director's interventions and your notes; type a note and press Enter."),
+    ("Cast", "Each character with the prompt they play under now; Enter or c edits a sheet."),
+)
+
+
+def help_table() -> Table:
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("what")
+    table.add_column("id", style="dim", no_wrap=True)
+    for group in (RUN, LINES, CAST, PANES, APP):
+        table.add_row(Text(group, style="bold underline"), "", "")
+        for control in ALL:
+            if control.group == group:
+                table.add_row(control.keys, control.help, control.id)
+        table.add_row("", "", "")
+    table.add_row(Text("Panes", style="bold underline"), "", "")
+    for name, text in PANES_HELP:
+        table.add_row(name, text, "")
+    table.add_row("", "", "")
+    table.add_row("ctrl+p", "The command palette: every control above, by name.", "")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,question_mark,q,f1", "dismiss", "Close", id="close-help"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="help-dialog"):
+            yield Label("studio · keys and panes", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(help_table(), id="help-table")
+            yield Label("Esc closes.", classes="dialog-help")

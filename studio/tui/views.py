@@ -1,0 +1,332 @@
+"""What the side panes say, computed from the engine: the backstage of a line, the notes, the cast.
+
+Kept apart from the widgets so that a pane is a thin shell over a pure function of the run, and what a
+pane says can be checked without a screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from studio.store import events as ev
+from studio.store.events import Event
+
+STRATEGY_LABELS = {
+    "rewrite_prompt": "1 rewrite prompt",
+    "rewrite_speech": "2 rewrite speech",
+    "critique": "3 critique",
+}
+
+TASK_VERBS = {
+    "scene": "opens the scene",
+    "direct": "directs",
+    "speak": "speaks",
+    "rewrite_speech": "rewrites what the protagonist hears",
+    "draft": "drafts a reply",
+    "critique": "critiques the draft",
+    "revise": "revises the reply",
+    "rewrite_prompt": "rewrites the protagonist's prompt",
+    "epilogue": "writes the epilogue",
+}
+
+
+def word_diff(old: str, new: str) -> Text:
+    """The new text with what it dropped struck out in red and what it added in green."""
+    from difflib import SequenceMatcher
+
+    a, b = old.split(), new.split()
+    out = Text()
+    matcher = SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(" ".join(a[i1:i2]) + " ")
+            continue
+        if op in ("delete", "replace"):
+            out.append("[-" + " ".join(a[i1:i2]) + "-]", style="red strike")
+            out.append(" ")
+        if op in ("insert", "replace"):
+            out.append("{+" + " ".join(b[j1:j2]) + "+}", style="green bold")
+            out.append(" ")
+    out.rstrip()
+    removed = sum(i2 - i1 for op, i1, i2, _, _ in matcher.get_opcodes() if op in ("delete", "replace"))
+    added = sum(j2 - j1 for op, _, _, j1, j2 in matcher.get_opcodes() if op in ("insert", "replace"))
+    out.append(f"\n({removed} words out, {added} in)", style="dim")
+    return out
+
+
+def _section(title: str, body: RenderableType | str, style: str = "") -> list[RenderableType]:
+    head = Text(title, style="bold")
+    if isinstance(body, str):
+        body = Text(body, style=style)
+    return [head, body, Text("")]
+
+
+def _take_label(engine: Any, event: Event, takes: dict[int, tuple[int, int]] | None) -> str:
+    if event.kind == ev.SCENE:
+        return ""
+    if takes is not None:
+        index, count = takes.get(event.id, (1, 1))
+    else:
+        siblings = [t.id for t in engine.takes(event.id)]
+        index, count = (siblings.index(event.id) + 1 if event.id in siblings else 1), len(siblings)
+    return f"take {index} of {count}" if count > 1 else ""
+
+
+def origin_note(event: Event) -> str:
+    if event.origin == "human":
+        return "written by you"
+    if event.origin == "override":
+        return "edited by you"
+    if event.origin == "model" and event.model:
+        return f"written by {event.model}"
+    return ""
+
+
+def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> RenderableType:
+    """Everything that shaped the selected line, as the backstage pane shows it.
+
+    `takes` maps a line to (which take, of how many) when the caller keeps count; else the store is asked.
+    """
+    if event_id is None:
+        return Text("Nothing on stage yet. Press s to play the first turn.", style="dim")
+    event = engine.by_id.get(event_id)
+    if event is None:
+        return Text("")
+    parts: list[RenderableType] = []
+    who = event.character or "The stage"
+    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"turn {event.turn}" if event.turn else "",
+                         _take_label(engine, event, takes), origin_note(event)) if f]
+    parts.append(Text(f"{who} · " + " · ".join(facts) if facts else who, style="bold underline"))
+    parts.append(Text(""))
+    if event.origin == "override" and "override_of" in event.data:
+        original = engine.by_id.get(event.data["override_of"]) or _safe_event(engine, event.data["override_of"])
+        if original is not None:
+            parts += _section("Your edit, against the old line", word_diff(original.text, event.text))
+    if event.kind == ev.SCENE:
+        parts += _backstage_scene(engine, event)
+    elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
+        parts += _backstage_ego(engine, event)
+    elif event.role == "director":
+        brief = engine.cast.play.brief(event.scene or 0)
+        parts += _section("The scene's brief", brief or "(none: the director reads the premise)", "italic")
+    elif event.kind in (ev.STAGE, ev.DIRECTION):
+        parts += _backstage_other(engine, event)
+    return Group(*parts)
+
+
+def _safe_event(engine: Any, event_id: int) -> Event | None:
+    try:
+        return engine.store.event(event_id)
+    except Exception:
+        return None
+
+
+def _backstage_scene(engine: Any, event: Event) -> list[RenderableType]:
+    play = engine.cast.play
+    parts = _section("Premise", play.premise.strip() or "(none)", "italic")
+    brief = play.brief(event.scene or 0)
+    if brief:
+        parts += _section(f"Scene {event.scene}", brief, "italic")
+    return parts
+
+
+def _ego_name(engine: Any) -> str:
+    return engine.cast.ego.name
+
+
+def _superego_name(engine: Any) -> str:
+    return engine.cast.role("superego").name if engine.cast.has("superego") else "The superego"
+
+
+def _backstage_other(engine: Any, event: Event) -> list[RenderableType]:
+    ego = _ego_name(engine)
+    parts = _section(f"{event.character} said", event.text)
+    heard_id = engine.state.heard.get(event.id)
+    heard = engine.by_id.get(heard_id) if heard_id is not None else None
+    if heard is not None:
+        parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
+    else:
+        parts += _section(f"{ego} heard it", "as it was said (no rewrite)", "dim")
+    state = engine.state
+    if state.other_line is not None and state.other_line.id == event.id:
+        if state.draft is not None:
+            parts += _section(f"{ego}'s draft, so far", state.draft.text, "italic")
+        if state.critique is not None:
+            parts += _section(f"{_superego_name(engine)}'s critique", state.critique.text, "italic")
+        parts.append(Text(f"{ego} has not answered yet.", style="dim"))
+    return parts
+
+
+def _backstage_ego(engine: Any, event: Event) -> list[RenderableType]:
+    ego = event.character or _ego_name(engine)
+    superego = _superego_name(engine)
+    shaping = [e for e in (engine.by_id.get(i) for i in event.shaped_by) if e is not None]
+    kinds = {e.kind: e for e in shaping}
+    parts: list[RenderableType] = []
+    other = _other_line_before(engine, event)
+    if other is not None:
+        parts += _section(f"{other.character} said", other.text)
+    rewrite = kinds.get(ev.REWRITE_SPEECH)
+    if rewrite is not None:
+        parts += _section(f"{ego} heard it as ({superego}'s rewrite)", rewrite.text, "italic")
+    elif other is not None:
+        parts += _section(f"{ego} heard it", "as it was said (no rewrite this turn)", "dim")
+    draft = kinds.get(ev.DRAFT)
+    critique = kinds.get(ev.CRITIQUE)
+    if draft is not None:
+        parts += _section(f"{ego}'s draft", draft.text, "italic")
+    if critique is not None:
+        parts += _section(f"{superego}'s critique", critique.text, "italic")
+    kept = event.data.get("kept_draft")
+    if draft is not None and event.origin == "model":
+        if kept:
+            parts += _section("Verdict", f"{ego} kept the draft after the critique.", "green")
+        else:
+            parts += _section(f"Verdict: {ego} revised the draft", word_diff(draft.text, event.text))
+    elif draft is None and event.origin == "model" and event.kind != ev.EPILOGUE:
+        parts += _section("Verdict", "no draft this turn: the line went straight to the stage", "dim")
+    parts += _prompt_sections(engine, event, kinds.get(ev.REWRITE_PROMPT))
+    return parts
+
+
+def _other_line_before(engine: Any, event: Event) -> Event | None:
+    path = engine.path
+    try:
+        index = next(i for i, e in enumerate(path) if e.id == event.id)
+    except StopIteration:
+        return None
+    for e in reversed(path[:index]):
+        if e.kind in (ev.STAGE, ev.DIRECTION) and e.role not in ("ego", "director"):
+            return e if e.turn == event.turn else None
+        if e.role == "ego" and e.kind in (ev.STAGE, ev.DIRECTION):
+            return None
+    return None
+
+
+def _prompt_sections(engine: Any, event: Event, fresh: Event | None) -> list[RenderableType]:
+    ego = event.character or _ego_name(engine)
+    superego = _superego_name(engine)
+    parts: list[RenderableType] = []
+    if fresh is not None:
+        title = f"{ego} spoke under a new prompt ({superego}'s rewrite after turn {fresh.turn})"
+        parts += _section(title, word_diff(fresh.data.get("replaces", ""), fresh.text))
+    else:
+        prompt_id = event.data.get("prompt_event")
+        if prompt_id is not None:
+            source = engine.by_id.get(prompt_id)
+            turn = f" after turn {source.turn}" if source is not None else ""
+            parts += _section("Prompt", f"{superego}'s rewrite{turn} (select that turn's line to see the diff)", "dim")
+        elif event.role == "ego":
+            parts += _section("Prompt", f"{ego}'s own sheet", "dim")
+    for later in engine.path:
+        if later.kind == ev.REWRITE_PROMPT and later.data.get("source") == event.id:
+            title = f"After this line, {superego} rewrote {ego}'s prompt"
+            parts += _section(title, word_diff(later.data.get("replaces", ""), later.text))
+    return parts
+
+
+def notes(engine: Any) -> RenderableType:
+    """The director's pane: scene briefs, the director's interventions and the playwright's notes."""
+    play = engine.cast.play
+    state = engine.state
+    pending = {n.id for n in state.notes}
+    parts: list[RenderableType] = []
+    if isinstance(play.scenes, list):
+        for number, brief in enumerate(play.scenes, start=1):
+            marker = "▶ " if number == state.scene else "  "
+            line = Text(f"{marker}Scene {number}: ", style="bold" if number == state.scene else "dim bold")
+            line.append(brief, style="" if number == state.scene else "dim")
+            parts.append(line)
+    elif play.premise.strip():
+        parts.append(Text("Premise: ", style="bold").append(play.premise.strip(), style="dim"))
+    parts.append(Text(""))
+    for event in engine.path:
+        if event.role == "director" and event.kind in (ev.STAGE, ev.DIRECTION):
+            line = Text(f"{event.character}, scene {event.scene}: ", style="bold")
+            line.append(event.text, style="italic")
+            parts.append(line)
+        elif event.kind == ev.NOTE:
+            line = Text(f"Your note for turn {(event.turn or 0) + 1}: ", style="bold")
+            line.append(event.text)
+            if event.id in pending:
+                line.append(" (not heard yet)", style="yellow")
+            parts.append(line)
+        elif event.kind == ev.CONTROL:
+            parts.append(Text(event.text, style="dim"))
+        elif event.kind == ev.ERROR:
+            parts.append(Text(f"Model error at turn {event.turn}: {event.text}", style="red"))
+    if len(parts) <= 1 or all(not p for p in parts if isinstance(p, Text)):
+        parts.append(Text("No notes yet.", style="dim"))
+    return Group(*parts)
+
+
+def note_count(engine: Any) -> int:
+    """How many entries the notes pane has below the briefs."""
+    return sum(
+        1
+        for e in engine.path
+        if e.kind in (ev.NOTE, ev.CONTROL, ev.ERROR) or (e.role == "director" and e.kind in (ev.STAGE, ev.DIRECTION))
+    )
+
+
+def role_card(engine: Any, role: Any) -> Text:
+    """One cast member as the sheets pane shows them: who, how they are played, the prompt in force."""
+    state = engine.state
+    human = role.key in state.humans
+    text = Text()
+    text.append(role.name.upper(), style="bold")
+    text.append(f"  {role.key}", style="dim")
+    text.append("  · played by you" if human else f"  · {role.model}", style="yellow" if human else "")
+    text.append(f"\ntemperature {role.temperature:g} · max {role.max_tokens} tokens", style="dim")
+    if role.sheet.description:
+        text.append("\n" + role.sheet.description, style="italic")
+    prompt = role.sheet.prompt.strip()
+    label = "prompt"
+    if role.key == "ego" and state.ego_prompt_event is not None:
+        prompt = state.ego_prompt.strip()
+        rewrite = engine.by_id.get(state.ego_prompt_event)
+        label = f"prompt, as {_superego_name(engine)} rewrote it after turn {rewrite.turn if rewrite else '?'}"
+    text.append(f"\n{label}: ", style="bold")
+    text.append(prompt)
+    return text
+
+
+def status(engine: Any) -> Text:
+    """The top line: where the run is and which voices are on."""
+    state = engine.state
+    play = engine.cast.play
+    text = Text()
+    text.append(play.title, style="bold")
+    text.append(f" · run {engine.run_id}")
+    text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+    text.append(f" · turn {state.turn_in_scene}/{play.turns}")
+    if engine.finished:
+        text.append(" · finished", style="bold green")
+    if engine.cast.has("superego") and engine.cast.superego.enabled:
+        text.append(" · superego:")
+        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+            on = state.strategy_on(name)
+            word = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}[name]
+            text.append(" ")
+            text.append(word, style="bold green" if on else "dim strike")
+    if state.humans:
+        names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
+        text.append(" · you play ")
+        text.append(names, style="bold yellow")
+    return text
+
+
+def next_step(engine: Any) -> str:
+    """What happens next, in words: the activity line's lead when nothing is being written."""
+    pending = engine.pending()
+    if pending is None:
+        return "The play is finished"
+    step = pending.step
+    if step.kind == ev.SCENE:
+        return f"Next: scene {step.scene} opens"
+    name = pending.role.name if pending.role is not None else "?"
+    who = f"you, as {name}," if pending.human else name
+    return f"Next: {who} {TASK_VERBS.get(step.task, step.task)}"

@@ -1,0 +1,57 @@
+"""The app's first frame comes before litellm: checked in a fresh interpreter, where sys.modules tells
+the truth about what an import actually pulled in."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+HEADLESS = "textual.drivers.headless_driver:HeadlessDriver"
+
+
+def _python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("module", ["studio.tui", "studio.tui.app", "studio.cli"])
+def test_importing_the_app_imports_neither_litellm_nor_the_engine(module):
+    loaded = _python(
+        f"import sys, {module}\n"
+        "print(','.join(m for m in ('litellm', 'studio.engine', 'studio.llm.gateway') if m in sys.modules))"
+    )
+    assert loaded == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["open", "plays/interview.toml", "--model", "scripted"],
+        # a model litellm must route: the check waits until after the first frame
+        ["open", "plays/interview.toml", "--model", "openai/gpt-4o-mini"],
+        ["open"],  # the picker
+    ],
+    ids=["scripted", "litellm-routed", "picker"],
+)
+def test_the_first_frame_comes_before_litellm(tmp_path, args):
+    probe = tmp_path / "probe.json"
+    env = dict(
+        os.environ,
+        STUDIO_TUI_PROBE=str(probe),
+        STUDIO_TUI_PROBE_EXIT="1",
+        TEXTUAL_DRIVER=HEADLESS,
+        STUDIO_DB=str(tmp_path / "studio.db"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "studio.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(probe.read_text())
+    assert seen["litellm"] is False
