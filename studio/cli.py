@@ -164,16 +164,9 @@ def _parse_strategies(text: str | None) -> list[str] | None:
 
 
 def _check_models(cast: Any, where: str) -> None:
-    from studio.llm import check_model
+    from studio.llm import check_cast_models
 
-    seen: dict[str, str | None] = {}
-    for role in cast.roles:
-        if role.human:
-            continue
-        if role.model not in seen:
-            seen[role.model] = check_model(role.model)
-        if seen[role.model]:
-            raise InputError(where, f"cast.{role.key}.model", seen[role.model] or "", None)
+    check_cast_models(cast, where)
 
 
 def _console():

@@ -19,6 +19,7 @@ from studio.llm.gateway import (
     Completion,
     Gateway,
     ModelError,
+    check_cast_models,
     check_model,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "Completion",
     "Gateway",
     "ModelError",
+    "check_cast_models",
     "check_model",
 ]

@@ -430,3 +430,17 @@ def _usage(litellm, found, route: str, messages: list[dict], text: str) -> dict:
         prompt = sum(len(str(m.get("content", "")).split()) for m in messages)
         completion = len(text.split())
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def check_cast_models(cast, where: str) -> None:
+    """Every model a cast will call must be routable: the first that is not is bad input in `where`."""
+    from studio.model import InputError
+
+    seen: dict[str, str | None] = {}
+    for role in cast.roles:
+        if role.human:
+            continue
+        if role.model not in seen:
+            seen[role.model] = check_model(role.model)
+        if seen[role.model]:
+            raise InputError(where, f"cast.{role.key}.model", seen[role.model] or "", None)

@@ -258,17 +258,9 @@ class StudioApp(App[None]):
 
 def check_models(cast: Any) -> None:
     """Every model a role will call must be routable; the first that is not stops the opening."""
-    from studio.llm import check_model
-    from studio.model import InputError
+    from studio.llm import check_cast_models
 
-    seen: dict[str, str | None] = {}
-    for role in cast.roles:
-        if role.human:
-            continue
-        if role.model not in seen:
-            seen[role.model] = check_model(role.model)
-        if seen[role.model]:
-            raise InputError(cast.play_path, f"cast.{role.key}.model", seen[role.model] or "", None)
+    check_cast_models(cast, cast.play_path)
 
 
 def apply_roles(engine: Any, roles: dict[str, str]) -> list[str]:
