@@ -80,18 +80,24 @@ def text_line(raw: str, *, in_speech: bool, opening: bool = False) -> str:
     return line
 
 
-def speech_lines(text: str, *, opening: bool) -> list[str]:
-    """A stretch of speech as dialogue lines: blank lines become two spaces, runs of them one."""
+def _held_together(text: str, render) -> list[str]:
+    """Lines of one element: a blank line inside it becomes two spaces (runs of them one), so the
+    element does not end there; `render(raw, first)` renders each non-blank line."""
     out: list[str] = []
     for raw in _lines(text):
         if not raw:
             if out and out[-1] != "  ":
                 out.append("  ")
             continue
-        out.append(text_line(raw, in_speech=True, opening=opening and not out))
+        out.append(render(raw, not out))
     while out and out[-1] == "  ":
         out.pop()
     return out
+
+
+def speech_lines(text: str, *, opening: bool) -> list[str]:
+    """A stretch of speech as dialogue lines: blank lines become two spaces, runs of them one."""
+    return _held_together(text, lambda raw, first: text_line(raw, in_speech=True, opening=opening and first))
 
 
 def action_lines(text: str) -> list[str]:
@@ -104,20 +110,14 @@ def action_lines(text: str) -> list[str]:
 
 def note_text(text: str) -> str:
     """Text for inside [[ ]]: no way out of the note, into a boneyard, or past a blank line."""
-    out: list[str] = []
-    for raw in _lines(text):
-        if not raw:
-            if out and out[-1] != "  ":
-                out.append("  ")
-            continue
+
+    def render(raw: str, first: bool) -> str:
         line = _split_brackets(raw)
         line = line.replace("/*", "/" + ZWSP + "*").replace("*/", "*" + ZWSP + "/")
         # Readers resolve \* \_ \\ even in notes; keep a literal backslash literal.
-        line = re.sub(r"\\(?=[\\*_])", "\\\\" + ZWSP, line)
-        out.append(line)
-    while out and out[-1] == "  ":
-        out.pop()
-    return "\n".join(out)
+        return re.sub(r"\\(?=[\\*_])", "\\\\" + ZWSP, line)
+
+    return "\n".join(_held_together(text, render))
 
 
 def cue(name: str) -> str:
