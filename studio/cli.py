@@ -169,6 +169,14 @@ def _check_models(cast: Any, where: str) -> None:
     check_cast_models(cast, where)
 
 
+def _esc(value: object) -> str:
+    """Text from a play file, a model or a provider goes through this before any Rich print, so `[/]`
+    or `[link=...]` in it is shown as typed instead of crashing the print or becoming a live link."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
 def _console():
     from rich.console import Console
 
@@ -249,14 +257,14 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     models = ", ".join(
         f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
     )
-    console.print(f"[bold]{verb} {engine.run_id}[/] · {engine.cast.play.title} · {models}")
+    console.print(f"[bold]{verb} {engine.run_id}[/] · {_esc(engine.cast.play.title)} · {_esc(models)}")
     if resumed:
         printer.replay(engine.stage() if not backstage else engine.path)
 
     def ask(pending: Any) -> str:
         printer.end_line()
         role = pending.role
-        label = f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})"
+        label = _esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
         while True:
             try:
                 text = console.input(f"[bold]{label} ›[/] ")
@@ -277,7 +285,7 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         return 130
     except EngineError as exc:
         printer.end_line()
-        console.print(f"[red]Model error:[/] {exc}")
+        console.print(f"[red]Model error:[/] {_esc(exc)}")
         console.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
         return 1
     printer.end_line()
@@ -308,7 +316,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     table = Table("run", "play", "started", "events", "head")
     for info in runs:
         started = datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
-        table.add_row(str(info.id), info.title, started, str(info.events), str(info.head or "-"))
+        table.add_row(str(info.id), _esc(info.title), started, str(info.events), str(info.head or "-"))
     console = _console()
     if runs:
         console.print(table)
@@ -335,7 +343,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(event.to_json())
         return 0
     console = _console()
-    console.print(f"[bold]Run {run_id}[/] · {engine.cast.play.title} · by {engine.cast.play.author}")
+    console.print(f"[bold]Run {run_id}[/] · {_esc(engine.cast.play.title)} · by {_esc(engine.cast.play.author)}")
     printer = StagePrinter(console, engine.cast, backstage=args.backstage)
     printer.replay(engine.path if args.backstage else engine.stage())
     printer.end_line()
@@ -623,6 +631,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head -1`) went away: end quietly, and keep Python's flush at exit from
+        # raising again on the closed stdout.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:
+        from studio.store import StoreError
+        from studio.store.db import HeadMoved
+
+        if isinstance(exc, HeadMoved):
+            print("studio: another process moved this run on while this one was playing; nothing unsaved "
+                  "was kept. 'studio show RUN' prints where it stands now.", file=sys.stderr)
+            return 1
+        if isinstance(exc, StoreError):
+            print(f"studio: {exc}; 'studio runs' lists the runs.", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        raise
 
 
 if __name__ == "__main__":

@@ -1,0 +1,48 @@
+"""Issue 7: text from a play file is printed as text, and every command ends with a message, not a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import STUDIO, ROOT
+from test_cli import studio, workdir  # noqa: F401  (fixture)
+
+NASTY_TITLES = ["Act [/] One", "[link=http://evil.example]Click[/link]", "[bold red]Loud", "Mal [/]"]
+
+
+@pytest.mark.parametrize("title", NASTY_TITLES)
+def test_markup_in_a_title_is_printed_as_typed(workdir, title):
+    play = workdir / "plays" / "interview.toml"
+    text = play.read_text().replace('title = "The Interview"', f'title = "{title}"')
+    play.write_text(text.replace("turns = 10", "turns = 2"))
+    db = workdir / "s.db"
+    run = studio("run", play, "--model", "scripted", db=db)
+    assert run.returncode == 0, run.stderr
+    assert title in run.stdout
+    runs = studio("runs", db=db)
+    assert runs.returncode == 0, runs.stderr
+    show = studio("show", "1", db=db)
+    assert show.returncode == 0, show.stderr
+    assert title in show.stdout
+    assert "\x1b]8;" not in run.stdout + show.stdout + runs.stdout  # no live link
+
+
+@pytest.mark.parametrize("command", [["rewind", "999"], ["show", "999"], ["override", "999", "3", "x"]])
+def test_unknown_run_is_a_message_not_a_traceback(workdir, command):
+    result = studio(*command, db=workdir / "s.db")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "999" in result.stderr and "studio runs" in result.stderr
+
+
+def test_closed_pipe_ends_quietly(workdir):
+    db = workdir / "s.db"
+    assert studio("run", ROOT / "plays" / "interview.toml", "--model", "scripted", db=db).returncode == 0
+    shell = f"{' '.join(map(str, STUDIO))} show 1 --json --all | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "STUDIO_DB": str(db), "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+                          cwd=ROOT, timeout=120)
+    assert done.stdout.count("\n") == 1
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
