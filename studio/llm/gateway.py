@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from studio.llm.clean import clean_model_text
 from studio.llm.errors import ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -290,11 +291,16 @@ def _judge(litellm, exc: BaseException, settings: CallSettings) -> _Verdict:
 
 
 def _retry_after(exc: BaseException) -> float:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    try:
-        return float(headers.get("retry-after", 0))
-    except (TypeError, ValueError, AttributeError):
-        return 0.0
+    """The provider's Retry-After in seconds; litellm keeps the headers on `litellm_response_headers`."""
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        try:
+            value = headers.get("retry-after") if headers else None
+            if value is not None:
+                return max(0.0, float(value))
+        except (TypeError, ValueError, AttributeError):
+            continue
+    return 0.0
 
 
 # --------------------------------------------------------------------------- the gateway
@@ -396,7 +402,7 @@ class Gateway:
         try:
             async for chunk in stream:
                 if chunk.choices:
-                    piece = chunk.choices[0].delta.content
+                    piece = clean_model_text(chunk.choices[0].delta.content or "")
                     if piece:
                         pieces.append(piece)
                         if on_token is not None:
@@ -412,7 +418,8 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await stream.aclose()
             raise
-        text = "".join(pieces)
+        # Cleaned again whole: a sequence split across two pieces is removed from what is stored.
+        text = clean_model_text("".join(pieces))
         return text, _usage(litellm, usage, route, messages, text)
 
 

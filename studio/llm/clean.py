@@ -1,0 +1,25 @@
+"""The one place model text is cleaned of terminal control before it enters the studio.
+
+Text is stored clean (the gateway cleans it on the way in) rather than cleaned per view: every view
+(run, show, export, the app, JSON piped to another tool) then shows the same safe text, and no new view
+can forget the step. Ordinary text, tabs and line breaks are kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEQUENCES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, OSC 8 links
+    r"|\x1b[P^_X][^\x1b]*(?:\x1b\\)?"  # DCS, PM, APC, SOS strings
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, clear screen, alternate screen
+    r"|\x1b[ -/]*[0-~]"  # two-byte escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_model_text(text: str) -> str:
+    """Model text without escape sequences or control characters; a lone ESC split off is dropped too."""
+    text = text.replace("\r\n", "\n")
+    return _CONTROLS.sub("", _SEQUENCES.sub("", text))

@@ -1,0 +1,40 @@
+"""Issue 7: model text is stored without terminal control; Retry-After is read where litellm keeps it."""
+
+from __future__ import annotations
+
+import pytest
+
+from studio.llm.clean import clean_model_text
+from studio.llm.gateway import _retry_after
+
+
+@pytest.mark.parametrize("raw, kept", [
+    ("Hello\x1b]0;owned\x07 there", "Hello there"),
+    ("\x1b[2Jcleared", "cleared"),
+    ("\x1b[?1049hmoved\x1b[?1049l", "moved"),
+    ("\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\", "click"),
+    ("\x1b[31mred\x1b[0m", "red"),
+    ("bell\x07 and\x00 nul\x9b2J", "bell and nul"),
+    ("line one\r\nline two\n\tindented", "line one\nline two\n\tindented"),
+    ("plain [bold]markup[/] stays text, é ✓", "plain [bold]markup[/] stays text, é ✓"),
+])
+def test_control_sequences_are_removed_and_text_kept(raw, kept):
+    assert clean_model_text(raw) == kept
+    assert "\x1b" not in clean_model_text(raw)
+
+
+class _Fault(Exception):
+    def __init__(self, litellm_headers=None, response_headers=None):
+        self.litellm_response_headers = litellm_headers
+        if response_headers is not None:
+            self.response = type("R", (), {"headers": response_headers})()
+
+
+@pytest.mark.parametrize("exc, seconds", [
+    (_Fault({"retry-after": "30"}), 30.0),
+    (_Fault(None, {"retry-after": "7"}), 7.0),
+    (_Fault({"retry-after": "soon"}), 0.0),
+    (_Fault(), 0.0),
+])
+def test_retry_after_is_read_from_litellm_headers(exc, seconds):
+    assert _retry_after(exc) == seconds
