@@ -355,6 +355,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_rewind(args: argparse.Namespace) -> int:
     from studio.engine import Engine
 
+    if args.turns < 1:
+        raise InputError("--turns", None, f"must be at least 1, not {args.turns}", "e.g. studio rewind RUN --turns 2")
     store = _open_store(args.db)
     engine = Engine(store, _run_id(args.run), gateway=object())
     before = engine.head
@@ -370,6 +372,8 @@ def cmd_override(args: argparse.Namespace) -> int:
     from studio.engine import Engine
     from studio.store import StoreError
 
+    if not args.text.strip():
+        raise InputError("TEXT", None, "the new line is empty", "give the words the line should say instead")
     store = _open_store(args.db)
     engine = Engine(store, _run_id(args.run), gateway=object())
     try:

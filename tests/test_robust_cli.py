@@ -46,3 +46,18 @@ def test_closed_pipe_ends_quietly(workdir):
                           cwd=ROOT, timeout=120)
     assert done.stdout.count("\n") == 1
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("command, words", [
+    (["rewind", "1", "--turns", "-1"], ["--turns", "at least 1"]),
+    (["rewind", "1", "--turns", "0"], ["--turns", "at least 1"]),
+    (["override", "1", "3", ""], ["empty"]),
+    (["override", "1", "3", "   "], ["empty"]),
+])
+def test_commands_that_would_do_nothing_say_so(workdir, command, words):
+    db = workdir / "s.db"
+    result = studio(*command, db=db)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in result.stderr
