@@ -61,3 +61,13 @@ def test_commands_that_would_do_nothing_say_so(workdir, command, words):
     assert "Traceback" not in result.stderr
     for word in words:
         assert word in result.stderr
+
+
+@pytest.mark.parametrize("name", ["plays/interview.toml", "characters/jenny.toml"])
+def test_a_byte_order_mark_is_accepted(workdir, name):
+    path = workdir / name
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    play = workdir / "plays" / "interview.toml"
+    play.write_text(play.read_text(encoding="utf-8-sig").replace("turns = 10", "turns = 1"), encoding="utf-8-sig")
+    result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
+    assert result.returncode == 0, result.stderr

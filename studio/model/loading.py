@@ -71,7 +71,8 @@ def _read_toml(path: Path, what: str) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check its permissions") from None
     try:
-        text = raw.decode("utf-8")
+        # utf-8-sig: a byte-order mark some editors write is accepted, not reported as bad TOML at line 1.
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError(
