@@ -71,3 +71,13 @@ def test_a_byte_order_mark_is_accepted(workdir, name):
     play.write_text(play.read_text(encoding="utf-8-sig").replace("turns = 10", "turns = 1"), encoding="utf-8-sig")
     result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("ref, suggested", [("missing.toml", "create missing.toml,"),
+                                            ("nobody", "create characters/nobody.toml,")])
+def test_a_missing_character_suggests_the_right_file(workdir, ref, suggested):
+    play = workdir / "plays" / "interview.toml"
+    play.write_text(play.read_text().replace('character = "jenny"', f'character = "{ref}"'))
+    result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
+    assert result.returncode == 2
+    assert suggested in result.stderr and ".toml.toml" not in result.stderr, result.stderr

@@ -194,7 +194,8 @@ def resolve_cast(
                 str(path),
                 f"{field}.character",
                 f"no character called '{member.character}'",
-                f"create characters/{member.character}.toml, or use one of: {known}",
+                f"create {member.character if member.character.endswith('.toml') else 'characters/' + member.character + '.toml'}"
+                f", or use one of: {known}",
             )
         sheet = load_character(cpath)
         s = _settings([sheet, member, {"model": model}], kind)
