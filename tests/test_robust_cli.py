@@ -81,3 +81,11 @@ def test_a_missing_character_suggests_the_right_file(workdir, ref, suggested):
     result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
     assert result.returncode == 2
     assert suggested in result.stderr and ".toml.toml" not in result.stderr, result.stderr
+
+
+def test_two_speakers_with_one_name_are_refused(workdir):
+    play = workdir / "plays" / "interview.toml"
+    play.write_text(play.read_text().replace('character = "sasha_interviewer"', 'character = "jenny"'))
+    result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "already speaks" in result.stderr and "cast.others" in result.stderr, result.stderr

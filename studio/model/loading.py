@@ -203,6 +203,18 @@ def resolve_cast(
             ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, **s)  # type: ignore[arg-type]
         )
 
+    # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
+    speakers: dict[str, str] = {}
+    for (key, kind, member, field), role in zip(seats, resolved):
+        if kind not in ("ego", "other"):
+            continue
+        folded = role.name.casefold()
+        if folded in speakers:
+            raise InputError(
+                str(path), f"{field}.character", f"'{role.name}' already speaks as {speakers[folded]}",
+                "give each speaking character its own name",
+            )
+        speakers[folded] = field
     cast_settings = SuperegoSettings.model_validate(
         play.cast.superego.model_dump(include=set(SuperegoSettings.model_fields)) if play.cast.superego else {}
     )
