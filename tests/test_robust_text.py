@@ -38,3 +38,16 @@ class _Fault(Exception):
 ])
 def test_retry_after_is_read_from_litellm_headers(exc, seconds):
     assert _retry_after(exc) == seconds
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("check http://user:sk-KEY123@host:8000/v1 now", "check http://***@host:8000/v1 now"),
+    ("https://KEYONLY@api.example/v1", "https://***@api.example/v1"),
+    ("http://127.0.0.1:8000/v1 has no credentials", "http://127.0.0.1:8000/v1 has no credentials"),
+])
+def test_credentials_in_addresses_are_redacted(raw, shown):
+    from studio.llm.clean import redact_url_credentials
+    from studio.llm.gateway import _scrub
+
+    assert redact_url_credentials(raw) == shown
+    assert "KEY" not in _scrub(raw)

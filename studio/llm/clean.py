@@ -23,3 +23,11 @@ def clean_model_text(text: str) -> str:
     """Model text without escape sequences or control characters; a lone ESC split off is dropped too."""
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
+
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+
+
+def redact_url_credentials(text: str) -> str:
+    """`http://user:KEY@host/v1` becomes `http://***@host/v1`: a key in an address is never shown."""
+    return _URL_CREDENTIALS.sub(r"\1***@", text)

@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from studio.llm.clean import clean_model_text
+from studio.llm.clean import clean_model_text, redact_url_credentials
 from studio.llm.errors import ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -199,7 +199,7 @@ def _scrub(text: str, limit: int = 160) -> str:
     for var, value in os.environ.items():
         if value and len(value) >= 8 and _SECRET_NAME.search(var):
             text = text.replace(value, "***")
-    text = _SECRET_SHAPE.sub("***", text)
+    text = _SECRET_SHAPE.sub("***", redact_url_credentials(text))
     text = " ".join(_OBJECT_REPR.sub("", text).split())
     while (bare := _LITELLM_PREFIX.sub("", text, count=1)) != text:
         text = bare
@@ -279,7 +279,7 @@ def _judge(litellm, exc: BaseException, settings: CallSettings) -> _Verdict:
     if isinstance(exc, litellm.Timeout) or status == 408:
         return _Verdict(True, f"no answer within {settings.timeout:g}s", "raise the timeout, " + FALLBACK_HINT)
     if isinstance(exc, litellm.APIConnectionError) or _NO_LINE.search(detail):
-        check = f"check the server at {settings.api_base} is running" if settings.api_base else "check the network"
+        check = f"check the server at {redact_url_credentials(settings.api_base)} is running" if settings.api_base else "check the network"
         return _Verdict(True, f"could not reach the provider ({detail})", f"{check}, {FALLBACK_HINT}")
     if (status is not None and status >= 500) or isinstance(
         exc, (litellm.ServiceUnavailableError, litellm.InternalServerError, litellm.BadGatewayError)
