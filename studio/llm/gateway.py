@@ -432,6 +432,9 @@ def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
     }
     if settings.api_base:
         request["api_base"] = settings.api_base
+        if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            # A server of one's own rarely checks keys, but the OpenAI client insists on one.
+            request["api_key"] = "none"
     if settings.stop:
         request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
     if settings.top_p is not None:

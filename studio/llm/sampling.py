@@ -55,6 +55,14 @@ def is_embedded(model: str) -> bool:
     return model.startswith(EMBEDDED_PREFIX)
 
 
+def embedded_hint(models: Iterable[str]) -> str:
+    """The line under a run's header when the embedded model plays: what to expect, where to look."""
+    if not any(is_embedded(m) for m in models):
+        return ""
+    return ("local/smollm2 is a tiny offline model (135M parameters), there so the studio works anywhere; "
+            "'studio models' shows the better ones you can use here.")
+
+
 def settings_for(
     *,
     model: str,
