@@ -108,3 +108,23 @@ async def test_a_humans_line_is_theirs_word_for_word(engine_for):
     line = await engine.step(text=f"{said} {said}\nSasha: no.")
     assert line.text == f"{said} {said}\nSasha: no."
     assert "guard" not in line.data
+
+
+async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engine_for):
+    from rich.console import Console
+
+    from studio.terminal import StagePrinter
+
+    engine = engine_for(turns=1, strategies=[])
+    console = Console(record=True, width=200, color_system=None)
+    printer = StagePrinter(console, engine.cast)
+    engine.token_listeners.append(printer.token)
+    engine.event_listeners.append(printer.event)
+    engine.retry_listeners.append(printer.retry)
+    scripted.queue("Why did you leave? Why did you leave? Why did", task="speak", role="other")
+    scripted.queue("Because the house was too quiet.", task="speak", role="ego")
+    await engine.play_turn()
+    shown = console.export_text()
+    assert "Why did you leave? Why did you leave?" in shown  # what streamed
+    assert "(kept: Why did you leave?)" in shown
+    assert shown.count("kept:") == 1  # a line kept whole is not repeated
