@@ -128,3 +128,13 @@ async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engin
     assert "Why did you leave? Why did you leave?" in shown  # what streamed
     assert "(kept: Why did you leave?)" in shown
     assert shown.count("kept:") == 1  # a line kept whole is not repeated
+
+
+async def test_the_second_ask_is_a_little_warmer_and_its_settings_are_recorded(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Jenny: Hello.", task="speak", role="other")
+    scripted.queue("Where were you born?", task="speak", role="other")
+    await engine.step()  # the scene heading
+    line = await engine.step()
+    assert line.text == "Where were you born?"
+    assert line.settings["temperature"] == 0.7  # the other's 0.4, warmed for the second ask

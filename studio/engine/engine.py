@@ -8,7 +8,7 @@ note and switch_strategy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
@@ -167,6 +167,8 @@ class Engine:
             if not guarded.text:
                 # Nothing left once cleaned (only a repeat, or someone else's part): ask once more.
                 on_retry(2, "the line held nothing of its own once cleaned; asking again")
+                # a little warmer, so the second answer is not the first one again
+                settings = replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
                 completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
                 again = self._guard(step, role, completion.text)
                 guarded = Guarded(again.text, guarded.cuts + ["asked again"] + again.cuts)

@@ -46,6 +46,8 @@ SETUP_HINT = "run scripts/setup (or: pip install llama-cpp-python==0.3.36 llm-sm
 # Saved KV states kept for prefix reuse. SmolLM2-135M's state costs about 23 kB a token, so this holds
 # the states of a few dozen calls of a thousand tokens; STUDIO_LLAMA_CACHE_MB overrides it (0: none).
 CACHE_MB = 384
+# How far back into the prompt the repeat penalty reaches: about the last line or two said.
+PROMPT_PENALTY_WINDOW = int(os.environ.get("STUDIO_PENALTY_WINDOW", "64"))
 
 _loaded: EmbeddedModel | None = None
 _loading = threading.Lock()
@@ -135,6 +137,9 @@ class EmbeddedModel:
             bos_token=self.llama._model.token_get_text(bos) if bos != -1 else "",
         )
         self.cache = PrefixCache(_cache_bytes())
+        # Tokens that end a turn or a line are the template's and the stops', never penalised.
+        marks = "".join(t for t in ("\n", "<|im_end|>", "<|im_start|>", "<|endoftext|>"))
+        self._structural = set(self.llama.tokenize(marks.encode(), add_bos=False, special=True)) | {eos}
 
     def prompt(self, messages: list[dict]) -> tuple[list[int], list[str]]:
         """The prompt's tokens as the model's chat template lays them out, and the template's stops."""
@@ -174,6 +179,11 @@ class EmbeddedModel:
         budget = max(1, min(max_tokens, self.n_ctx - prompt))
         reused = self.cache.restore(self.llama, tokens)
         options = {k: sampling[k] for k in ("top_p", "min_p", "repeat_penalty") if sampling.get(k) is not None}
+        if sampling.get("repeat_penalty"):
+            # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
+            # copying the line it was just told, so the prompt's last tokens are penalised as well.
+            recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
+            options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
         pieces: list[str] = []
         finish = "stop"
         stream = self.llama.create_completion(
@@ -212,6 +222,19 @@ class EmbeddedModel:
             "total_tokens": prompt + completion,
             "cached_tokens": cached,
         }
+
+
+def _penalise(recent: list[int], penalty: float):
+    import numpy as np
+
+    index = np.unique(np.asarray(recent, dtype=np.intc))
+
+    def apply(_input_ids, logits):
+        chosen = logits[index]
+        logits[index] = np.where(chosen > 0, chosen / penalty, chosen * penalty)
+        return logits
+
+    return [apply]
 
 
 def _cache_bytes() -> int:

@@ -8,7 +8,8 @@ it goes on to write the other characters' lines too. So the embedded model gets:
   their order (the ego still warmer than the director) and 0 stays greedy;
 * a repeat penalty, and min-p with top-p to cut the long tail of unlikely tokens;
 * a short ``max_tokens`` per task (a line of speech needs a sentence or two, not 120 tokens);
-* stops at any cast member's cue (``Name:`` at a line start) and at a second paragraph.
+* stops at any cast member's cue (``Name:`` at a line start) and at a second paragraph; a line of
+  speech stops at its first line break, after which a tiny model narrates or writes someone's cue.
 
 Real models keep the role's temperature and ``max_tokens``; they get the stops too on the tasks that
 ask for a line, since a cue or a blank line means the model has begun writing someone else's part.
@@ -81,8 +82,12 @@ def settings_for(
     """
     cues = cue_stops(sorted(names, key=lambda n: n == speaker))
     if is_embedded(model):
-        # The description the inner voice rewrites may run to paragraphs; everything else is one.
-        stop = cues if task == "rewrite_prompt" else (PARAGRAPH, *cues)
+        # A tiny model's line is one line: what follows a line break is narration, stage business or
+        # someone's cue. The description the inner voice rewrites may run to paragraphs.
+        if task in LINE_TASKS:
+            stop: tuple[str, ...] = ("\n",)
+        else:
+            stop = cues if task == "rewrite_prompt" else (PARAGRAPH, *cues)
         return CallSettings(
             model=model,
             temperature=round(temperature * EMBEDDED_TEMPERATURE_SCALE, 3),
