@@ -60,6 +60,9 @@ def test_a_last_sentence_broken_off_by_the_token_limit_is_dropped():
     assert kept.cuts == ["unfinished"]
     # a single unfinished sentence is all there is: it stays
     assert guard_line("The kitchen was always", "Jenny", CAST).text == "The kitchen was always"
+    # but a line that only leads up to words never written says nothing
+    assert guard_line("Jenny,", "Sasha", CAST).text == ""
+    assert guard_line("What I mean is this:", "Sasha", CAST).text == ""
 
 
 # -- through the engine, on the scripted model ------------------------------------------------------

@@ -110,7 +110,8 @@ def drop_unfinished(text: str) -> tuple[str, bool]:
         return text, False
     spans = sentence_spans(stripped)
     if len(spans) < 2:
-        return text, False
+        # "Jenny," or "This is what I mean:" promises words that never came: nothing is said
+        return ("", True) if stripped[-1] in ",:;" else (text, False)
     return stripped[: spans[-1][0]].rstrip(), True
 
 

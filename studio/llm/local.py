@@ -179,7 +179,7 @@ class EmbeddedModel:
         budget = max(1, min(max_tokens, self.n_ctx - prompt))
         reused = self.cache.restore(self.llama, tokens)
         options = {k: sampling[k] for k in ("top_p", "min_p", "repeat_penalty") if sampling.get(k) is not None}
-        if sampling.get("repeat_penalty"):
+        if sampling.get("repeat_penalty") and PROMPT_PENALTY_WINDOW > 0:
             # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
             # copying the line it was just told, so the prompt's last tokens are penalised as well.
             recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
