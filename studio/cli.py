@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="print the result as JSON")
     _db_option(compare)
 
+    models = sub.add_parser("models", help="the models you can use here, and the --model line for each")
+    models.add_argument("--json", action="store_true", help="print the survey as JSON")
+
     return parser
 
 
@@ -258,6 +261,11 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
     )
     console.print(f"[bold]{verb} {engine.run_id}[/] · {_esc(engine.cast.play.title)} · {_esc(models)}")
+    from studio.llm.sampling import embedded_hint
+
+    hint = embedded_hint(r.model for r in engine.cast.roles if r.key not in engine.state.humans)
+    if hint:
+        console.print(f"[dim]{_esc(hint)}[/]")
     if resumed:
         printer.replay(engine.stage() if not backstage else engine.path)
 
@@ -289,10 +297,10 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         console.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
         return 1
     printer.end_line()
-    usage = engine.usage()
+    from studio import usage
+
     console.print(
-        f"[dim]Run {engine.run_id} finished: {usage['calls']} model calls, "
-        f"{usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens. "
+        f"[dim]Run {engine.run_id} finished: {usage.summary(usage.run_usage(engine.store, engine.run_id).total)}. "
         f"'studio show {engine.run_id} --backstage' prints it again with the backstage.[/]"
     )
     return 0
@@ -305,18 +313,22 @@ class _Stop(Exception):
 def cmd_runs(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     runs = store.runs()
+    from studio import usage
+
     if args.json:
         for info in runs:
-            print(json.dumps(info.as_dict()))
+            print(json.dumps({**info.as_dict(), "usage": usage.run_usage(store, info.id).as_dict()}))
         return 0
     from datetime import datetime
 
     from rich.table import Table
 
-    table = Table("run", "play", "started", "events", "head")
+    table = Table("run", "play", "started", "events", "head", "tokens", "cost")
     for info in runs:
         started = datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
-        table.add_row(str(info.id), _esc(info.title), started, str(info.events), str(info.head or "-"))
+        spent = usage.run_usage(store, info.id).total
+        table.add_row(str(info.id), _esc(info.title), started, str(info.events), str(info.head or "-"),
+                      usage.tokens(spent.prompt_tokens + spent.completion_tokens), usage.money(spent.cost))
     console = _console()
     if runs:
         console.print(table)
@@ -349,6 +361,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     printer.end_line()
     if not engine.finished:
         console.print(f"[dim](unfinished: 'studio resume {run_id}' continues)[/]")
+    from studio.commands.spent import print_usage
+
+    print_usage(console, store, engine)
     return 0
 
 
@@ -604,7 +619,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0 if all(c.valid for c in critiques) else 1
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    from studio.commands.models import show
+
+    return show(_console(), as_json=args.json)
+
+
 COMMANDS = {
+    "models": cmd_models,
     "run": cmd_run,
     "runs": cmd_runs,
     "show": cmd_show,

@@ -75,6 +75,12 @@ class StagePrinter:
         streamed = self.streaming is not None
         self.end_line()
         if streamed and event.origin == "model":
+            # The stream showed the model's raw words; say what the line guard kept of them.
+            cuts = event.data.get("guard") or []
+            if "asked again" in cuts:
+                cuts = cuts[len(cuts) - cuts[::-1].index("asked again") :]
+            if cuts and self._visible(event.kind):
+                self.console.print(f"[dim]  (kept: {escape(event.text)})[/]")
             return
         self.print_event(event)
 

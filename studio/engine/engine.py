@@ -8,10 +8,10 @@ note and switch_strategy.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.prompts import PromptBook
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
@@ -51,17 +51,6 @@ class Pending:
     human: bool
 
 
-def clean_line(text: str, name: str) -> str:
-    """Take off what small models add around a line: a leading 'Name:' and wrapping quotes."""
-    text = text.strip()
-    text = re.sub(rf"^\**{re.escape(name)}\**\s*:\s*", "", text, flags=re.IGNORECASE)
-    # a line is one speech: what follows a blank line is the model writing the rest of the play
-    text = text.split("\n\n", 1)[0].strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2:
-        text = text[1:-1].strip()
-    return text
-
-
 class Engine:
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
         self.store = store
@@ -78,6 +67,7 @@ class Engine:
         # told when a model call starts over: what was streamed for that step is void
         self.retry_listeners: list[RetryListener] = []
         self.event_listeners: list[EventListener] = []
+        self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -146,12 +136,17 @@ class Engine:
         if text is not None:
             return self._commit_line(step, role, text, origin="human")
         messages = PromptBook(self.state, self.path, self.by_id).messages(step, role)
-        from studio.llm import CallContext, CallSettings, ModelError
+        from studio.llm import CallContext, ModelError
+        from studio.llm.sampling import settings_for
 
-        settings = CallSettings(
+        speaker = self.state.other_line.character if step.task == "rewrite_speech" and self.state.other_line else None
+        settings = settings_for(
             model=role.model,
             temperature=role.temperature,
             max_tokens=role.max_tokens,
+            task=step.task,
+            names=[r.name for r in self.cast.roles],
+            speaker=speaker or role.name,
             timeout=role.timeout,
             api_base=role.api_base,
         )
@@ -167,6 +162,17 @@ class Engine:
 
         try:
             completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+            guarded = self._guard(step, role, completion.text)
+            usage = dict(completion.usage)
+            if not guarded.text:
+                # Nothing left once cleaned (only a repeat, or someone else's part): ask once more.
+                on_retry(2, "the line held nothing of its own once cleaned; asking again")
+                # a little warmer, so the second answer is not the first one again
+                settings = replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
+                completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+                again = self._guard(step, role, completion.text)
+                guarded = Guarded(again.text, guarded.cuts + ["asked again"] + again.cuts)
+                usage = _add_usage(usage, completion.usage)
         except ModelError as exc:
             error = self._commit(
                 ev.ERROR,
@@ -181,20 +187,53 @@ class Engine:
                 settings=settings.public(),
             )
             raise EngineError(str(exc), error) from exc
+        text = guarded.text
+        if not text and step.kind in (ev.STAGE, ev.DRAFT):
+            text = f"*{role.name} says nothing.*"
         return self._commit_line(
             step,
             role,
-            completion.text,
+            text,
             origin="model",
             model=completion.model,
             settings=settings.public(),
-            usage=dict(completion.usage),
+            usage=usage,
+            guard=guarded.cuts,
         )
 
-    def _commit_line(self, step: Step, role: ResolvedRole, text: str, **fields: Any) -> Event:
-        text = clean_line(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
+    def _guard(self, step: Step, role: ResolvedRole, text: str) -> Guarded:
+        """Cut a model's answer to its own line; see studio.engine.lines."""
+        speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
+        speaker = role.name
+        if step.task == "rewrite_speech" and self.state.other_line is not None:
+            speaker = self.state.other_line.character or role.name
+        # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
+        said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else ()
+        return guard_line(text, speaker, [r.name for r in self.cast.roles], said, speech=speech)
+
+    def _said(self, lines: int = 30) -> list[tuple[str, ...]]:
+        """The sentences of the last stage lines of this take, each split once and remembered."""
+        cache = self._sentences
+        said: list[tuple[str, ...]] = []
+        for event in reversed(self.path):
+            if event.kind != ev.STAGE:
+                continue
+            if event.id not in cache:
+                cache[event.id] = sentence_keys(event.text)
+            said.extend(cache[event.id])
+            lines -= 1
+            if not lines:
+                break
+        return said
+
+    def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
+                     **fields: Any) -> Event:
+        if fields.get("origin") != "model":
+            text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
         kind = step.kind
         data: dict[str, Any] = {"task": step.task}
+        if guard:
+            data["guard"] = guard
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):
             kind = ev.DIRECTION
             text = strip_italics(text)
@@ -385,8 +424,15 @@ class Engine:
             if event.usage:
                 total["prompt_tokens"] += int(event.usage.get("prompt_tokens", 0))
                 total["completion_tokens"] += int(event.usage.get("completion_tokens", 0))
-                total["calls"] += 1
+                total["calls"] += int(event.usage.get("calls", 1))
         return total
+
+
+def _add_usage(first: dict, second: dict) -> dict:
+    """Both calls of a line asked twice: their tokens were all spent."""
+    total = {k: int(first.get(k, 0) or 0) + int(second.get(k, 0) or 0) for k in set(first) | set(second)}
+    total["calls"] = int(first.get("calls", 1) or 1) + int(second.get("calls", 1) or 1)
+    return total
 
 
 def _same(a: str, b: str) -> bool:

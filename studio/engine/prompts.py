@@ -146,7 +146,10 @@ class PromptBook:
         view = self.view(role.kind, self._budget(role, system))
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
-            chat.append({"role": "user", "content": f"*The scene is set. {role.name} speaks.*"})
+            # Plain words, not a stage direction in italics: a small model echoes a direction back.
+            partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
+            ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
+            chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         return [{"role": "system", "content": system}, *chat]
 
     _draft = _speak

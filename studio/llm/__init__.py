@@ -1,10 +1,11 @@
 """The studio's only door to language models.
 
-Everything that asks a model for words goes through :class:`Gateway`, which
-hands every call to litellm, including the two built-in voices: the embedded
-``local/smollm2`` and the deterministic ``scripted`` understudy. litellm is
-heavy and chatty, so it is imported on the first call, never here: importing
-this package must stay cheap for the CLI and the tests
+Everything that asks a model for words goes through :class:`Gateway`. The two
+built-in voices, the embedded ``local/smollm2`` and the deterministic
+``scripted`` understudy, run in-process; every other model goes through
+litellm. litellm is heavy and chatty, so it is imported on the first call that
+needs it, never here: importing this package must stay cheap for the CLI and
+the tests, and a step on a built-in never waits for it
 (``studio.llm.gateway.warm_up()`` does the import ahead of time, off the UI's loop).
 
 Beyond the agreed interface, ``Gateway.complete`` takes an optional

@@ -1,9 +1,10 @@
 """One gateway for every model call: streaming, deadlines, retries, usage, honest errors.
 
-litellm is imported on the first call, on a worker thread (it takes seconds
-and would freeze the UI), with its network price-map fetch, its debug banners
-and its log handlers switched off: the studio runs under a full-screen
-terminal UI, where a stray print tears the screen.
+The built-in models (the embedded one and the scripted understudy) are called in-process; every
+other model goes through litellm. litellm is imported on the first call that needs it, on a worker
+thread (it takes seconds and would freeze the UI), with its network price-map fetch, its debug
+banners and its log handlers switched off: the studio runs under a full-screen terminal UI, where a
+stray print tears the screen.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from studio.llm.clean import clean_model_text, redact_url_credentials
 from studio.llm.errors import ModelError
@@ -28,9 +29,6 @@ BUILTIN_MODELS = ("local/smollm2", "scripted")
 FALLBACK_HINT = "try again later, or use --model local/smollm2"
 UNKNOWN_HINT = "use a litellm name such as openai/gpt-4o-mini, ollama_chat/llama3, or local/smollm2"
 MAX_PAUSE = 60.0
-
-# Same as providers.CONTEXT_KEY; repeated so that importing this module never pulls in litellm.
-_CONTEXT_KEY = "studio_ctx"
 
 
 @dataclass(frozen=True)
@@ -43,16 +41,27 @@ class CallSettings:
     timeout: float = 120.0
     api_base: str | None = None
     retries: int = 3
+    # Sampling beyond temperature; see studio.llm.sampling for who gets what. Unset means the model's own.
+    stop: tuple[str, ...] = ()
+    top_p: float | None = None
+    min_p: float | None = None
+    repeat_penalty: float | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
-        return {
+        public = {
             "model": self.model,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout,
             "api_base": self.api_base,
         }
+        # Recorded only when set, so a take says exactly how its line was sampled.
+        for name in ("stop", "top_p", "min_p", "repeat_penalty"):
+            value = getattr(self, name)
+            if value:
+                public[name] = list(value) if isinstance(value, tuple) else value
+        return public
 
 
 @dataclass(frozen=True)
@@ -102,18 +111,15 @@ def _load_litellm():
             litellm.set_verbose = False
             litellm.drop_params = True
             _hush_loggers()
-            from studio.llm import providers
-
-            providers.register(litellm)
             _litellm = litellm
     return _litellm
 
 
 def warm_up() -> None:
-    """Import litellm and register the built-ins now, on the caller's thread.
+    """Import litellm now, on the caller's thread.
 
-    The first ``complete`` does this anyway, but it takes seconds; a UI can
-    call this from a background thread once its first frame is up.
+    The first ``complete`` of a model outside the built-ins does this anyway, but it takes seconds;
+    a UI can call this from a background thread once its first frame is up.
     """
     _load_litellm()
 
@@ -340,22 +346,24 @@ class Gateway:
         Cancelling the awaiting task stops the attempt at once (the embedded
         model stops sampling within a token) and ``CancelledError`` propagates.
         """
-        litellm = await _litellm_ready()
         started = time.monotonic()
+        builtin = _builtin(_route(settings.model))
         attempt = 0
         while True:
             attempt += 1
             try:
                 async with asyncio.timeout(settings.timeout):
-                    text, usage = await self._attempt(litellm, settings, messages, ctx, on_token)
+                    text, usage = await self._attempt(settings, messages, ctx, on_token)
                 return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
             except _CallerFault as fault:
                 raise fault.__cause__ from None  # type: ignore[misc]
             except Exception as exc:
-                cause = _unwrap(exc, _builtin(_route(settings.model)))
+                cause = _unwrap(exc, builtin)
                 if isinstance(cause, ModelError):
                     cause.attempts = attempt
                     raise cause from None
+                # Judging needs litellm's exception types; a built-in's timeout is judged without them.
+                litellm = None if isinstance(cause, TimeoutError) else await _litellm_ready()
                 verdict = _judge(litellm, cause, settings)
                 pause = self._pause(attempt, cause)
             if not verdict.retry or attempt > settings.retries:
@@ -373,44 +381,35 @@ class Gateway:
 
     async def _attempt(
         self,
-        litellm,
         settings: CallSettings,
         messages: list[dict],
         ctx: CallContext,
         on_token: Callable[[str], None] | None,
     ) -> tuple[str, dict]:
+        """One try: the built-ins are called in-process, without litellm (whose import takes seconds that
+        a first step should not wait for); every other model goes through litellm. Both yield the same
+        (piece, usage) pairs, so streaming, usage and errors are handled by the one loop below."""
         route = _route(settings.model)
-        request: dict = {
-            "model": route,
-            "messages": messages,
-            "temperature": settings.temperature,
-            "max_tokens": settings.max_tokens,
-            "timeout": settings.timeout,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "num_retries": 0,  # the retries are ours, counted and reported
-            "max_retries": 0,
-        }
-        if settings.api_base:
-            request["api_base"] = settings.api_base
         if _builtin(route):
-            # Only the built-ins read it; a hosted provider might forward `metadata` upstream.
-            request["metadata"] = {_CONTEXT_KEY: asdict(ctx)}
-        stream = await litellm.acompletion(**request)
+            from studio.llm import providers
+
+            litellm = _litellm
+            stream = providers.perform(route, messages, settings, ctx)
+        else:
+            litellm = await _litellm_ready()
+            stream = _pieces(await litellm.acompletion(**_request(route, settings, messages)))
         pieces: list[str] = []
         usage = None
         try:
-            async for chunk in stream:
-                if chunk.choices:
-                    piece = clean_model_text(chunk.choices[0].delta.content or "")
-                    if piece:
-                        pieces.append(piece)
-                        if on_token is not None:
-                            try:
-                                on_token(piece)
-                            except Exception as exc:
-                                raise _CallerFault() from exc
-                found = getattr(chunk, "usage", None)
+            async for piece, found in stream:
+                piece = clean_model_text(piece or "")
+                if piece:
+                    pieces.append(piece)
+                    if on_token is not None:
+                        try:
+                            on_token(piece)
+                        except Exception as exc:
+                            raise _CallerFault() from exc
                 if found:
                     usage = found
         except BaseException:
@@ -423,14 +422,58 @@ class Gateway:
         return text, _usage(litellm, usage, route, messages, text)
 
 
+# Most OpenAI-compatible APIs refuse more stop sequences than this.
+MAX_REMOTE_STOPS = 4
+
+
+def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
+    request: dict = {
+        "model": route,
+        "messages": messages,
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+        "timeout": settings.timeout,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "num_retries": 0,  # the retries are ours, counted and reported
+        "max_retries": 0,
+    }
+    if settings.api_base:
+        request["api_base"] = settings.api_base
+        if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            # A server of one's own rarely checks keys, but the OpenAI client insists on one.
+            request["api_key"] = "none"
+    if settings.stop:
+        request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
+    if settings.top_p is not None:
+        request["top_p"] = settings.top_p
+    return request
+
+
+async def _pieces(stream):
+    """litellm's chunks as (piece, usage) pairs; closing this closes the provider's stream."""
+    try:
+        async for chunk in stream:
+            piece = chunk.choices[0].delta.content if chunk.choices else None
+            yield piece or "", getattr(chunk, "usage", None)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await stream.aclose()
+        raise
+
+
 def _usage(litellm, found, route: str, messages: list[dict], text: str) -> dict:
     """Token counts from the stream when the provider reports them, else counted here."""
+    if isinstance(found, dict) and (found.get("prompt_tokens") or found.get("completion_tokens")):
+        return dict(found)  # a built-in's own count, with anything extra it knows (cached_tokens)
     if found:
         prompt = int(getattr(found, "prompt_tokens", 0) or 0)
         completion = int(getattr(found, "completion_tokens", 0) or 0)
         if prompt or completion:
             return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     try:
+        if litellm is None:
+            raise LookupError("litellm not loaded: count words")
         prompt = int(litellm.token_counter(model=route, messages=messages))
         completion = int(litellm.token_counter(model=route, text=text)) if text else 0
     except Exception:

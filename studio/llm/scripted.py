@@ -5,7 +5,7 @@ glance who spoke, in which scene, at which turn and for which job, so every
 line it writes starts with ``(scripted)`` (a stage direction is the same line
 wrapped in ``*...*``) and names the character, scene and turn.
 
-It still travels the whole litellm road (see ``providers.py``), so the
+It travels the gateway's whole road (see ``providers.py``), so the
 gateway's streaming, retry and usage code is exercised for real. Two hooks
 make that road testable:
 

@@ -235,6 +235,11 @@ def resolve_cast(
             else:
                 role.model = choice
                 role.human = False
+    # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
+    server = os.environ.get("STUDIO_API_BASE", "").strip()
+    for role in cast.roles if server else ():
+        if role.api_base is None and role.model.startswith("openai/"):
+            role.api_base = server
     return cast
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from studio import usage
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -316,6 +317,10 @@ def status(engine: Any) -> Text:
         names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
         text.append(" · you play ")
         text.append(names, style="bold yellow")
+    spent = usage.live(engine).total
+    if spent.calls:
+        text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",
+                    style="dim")
     return text
 
 

@@ -1,0 +1,1 @@
+"""Bodies of the `studio` subcommands that outgrew studio/cli.py, one module each."""

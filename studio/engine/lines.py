@@ -1,0 +1,175 @@
+"""What a model's answer becomes as a line of the play: one character's words, each said once.
+
+Small models overrun: after their line they write the other characters' cues and parts, or a second
+paragraph; they fall into a loop and say one sentence again and again; they repeat a sentence already
+said on stage, feeding the loop on the next turn. The stops sent with a call catch most of the
+overruns at the source; this guard cuts whatever still comes back, so the stage, the next prompts
+and the exports only ever hold the line itself. What it cut is reported, so the event can say so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# A sentence this long said twice in one line is a loop, not rhetoric ("No. No." stays).
+MIN_REPEAT_WORDS = 4
+# A sentence this long said again, word for word, after it was said on stage feeds the loop.
+MIN_ECHO_WORDS = 5
+# A run of this many words appearing twice in one line is a loop even without sentence breaks.
+LOOP_WORDS = 6
+# Within a line, sentences this long sharing this much of their vocabulary are one sentence reworded.
+NEAR_WORDS = 6
+NEAR_OVERLAP = 0.8
+
+_SENTENCE = re.compile(r"[^.!?…\n]*(?:[.!?…]+[\"'”’)\]*_]*|\n|$)")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_FINISHED = re.compile(r"[.!?…][\"'”’)\]*_]*$|[*_]$|—$|-$")
+
+
+@dataclass
+class Guarded:
+    """The line as kept, and what was taken off it (``cue``, ``paragraph``, ``repeat``, ``echo``, ``unfinished``)."""
+
+    text: str
+    cuts: list[str] = field(default_factory=list)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("’", "'"))
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence starts and ends; a newline ends a sentence too."""
+    spans = []
+    for match in _SENTENCE.finditer(text):
+        if match.group().strip():
+            spans.append((match.start(), match.end()))
+    return spans
+
+
+def sentence_keys(text: str) -> list[tuple[str, ...]]:
+    """Each sentence of ``text`` as its words, for comparing sentences whatever their case and punctuation."""
+    return [key for start, end in sentence_spans(text) if (key := tuple(words(text[start:end])))]
+
+
+def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if a == b:
+        return True
+    if min(len(a), len(b)) < NEAR_WORDS:
+        return False
+    sa, sb = set(a), set(b)
+    return len(sa & sb) / len(sa | sb) >= NEAR_OVERLAP
+
+
+def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
+    alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
+    if not alternatives:
+        return None
+    # 'Sasha:', '**Sasha:**', 'SASHA (softly):' at the start of a line
+    return re.compile(rf"^[\s*_\"'>-]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def cut_loop(text: str) -> tuple[str, bool]:
+    """Cut a line at the first sentence it already said, or at a run of LOOP_WORDS words said twice."""
+    kept: list[tuple[str, ...]] = []
+    for start, end in sentence_spans(text):
+        key = tuple(words(text[start:end]))
+        if len(key) >= MIN_REPEAT_WORDS and any(_same(key, k) for k in kept if len(k) >= MIN_REPEAT_WORDS):
+            return text[:start].rstrip(" ,;-—"), True
+        if key:
+            kept.append(key)
+    # A loop with no sentence breaks: the same run of words again.
+    found = list(re.finditer(_WORD, text.lower().replace("’", "'")))
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(found) - LOOP_WORDS + 1):
+        run = tuple(m.group() for m in found[i : i + LOOP_WORDS])
+        if run in seen and i - seen[run] >= LOOP_WORDS:
+            return text[: found[i].start()].rstrip(" ,;-—"), True
+        seen.setdefault(run, i)
+    return text, False
+
+
+def cut_echo(text: str, said: Iterable[tuple[str, ...]]) -> tuple[str, bool]:
+    """Cut a line at the first sentence that was already said on stage, word for word."""
+    earlier = {k for k in said if len(k) >= MIN_ECHO_WORDS}
+    if not earlier:
+        return text, False
+    for start, end in sentence_spans(text):
+        key = tuple(words(text[start:end]))
+        if key in earlier:
+            return text[:start].rstrip(" ,;-—"), True
+    return text, False
+
+
+def drop_unfinished(text: str) -> tuple[str, bool]:
+    """Drop a last sentence broken off by the token limit, when a finished one comes before it."""
+    stripped = text.rstrip()
+    if not stripped or _FINISHED.search(stripped):
+        return text, False
+    spans = sentence_spans(stripped)
+    if len(spans) < 2:
+        # "Jenny," or "This is what I mean:" promises words that never came: nothing is said
+        return ("", True) if stripped[-1] in ",:;" else (text, False)
+    return stripped[: spans[-1][0]].rstrip(), True
+
+
+def tidy(text: str, name: str) -> str:
+    """Take off what any writer may put around a line: the speaker's own cue, a second paragraph,
+    wrapping quotes. A human's line gets only this: their words are theirs."""
+    text = text.strip()
+    text = re.sub(rf"^[*_]*{re.escape(name)}[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:\s*", "", text, flags=re.IGNORECASE)
+    text = re.split(r"\n\s*\n", text, maxsplit=1)[0].strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2:
+        text = text[1:-1].strip()
+    return text
+
+
+def guard_line(
+    text: str,
+    name: str,
+    names: Iterable[str] = (),
+    said: Iterable[tuple[str, ...]] = (),
+    *,
+    speech: bool = True,
+) -> Guarded:
+    """The part of a model's answer that is ``name``'s line.
+
+    ``names`` is the cast: a cue of any of them at a line start ends the line (the model has begun
+    someone's part), and so does a blank line. ``said`` holds the sentence keys already said on stage
+    (see :func:`sentence_keys`); a sentence repeating one of them, or one said earlier in the same
+    line, ends the line there. With ``speech`` False (a critique, a rewritten prompt, an epilogue) only
+    loops are cut: such texts may quote the stage and run to paragraphs.
+    """
+    cuts: list[str] = []
+    text = text.strip()
+    if speech:
+        whole = text
+        text = tidy(text, name)
+        cue = _cue(list(names) + [name])
+        match = cue.search(text) if cue else None
+        if match:
+            text = text[: match.start()].strip()
+            cuts.append("cue")
+        # the cue may also have stood after the blank line tidy cut at
+        elif cue and cue.search(whole[len(whole.split("\n\n", 1)[0]) :]):
+            cuts.append("cue")
+        if re.search(r"\n\s*\n", whole.strip()) and "cue" not in cuts:
+            cuts.append("paragraph")
+    text, looped = cut_loop(text)
+    if looped:
+        cuts.append("repeat")
+    if speech:
+        text, echoed = cut_echo(text, said)
+        if echoed:
+            cuts.append("echo")
+        text, broken = drop_unfinished(text)
+        if broken:
+            cuts.append("unfinished")
+    return Guarded(text.strip(), cuts)
+
+
+def clean_line(text: str, name: str) -> str:
+    """A model's line without cues, a second paragraph, wrapping quotes, loops or a broken-off end."""
+    return guard_line(text, name).text

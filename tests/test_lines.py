@@ -1,0 +1,143 @@
+"""The line guard, on the kinds of output a 135M model really writes, crafted and fed through the
+scripted model (or straight to the guard): loops, echoes of the stage, other characters' parts."""
+
+from __future__ import annotations
+
+from studio.engine.lines import guard_line, sentence_keys
+from studio.llm import scripted
+from studio.store import events as ev
+
+CAST = ["Jenny", "Sasha", "Cleo"]
+
+
+def test_a_line_looping_on_one_sentence_is_cut_at_the_repeat():
+    looped = "I'm so glad I could talk to you. " * 12
+    kept = guard_line(looped, "Sasha", CAST)
+    assert kept.text == "I'm so glad I could talk to you."
+    assert "repeat" in kept.cuts
+
+
+def test_a_loop_reworded_a_little_or_without_full_stops_is_cut_too():
+    reworded = "It was a small house with a big garden. It was a small house with a very big garden, you know."
+    assert guard_line(reworded, "Jenny", CAST).text == "It was a small house with a big garden."
+    unpunctuated = "my father used to say keep your head down my father used to say keep your head down my father"
+    assert guard_line(unpunctuated, "Jenny", CAST).text == "my father used to say keep your head down"
+
+
+def test_short_repetition_is_rhetoric_and_stays():
+    assert guard_line("No. No. No. Not that house.", "Jenny", CAST).text == "No. No. No. Not that house."
+
+
+def test_a_line_is_cut_where_another_characters_cue_begins():
+    overrun = "We had a dog called Biscuit.\nSasha: What happened to him?\nJenny: He ran off, like everyone."
+    kept = guard_line(overrun, "Jenny", CAST)
+    assert kept.text == "We had a dog called Biscuit."
+    assert "cue" in kept.cuts
+    # a bold or capitalised cue, after a blank line, with a parenthetical: all cues
+    for cue in ("**Sasha:** Go on.", "SASHA: Go on.", "Sasha (leaning in): Go on."):
+        assert guard_line(f"We had a dog.\n\n{cue}", "Jenny", CAST).text == "We had a dog."
+        assert guard_line(f"We had a dog.\n{cue}", "Jenny", CAST).text == "We had a dog."
+
+
+def test_a_reply_that_starts_with_someone_elses_cue_holds_nothing_of_the_speakers():
+    assert guard_line("Sasha: And your mother?\nJenny: She left.", "Jenny", CAST).text == ""
+    # the speaker's own cue in front is only taken off
+    assert guard_line("Jenny: She left in the spring.", "Jenny", CAST).text == "She left in the spring."
+
+
+def test_a_sentence_already_said_on_stage_ends_the_line():
+    said = sentence_keys("Tell me about the house you grew up in. Take your time.")
+    kept = guard_line("Well. Tell me about the house you grew up in! I would rather not.", "Jenny", CAST, said)
+    assert kept.text == "Well."
+    assert "echo" in kept.cuts
+    # not a rewrite of a line, which may quote it
+    assert guard_line("Tell me about the house you grew up in.", "Sasha", CAST, said, speech=False).text
+
+
+def test_a_last_sentence_broken_off_by_the_token_limit_is_dropped():
+    kept = guard_line("The kitchen was always cold. My father kept the thermostat at", "Jenny", CAST)
+    assert kept.text == "The kitchen was always cold."
+    assert kept.cuts == ["unfinished"]
+    # a single unfinished sentence is all there is: it stays
+    assert guard_line("The kitchen was always", "Jenny", CAST).text == "The kitchen was always"
+    # but a line that only leads up to words never written says nothing
+    assert guard_line("Jenny,", "Sasha", CAST).text == ""
+    assert guard_line("What I mean is this:", "Sasha", CAST).text == ""
+
+
+# -- through the engine, on the scripted model ------------------------------------------------------
+
+
+async def test_a_looping_line_goes_on_stage_cut_and_says_what_was_cut(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("How did you feel about that? " * 8 + "How did", task="speak", role="other")
+    await engine.play_turn()
+    line = next(e for e in engine.path if e.role == "other" and e.kind == ev.STAGE)
+    assert line.text == "How did you feel about that?"
+    assert "repeat" in line.data["guard"]
+
+
+async def test_a_line_left_empty_is_asked_again_once_and_both_calls_are_counted(engine_for, gateway):
+    engine = engine_for(turns=1, strategies=[])
+    retries = []
+    engine.retry_listeners.append(lambda step, attempt, reason: retries.append((step.task, attempt)))
+    scripted.queue("Sasha: And then?\nJenny: Nothing.", task="speak", role="ego")
+    scripted.queue("The summer my father sold the car.", task="speak", role="ego")
+    await engine.play_turn()
+    line = engine.path[-1]
+    assert (line.role, line.kind, line.text) == ("ego", ev.STAGE, "The summer my father sold the car.")
+    assert line.data["guard"] == ["cue", "asked again"]
+    assert line.usage["calls"] == 2
+    assert [t for r, t in gateway.tasks() if r == "ego"] == ["speak", "speak"]
+    assert retries == [("speak", 2)]
+    assert engine.usage()["calls"] == 3  # the other's line and the ego's two
+
+
+async def test_a_line_empty_twice_becomes_silence_not_an_empty_line(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("Sasha: Where did you grow up?", task="speak", role="ego")
+    await engine.play_turn()
+    last = engine.path[-1]
+    assert (last.kind, last.text) == (ev.DIRECTION, "Jenny says nothing.")
+    assert last.data["guard"][0] == "echo" and "asked again" in last.data["guard"]
+
+
+async def test_a_humans_line_is_theirs_word_for_word(engine_for):
+    engine = engine_for(turns=1, strategies=[], roles={"ego": "human"})
+    await engine.step()  # the other's line
+    said = engine.path[-1].text
+    line = await engine.step(text=f"{said} {said}\nSasha: no.")
+    assert line.text == f"{said} {said}\nSasha: no."
+    assert "guard" not in line.data
+
+
+async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engine_for):
+    from rich.console import Console
+
+    from studio.terminal import StagePrinter
+
+    engine = engine_for(turns=1, strategies=[])
+    console = Console(record=True, width=200, color_system=None)
+    printer = StagePrinter(console, engine.cast)
+    engine.token_listeners.append(printer.token)
+    engine.event_listeners.append(printer.event)
+    engine.retry_listeners.append(printer.retry)
+    scripted.queue("Why did you leave? Why did you leave? Why did", task="speak", role="other")
+    scripted.queue("Because the house was too quiet.", task="speak", role="ego")
+    await engine.play_turn()
+    shown = console.export_text()
+    assert "Why did you leave? Why did you leave?" in shown  # what streamed
+    assert "(kept: Why did you leave?)" in shown
+    assert shown.count("kept:") == 1  # a line kept whole is not repeated
+
+
+async def test_the_second_ask_is_a_little_warmer_and_its_settings_are_recorded(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Jenny: Hello.", task="speak", role="other")
+    scripted.queue("Where were you born?", task="speak", role="other")
+    await engine.step()  # the scene heading
+    line = await engine.step()
+    assert line.text == "Where were you born?"
+    assert line.settings["temperature"] == 0.7  # the other's 0.4, warmed for the second ask
