@@ -42,3 +42,15 @@ def test_memory_score_halves_with_age():
     fresh = memory_score(age_turns=0, half_life=10, importance=10, relevance=1)
     old = memory_score(age_turns=10, half_life=10, importance=10, relevance=1)
     assert fresh == 1.0 and old == pytest.approx(0.5)
+
+
+def test_example_character_uses_every_mind_field():
+    from pathlib import Path
+
+    from studio.model.loading import load_character
+
+    sheet = load_character(Path(__file__).parent.parent / "characters" / "mara_lighthouse.toml")
+    assert sheet.traits.extraversion == -2 and sheet.archetype == "skeptic"
+    assert [m.name for m in sheet.moods] == ["weary", "sharp"]
+    assert sheet.knowledge[1].when.keyword == "logbook" and sheet.goals[1].scene == 1
+    assert sheet.memory.half_life_turns == 40 and sheet.reflect_every == 6
