@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.mind.sheet import MindFields
+
 DEFAULT_MODEL = "local/smollm2"
 
 # Temperatures after the Drama Machine's table 1: rigid roles cool, the divided self hot.
@@ -40,7 +42,7 @@ class ModelFields(_Strict):
     timeout: float | None = Field(default=None, gt=0, le=3600)
 
 
-class CharacterSheet(ModelFields):
+class CharacterSheet(ModelFields, MindFields):
     name: str = Field(min_length=1)
     description: str = Field(default="", description="what the other characters know of them")
     prompt: str = Field(min_length=1, description="who they are and how they speak")

@@ -1,0 +1,76 @@
+"""Sheet fields for living characters, bounded so a hand-written or imported sheet cannot blow up a prompt."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Traits use -2..+2: five steps a playwright can pick without pretending to psychometric precision,
+# and zero means "leave the model's default", so an unset trait adds nothing to the prompt.
+TraitValue = int
+
+ARCHETYPES = ("mentor", "trickster", "rebel", "caregiver", "skeptic", "zealot", "schemer", "innocent")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Traits(_Strict):
+    openness: TraitValue = Field(default=0, ge=-2, le=2)
+    conscientiousness: TraitValue = Field(default=0, ge=-2, le=2)
+    extraversion: TraitValue = Field(default=0, ge=-2, le=2)
+    agreeableness: TraitValue = Field(default=0, ge=-2, le=2)
+    neuroticism: TraitValue = Field(default=0, ge=-2, le=2)
+
+
+class Mood(_Strict):
+    name: str = Field(min_length=1, max_length=40)
+    weight: float = Field(default=1.0, gt=0, le=1000)
+    voice: str = Field(default="", max_length=400, description="how the mood colours their lines")
+
+
+class Condition(_Strict):
+    """Declarative unlock rule; all given parts must hold. Never evaluated as code."""
+
+    keyword: str | None = Field(default=None, min_length=1, max_length=80)
+    scene: int | None = Field(default=None, ge=1, le=10_000)
+    turn: int | None = Field(default=None, ge=0, le=1_000_000)
+    fact: str | None = Field(default=None, min_length=1, max_length=80)
+    equals: str | int | float | bool | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> "Condition":
+        if self.keyword is None and self.scene is None and self.turn is None and self.fact is None:
+            raise ValueError("a condition needs at least one of keyword, scene, turn, fact")
+        if (self.fact is None) != (self.equals is None):
+            raise ValueError("'fact' and 'equals' go together")
+        return self
+
+
+class KnowledgeItem(_Strict):
+    text: str = Field(min_length=1, max_length=1000)
+    when: Condition | None = Field(default=None, description="absent: known from the start")
+
+
+class Goal(_Strict):
+    text: str = Field(min_length=1, max_length=300)
+    scene: int | None = Field(default=None, ge=1, le=10_000, description="absent: for the whole play")
+
+
+class MemorySettings(_Strict):
+    recall: int = Field(default=3, ge=0, le=20)
+    half_life_turns: float = Field(default=30.0, gt=0, le=100_000)
+    embedding_model: str | None = Field(default=None, max_length=200)
+
+
+class MindFields(_Strict):
+    traits: Traits | None = None
+    archetype: str | None = Field(default=None, min_length=1, max_length=300)
+    moods: list[Mood] = Field(default_factory=list, max_length=12)
+    mood_redraw: Literal["scene", "turn", "never"] = "scene"
+    knowledge: list[KnowledgeItem] = Field(default_factory=list, max_length=200)
+    goals: list[Goal] = Field(default_factory=list, max_length=20)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    reflect_every: int = Field(default=0, ge=0, le=1000, description="turns between reflections; 0 = never")
