@@ -14,7 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from studio.model import CharacterSheet, save_character
+from studio.model import CharacterSheet, InputError
+from studio.model.edit import save_model
 
 NUMBERS = {"temperature": float, "max_tokens": int}
 FIELDS = ("name", "description", "prompt", "model", "temperature", "max_tokens")
@@ -126,7 +127,11 @@ class CharacterScreen(ModalScreen[Path | None]):
                         severity="error")
             return
         try:
-            save_character(self.valid, self._path)
+            # against the sheet as it was opened: a field changed elsewhere meanwhile is not undone
+            save_model(self.valid, self._path, previous=self._sheet)
+        except InputError as exc:
+            self.notify(f"Not saved: {exc.message}", severity="error", markup=False)
+            return
         except OSError as exc:
             self.notify(f"Not saved: {self._path}: {exc.strerror}", severity="error")
             return
