@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="print the result as JSON")
     _db_option(compare)
 
+    from studio.commands.new import register as register_new
+
+    register_new(sub)
     return parser
 
 
@@ -592,6 +595,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0 if all(c.valid for c in critiques) else 1
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from studio.commands.new import cmd_new as run_new
+
+    return run_new(args)
+
+
 COMMANDS = {
     "run": cmd_run,
     "runs": cmd_runs,
@@ -603,6 +612,7 @@ COMMANDS = {
     "critique": cmd_critique,
     "compare": cmd_compare,
     "open": cmd_open,
+    "new": cmd_new,
 }
 
 
