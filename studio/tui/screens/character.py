@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from studio.model import CharacterSheet, InputError
 from studio.model.edit import save_model
+from studio.tui.widgets.longtext import LongText
 
 NUMBERS = {"temperature": float, "max_tokens": int}
 FIELDS = ("name", "description", "prompt", "model", "temperature", "max_tokens")
@@ -45,7 +46,7 @@ class CharacterScreen(ModalScreen[Path | None]):
                 yield Label("Public description: what the others know of them")
                 yield Input(sheet.description, id="field-description")
                 yield Label("Prompt: who they are and how they speak")
-                yield TextArea(sheet.prompt.strip(), id="field-prompt", soft_wrap=True, show_line_numbers=False)
+                yield LongText(sheet.prompt.strip(), id="field-prompt", suffix=".md")
                 with Horizontal(id="character-settings"):
                     with Vertical():
                         yield Label("Model (empty: the play's)")
@@ -61,7 +62,8 @@ class CharacterScreen(ModalScreen[Path | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="character-save")
                 yield Button("Cancel", id="character-cancel")
-            yield Label("This run keeps the cast it started with; new runs read the saved sheet.",
+            yield Label("ctrl+e opens the prompt in $EDITOR. This run keeps the cast it started with; new runs "
+                        "read the saved sheet.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
@@ -119,6 +121,7 @@ class CharacterScreen(ModalScreen[Path | None]):
     def _changed(self) -> None:
         self._validate()
 
+    @on(LongText.Submitted)
     @on(Button.Pressed, "#character-save")
     def action_save(self) -> None:
         self._validate()

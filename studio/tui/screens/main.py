@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 from studio.store import events as ev
 from studio.tui import views
 from studio.tui.controls import MAIN
+from studio.tui.screens.desk import DeskActions
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
@@ -34,7 +35,7 @@ PANES = ("stage", "backstage", "notes", "cast")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
-class MainScreen(Screen[None]):
+class MainScreen(DeskActions, Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
     side_width: reactive[int] = reactive(40, init=False)
@@ -311,12 +312,13 @@ class MainScreen(Screen[None]):
             await engine.play_turn(human=self._ask_human)
 
     @work(group="engine", exclusive=True, exit_on_error=False, name="regenerate")
-    async def _regenerate(self, event_id: int) -> None:
+    async def _regenerate(self, event_id: int, direction: Any = None) -> None:
         from studio.engine import NeedsHuman
 
         engine = self.engine
+        steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
         try:
-            event = await engine.regenerate(event_id)
+            event = await engine.regenerate(event_id, **steer)
         except NeedsHuman as need:
             text = await self._ask_human(engine.pending() or need)
             event = await engine.step(text)
@@ -430,6 +432,8 @@ class MainScreen(Screen[None]):
         self.notify("Noted: the director and the characters hear it next turn.")
 
     def key_escape(self) -> None:
+        if self._human is None and not self.busy and self.end_search():
+            return
         if self._human is not None or self.busy:
             self.run_worker(self.pause(), group="pause")
         elif self.focused is not None and self.focused.id == "note-input":
@@ -489,10 +493,16 @@ class MainScreen(Screen[None]):
             return
         takes = self.engine.takes(event.id)
         ids = [t.id for t in takes]
+        index = ids.index(event.id) if event.id in ids else 0
+        stage_lines = self.engine.stage()
+        if delta > 0 and index == len(ids) - 1 and stage_lines and stage_lines[-1].id == event.id:
+            # swiping past the newest line's last take writes a new one, as chat front-ends do
+            await self.pause()
+            self._start(self._regenerate(event.id))
+            return
         if len(ids) <= 1:
             self.notify("This line has only one take: g writes another.", severity="warning")
             return
-        index = ids.index(event.id) if event.id in ids else 0
         target = ids[(index + delta) % len(ids)]
         await self.pause()
         self.engine.choose_take(target)
@@ -528,6 +538,9 @@ class MainScreen(Screen[None]):
         self.notify("Your line is in; the run branches from it and the old future stays a take.")
 
     def action_note(self) -> None:
+        if self._search is not None:
+            self.action_search_move(1)
+            return
         self._show_pane("notes")
         self.query_one("#note-input", Input).focus()
 
