@@ -51,6 +51,10 @@ def _string_like(old: Any, value: str) -> Any:
     return String(StringType.MLB, body, original, trivia)
 
 
+class Replace(dict):  # type: ignore[type-arg]
+    """A table's whole new content: keys the file has and this lacks go (they held defaults before)."""
+
+
 def _item_for(old: Any, value: Any) -> Any:
     if isinstance(value, str):
         return _string_like(old, value)
@@ -84,6 +88,9 @@ def _set(container: Any, key: str | int, value: Any) -> None:
             else:
                 container[key] = table
             old = table
+        if isinstance(value, Replace):
+            for stale in [k for k in list(old.keys()) if k not in value]:
+                del old[stale]
         _merge(old, value)
         return
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -126,7 +133,8 @@ def _diff(old: Any, new: Any) -> Any:
         out: dict[str, Any] = {}
         for key in new:
             if key not in old:
-                out[key] = new[key]
+                # absent from the old dump means it held defaults: the file may spell them out
+                out[key] = Replace(new[key]) if isinstance(new[key], dict) else new[key]
             elif old[key] != new[key]:
                 out[key] = _diff(old[key], new[key])
         for key in old:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from studio.store import events as ev
 
@@ -110,6 +110,38 @@ class Branch:
         return self.last.id
 
 
+class Node(NamedTuple):
+    """An event as the take tree needs it: no settings, usage or data to parse for thousands of rows."""
+
+    id: int
+    parent: int | None
+    kind: str
+    text: str
+    role: str | None
+    character: str | None
+    scene: int | None
+    turn: int | None
+    origin: str
+    model: str | None
+    created: float
+    directed: int
+
+    @property
+    def on_stage(self) -> bool:
+        return self.kind in ev.ON_STAGE
+
+
+def tree_events(store: Any, run_id: int) -> list[Node]:
+    """Every event of every take, light: one query, nothing decoded but what the tree shows."""
+    rows = store._all(
+        "SELECT id, parent, kind, text, role, character, scene, turn, origin, model, created, "
+        "instr(data, '\"direction\"') > 0 FROM events WHERE run_id = ? ORDER BY id",
+        (run_id,),
+    )
+    make = Node._make
+    return [make(row) for row in rows]
+
+
 def take_tree(events: list[Any], head: int | None) -> list[Branch]:
     """The run's events as branches: each node runs from a fork (or the start) to the next fork or end.
 
@@ -174,7 +206,7 @@ def author(event: Any) -> str:
         return "written by you"
     if event.origin == "override":
         return "edited by you"
-    if event.data.get("direction"):
+    if getattr(event, "directed", False) or (hasattr(event, "data") and event.data.get("direction")):
         return f"{event.model or 'model'}, directed"
     return event.model or event.origin
 

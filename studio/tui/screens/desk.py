@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.store import events as ev
-from studio.tui.finding import jump_index, pattern, search_all, search_take, take_tree
+from studio.tui.finding import jump_index, pattern, search_all, search_take, take_tree, tree_events
 from studio.tui.widgets.stage import StageView
 
 
@@ -114,7 +114,7 @@ class DeskActions:
         from studio.tui.screens.takes import TakeTreeScreen
 
         engine = self.engine  # type: ignore[attr-defined]
-        roots = take_tree(engine.store.events(engine.run_id), engine.head)
+        roots = take_tree(tree_events(engine.store, engine.run_id), engine.head)
         if not roots:
             self.notify("Nothing written yet: s plays the first turn.", severity="warning")  # type: ignore[attr-defined]
             return

@@ -23,6 +23,13 @@ from studio.tui.screens.dialogs import Dialog
 MAX_SHOWN = 200  # results listed in the dialog; n/N still walk through all of them
 
 
+def _full_width(dialog: Any) -> None:
+    """A bar across the bottom of the screen, the stage above it still in view."""
+    dialog.styles.width = "100%"
+    dialog.styles.max_width = "100%"
+    dialog.styles.max_height = "60%"
+
+
 @dataclass(frozen=True)
 class SearchChoice:
     query: str
@@ -32,15 +39,14 @@ class SearchChoice:
 
 
 class SearchScreen(Dialog):
-    """Type to search; Enter goes to the highlighted match; ctrl+a searches every take."""
+    """Type to search; Enter goes to the highlighted match; ctrl+t searches every take."""
 
     DEFAULT_CSS = """
     SearchScreen { align: center bottom; }
-    #search-dialog { width: 100%; max-width: 100%; height: auto; max-height: 60%; margin: 0; }
-    #search-results { height: auto; max-height: 16; }
+    #search-results { height: auto; max-height: 14; }
     """
     BINDINGS = [
-        Binding("ctrl+a", "toggle_all", "Every take", id="search-all-takes"),
+        Binding("ctrl+t", "toggle_all", "Every take", id="search-all-takes", priority=True),
         Binding("down", "results(1)", show=False),
         Binding("up", "results(-1)", show=False),
     ]
@@ -56,13 +62,14 @@ class SearchScreen(Dialog):
         with Vertical(classes="dialog", id="search-dialog"):
             yield Label("Search the run's lines", classes="dialog-title")
             yield Input(self._query, placeholder="words to find (not case-sensitive)", id="search-input")
-            yield Checkbox("Every take, not only this one (ctrl+a)", self._all, id="search-all")
+            yield Checkbox("Every take, not only this one (ctrl+t)", self._all, id="search-all")
             yield Static(id="search-count")
             yield OptionList(id="search-results")
             yield Label("Enter goes to the match; then n and N move between matches, Esc ends the search.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
+        _full_width(self.query_one("#search-dialog"))
         self.query_one("#search-input", Input).focus()
         self._refresh()
 
@@ -101,7 +108,7 @@ class SearchScreen(Dialog):
 
     def _choose(self, index: int) -> None:
         if not self.hits:
-            self.notify("Nothing matches; change the words or search every take (ctrl+a).", severity="warning")
+            self.notify("Nothing matches; change the words or search every take (ctrl+t).", severity="warning")
             return
         self.dismiss(
             SearchChoice(
@@ -127,7 +134,6 @@ class JumpScreen(Dialog):
 
     DEFAULT_CSS = """
     JumpScreen { align: center bottom; }
-    #jump-dialog { width: 100%; max-width: 100%; height: auto; margin: 0; }
     """
 
     def __init__(self, preview: Callable[[Jump], str | None]) -> None:
@@ -140,6 +146,7 @@ class JumpScreen(Dialog):
             yield Static(id="jump-where")
 
     def on_mount(self) -> None:
+        _full_width(self.query_one("#jump-dialog"))
         self.query_one("#jump-input", Input).focus()
 
     def _where(self) -> tuple[Jump | None, str]:

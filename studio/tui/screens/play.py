@@ -61,6 +61,10 @@ def briefs_text(play: Play) -> str:
 
 
 class PlayScreen(ModalScreen[Path | None]):
+    DEFAULT_CSS = """
+    #play-fields .row { height: auto; }
+    #play-fields .row Vertical { height: auto; width: 1fr; }
+    """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-play"),
         Binding("escape", "cancel", "Cancel", id="cancel-play"),

@@ -22,26 +22,30 @@ from studio.tui.finding import Branch, author, describe
 from studio.tui.screens.dialogs import Dialog
 
 
+def when_written(created: float) -> str:
+    return datetime.fromtimestamp(created).strftime("%d %b %H:%M")
+
+
 def branch_label(branch: Branch, mark: TakeMark | None) -> Text:
     line = branch.first_line or branch.start
     text = Text()
+    text.append("▶ " if branch.current else "  ", style="bold green")
     if mark is not None and mark.starred:
         text.append("★ ", style="bold yellow")
     if mark is not None and mark.name:
         text.append(f"“{mark.name}” ", style="bold")
     text.append(describe(branch))
-    when = datetime.fromtimestamp(line.created).strftime("%d %b %H:%M")
+    when = when_written(line.created)
     text.append(f"  · {author(line)} · {when} · {branch.lines} lines", style="dim")
-    if branch.current:
-        text.append("  ◀ now", style="bold green")
     return text
 
 
 class TakeTreeScreen(Dialog):
-    """Returns ("follow", event id) to follow a take; names and stars are saved from here directly."""
+    """Returns ("follow", event id) to follow a take; names and stars are saved from here directly.
+
+    ▶ marks the stretches of the take the run follows now."""
 
     DEFAULT_CSS = """
-    #take-tree-dialog { width: 96%; max-width: 96%; height: 90%; }
     #take-tree { height: 1fr; }
     #take-name { display: none; }
     #take-name.-open { display: block; }
@@ -66,6 +70,10 @@ class TakeTreeScreen(Dialog):
             yield Label("Enter follows the take · * stars it · m names it · Esc closes.", classes="dialog-help")
 
     def on_mount(self) -> None:
+        dialog = self.query_one("#take-tree-dialog")
+        dialog.styles.width = "96%"
+        dialog.styles.max_width = "96%"
+        dialog.styles.height = "90%"
         tree = self.query_one("#take-tree", Tree)
         current = None
         stack: list[tuple[Any, Branch]] = [(tree.root, b) for b in reversed(self._roots)]
