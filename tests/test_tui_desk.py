@@ -297,3 +297,17 @@ async def test_swiping_past_the_newest_lines_last_take_writes_a_new_one(studio):
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert len(engine.takes(first_line.id)) == 1
+
+
+async def test_a_note_written_in_the_editor_is_sent(studio, tmp_path, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", stub_editor(tmp_path, 'printf "Slow down.\\nLet the silence work.\\n" > "$1"'))
+    app = studio()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: any(e.kind == ev.NOTE for e in screen.engine.path), "the note")
+        note = next(e for e in screen.engine.path if e.kind == ev.NOTE)
+        assert note.text == "Slow down.\nLet the silence work." and note.origin == "human"

@@ -21,10 +21,12 @@ class Control:
     group: str
     key_display: str | None = None
     show: bool = True
+    priority: bool = False  # before the focused widget's own binding of the key
 
     def binding(self) -> Binding:
         return Binding(
-            self.key, self.action, self.label, show=self.show, key_display=self.key_display, id=self.id
+            self.key, self.action, self.label, show=self.show, key_display=self.key_display, id=self.id,
+            priority=self.priority,
         )
 
     @property
@@ -228,6 +230,17 @@ MAIN: tuple[Control, ...] = (
         PANES,
         key_display=">",
         show=False,
+    ),
+    Control(
+        "note-in-editor",
+        "ctrl+e",
+        "editor_line",
+        "$EDITOR",
+        "In the note box or your line's box: write it in your $EDITOR instead; saving and quitting sends it.",
+        EDITING,
+        key_display="ctrl+e",
+        show=False,
+        priority=True,
     ),
     Control(
         "edit-play",

@@ -164,6 +164,27 @@ class DeskActions:
         await self.pause()  # type: ignore[attr-defined]
         self._start(self._regenerate(event_id, direction))  # type: ignore[attr-defined]
 
+    # -- one-line boxes out to $EDITOR ------------------------------------------------------------
+
+    async def action_editor_line(self) -> None:
+        """ctrl+e in the note box or a human role's box: the text goes out to $EDITOR and is sent back."""
+        from studio.tui.widgets.longtext import edit_in_editor
+
+        focused = self.focused  # type: ignore[attr-defined]
+        if focused is None or focused.id not in ("note-input", "human-line"):
+            self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")  # type: ignore[attr-defined]
+            return
+        text = await edit_in_editor(self, focused.value)
+        if text is None or not text.strip():
+            return
+        if focused.id == "note-input":
+            if self._ready():  # type: ignore[attr-defined]
+                self.engine.note(text)  # type: ignore[attr-defined]
+                focused.value = ""
+                self.notify("Noted: the director and the characters hear it next turn.")  # type: ignore[attr-defined]
+        elif self._human is not None and not self._human.done():  # type: ignore[attr-defined]
+            self._human.set_result(text.strip())  # type: ignore[attr-defined]
+
     # -- the play itself -------------------------------------------------------------------------
 
     def action_edit_play(self) -> None:

@@ -56,6 +56,14 @@ def parse_schedule(text: str, old: StrategySchedule) -> StrategySchedule:
     return StrategySchedule(enabled=True, every=every)
 
 
+def _short(path: Path) -> str:
+    """The file as the playwright knows it: plays/NAME.toml, not a long absolute path."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(path.parent.name) / path.name)
+
+
 def briefs_text(play: Play) -> str:
     return "\n\n".join(play.scenes) if isinstance(play.scenes, list) else ""
 
@@ -81,7 +89,7 @@ class PlayScreen(ModalScreen[Path | None]):
         play = self._play
         superego = play.cast.superego
         with Vertical(classes="dialog wide", id="play-dialog"):
-            yield Label(Text(f"{play.title} · {self._path}"), classes="dialog-title")
+            yield Label(Text(f"{play.title} · {_short(self._path)}"), classes="dialog-title")
             with VerticalScroll(id="play-fields"):
                 yield Label("Title")
                 yield Input(play.title, id="play-title")
