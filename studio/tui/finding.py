@@ -131,12 +131,13 @@ class Node(NamedTuple):
         return self.kind in ev.ON_STAGE
 
 
-def tree_events(store: Any, run_id: int) -> list[Node]:
-    """Every event of every take, light: one query, nothing decoded but what the tree shows."""
+def tree_events(store: Any, run_id: int, after: int = 0) -> list[Node]:
+    """Every event of every take (past `after`), light: one query, nothing decoded but what the tree
+    shows. Events never change, so a caller may keep what it read and ask only for the newer ones."""
     rows = store._all(
         "SELECT id, parent, kind, text, role, character, scene, turn, origin, model, created, "
-        "instr(data, '\"direction\"') > 0 FROM events WHERE run_id = ? ORDER BY id",
-        (run_id,),
+        "instr(data, '\"direction\"') > 0 FROM events WHERE run_id = ? AND id > ? ORDER BY id",
+        (run_id, after),
     )
     make = Node._make
     return [make(row) for row in rows]

@@ -18,6 +18,7 @@ class DeskActions:
     """Expects the MainScreen API: engine, resync, pause, report, _start, _select, _selected_event."""
 
     _search: Any = None  # the last SearchChoice while its matches are highlighted
+    _tree_nodes: list[Any] | None = None  # every event of the run as the take tree reads it, kept
 
     # -- search -------------------------------------------------------------------------------
 
@@ -114,7 +115,10 @@ class DeskActions:
         from studio.tui.screens.takes import TakeTreeScreen
 
         engine = self.engine  # type: ignore[attr-defined]
-        roots = take_tree(tree_events(engine.store, engine.run_id), engine.head)
+        known = self._tree_nodes or []
+        known = known + tree_events(engine.store, engine.run_id, known[-1].id if known else 0)
+        self._tree_nodes = known
+        roots = take_tree(known, engine.head)
         if not roots:
             self.notify("Nothing written yet: s plays the first turn.", severity="warning")  # type: ignore[attr-defined]
             return
