@@ -8,7 +8,6 @@ import stat
 import tomllib
 from pathlib import Path
 
-import pytest
 
 from conftest import PLAYS, ROOT, make_cast
 from long_runs import build_branched_run

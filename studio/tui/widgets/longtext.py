@@ -7,7 +7,6 @@ handed over (a test's headless driver), the editor still runs, without the suspe
 
 from __future__ import annotations
 
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
