@@ -104,3 +104,26 @@ def test_a_play_edit_keeps_its_layout(tmp_path: Path) -> None:
     reread = load_play(copy)
     assert reread.scenes == briefs and reread.turns == 6 and reread.cast.others == others
     assert isinstance(reread, Play)
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200).filter(lambda t: t.strip())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prompt=_text, description=st.text(st.characters(blacklist_categories=("Cs",)), max_size=80))
+def test_any_text_round_trips_and_the_rest_of_the_file_stays(tmp_path_factory, prompt: str, description: str) -> None:
+    path = tmp_path_factory.mktemp("sheet") / "x.toml"
+    path.write_text(SHEET, encoding="utf-8")
+    sheet = load_character(path)
+    wanted = sheet.model_copy(update={"prompt": prompt.strip(), "description": description.strip()})
+    save_character(wanted, path)
+    again = load_character(path)
+    assert again.prompt == prompt.strip() and again.description == description.strip()
+    text = path.read_text(encoding="utf-8")
+    assert "# Jenny, as the playwright keeps her" in text and "# the voice: keep it long" in text
+    assert text.endswith("temperature = 0.9\n")
+    before = path.read_bytes()
+    save_character(again, path)
+    assert path.read_bytes() == before
