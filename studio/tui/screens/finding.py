@@ -23,8 +23,9 @@ from studio.tui.screens.dialogs import Dialog
 MAX_SHOWN = 200  # results listed in the dialog; n/N still walk through all of them
 
 
-def _full_width(dialog: Any) -> None:
+def _full_width(screen: Any, dialog: Any) -> None:
     """A bar across the bottom of the screen, the stage above it still in view."""
+    screen.styles.align = ("center", "bottom")
     dialog.styles.width = "100%"
     dialog.styles.max_width = "100%"
     dialog.styles.max_height = "60%"
@@ -42,7 +43,6 @@ class SearchScreen(Dialog):
     """Type to search; Enter goes to the highlighted match; ctrl+t searches every take."""
 
     DEFAULT_CSS = """
-    SearchScreen { align: center bottom; }
     #search-results { height: auto; max-height: 14; }
     """
     BINDINGS = [
@@ -69,7 +69,7 @@ class SearchScreen(Dialog):
                         classes="dialog-help")
 
     def on_mount(self) -> None:
-        _full_width(self.query_one("#search-dialog"))
+        _full_width(self, self.query_one("#search-dialog"))
         self.query_one("#search-input", Input).focus()
         self._refresh()
 
@@ -132,10 +132,6 @@ class SearchScreen(Dialog):
 class JumpScreen(Dialog):
     """`:` then a turn (12), a scene (s3), the start (^) or the end ($); says where it lands as you type."""
 
-    DEFAULT_CSS = """
-    JumpScreen { align: center bottom; }
-    """
-
     def __init__(self, preview: Callable[[Jump], str | None]) -> None:
         super().__init__()
         self._preview = preview
@@ -146,7 +142,7 @@ class JumpScreen(Dialog):
             yield Static(id="jump-where")
 
     def on_mount(self) -> None:
-        _full_width(self.query_one("#jump-dialog"))
+        _full_width(self, self.query_one("#jump-dialog"))
         self.query_one("#jump-input", Input).focus()
 
     def _where(self) -> tuple[Jump | None, str]:
