@@ -243,6 +243,9 @@ async def test_the_take_tree_follows_names_and_stars_takes(studio, tmp_path):
         await pilot.pause()
         assert selected(app).id == starts[1]
         assert "take 3" in screen_text(app)
+        # the stage shows the take's marks beside its line
+        assert stage(app).selected.tag == "★ · “the quiet one” · take 2/2"
+        assert "a different night.  ★ · “the" in screen_text(app)
 
 
 # -- steering ----------------------------------------------------------------------------------

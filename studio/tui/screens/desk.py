@@ -19,6 +19,7 @@ class DeskActions:
 
     _search: Any = None  # the last SearchChoice while its matches are highlighted
     _tree_nodes: list[Any] | None = None  # every event of the run as the take tree reads it, kept
+    _marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as the line's tag
 
     # -- search -------------------------------------------------------------------------------
 
@@ -124,8 +125,11 @@ class DeskActions:
             return
 
         def chosen(result: Any) -> None:
+            self._marks = marks(engine.store, engine.run_id)  # stars and names set in the tree
             if result is not None:
                 self.run_worker(self._follow(result[1]), group="follow", exit_on_error=False)  # type: ignore[attr-defined]
+            else:
+                self.resync(select=self._stage().selected_id)  # type: ignore[attr-defined]
 
         screen = TakeTreeScreen(roots, marks(engine.store, engine.run_id), engine.store)
         self.app.push_screen(screen, chosen)  # type: ignore[attr-defined]

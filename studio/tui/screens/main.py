@@ -25,6 +25,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from studio.store import events as ev
+from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.screens.desk import DeskActions
@@ -102,7 +103,8 @@ class MainScreen(DeskActions, Screen[None]):
             engine = self._opener()
             said = self._after_open(engine) if self._after_open else []
             takes = _take_counts(engine.store.events(engine.run_id))
-            entries = [entry_for(e, _tag(e, takes)) for e in engine.stage()]
+            self._marks = take_marks(engine.store, engine.run_id)
+            entries = [entry_for(e, _tag(e, takes, self._marks)) for e in engine.stage()]
             colours = palette(role.name for role in engine.cast.roles)
             if entries:
                 entries[0].first = True
@@ -163,7 +165,7 @@ class MainScreen(DeskActions, Screen[None]):
         """After the head jumped (rewind, a take, an edit): show the take the engine now follows."""
         engine = self.engine
         self._view_head = engine.head
-        entries = [entry_for(e, _tag(e, self._takes)) for e in engine.stage()]
+        entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in engine.stage()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
 
@@ -244,7 +246,7 @@ class MainScreen(DeskActions, Screen[None]):
             for index, sibling in enumerate(siblings):
                 self._takes[sibling.id] = (index + 1, len(siblings))
                 if sibling.id != event.id:
-                    self.query_one("#stage", StageView).retag(sibling.id, _tag(sibling, self._takes))
+                    self.query_one("#stage", StageView).retag(sibling.id, _tag(sibling, self._takes, self._marks))
 
     # -- the activity line ---------------------------------------------------------------------
 
@@ -733,8 +735,13 @@ def _take_counts(events: list[Any]) -> dict[int, tuple[int, int]]:
     return counts
 
 
-def _tag(event: Any, takes: dict[int, tuple[int, int]]) -> str:
+def _tag(event: Any, takes: dict[int, tuple[int, int]], marks: dict[int, Any] | None = None) -> str:
     tags = []
+    mark = marks.get(event.id) if marks else None
+    if mark is not None and mark.starred:
+        tags.append("★")
+    if mark is not None and mark.name:
+        tags.append(f"“{mark.name}”")
     if event.origin == "human":
         tags.append("yours")
     elif event.origin == "override":
