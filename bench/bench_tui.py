@@ -13,7 +13,12 @@
    render, write) while the run opens and while it scrolls, and the longest the event loop was
    blocked. Goal: no frame slower than 50 ms.
 
-Run: .venv/bin/python bench/bench_tui.py [--quick]
+4. The desk in a 1,000-turn run with 50 branches (built straight into the store): from the key (or the
+   typed query) until the app has drawn the result: a search of this take, of every take, n to the
+   next match, a jump to a turn, and opening the take tree. Median and worst of several. Goal: each
+   within 100 ms.
+
+Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk]
 """
 
 from __future__ import annotations
@@ -251,6 +256,125 @@ async def bench_long_run(db: Path) -> dict:
     }
 
 
+# -- 4. the desk: search, jump, the take tree -----------------------------------------------------
+
+
+def build_desk_run(db: Path, turns: int, branches: int) -> int:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from long_runs import build_branched_run
+
+    from studio.model import load_play, resolve_cast
+    from studio.store import Store
+
+    path = ROOT / "plays" / "interview.toml"
+    play = load_play(path).model_copy(update={"turns": turns, "epilogue": False})
+    cast = resolve_cast(play, path, model="scripted", strategies=["rewrite_speech", "critique"])
+    store = Store(db)
+    run_id, _ = build_branched_run(store, cast, turns, branches)
+    store.close()
+    return run_id
+
+
+async def bench_desk(db: Path, run_id: int) -> dict:
+    """Two clocks. `work`: the studio's own work for the action plus drawing one whole frame of the
+    result, run synchronously (what the playwright waits for once the key is read). `keyed`: from the
+    key through Pilot until the app is idle and a frame is drawn, which includes Textual's own frame
+    pacing; it is reported beside the same clock for a plain cursor move, as a ratio."""
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+    from studio.tui.finding import jump_index, parse_jump, take_tree, tree_events
+    from studio.tui.screens.finding import SearchScreen
+
+    os.environ["STUDIO_TUI_NO_WARMUP"] = "1"
+    store = Store(db)
+    app = StudioApp(store, run_id=run_id)
+    work: dict[str, list[float]] = {"search": [], "search_all": [], "next_match": [], "jump": [], "take_tree": []}
+    keyed: dict[str, list[float]] = {"cursor_move": [], "next_match": [], "jump": [], "take_tree": []}
+    rounds = 3 if QUICK else 7
+
+    def frame() -> None:
+        app.screen._compositor.render_update(full=True)
+
+    async def by_key(pilot, name, *keys) -> None:
+        start = time.perf_counter()
+        await pilot.press(*keys)
+        await pilot.pause()
+        frame()
+        keyed[name].append(time.perf_counter() - start)
+
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            while getattr(app.screen, "engine", None) is None:
+                await pilot.pause(0.005)
+            await pilot.pause(0.3)
+            main = app.screen
+            stage = main.query_one("#stage")
+            for i in range(rounds):
+                await by_key(pilot, "cursor_move", "up")
+                # search: the dialog's own refresh as a keystroke triggers it, then the frame
+                await pilot.press("slash")
+                await pilot.pause()
+                dialog = app.screen
+                assert isinstance(dialog, SearchScreen)
+                box = dialog.query_one("#search-input")
+                with box.prevent(type(box).Changed):
+                    box.value = f"answers {500 + i}"
+                start = time.perf_counter()
+                dialog._refresh()
+                frame()
+                work["search"].append(time.perf_counter() - start)
+                with dialog.query_one("#search-all").prevent(type(dialog.query_one("#search-all")).Changed):
+                    dialog.query_one("#search-all").value = True
+                start = time.perf_counter()
+                dialog._refresh()
+                frame()
+                work["search_all"].append(time.perf_counter() - start)
+                dialog.query_one("#search-all").value = False
+                await pilot.pause()
+                await pilot.press("enter")
+                await pilot.pause()
+                start = time.perf_counter()
+                main.action_search_move(1)
+                main._show_backstage_now()
+                frame()
+                work["next_match"].append(time.perf_counter() - start)
+                await by_key(pilot, "next_match", "n")
+                await pilot.press("escape")
+                await pilot.pause()
+                target = parse_jump(str(100 + 97 * i))
+                start = time.perf_counter()
+                stage.select_index(jump_index(stage.entries, main.engine.by_id, target))
+                main._show_backstage_now()
+                frame()
+                work["jump"].append(time.perf_counter() - start)
+                await pilot.press("colon")
+                await pilot.pause()
+                app.screen.query_one("#jump-input").value = str(150 + 97 * i)
+                await pilot.pause()
+                await by_key(pilot, "jump", "enter")
+                # the take tree: read the run, build the tree, mount the screen, draw it
+                start = time.perf_counter()
+                main.action_take_tree()
+                while not app.screen.query("#take-tree") or not app.screen.query_one("#take-tree").root.children:
+                    await asyncio.sleep(0)
+                frame()
+                work["take_tree"].append(time.perf_counter() - start)
+                await pilot.press("escape")
+                await pilot.pause()
+                await by_key(pilot, "take_tree", "T")
+                await pilot.press("escape")
+                await pilot.pause()
+            nodes = len(take_tree(tree_events(store, run_id), main.engine.head))
+    finally:
+        store.close()
+
+    def figures(values: list[float]) -> dict:
+        return {"median_ms": statistics.median(values) * 1000, "max_ms": max(values) * 1000, "n": len(values)}
+
+    return {"work": {k: figures(v) for k, v in work.items()}, "keyed": {k: figures(v) for k, v in keyed.items()},
+            "roots": nodes}
+
+
 def _in_a_fresh_process(part: str, *args: str) -> dict:
     """Each measure in its own interpreter, as a playwright would meet it: one app, one run."""
     done = subprocess.run(
@@ -267,8 +391,15 @@ def main() -> None:
         if part == "keypress":
             with tempfile.TemporaryDirectory() as name:
                 print(json.dumps(asyncio.run(bench_keypress(Path(name)))))
+        elif part == "desk":
+            at = sys.argv.index("--part")
+            print(json.dumps(asyncio.run(bench_desk(Path(sys.argv[at + 2]), int(sys.argv[at + 3])))))
         elif part == "long":
             print(json.dumps(asyncio.run(bench_long_run(Path(sys.argv[sys.argv.index("--part") + 2])))))
+        return
+    if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1] == "desk":
+        with tempfile.TemporaryDirectory() as name:
+            report_desk(Path(name))
         return
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -297,6 +428,24 @@ def main() -> None:
             f"({long_run['frames']['scrolling']} frames, median {long_run['median_frame_ms']:.1f} ms); "
             f"longest event-loop stall {stall['opening']:.1f} ms opening, {stall['scrolling']:.1f} ms scrolling"
         )
+
+        report_desk(tmp)
+
+
+def report_desk(tmp: Path) -> None:
+    turns, branches = 1000, 50
+    run_id = build_desk_run(tmp / "desk.db", turns, branches)
+    desk = _in_a_fresh_process("desk", str(tmp / "desk.db"), str(run_id))
+    names = {"search": "search this take", "search_all": "search every take", "next_match": "n to the next match",
+             "jump": "jump to a turn", "take_tree": "open the take tree"}
+    print(f"the desk in a {turns}-turn run with {branches} branches, the work and one whole frame drawn:")
+    for key, label in names.items():
+        figures = desk["work"][key]
+        print(f"  {label}: median {figures['median_ms']:.1f} ms, worst {figures['max_ms']:.1f} ms of {figures['n']}")
+    base = desk["keyed"]["cursor_move"]["median_ms"]
+    print(f"  through Pilot, key to idle and drawn (Textual's pacing included): a cursor move {base:.0f} ms; "
+          + ", ".join(f"{k.replace('_', ' ')} {v['median_ms']:.0f} ms ({v['median_ms'] / base:.2f}x)"
+                      for k, v in desk["keyed"].items() if k != "cursor_move"))
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--backstage", action="store_true", help="include the backstage")
     show.add_argument("--json", action="store_true", help="one event per line as JSON")
     show.add_argument("--all", action="store_true", help="every take, not only the current one (with --json)")
+    show.add_argument("--take", metavar="NAME|EVENT", help="show a named take, or the take ending at this event")
     _db_option(show)
 
     resume = sub.add_parser("resume", help="continue a run where it stopped")
@@ -93,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--out", metavar="PATH", help="a file, or a folder for the default name (default exports/)")
     export.add_argument("--backstage", action="store_true", help="include the inner voice: notes beside the lines it shaped")
-    export.add_argument("--take", type=int, metavar="EVENT", help="export the take ending at this event, not the current one")
+    export.add_argument(
+        "--take", metavar="NAME|EVENT", help="export a named take, or the take ending at this event, not the current one"
+    )
     _db_option(export)
 
     critique = sub.add_parser("critique", help="have a critic model score the protagonist's development")
@@ -115,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     models = sub.add_parser("models", help="the models you can use here, and the --model line for each")
     models.add_argument("--json", action="store_true", help="print the survey as JSON")
 
+    from studio.commands.new import register as register_new
+
+    register_new(sub)
     return parser
 
 
@@ -164,6 +170,17 @@ def _parse_strategies(text: str | None) -> list[str] | None:
             )
         out.append(name)
     return out
+
+
+def _take_head(store: Any, run_id: int, take: str | None) -> int | None:
+    from studio.store import StoreError
+    from studio.store.takes import resolve_take
+
+    try:
+        return resolve_take(store, run_id, take)
+    except StoreError as exc:
+        raise InputError("--take", take, str(exc).split(": ", 1)[-1], "name a take in the app, or give an event id from "
+                         "'studio show RUN --json --all'") from None
 
 
 def _check_models(cast: Any, where: str) -> None:
@@ -348,8 +365,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         engine = Engine(store, run_id, gateway=object())
     except StoreError as exc:
         raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    path = engine.path
+    if args.take is not None:
+        path = store.take(run_id, _take_head(store, run_id, args.take))
     if args.json:
-        events = store.events(run_id) if args.all else engine.path
+        events = store.events(run_id) if args.all else path
         for event in events:
             if args.backstage or args.all or not event.is_backstage:
                 print(event.to_json())
@@ -357,9 +377,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     console = _console()
     console.print(f"[bold]Run {run_id}[/] · {_esc(engine.cast.play.title)} · by {_esc(engine.cast.play.author)}")
     printer = StagePrinter(console, engine.cast, backstage=args.backstage)
-    printer.replay(engine.path if args.backstage else engine.stage())
+    printer.replay(path if args.backstage else [e for e in path if e.on_stage])
     printer.end_line()
-    if not engine.finished:
+    if args.take is not None:
+        from rich.text import Text
+
+        console.print(Text(f"(take {args.take}: ends at event {path[-1].id if path else '-'})", style="dim"))
+    elif not engine.finished:
         console.print(f"[dim](unfinished: 'studio resume {run_id}' continues)[/]")
     from studio.commands.spent import print_usage
 
@@ -446,14 +470,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = _open_store(args.db)
     run_id = _run_id(args.run)
+    head = _take_head(store, run_id, args.take)
     try:
-        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=args.take)
+        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=head)
     except StoreError as exc:
         field = "--take" if args.take is not None and "event" in str(exc) else "RUN"
         raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None
     except ExportError as exc:
         raise InputError("--out", None, str(exc)) from None
-    if not any(e.kind == "epilogue" for e in store.take(run_id, args.take)):
+    if not any(e.kind == "epilogue" for e in store.take(run_id, head)):
         print(f"(run {run_id} is unfinished: the script ends where the run stopped)", file=sys.stderr)
     print(path)
     return 0
@@ -625,6 +650,12 @@ def cmd_models(args: argparse.Namespace) -> int:
     return show(_console(), as_json=args.json)
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from studio.commands.new import cmd_new as run_new
+
+    return run_new(args)
+
+
 COMMANDS = {
     "models": cmd_models,
     "run": cmd_run,
@@ -637,6 +668,7 @@ COMMANDS = {
     "critique": cmd_critique,
     "compare": cmd_compare,
     "open": cmd_open,
+    "new": cmd_new,
 }
 
 

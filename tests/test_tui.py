@@ -290,9 +290,9 @@ async def test_editing_a_line_branches_the_run_and_the_old_future_stays_a_take(s
         stage(app).select_event(sasha_2.id)
         await pilot.press("e")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "EditLineScreen", "the edit box")
-        app.screen.query_one("#edit-line-input").value = ""
+        app.screen.query_one("#edit-line-input").load_text("")
         await pilot.press(*"Tell me about your mother.")
-        await pilot.press("enter")
+        await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: engine.stage()[-1].text == "Tell me about your mother.", "the edit")
         await pilot.pause()
         edited = engine.stage()[-1]
@@ -583,7 +583,7 @@ async def test_critiques_open_the_critique_view_when_there_is_one(studio, monkey
 
 async def test_help_lists_every_control_with_its_key_and_id(studio):
     app = studio()
-    async with app.run_test(size=(120, 60)) as pilot:
+    async with app.run_test(size=(150, 100)) as pilot:
         await opened(pilot)
         await pilot.press("question_mark")
         await pilot.pause()

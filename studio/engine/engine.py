@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
+from studio.engine.steer import Direction
 from studio.engine.prompts import PromptBook
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
@@ -68,6 +69,7 @@ class Engine:
         self.retry_listeners: list[RetryListener] = []
         self.event_listeners: list[EventListener] = []
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
+        self._direction: Direction | None = None  # set by a directed regenerate for its one step
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -150,6 +152,8 @@ class Engine:
             timeout=role.timeout,
             api_base=role.api_base,
         )
+        if self._direction is not None:
+            messages, settings = self._direction.messages(messages), self._direction.settings(settings)
         ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn)
 
         def on_token(token: str) -> None:
@@ -250,6 +254,8 @@ class Engine:
             data["prompt_event"] = self.state.ego_prompt_event
             if self.state.draft is not None:
                 data["kept_draft"] = _same(self.state.draft.text, text)
+        if self._direction is not None and not self._direction.empty:
+            data["direction"] = self._direction.record()
         if step.task == "direct" and not text:
             text = "The scene continues."
         return self._commit(
@@ -361,11 +367,21 @@ class Engine:
             data=data,
         )
 
-    async def regenerate(self, event_id: int) -> Event:
-        """A new take of one line: step again from just before it; the old line stays."""
+    async def regenerate(
+        self, event_id: int, *, direction: str | None = None, temperature: float | None = None
+    ) -> Event:
+        """A new take of one line: step again from just before it; the old line stays.
+
+        A `direction` (a note for the model) and a `temperature` steer this one take only.
+        """
+        steer = Direction(direction, temperature)  # a bad temperature fails before anything moves
         original = self.by_id.get(event_id) or self.store.event(event_id)
         self.rewind_to(original.parent)
-        return await self.step()
+        self._direction = None if steer.empty else steer
+        try:
+            return await self.step()
+        finally:
+            self._direction = None
 
     def takes(self, event_id: int) -> list[Event]:
         """Every take of a line: the events written at the same point of the same kind and role."""

@@ -11,7 +11,6 @@ import tomllib
 from pathlib import Path
 from typing import Any, TypeVar
 
-import tomli_w
 from pydantic import BaseModel, ValidationError
 
 from studio.model.errors import InputError
@@ -115,13 +114,11 @@ def load_character(path: str | os.PathLike[str]) -> CharacterSheet:
     return _validate(CharacterSheet, _read_toml(p, "character"), p)
 
 
-def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> None:
-    """Write atomically, so a crash mid-save never leaves a half-written sheet."""
-    p = Path(path)
-    data = sheet.model_dump(exclude_none=True)
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    os.replace(tmp, p)
+def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> bool:
+    """Save a sheet in place: only changed values change, so the playwright's comments survive."""
+    from studio.model.edit import save_character as save_in_place
+
+    return save_in_place(sheet, path)
 
 
 def character_path(ref: str, play_path: Path) -> Path | None:

@@ -59,6 +59,14 @@ CREATE TABLE IF NOT EXISTS critiques (
     model     TEXT,
     body      TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS take_marks (
+    event_id  INTEGER PRIMARY KEY REFERENCES events(id),
+    run_id    INTEGER NOT NULL REFERENCES runs(id),
+    name      TEXT,
+    starred   INTEGER NOT NULL DEFAULT 0,
+    updated   REAL NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS take_names ON take_marks(run_id, name);
 CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
 CREATE TRIGGER IF NOT EXISTS events_are_kept BEFORE DELETE ON events

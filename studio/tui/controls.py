@@ -21,10 +21,12 @@ class Control:
     group: str
     key_display: str | None = None
     show: bool = True
+    priority: bool = False  # before the focused widget's own binding of the key
 
     def binding(self) -> Binding:
         return Binding(
-            self.key, self.action, self.label, show=self.show, key_display=self.key_display, id=self.id
+            self.key, self.action, self.label, show=self.show, key_display=self.key_display, id=self.id,
+            priority=self.priority,
         )
 
     @property
@@ -48,6 +50,8 @@ LINES = "Lines"
 CAST = "Cast and voice"
 PANES = "Panes"
 APP = "App"
+EDITING = "Writing"
+FINDING = "Finding"
 
 # The screen a run is open on.
 MAIN: tuple[Control, ...] = (
@@ -102,8 +106,56 @@ MAIN: tuple[Control, ...] = (
         "n",
         "note",
         "Note",
-        "Write a note in the director's pane: the director and the characters hear it next turn.",
+        "Write a note in the director's pane: the director and the characters hear it next turn. While a "
+        "search is highlighted, n goes to the next match instead (Esc ends the search).",
         LINES,
+    ),
+    Control(
+        "regenerate-directed",
+        "G",
+        "direct",
+        "Direct",
+        "Regenerate the selected line with a direction: a short note and a temperature, kept with the take.",
+        LINES,
+        show=False,
+    ),
+    Control(
+        "take-tree",
+        "T",
+        "take_tree",
+        "Takes",
+        "Every branch of the run as a tree: who wrote each take and when; choose one to follow it, name or star it.",
+        LINES,
+        show=False,
+    ),
+    Control(
+        "search",
+        "slash",
+        "search",
+        "Search",
+        "Search the run's lines (this take, or every take); matches are highlighted.",
+        FINDING,
+        key_display="/",
+        show=False,
+    ),
+    Control(
+        "search-previous",
+        "N",
+        "search_move(-1)",
+        "Prev match",
+        "Go to the previous match of the search (n goes to the next).",
+        FINDING,
+        show=False,
+    ),
+    Control(
+        "jump",
+        "colon",
+        "jump",
+        "Go to",
+        "Jump to a scene or a turn: 12 is turn 12, s3 is scene 3, $ is the end.",
+        FINDING,
+        key_display=":",
+        show=False,
     ),
     Control(
         "roles",
@@ -179,6 +231,26 @@ MAIN: tuple[Control, ...] = (
         key_display=">",
         show=False,
     ),
+    Control(
+        "note-in-editor",
+        "ctrl+e",
+        "editor_line",
+        "$EDITOR",
+        "In the note box or your line's box: write it in your $EDITOR instead; saving and quitting sends it.",
+        EDITING,
+        key_display="ctrl+e",
+        show=False,
+        priority=True,
+    ),
+    Control(
+        "edit-play",
+        "P",
+        "edit_play",
+        "Edit play",
+        "Edit the play's scene briefs, turns, cast and the superego's timing; saved in place for new runs.",
+        CAST,
+        show=False,
+    ),
     Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP),
     Control(
         "critiques",
@@ -211,7 +283,36 @@ STAGE: tuple[Control, ...] = (
     ),
 )
 
+# In every long text box (a prompt, a line being edited, a note, a scene brief).
+TEXT: tuple[Control, ...] = (
+    Control(
+        "external-editor",
+        "ctrl+e",
+        "external_editor",
+        "$EDITOR",
+        "Hand the text to your $EDITOR (the app waits, as git does) and take it back when you save and quit.",
+        EDITING,
+        key_display="ctrl+e",
+    ),
+    Control("submit-text", "ctrl+s", "submit_text", "Done", "Commit the text in the box.", EDITING,
+            key_display="ctrl+s"),
+)
+
+# The take tree.
+TREE: tuple[Control, ...] = (
+    Control("follow-take", "enter", "follow", "Follow", "Follow the chosen take: the stage shows it.", LINES),
+    Control("star-take", "asterisk", "star", "Star", "Star the chosen take, or unstar it.", LINES, key_display="*"),
+    Control("name-take", "m", "name", "Name", "Name the chosen take ('studio show RUN --take NAME').", LINES),
+)
+
+# The picker of plays and runs.
+PICKER: tuple[Control, ...] = (
+    Control("new-play", "n", "new_play", "New play", "Start a play from nothing: a form, validated as you type.", APP),
+    Control("new-character", "c", "new_character", "New character", "Write a new character's sheet.", APP),
+)
+
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
+ELSEWHERE: tuple[Control, ...] = TEXT + TREE + PICKER
 
 
 def by_id(control_id: str) -> Control:

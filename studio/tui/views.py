@@ -106,6 +106,12 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
         original = engine.by_id.get(event.data["override_of"]) or _safe_event(engine, event.data["override_of"])
         if original is not None:
             parts += _section("Your edit, against the old line", word_diff(original.text, event.text))
+    direction = event.data.get("direction")
+    if direction:
+        said = [f"“{direction['note']}”"] if direction.get("note") else []
+        if direction.get("temperature") is not None:
+            said.append(f"temperature {direction['temperature']:g}")
+        parts += _section("Your direction for this take", " · ".join(said), "italic")
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):

@@ -14,7 +14,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from studio.model import CharacterSheet, save_character
+from studio.model import CharacterSheet, InputError
+from studio.model.edit import save_model
+from studio.tui.widgets.longtext import LongText
 
 NUMBERS = {"temperature": float, "max_tokens": int}
 FIELDS = ("name", "description", "prompt", "model", "temperature", "max_tokens")
@@ -44,7 +46,7 @@ class CharacterScreen(ModalScreen[Path | None]):
                 yield Label("Public description: what the others know of them")
                 yield Input(sheet.description, id="field-description")
                 yield Label("Prompt: who they are and how they speak")
-                yield TextArea(sheet.prompt.strip(), id="field-prompt", soft_wrap=True, show_line_numbers=False)
+                yield LongText(sheet.prompt.strip(), id="field-prompt", suffix=".md")
                 with Horizontal(id="character-settings"):
                     with Vertical():
                         yield Label("Model (empty: the play's)")
@@ -60,7 +62,8 @@ class CharacterScreen(ModalScreen[Path | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="character-save")
                 yield Button("Cancel", id="character-cancel")
-            yield Label("This run keeps the cast it started with; new runs read the saved sheet.",
+            yield Label("ctrl+e opens the prompt in $EDITOR. This run keeps the cast it started with; new runs "
+                        "read the saved sheet.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
@@ -118,6 +121,7 @@ class CharacterScreen(ModalScreen[Path | None]):
     def _changed(self) -> None:
         self._validate()
 
+    @on(LongText.Submitted)
     @on(Button.Pressed, "#character-save")
     def action_save(self) -> None:
         self._validate()
@@ -126,7 +130,11 @@ class CharacterScreen(ModalScreen[Path | None]):
                         severity="error")
             return
         try:
-            save_character(self.valid, self._path)
+            # against the sheet as it was opened: a field changed elsewhere meanwhile is not undone
+            save_model(self.valid, self._path, previous=self._sheet)
+        except InputError as exc:
+            self.notify(f"Not saved: {exc.message}", severity="error", markup=False)
+            return
         except OSError as exc:
             self.notify(f"Not saved: {self._path}: {exc.strerror}", severity="error")
             return

@@ -38,18 +38,24 @@ class EditLineScreen(Dialog):
         self._text = text
 
     def compose(self) -> ComposeResult:
+        from studio.tui.widgets.longtext import LongText
+
         with Vertical(classes="dialog", id="edit-line-dialog"):
             yield Label(Text(self._title), classes="dialog-title")
-            yield Input(self._text, id="edit-line-input")
+            yield LongText(self._text, id="edit-line-input")
             yield Label(
-                "Enter commits: your line replaces it and the run branches from here; the old future stays a take. "
-                "Esc cancels.",
+                "ctrl+s commits: your line replaces it and the run branches from here; the old future stays a take. "
+                "ctrl+e opens it in $EDITOR. Esc cancels.",
                 classes="dialog-help",
             )
 
-    @on(Input.Submitted, "#edit-line-input")
-    def _submit(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
+    def on_mount(self) -> None:
+        area = self.query_one("#edit-line-input")
+        area.focus()
+        area.move_cursor(area.document.end)  # type: ignore[attr-defined]
+
+    def on_long_text_submitted(self, event) -> None:  # type: ignore[no-untyped-def]
+        text = event.text.strip()
         if not text:
             self.notify("A line cannot be empty.", severity="warning")
             return

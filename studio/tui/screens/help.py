@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from studio.tui.controls import ALL, APP, CAST, LINES, PANES, RUN
+from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PICKER, RUN, TEXT, TREE
 
 PANES_HELP = (
     ("Stage", "The play as an audience sees it, streaming as it is written. ↑/↓ select a line."),
@@ -26,11 +26,16 @@ def help_table() -> Table:
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("what")
     table.add_column("id", style="dim", no_wrap=True)
-    for group in (RUN, LINES, CAST, PANES, APP):
+    for group in (RUN, LINES, FINDING, EDITING, CAST, PANES, APP):
         table.add_row(Text(group, style="bold underline"), "", "")
         for control in ALL:
             if control.group == group:
                 table.add_row(control.keys, control.help, control.id)
+        table.add_row("", "", "")
+    for title, controls in (("In a text box", TEXT), ("In the take tree", TREE), ("In the picker", PICKER)):
+        table.add_row(Text(title, style="bold underline"), "", "")
+        for control in controls:
+            table.add_row(control.keys, control.help, control.id)
         table.add_row("", "", "")
     table.add_row(Text("Panes", style="bold underline"), "", "")
     for name, text in PANES_HELP:

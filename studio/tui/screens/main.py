@@ -25,8 +25,10 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from studio.store import events as ev
+from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
+from studio.tui.screens.desk import DeskActions
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
@@ -34,7 +36,7 @@ PANES = ("stage", "backstage", "notes", "cast")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
-class MainScreen(Screen[None]):
+class MainScreen(DeskActions, Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
     side_width: reactive[int] = reactive(40, init=False)
@@ -101,7 +103,8 @@ class MainScreen(Screen[None]):
             engine = self._opener()
             said = self._after_open(engine) if self._after_open else []
             takes = _take_counts(engine.store.events(engine.run_id))
-            entries = [entry_for(e, _tag(e, takes)) for e in engine.stage()]
+            self._marks = take_marks(engine.store, engine.run_id)
+            entries = [entry_for(e, _tag(e, takes, self._marks)) for e in engine.stage()]
             colours = palette(role.name for role in engine.cast.roles)
             if entries:
                 entries[0].first = True
@@ -162,7 +165,7 @@ class MainScreen(Screen[None]):
         """After the head jumped (rewind, a take, an edit): show the take the engine now follows."""
         engine = self.engine
         self._view_head = engine.head
-        entries = [entry_for(e, _tag(e, self._takes)) for e in engine.stage()]
+        entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in engine.stage()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
 
@@ -243,7 +246,7 @@ class MainScreen(Screen[None]):
             for index, sibling in enumerate(siblings):
                 self._takes[sibling.id] = (index + 1, len(siblings))
                 if sibling.id != event.id:
-                    self.query_one("#stage", StageView).retag(sibling.id, _tag(sibling, self._takes))
+                    self.query_one("#stage", StageView).retag(sibling.id, _tag(sibling, self._takes, self._marks))
 
     # -- the activity line ---------------------------------------------------------------------
 
@@ -311,12 +314,13 @@ class MainScreen(Screen[None]):
             await engine.play_turn(human=self._ask_human)
 
     @work(group="engine", exclusive=True, exit_on_error=False, name="regenerate")
-    async def _regenerate(self, event_id: int) -> None:
+    async def _regenerate(self, event_id: int, direction: Any = None) -> None:
         from studio.engine import NeedsHuman
 
         engine = self.engine
+        steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
         try:
-            event = await engine.regenerate(event_id)
+            event = await engine.regenerate(event_id, **steer)
         except NeedsHuman as need:
             text = await self._ask_human(engine.pending() or need)
             event = await engine.step(text)
@@ -430,6 +434,8 @@ class MainScreen(Screen[None]):
         self.notify("Noted: the director and the characters hear it next turn.")
 
     def key_escape(self) -> None:
+        if self._human is None and not self.busy and self.end_search():
+            return
         if self._human is not None or self.busy:
             self.run_worker(self.pause(), group="pause")
         elif self.focused is not None and self.focused.id == "note-input":
@@ -489,10 +495,16 @@ class MainScreen(Screen[None]):
             return
         takes = self.engine.takes(event.id)
         ids = [t.id for t in takes]
+        index = ids.index(event.id) if event.id in ids else 0
+        stage_lines = self.engine.stage()
+        if delta > 0 and index == len(ids) - 1 and stage_lines and stage_lines[-1].id == event.id:
+            # swiping past the newest line's last take writes a new one, as chat front-ends do
+            await self.pause()
+            self._start(self._regenerate(event.id))
+            return
         if len(ids) <= 1:
             self.notify("This line has only one take: g writes another.", severity="warning")
             return
-        index = ids.index(event.id) if event.id in ids else 0
         target = ids[(index + delta) % len(ids)]
         await self.pause()
         self.engine.choose_take(target)
@@ -528,6 +540,9 @@ class MainScreen(Screen[None]):
         self.notify("Your line is in; the run branches from it and the old future stays a take.")
 
     def action_note(self) -> None:
+        if self._search is not None:
+            self.action_search_move(1)
+            return
         self._show_pane("notes")
         self.query_one("#note-input", Input).focus()
 
@@ -720,8 +735,13 @@ def _take_counts(events: list[Any]) -> dict[int, tuple[int, int]]:
     return counts
 
 
-def _tag(event: Any, takes: dict[int, tuple[int, int]]) -> str:
+def _tag(event: Any, takes: dict[int, tuple[int, int]], marks: dict[int, Any] | None = None) -> str:
     tags = []
+    mark = marks.get(event.id) if marks else None
+    if mark is not None and mark.starred:
+        tags.append("★")
+    if mark is not None and mark.name:
+        tags.append(f"“{mark.name}”")
     if event.origin == "human":
         tags.append("yours")
     elif event.origin == "override":

@@ -14,9 +14,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from studio.tui.controls import PICKER
+
 
 class PickerScreen(Screen[None]):
-    BINDINGS = [Binding("escape", "back", "Back", id="picker-back")]
+    BINDINGS = [Binding("escape", "back", "Back", id="picker-back"), *(c.binding() for c in PICKER)]
 
     def __init__(self, plays_dir: Path, can_go_back: bool = False) -> None:
         super().__init__()
@@ -27,7 +29,8 @@ class PickerScreen(Screen[None]):
         with Vertical(id="picker"):
             yield Label("studio · open a play or resume a run", classes="dialog-title")
             yield OptionList(id="picker-list")
-            yield Label("Enter opens; Esc goes back to the open run; ? shows every key.", classes="dialog-help")
+            yield Label("Enter opens · n starts a new play · c a new character · Esc goes back to the open run · "
+                        "? shows every key.", classes="dialog-help")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -68,6 +71,33 @@ class PickerScreen(Screen[None]):
             self.app.open_play(Path(value))  # type: ignore[attr-defined]
         elif kind == "run":
             self.app.open_run(int(value))  # type: ignore[attr-defined]
+
+    @property
+    def _root(self) -> Path:
+        """The folder holding plays/ and characters/."""
+        return self._plays_dir.parent
+
+    def action_new_play(self) -> None:
+        from studio.tui.screens.new import NewPlayScreen
+
+        def created(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Wrote {path}; the run opens ready to step (s). P edits the play, c a sheet.")
+                self.app.open_play(path)  # type: ignore[attr-defined]
+
+        self.app.push_screen(NewPlayScreen(self._root), created)
+
+    def action_new_character(self) -> None:
+        from studio.model import load_character
+        from studio.tui.screens.character import CharacterScreen
+        from studio.tui.screens.new import NewCharacterScreen
+
+        def created(path: Path | None) -> None:
+            if path is not None:
+                sheet = load_character(path)
+                self.app.push_screen(CharacterScreen(sheet, path, f"{sheet.name} (new)"))
+
+        self.app.push_screen(NewCharacterScreen(self._root), created)
 
     def action_back(self) -> None:
         if self._can_go_back:

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from studio.store import events as ev
 from studio.tui.controls import STAGE
+from studio.tui.highlight import mark_matches
 from studio.tui.wrap import Line, wrap
 
 PALETTE = ("#5fafd7", "#d787d7", "#87d787", "#d7af5f", "#8787ff", "#ff8787", "#5fd7af", "#ffaf5f")
@@ -88,10 +89,13 @@ class StageView(ScrollView, can_focus=True):
 
     BINDINGS = [control.binding() for control in STAGE]
 
-    COMPONENT_CLASSES = {"stage--cursor", "stage--gutter", "stage--scene", "stage--brief", "stage--tag", "stage--live"}
+    COMPONENT_CLASSES = {
+        "stage--cursor", "stage--gutter", "stage--scene", "stage--brief", "stage--tag", "stage--live", "stage--match"
+    }
 
     DEFAULT_CSS = """
     StageView { scrollbar-gutter: stable; }
+    StageView > .stage--match { background: $warning 50%; color: $text; text-style: bold; }
     """
 
     class Selected(Message):
@@ -112,6 +116,7 @@ class StageView(ScrollView, can_focus=True):
         self.colours: dict[str, str] = {}
         self._wrap_width = 0
         self._styles: dict[str, Style] = {}
+        self.highlight: Any = None  # a compiled search pattern whose matches are marked on screen
 
     # -- content -------------------------------------------------------------------------
 
@@ -303,6 +308,8 @@ class StageView(ScrollView, can_focus=True):
             if cursor is not None:
                 full = full + cursor
             segments.append(Segment(text, full))
+        if self.highlight is not None:
+            segments = mark_matches(segments, self.highlight, self._style("match"))
         if cursor is not None:
             used = sum(segment.cell_length for segment in segments)
             segments.append(Segment(" " * max(0, self._wrap_width + 2 - used), base + cursor))
@@ -326,6 +333,15 @@ class StageView(ScrollView, can_focus=True):
 
     def select_event(self, event_id: int) -> None:
         self._select_id(event_id)
+
+    def select_index(self, index: int) -> None:
+        """Put the cursor on an entry and show it, as a jump or a search does."""
+        if self.entries:
+            self._move(index, follow=index == len(self.entries) - 1)
+
+    def set_highlight(self, pattern: Any) -> None:
+        self.highlight = pattern
+        self.refresh()
 
     def _move(self, index: int, follow: bool, by_itself: bool = False) -> None:
         self.cursor = max(0, min(index, len(self.entries) - 1))

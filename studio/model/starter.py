@@ -1,0 +1,162 @@
+"""Starting files for a new play or character: every field there, each explained in one line.
+
+A playwright starting from nothing should not need the README open to know what a field does, so the
+file explains itself; the optional fields are present but commented out, ready to switch on. Every
+starting file is valid as written, so a new play can be stepped at once.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import tomlkit
+
+from studio.model.errors import InputError
+
+
+def slug(text: str) -> str:
+    """A file stem from a title or name: lower case letters, digits and underscores."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    stem = re.sub(r"[^a-z0-9]+", "_", folded.lower()).strip("_")
+    return stem[:60] or "untitled"
+
+
+def _q(text: str) -> str:
+    """A TOML basic string, escaped: names come from the command line and may hold anything."""
+    return tomlkit.string(text).as_string()
+
+
+def _block(text: str) -> str:
+    body = tomlkit.string(text, multiline=True).as_string()[3:-3]
+    return f'"""\n{body}\n"""'
+
+
+def character_text(name: str) -> str:
+    prompt = (
+        f"You are {name}. Say here, in the second person, who {name} is: their age, work and history, "
+        "what they want in this play and what they hide, and how they speak (short or long sentences, "
+        "plain or ornate, warm or guarded). "
+        "Say only what they speak aloud; keep replies to two or three sentences."
+    )
+    return f"""# A character for the studio. Each field is explained on the line above it; the optional
+# ones are commented out: delete the "# " in front of one to use it.
+
+# The name on stage and in the script.
+name = {_q(name)}
+
+# What the other characters know of them: a sentence or two anyone in the room could see or know.
+description = {_q(f"{name}, as the others see them.")}
+
+# Who they are and how they speak, addressed to the model. {{ego}}, {{superego}}, {{other}} and
+# {{director}} are replaced by the names of whoever sits in those seats.
+prompt = {_block(prompt)}
+
+# The model that plays them (litellm's names; local/smollm2 is built in and offline).
+# model = "local/smollm2"
+
+# How freely they improvise, from 0 (predictable) to 2 (wild); the role's default otherwise.
+# temperature = 0.8
+
+# The longest line they may say, in tokens.
+# max_tokens = 120
+
+# How much of the scene they keep in mind, in tokens.
+# context_tokens = 1400
+
+# An OpenAI-compatible server to call for this character.
+# api_base = "http://localhost:8000/v1"
+
+# Seconds to wait for a reply before trying again.
+# timeout = 120
+"""
+
+
+def play_text(title: str, ego: str, others: list[str], superego: str | None, director: str | None) -> str:
+    others_text = "\n".join(
+        f"""[[cast.others]]
+# Someone the protagonist talks to; add another [[cast.others]] block for each further character.
+character = {_q(o)}
+""" for o in others
+    )
+    superego_text = (
+        f"""[cast.superego]
+# The protagonist's inner voice, heard only backstage.
+character = {_q(superego)}
+
+# Its three strategies, each "every = N" turns or "probability = p" (seeded, so a replay agrees).
+# [cast.superego.rewrite_prompt]   # rewrite the protagonist's character prompt
+# every = 4
+# [cast.superego.rewrite_speech]   # rewrite what the protagonist hears
+# every = 1
+# [cast.superego.critique]         # critique the protagonist's draft before it is spoken
+# every = 1
+"""
+        if superego
+        else """# The protagonist's inner voice, heard only backstage; name a character to give them one.
+# [cast.superego]
+# character = "inner_voice"
+"""
+    )
+    director_text = (
+        f"""[cast.director]
+# Opens each scene with a stage direction.
+character = {_q(director)}
+"""
+        if director
+        else """# A director who opens each scene with a stage direction.
+# [cast.director]
+# character = "director"
+"""
+    )
+    return f"""# A play for the studio. Each field is explained on the line above it; the optional ones are
+# commented out: delete the "# " in front of one to use it. Run it with 'studio open THIS_FILE'.
+
+# The title on the script's title page.
+title = {_q(title)}
+
+# Who wrote it.
+# author = "Anonymous"
+
+# What the play is about, for the director and the characters.
+premise = {_q("Say in a sentence or two where we are and what is at stake.")}
+
+# Turns per scene: in a turn the other speaks and the protagonist answers.
+turns = 6
+
+# One brief per scene (the director and the characters read it), or just a number of scenes.
+scenes = [
+    {_q("The first scene: where we are, who is there, and what has just happened.")},
+]
+
+# Seeds whatever fires by probability, so a run can be replayed exactly.
+# seed = 0
+
+# Whether the protagonist writes an autobiographical epilogue at the end.
+# epilogue = true
+
+[cast.ego]
+# The protagonist: a file in characters/ (its name without .toml) or a path to one.
+character = {_q(ego)}
+# Any setting of a character can be given here for this play only, e.g. a model:
+# model = "local/smollm2"
+# human = true                  # play this role yourself
+
+{superego_text}
+{others_text}
+{director_text}"""
+
+
+def write_new(path: Path, text: str) -> Path:
+    """Write a starting file that must not replace one the playwright already has."""
+    from studio.model.edit import write_atomically
+
+    if path.exists():
+        raise InputError(str(path), None, "already exists", "choose another name, or edit that file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, text)
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot be written ({exc.strerror})", "check the folder") from None
+    return path

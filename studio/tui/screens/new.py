@@ -1,0 +1,154 @@
+"""New play and new character forms: the same starting files as `studio new`, checked as you type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label, Static
+
+from studio.model.starter import slug
+from studio.tui.screens.dialogs import Dialog
+
+
+class NewPlayScreen(Dialog):
+    """Returns the new play's path once its file (and any missing character's) is written."""
+
+    DEFAULT_CSS = """
+    #new-play-dialog .row { height: auto; }
+    #new-play-dialog .row Vertical { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self._root = root
+        self.problem = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="new-play-dialog"):
+            yield Label("A new play", classes="dialog-title")
+            yield Label("Title")
+            yield Input(placeholder="e.g. The Visit", id="new-title")
+            with Horizontal(classes="row"):
+                with Vertical():
+                    yield Label("Protagonist")
+                    yield Input("protagonist", id="new-ego")
+                with Vertical():
+                    yield Label("Others (comma-separated)")
+                    yield Input("stranger", id="new-others")
+            with Horizontal(classes="row"):
+                with Vertical():
+                    yield Label("Inner voice (optional)")
+                    yield Input(id="new-superego")
+                with Vertical():
+                    yield Label("Director (optional)")
+                    yield Input(id="new-director")
+            yield Static(id="new-problem")
+            with Horizontal(classes="buttons"):
+                yield Button("Create and open", variant="primary", id="new-create")
+            yield Label("A character that does not exist yet gets a starting sheet in characters/. "
+                        "Every file is commented: edit it later with P and c, or in your editor.",
+                        classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self.query_one("#new-title", Input).focus()
+        self._check()
+
+    def _fields(self) -> dict[str, object]:
+        value = lambda name: self.query_one(f"#new-{name}", Input).value.strip()  # noqa: E731
+        return {
+            "title": value("title"),
+            "ego": value("ego") or "protagonist",
+            "others": [n.strip() for n in value("others").split(",") if n.strip()],
+            "superego": value("superego") or None,
+            "director": value("director") or None,
+        }
+
+    @on(Input.Changed)
+    def _check(self) -> None:
+        fields = self._fields()
+        problem = ""
+        title = str(fields["title"])
+        if not title:
+            problem = "Give the play a title."
+        elif (self._root / "plays" / f"{slug(title)}.toml").exists():
+            problem = f"plays/{slug(title)}.toml already exists: choose another title."
+        elif not fields["others"]:
+            problem = "Name at least one character for the protagonist to talk to."
+        else:
+            names = [fields["ego"], *fields["others"], *(n for n in (fields["superego"], fields["director"]) if n)]
+            stems = [slug(str(n)) for n in names]
+            if len(set(stems)) != len(stems):
+                problem = "Two seats name the same character: give each its own."
+        self.problem = problem
+        self.query_one("#new-problem", Static).update(Text(problem or "Ready.", style="yellow" if problem else ""))
+        self.query_one("#new-title").set_class(bool(problem) and "title" in problem.lower(), "-invalid")
+        self.query_one("#new-create", Button).disabled = bool(problem)
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#new-create")
+    def _create(self) -> None:
+        from studio.commands.new import new_play
+        from studio.model import InputError
+
+        self._check()
+        if self.problem:
+            self.notify(self.problem, severity="warning")
+            return
+        fields = self._fields()
+        try:
+            path, _ = new_play(self._root, fields["title"], fields["ego"], fields["others"],  # type: ignore[arg-type]
+                               fields["superego"], fields["director"])  # type: ignore[arg-type]
+        except InputError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        self.dismiss(path)
+
+
+class NewCharacterScreen(Dialog):
+    """Returns the new sheet's path; the picker opens it in the sheet editor."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self._root = root
+        self.problem = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="new-character-dialog"):
+            yield Label("A new character", classes="dialog-title")
+            yield Label("Name")
+            yield Input(placeholder="e.g. Marlowe", id="new-name")
+            yield Static(id="new-character-problem")
+            yield Label("Enter writes characters/NAME.toml and opens it in the sheet editor.", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self.query_one("#new-name", Input).focus()
+        self._check()
+
+    @on(Input.Changed)
+    def _check(self) -> None:
+        name = self.query_one("#new-name", Input).value.strip()
+        path = self._root / "characters" / f"{slug(name)}.toml"
+        self.problem = "Give the character a name." if not name else (
+            f"characters/{path.name} already exists: choose another name." if path.exists() else "")
+        shown = self.problem or f"Will write {path}."
+        self.query_one("#new-character-problem", Static).update(Text(shown, style="yellow" if self.problem else ""))
+
+    @on(Input.Submitted)
+    def _create(self) -> None:
+        from studio.commands.new import new_character
+        from studio.model import InputError
+
+        self._check()
+        if self.problem:
+            self.notify(self.problem, severity="warning")
+            return
+        try:
+            path = new_character(self._root, self.query_one("#new-name", Input).value)
+        except InputError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        self.dismiss(path)

@@ -1,0 +1,249 @@
+"""The play editor: scene briefs, turns, cast and the superego's timing, saved in place.
+
+Like the sheet editor it validates on every keystroke and saves only a valid play, through the
+style-preserving writer, so the playwright's comments and layout survive. A run keeps the play it
+started with; new runs read the saved file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from studio.model import InputError
+from studio.model.play import CastMember, Play, StrategySchedule, SuperegoMember
+from studio.tui.widgets.longtext import LongText
+
+STRATEGY_FIELDS = (
+    ("rewrite_prompt", "Rewrites the protagonist's prompt"),
+    ("rewrite_speech", "Rewrites what the protagonist hears"),
+    ("critique", "Critiques the protagonist's draft"),
+)
+
+
+def schedule_text(schedule: StrategySchedule) -> str:
+    if not schedule.enabled:
+        return "off"
+    if schedule.probability is not None:
+        return f"p{schedule.probability:g}"
+    return str(schedule.every or 1)
+
+
+def parse_schedule(text: str, old: StrategySchedule) -> StrategySchedule:
+    """`4`: every 4 turns; `p0.3`: with probability 0.3; `off`: never."""
+    raw = text.strip().lower()
+    if raw in ("off", "no", "never"):
+        return old.model_copy(update={"enabled": False})
+    if raw.startswith("p"):
+        try:
+            value = float(raw[1:])
+        except ValueError:
+            raise ValueError("write p and a probability, e.g. p0.3") from None
+        return StrategySchedule(enabled=True, probability=value)
+    try:
+        every = int(raw)
+    except ValueError:
+        raise ValueError("write every how many turns (4), a probability (p0.3) or off") from None
+    return StrategySchedule(enabled=True, every=every)
+
+
+def _short(path: Path) -> str:
+    """The file as the playwright knows it: plays/NAME.toml, not a long absolute path."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(path.parent.name) / path.name)
+
+
+def briefs_text(play: Play) -> str:
+    return "\n\n".join(play.scenes) if isinstance(play.scenes, list) else ""
+
+
+class PlayScreen(ModalScreen[Path | None]):
+    DEFAULT_CSS = """
+    #play-fields .row { height: auto; }
+    #play-fields .row Vertical { height: auto; width: 1fr; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="save-play"),
+        Binding("escape", "cancel", "Cancel", id="cancel-play"),
+    ]
+
+    def __init__(self, play: Play, path: Path) -> None:
+        super().__init__()
+        self._play = play
+        self._path = path
+        self.valid: Play | None = play
+        self.problems: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        play = self._play
+        superego = play.cast.superego
+        with Vertical(classes="dialog wide", id="play-dialog"):
+            yield Label(Text(f"{play.title} · {_short(self._path)}"), classes="dialog-title")
+            with VerticalScroll(id="play-fields"):
+                yield Label("Title")
+                yield Input(play.title, id="play-title")
+                yield Label("Premise: what the play is about")
+                yield LongText(play.premise, id="play-premise", classes="short")
+                yield Label("Scene briefs: one paragraph per scene, a blank line between (empty: a count below)")
+                yield LongText(briefs_text(play), id="play-scenes")
+                with Horizontal(classes="row"):
+                    with Vertical():
+                        yield Label("Turns per scene")
+                        yield Input(str(play.turns), id="play-turns")
+                    with Vertical():
+                        yield Label("Scenes (without briefs)")
+                        yield Input(str(play.scenes) if isinstance(play.scenes, int) else "", id="play-scene-count")
+                yield Label("Cast: a character's file name in characters/ (without .toml)")
+                with Horizontal(classes="row"):
+                    with Vertical():
+                        yield Label("Protagonist (ego)")
+                        yield Input(play.cast.ego.character, id="play-ego")
+                    with Vertical():
+                        yield Label("Others, comma-separated")
+                        yield Input(", ".join(m.character for m in play.cast.others), id="play-others")
+                with Horizontal(classes="row"):
+                    with Vertical():
+                        yield Label("Inner voice (empty: none)")
+                        yield Input(superego.character if superego else "", id="play-superego")
+                    with Vertical():
+                        yield Label("Director (empty: none)")
+                        yield Input(play.cast.director.character if play.cast.director else "", id="play-director")
+                yield Label("The superego's timing: every N turns, pN for a probability, or off")
+                with Horizontal(classes="row"):
+                    for name, label in STRATEGY_FIELDS:
+                        with Vertical():
+                            yield Label(label)
+                            schedule = superego.schedule(name) if superego else SuperegoMember(
+                                character="x").schedule(name)
+                            yield Input(schedule_text(schedule), id=f"play-{name}")
+            yield Static(id="play-problems")
+            with Horizontal(classes="buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="play-save")
+                yield Button("Cancel", id="play-cancel")
+            yield Label("ctrl+e in a text box opens it in $EDITOR. This run keeps its play; new runs read the saved one.",
+                        classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self._validate()
+
+    def _value(self, field: str) -> str:
+        widget = self.query_one(f"#play-{field}")
+        return (widget.text if isinstance(widget, TextArea) else widget.value).strip()  # type: ignore[attr-defined]
+
+    def _build(self) -> tuple[Play | None, dict[str, str]]:
+        old = self._play
+        problems: dict[str, str] = {}
+        updates: dict[str, Any] = {"title": self._value("title"), "premise": self._value("premise")}
+        try:
+            updates["turns"] = int(self._value("turns"))
+        except ValueError:
+            problems["turns"] = "write a whole number"
+        briefs = [" ".join(p.split()) for p in self._value("scenes").split("\n\n") if p.strip()]
+        if briefs:
+            updates["scenes"] = briefs
+        else:
+            count = self._value("scene-count") or "1"
+            try:
+                updates["scenes"] = int(count)
+            except ValueError:
+                problems["scene-count"] = "write a whole number"
+        ego = old.cast.ego.model_copy(update={"character": self._value("ego")})
+        names = [n.strip() for n in self._value("others").split(",") if n.strip()]
+        others = [
+            old.cast.others[i].model_copy(update={"character": n}) if i < len(old.cast.others) else CastMember(character=n)
+            for i, n in enumerate(names)
+        ]
+        superego = None
+        if self._value("superego"):
+            base = old.cast.superego or SuperegoMember(character=self._value("superego"))
+            strategy_updates: dict[str, Any] = {"character": self._value("superego")}
+            for name, _ in STRATEGY_FIELDS:
+                try:
+                    schedule = parse_schedule(self._value(name), base.schedule(name))
+                except (ValueError, ValidationError) as exc:
+                    problems[name] = str(exc).splitlines()[0]
+                    continue
+                # an unchanged setting keeps its old form, so the file does not change for nothing
+                if schedule_text(schedule) != schedule_text(base.schedule(name)):
+                    strategy_updates[name] = schedule
+            superego = base.model_copy(update=strategy_updates)
+        director = None
+        if self._value("director"):
+            base_director = old.cast.director or CastMember(character=self._value("director"))
+            director = base_director.model_copy(update={"character": self._value("director")})
+        if problems:
+            return None, problems
+        data = old.model_dump()
+        data.update(updates)
+        data["cast"] = {
+            "ego": ego.model_dump(),
+            "others": [m.model_dump() for m in others],
+            "superego": superego.model_dump() if superego else None,
+            "director": director.model_dump() if director else None,
+        }
+        try:
+            play = Play.model_validate(data)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = [str(x) for x in err["loc"] if not isinstance(x, int)]
+                field = loc[-1] if loc else "play"
+                problems.setdefault(field, err["msg"].lower())
+            return None, problems
+        from studio.model.loading import character_path
+
+        for label, member in [("ego", ego), *(("others", m) for m in others),
+                              ("superego", superego), ("director", director)]:
+            if member is not None and character_path(member.character, self._path) is None:
+                problems.setdefault(label, f"no character '{member.character}' in characters/")
+        return (None if problems else play), problems
+
+    def _validate(self) -> None:
+        play, problems = self._build()
+        self.valid = play
+        self.problems = problems
+        for widget in self.query("#play-fields Input, #play-fields TextArea"):
+            name = (widget.id or "").removeprefix("play-")
+            widget.set_class(name in problems or (name == "title" and "title" in problems), "-invalid")
+        message = "  ".join(f"{field}: {problem}" for field, problem in problems.items())
+        self.query_one("#play-problems", Static).update(Text(message or "Valid."))
+        self.query_one("#play-problems").set_class(bool(problems), "-invalid")
+        self.query_one("#play-save", Button).disabled = play is None
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        self._validate()
+
+    @on(LongText.Submitted)
+    @on(Button.Pressed, "#play-save")
+    def action_save(self) -> None:
+        from studio.model.edit import save_model
+
+        self._validate()
+        if self.valid is None:
+            self.notify("Not saved: " + "; ".join(f"{k}: {v}" for k, v in self.problems.items()), severity="error")
+            return
+        try:
+            save_model(self.valid, self._path, previous=self._play)
+        except InputError as exc:
+            self.notify(f"Not saved: {exc.message}", severity="error")
+            return
+        except OSError as exc:
+            self.notify(f"Not saved: {self._path}: {exc.strerror}", severity="error")
+            return
+        self.dismiss(self._path)
+
+    @on(Button.Pressed, "#play-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

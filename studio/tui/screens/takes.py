@@ -1,0 +1,167 @@
+"""The take tree: every branch of a run, who wrote each take and when; choose one to follow it.
+
+Each node is a stretch of a take between two forks, labelled with where it starts (scene, turn), its
+first line, who wrote it (a model, a directed model, you) and when, how many lines it holds, and the
+name and star the playwright gave it. The take the run follows now is marked and opened.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Label, Tree
+
+from studio.store.takes import TakeMark
+from studio.tui.controls import TREE
+from studio.tui.finding import Branch, author, describe
+from studio.tui.screens.dialogs import Dialog
+
+
+def when_written(created: float) -> str:
+    return datetime.fromtimestamp(created).strftime("%d %b %H:%M")
+
+
+def branch_label(branch: Branch, mark: TakeMark | None) -> Text:
+    line = branch.first_line or branch.start
+    text = Text()
+    text.append("▶ " if branch.current else "  ", style="bold green")
+    if mark is not None and mark.starred:
+        text.append("★ ", style="bold yellow")
+    if mark is not None and mark.name:
+        text.append(f"“{mark.name}” ", style="bold")
+    text.append(describe(branch))
+    when = when_written(line.created)
+    text.append(f"  · {author(line)} · {when} · {branch.lines} lines", style="dim")
+    return text
+
+
+class TakeTreeScreen(Dialog):
+    """Returns ("follow", event id) to follow a take; names and stars are saved from here directly.
+
+    ▶ marks the stretches of the take the run follows now."""
+
+    DEFAULT_CSS = """
+    #take-tree { height: 1fr; }
+    #take-name { display: none; }
+    #take-name.-open { display: block; }
+    """
+    BINDINGS = [control.binding() for control in TREE]
+
+    def __init__(self, roots: list[Branch], marks: dict[int, TakeMark], store: Any) -> None:
+        super().__init__()
+        self._roots = roots
+        self._marks = marks
+        self._store = store
+        self._naming: Any = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="take-tree-dialog"):
+            yield Label("Takes · every branch of the run", classes="dialog-title")
+            tree: Tree[Branch] = Tree("the run", id="take-tree")
+            tree.show_root = False
+            tree.guide_depth = 2
+            yield tree
+            yield Input(placeholder="a name for this take (Enter saves, empty clears, Esc cancels)", id="take-name")
+            yield Label("Enter follows the take · * stars it · m names it · Esc closes.", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        dialog = self.query_one("#take-tree-dialog")
+        dialog.styles.width = "96%"
+        dialog.styles.max_width = "96%"
+        dialog.styles.height = "90%"
+        tree = self.query_one("#take-tree", Tree)
+        current = None
+        stack: list[tuple[Any, Branch]] = [(tree.root, b) for b in reversed(self._roots)]
+        # iteratively: a run can fork a thousand levels deep; a fork's takes are siblings
+        while stack:
+            parent, branch = stack.pop()
+            # at a fork the take the run follows (or the first) goes on at the same level, as a take
+            # reads on; the other takes of that moment hang under the node where they part
+            following = next((c for c in branch.children if c.current), branch.children[0]) if branch.children else None
+            others = [c for c in branch.children if c is not following]
+            node = parent.add(branch_label(branch, self._marks.get(branch.start.id)), data=branch,
+                              expand=True, allow_expand=bool(others))
+            if branch.current:
+                current = node
+            if following is not None:
+                stack.append((parent, following))
+            for child in reversed(others):
+                stack.append((node, child))
+        tree.root.expand()
+        tree.focus()
+        if current is not None:
+            tree.move_cursor(current)
+
+    def _branch(self) -> Branch | None:
+        node = self.query_one("#take-tree", Tree).cursor_node
+        return node.data if node is not None else None
+
+    def action_follow(self) -> None:
+        branch = self._branch()
+        if branch is not None:
+            self.dismiss(("follow", branch.start.id))
+
+    @on(Tree.NodeSelected, "#take-tree")
+    def _selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        self.action_follow()
+
+    def _relabel(self) -> None:
+        node = self.query_one("#take-tree", Tree).cursor_node
+        if node is not None and node.data is not None:
+            node.set_label(branch_label(node.data, self._marks.get(node.data.start.id)))
+
+    def action_star(self) -> None:
+        from studio.store.takes import star_take
+
+        branch = self._branch()
+        if branch is None:
+            return
+        self._marks[branch.start.id] = star_take(self._store, branch.start.id)
+        self._relabel()
+
+    def action_name(self) -> None:
+        branch = self._branch()
+        if branch is None:
+            return
+        box = self.query_one("#take-name", Input)
+        mark = self._marks.get(branch.start.id)
+        box.value = mark.name or "" if mark else ""
+        box.add_class("-open")
+        self._naming = branch
+        box.focus()
+
+    @on(Input.Submitted, "#take-name")
+    def _named(self, event: Input.Submitted) -> None:
+        from studio.store import StoreError
+        from studio.store.takes import name_take
+
+        branch = self._naming
+        if branch is None:
+            return
+        try:
+            self._marks[branch.start.id] = name_take(self._store, branch.start.id, event.value)
+        except StoreError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._close_naming()
+        self._relabel()
+        name = self._marks[branch.start.id].name
+        self.notify(f"Named “{name}”: 'studio show RUN --take \"{name}\"' prints it." if name else "Name cleared.")
+
+    def _close_naming(self) -> None:
+        self._naming = None
+        box = self.query_one("#take-name", Input)
+        box.remove_class("-open")
+        self.query_one("#take-tree", Tree).focus()
+
+    def action_dismiss_none(self) -> None:
+        if self._naming is not None:
+            self._close_naming()
+            return
+        self.dismiss(None)

@@ -1,0 +1,70 @@
+"""A text area for anything long (a prompt, a line, a brief, a note) that can go out to $EDITOR.
+
+`ctrl+e` suspends the app, as git does for a commit message, opens the text in the playwright's own
+editor and puts what they saved back in the area; `ctrl+s` submits. When the terminal cannot be
+handed over (a test's headless driver), the editor still runs, without the suspension.
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widgets import TextArea
+
+from studio.tui.controls import TEXT
+
+
+async def edit_in_editor(widget, text: str, suffix: str = ".txt") -> str | None:  # type: ignore[no-untyped-def]
+    """The text after a round trip through $EDITOR, or None (and a notification) if it failed."""
+    from studio.editor import EditorError, edit_text
+
+    app = widget.app
+    try:
+        try:
+            with app.suspend():
+                edited = edit_text(text, suffix)
+        except Exception as exc:  # SuspendNotSupported, or the editor failing inside the suspension
+            if type(exc).__name__ != "SuspendNotSupported":
+                raise
+            edited = edit_text(text, suffix)
+    except EditorError as exc:
+        app.notify(f"{exc}. The text is as it was.", title="Editor", severity="warning")
+        return None
+    app.refresh()
+    return edited
+
+
+class LongText(TextArea):
+    """A soft-wrapped text area; `Submitted` carries the text when ctrl+s is pressed."""
+
+    BINDINGS = [control.binding() for control in TEXT]
+    DEFAULT_CSS = """
+    LongText { height: auto; min-height: 4; max-height: 14; }
+    LongText.short { max-height: 6; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, area: "LongText", text: str) -> None:
+            self.area = area
+            self.text = text
+            super().__init__()
+
+        @property
+        def control(self) -> "LongText":
+            return self.area
+
+    def __init__(self, text: str = "", *, suffix: str = ".txt", **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("soft_wrap", True)
+        kwargs.setdefault("show_line_numbers", False)
+        kwargs.setdefault("tab_behavior", "focus")
+        super().__init__(text, **kwargs)
+        self._suffix = suffix
+
+    async def action_external_editor(self) -> None:
+        edited = await edit_in_editor(self, self.text, self._suffix)
+        if edited is not None and edited != self.text:
+            self.load_text(edited)
+            self.move_cursor(self.document.end)
+            self.post_message(self.Changed(self))
+
+    def action_submit_text(self) -> None:
+        self.post_message(self.Submitted(self, self.text))
