@@ -87,10 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
     _cast_options(open_)
     _db_option(open_)
 
-    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown or PDF")
+    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown, Final Draft or PDF")
     export.add_argument("run", help="a run number")
     export.add_argument(
-        "--format", default="fountain", choices=["fountain", "markdown", "pdf"], help="the script's format (default fountain)"
+        "--format",
+        choices=["fountain", "markdown", "fdx", "pdf", "play-pdf"],
+        help="the script's format: pdf is a screenplay, play-pdf a stage play, fdx Final Draft "
+        "(default fountain, or play-pdf where the play says layout = \"stage\")",
     )
     export.add_argument("--out", metavar="PATH", help="a file, or a folder for the default name (default exports/)")
     export.add_argument("--backstage", action="store_true", help="include the inner voice: notes beside the lines it shaped")
@@ -472,7 +475,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     run_id = _run_id(args.run)
     head = _take_head(store, run_id, args.take)
     try:
-        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=head)
+        path = export_run(
+            store, run_id, args.format, out=args.out, backstage=args.backstage, head=head,
+            warn=lambda message: print(f"warning: {message}", file=sys.stderr),
+        )
     except StoreError as exc:
         field = "--take" if args.take is not None and "event" in str(exc) else "RUN"
         raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None

@@ -107,6 +107,8 @@ class Script:
     finished: bool
     backstage: bool
     blocks: list[Block] = field(default_factory=list)
+    layout: str = "screen"  # the play's own choice of typeset layout: "screen" or "stage"
+    setting: str = ""
 
     @property
     def draft_date(self) -> str:
@@ -213,6 +215,8 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         models=models,
         finished=any(e.kind == ev.EPILOGUE for e in path),
         backstage=backstage,
+        layout=cast.play.layout,
+        setting=" ".join(clean_text(cast.play.setting).split()),
     )
     by_id = {e.id: e for e in path}
     shaped: dict[int, int] = {}

@@ -108,6 +108,10 @@ class Play(_Strict):
     turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
     scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    layout: Literal["screen", "stage"] = Field(
+        default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
+    )
+    setting: str = Field(default="", description="where and when the play happens, for a stage play's cast page")
     cast: Cast
 
     @field_validator("scenes")
