@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech
+from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, parenthesise, split_business
 
 # XML 1.0 cannot carry these at all, escaped or not: they become U+FFFD, never vanish.
 _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
@@ -34,7 +34,7 @@ def _speech(content: ET.Element, name: str, parts: list[tuple[str, str]]) -> Non
     wrote = False
     for kind, text in parts:
         if kind == "business":
-            _paragraph(content, "Parenthetical", "(" + " ".join(text.split()) + ")")
+            _paragraph(content, "Parenthetical", parenthesise(text))
             wrote = True
             continue
         for line in (raw.strip() for raw in text.splitlines()):
@@ -43,10 +43,6 @@ def _speech(content: ET.Element, name: str, parts: list[tuple[str, str]]) -> Non
                 wrote = True
     if not wrote:
         _paragraph(content, "Parenthetical", "(silence)")
-
-
-def _lines(text: str) -> list[tuple[str, str]]:
-    return [("line", text)]
 
 
 def render_fdx(script: Script) -> str:
@@ -68,7 +64,7 @@ def render_fdx(script: Script) -> str:
             notes.append(block)
         elif isinstance(block, Epilogue):
             _paragraph(content, "Scene Heading", "EPILOGUE", StartsNewPage="Yes")
-            _speech(content, block.character, _lines(block.text))
+            _speech(content, block.character, list(split_business(block.text)))
     if script.backstage:
         _paragraph(content, "Scene Heading", "BACKSTAGE", StartsNewPage="Yes")
         if not notes:

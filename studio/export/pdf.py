@@ -25,15 +25,18 @@ from reportlab.lib.units import inch
 from reportlab.platypus import PageBreak, Paragraph, Spacer
 
 from studio.export import typeset
-from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, split_business
+from studio.export.script import (
+    Backstage,
+    Direction,
+    Epilogue,
+    Heading,
+    Script,
+    Speech,
+    parenthesise,
+    split_business,
+)
 
 LINE = 12  # points: 12 pt Courier set solid, six lines to the inch
-
-
-def parenthesise(text: str) -> str:
-    """Business as a parenthetical: `(x)` once, even when the model already wrote the brackets."""
-    text = " ".join(text.split())
-    return text if text.startswith("(") and text.endswith(")") else f"({text})"
 
 
 def where(block, script: Script) -> str:

@@ -166,6 +166,13 @@ def split_business(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(parts)
 
 
+def parenthesise(text: str) -> str:
+    """Business as a parenthetical: `(x)` once, even when the model already wrote the brackets
+    (`*(laughs)*`)."""
+    text = " ".join(text.split())
+    return text if text.startswith("(") and text.endswith(")") else f"({text})"
+
+
 def superego_at_work(cast: ResolvedCast) -> bool:
     """True when the run was set to have an inner voice with at least one strategy on."""
     if not cast.superego.enabled or not cast.has("superego"):

@@ -29,12 +29,11 @@ from studio.export.pdf import (
     _style,
     backstage_appendix,
     epilogue_parts,
-    parenthesise,
     speech_flowable,
     where,
     write_pdf,
 )
-from studio.export.script import Direction, Epilogue, Heading, Script, Speech
+from studio.export.script import Direction, Epilogue, Heading, Script, Speech, parenthesise
 
 NAME = _style("stage-name", 0, 6, alignment=TA_CENTER)
 LINES = _style("stage-lines", 0, 6)

@@ -93,12 +93,28 @@ def visual(text: str) -> str:
     return "\n".join(get_display(arabic_reshaper.reshape(line)) for line in text.split("\n"))
 
 
+def _to_unicode_cmap(fontname: str, subset) -> str:
+    """reportlab's ToUnicode map with characters beyond U+FFFF written as UTF-16 pairs, as the PDF
+    reference asks: reportlab writes them as five hex digits, so an emoji prints but any reader
+    copying the text gets the wrong character."""
+    pairs = ["<%02X> <%s>" % (i, chr(v).encode("utf-16-be").hex().upper()) for i, v in enumerate(subset)]
+    return "\n".join(
+        ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap", "/CIDSystemInfo",
+         f"<< /Registry ({fontname})", f"/Ordering ({fontname})", "/Supplement 0", ">> def",
+         f"/CMapName /{fontname} def", "/CMapType 2 def", "1 begincodespacerange",
+         "<00> <%02X>" % (len(subset) - 1), "endcodespacerange", "%d beginbfchar" % len(subset), *pairs,
+         "endbfchar", "endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
+    )
+
+
 @lru_cache(maxsize=1)
 def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int]]:
     import matplotlib
     import screenplain.export.pdf as screenplain_pdf
-    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase import pdfmetrics, ttfonts
     from reportlab.pdfbase.ttfonts import TTFont
+
+    ttfonts.makeToUnicodeCMap = _to_unicode_cmap
 
     prime = os.path.join(os.path.dirname(screenplain_pdf.__file__), "courier_prime")
     faces = {"": "Courier Prime", " Bold": "Courier Prime Bold", " Italic": "Courier Prime Italic",
