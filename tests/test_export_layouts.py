@@ -18,7 +18,7 @@ from pypdf import PdfReader
 
 from conftest import make_cast
 from studio.cli import main
-from studio.export import export_run, render
+from studio.export import export_run, render, typeset
 from studio.export.script import build_script
 from studio.store import Store
 from studio.store import events as ev
@@ -183,6 +183,10 @@ def test_every_script_prints(store, tmp_path, fmt):
     run_id = stage_run(store, WORLD, epilogue="*sighs* " + WORLD[0])
     warnings: list[str] = []
     path = export_run(store, run_id, fmt, out=tmp_path / f"w-{fmt}.pdf", warn=warnings.append)
+    if typeset.fonts().face("你") is None:
+        # No CJK font on this machine (.ci/run installs one): the lines are named, not dropped.
+        assert warnings and all("no font has" in w for w in warnings)
+        pytest.skip("no CJK font installed: fonts-droid-fallback (.ci/run installs it)")
     assert warnings == []
     texts = {"pypdf": norm(" ".join(pdf_pages(path)))}
     if shutil.which("pdftotext"):
