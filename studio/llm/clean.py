@@ -31,3 +31,20 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 def redact_url_credentials(text: str) -> str:
     """`http://user:KEY@host/v1` becomes `http://***@host/v1`: a key in an address is never shown."""
     return _URL_CREDENTIALS.sub(r"\1***@", text)
+
+
+# Shapes of provider keys (OpenAI, Anthropic, Groq, xAI, Hugging Face...): never echoed, never stored.
+SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
+
+
+def redact_secrets(text: str) -> str:
+    """Text with credentials in addresses and key-shaped words replaced by ***."""
+    return SECRET_SHAPE.sub("***", redact_url_credentials(text))
+
+
+def shown_value(value: object, limit: int = 60) -> str:
+    """A rejected value as an error message may echo it: short, and never a key."""
+    text = repr(value)
+    if SECRET_SHAPE.search(text) or _URL_CREDENTIALS.search(text):
+        return "(a value that looks like a secret; not shown)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

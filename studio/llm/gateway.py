@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from studio.llm.clean import clean_model_text, redact_url_credentials
+from studio.llm.clean import clean_model_text, redact_secrets, redact_url_credentials
 from studio.llm.errors import ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -54,7 +54,7 @@ class CallSettings:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout,
-            "api_base": self.api_base,
+            "api_base": redact_url_credentials(self.api_base) if self.api_base else None,
         }
         # Recorded only when set, so a take says exactly how its line was sampled.
         for name in ("stop", "top_p", "min_p", "repeat_penalty"):
@@ -192,7 +192,6 @@ class _CallerFault(Exception):
 
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.I)
-_SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
 _LITELLM_PREFIX = re.compile(r"^((litellm\.)?\w+(Error|Exception|Timeout):\s*|\w+Exception\s*-\s*)")
 _OBJECT_REPR = re.compile(r"\w+:<[^>]*>\s*")
 # Some SDKs report a missing key or a dead socket as a plain 500; the words tell the truth.
@@ -205,7 +204,7 @@ def _scrub(text: str, limit: int = 160) -> str:
     for var, value in os.environ.items():
         if value and len(value) >= 8 and _SECRET_NAME.search(var):
             text = text.replace(value, "***")
-    text = _SECRET_SHAPE.sub("***", redact_url_credentials(text))
+    text = redact_secrets(clean_model_text(text))
     text = " ".join(_OBJECT_REPR.sub("", text).split())
     while (bare := _LITELLM_PREFIX.sub("", text, count=1)) != text:
         text = bare
