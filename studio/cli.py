@@ -260,6 +260,7 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    engine.call_listeners.append(printer.calling)
     verb = "Resuming" if resumed else "Run"
     models = ", ".join(
         f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
@@ -286,7 +287,10 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
                 return text
 
     try:
-        asyncio.run(engine.play_to_end(ask))
+        try:
+            asyncio.run(engine.play_to_end(ask))
+        finally:
+            printer.quiet()
     except _Stop as stop:
         printer.end_line()
         console.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")

@@ -123,6 +123,8 @@ class Engine:
         # told when a model call starts over: what was streamed for that step is void
         self.retry_listeners: list[RetryListener] = []
         self.event_listeners: list[EventListener] = []
+        # told when a model is asked, before any token: a view can say whom it waits for
+        self.call_listeners: list[Callable[[Step, str], None]] = []
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self._direction: Direction | None = None  # set by a directed regenerate for its one step
         self.reload()
@@ -221,6 +223,8 @@ class Engine:
             for listener in self.retry_listeners:
                 listener(step, attempt, reason)
 
+        for listener in self.call_listeners:
+            listener(step, settings.model)
         try:
             completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
             guarded = self._guard(step, role, completion.text)

@@ -25,6 +25,40 @@ def clean_model_text(text: str) -> str:
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 
+class StreamCleaner:
+    """Cleans a stream piece by piece, holding back an escape sequence a piece boundary cut in two, so
+    what is shown live matches what is stored (a held tail is short: at most HOLD characters)."""
+
+    HOLD = 256
+
+    def __init__(self) -> None:
+        self._carry = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._carry + piece
+        self._carry = ""
+        cut = max(text.rfind("\x1b"), text.rfind("\x9b"))
+        if cut >= 0 and len(text) - cut <= self.HOLD and _unfinished(text[cut:]):
+            text, self._carry = text[:cut], text[cut:]
+        return clean_model_text(text)
+
+    def flush(self) -> str:
+        text, self._carry = self._carry, ""
+        return clean_model_text(text)
+
+
+def _unfinished(tail: str) -> bool:
+    """Whether `tail` (starting at an escape) may still be completed by what comes next."""
+    if len(tail) == 1:
+        return True
+    if tail.startswith(("\x1b]", "\x1bP", "\x1b^", "\x1b_", "\x1bX")):
+        return not (tail.endswith("\x07") or "\x1b\\" in tail[1:])
+    return _OPEN_CSI.fullmatch(tail) is not None
+
+
+_OPEN_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*")
+
+
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 
 
