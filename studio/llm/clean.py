@@ -16,7 +16,9 @@ _SEQUENCES = re.compile(
     r"|\x1b[ -/]*[0-~]"  # two-byte escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 controls (tabs and line breaks kept) and the explicit bidirectional overrides and isolates, which
+# can make a terminal show text in an order other than the one stored ("Trojan Source").
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_model_text(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -38,6 +39,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(value: str) -> str:
+    """Names and titles head pages and label lines: one line of printable text, no terminal control."""
+    if _CONTROL.search(value):
+        raise ValueError(
+            "must be one line of printable text (no line breaks, tabs, control characters or direction overrides)"
+        )
+    return value
+
+
 class ModelFields(_Strict):
     """Settings any role or character may carry; unset fields fall back to the next layer."""
 
@@ -50,6 +63,8 @@ class ModelFields(_Strict):
 
 
 class CharacterSheet(ModelFields, MindFields):
+    _one_line_name = field_validator("name")(classmethod(lambda cls, v: one_line(v)))
+
     # Bounds keep one sheet from filling every prompt it enters (a prompt is sent on every call).
     name: str = Field(min_length=1, max_length=MAX_NAME)
     description: str = Field(default="", max_length=MAX_DESCRIPTION, description="what the other characters know of them")
@@ -117,6 +132,8 @@ class Play(_Strict):
     scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
     cast: Cast
+
+    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("scenes")
     @classmethod
