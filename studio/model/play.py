@@ -134,7 +134,9 @@ class Play(_Strict):
     layout: Literal["screen", "stage"] = Field(
         default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
     )
-    setting: str = Field(default="", description="where and when the play happens, for a stage play's cast page")
+    setting: str = Field(
+        default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
+    )
     cast: Cast
 
     _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
