@@ -268,3 +268,11 @@ def test_snapshot_pages(store, tmp_path, fmt, page):
     dark = [(x, y) for y in range(height) for x in range(width) if image.getpixel((x, y)) < 128]
     assert len(dark) > 500
     assert min(x for x, _ in dark) >= 1.4 * 60 and max(x for x, _ in dark) <= 7.6 * 60
+
+
+def test_marks_without_glyphs_are_not_reported_as_missing(store, tmp_path):
+    """A variation selector or a zero-width space has nothing to print: no warning, no code."""
+    run_id = stage_run(store, ["I \u2764\ufe0f it\u200b.", "Fine."])
+    warnings: list[str] = []
+    text = norm(" ".join(pdf_pages(export_run(store, run_id, "pdf", out=tmp_path / "m.pdf", warn=warnings.append))))
+    assert warnings == [] and "SASHA I \u2764 it." in text and "[U+" not in text

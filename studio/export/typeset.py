@@ -50,8 +50,10 @@ class Fonts:
         text = visual(unicodedata.normalize("NFC", text))
         runs: list[tuple[str | None, str]] = []
         for ch in text:
-            if unicodedata.category(ch) in ("Cf",) and ch not in "\u200d":
-                continue  # zero-width marks have no glyph and mean nothing on paper
+            if unicodedata.category(ch) == "Cf" or "\ufe00" <= ch <= "\ufe0f":
+                # Zero-width marks, joiners and variation selectors have no glyph of their own and
+                # reportlab composes no sequences: on paper they would only show up as codes.
+                continue
             face = self.face(ch)
             if face is None:
                 ch = f"[U+{ord(ch):04X}]"
