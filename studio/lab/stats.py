@@ -1,7 +1,8 @@
 """Statistics for the lab: means with intervals, and the Prisoner's Dilemma hypotheses H1-H9.
 
 scipy does the tests. Each hypothesis names its test, the effect it measures (a difference of mean
-cooperation rates, per trial), the p-value, and whether the data support it at the 5% level. The tests
+cooperation rates, per trial, taken in the direction the claim predicts, so a positive effect is
+the predicted one), the p-value, and whether the data support it at the 5% level. The tests
 are one-sided where the hypothesis states a direction, and rank-based (Mann-Whitney U, Kruskal-Wallis),
 since a cooperation rate over six rounds takes seven values and is nothing like normal.
 """
@@ -138,8 +139,4 @@ def hypotheses(trials: Sequence[Trial]) -> list[Finding]:
     out.append(_greater("H9", "competitive and self-interested cooperate less with tit-for-tat starting C than D",
                         _rates(trials, ["competitive", "self_interested"], ["tit_for_tat_d"]),
                         _rates(trials, ["competitive", "self_interested"], ["tit_for_tat_c"])))
-    # H5 and H7 are written as "less": the test above compares the other way round, so the effect is flipped.
-    for finding in out:
-        if finding.name in ("H5", "H7", "H9") and finding.effect is not None:
-            finding.effect = -finding.effect
     return out
