@@ -61,18 +61,13 @@ class PlacementTest:
 
 
 def summarise(name: str, values: list[float]) -> GroupSummary:
-    """Mean with a 95% t interval; one value has no spread, so its interval is the value itself."""
-    from scipy import stats
+    """Mean with a 95% t interval (the lab's one estimate), and the spread."""
+    from studio.lab.stats import mean_ci
 
+    est = mean_ci(values)
     n = len(values)
-    if n == 0:
-        return GroupSummary(name, 0, math.nan, math.nan, math.nan, math.nan)
-    mean = sum(values) / n
-    if n == 1:
-        return GroupSummary(name, 1, mean, 0.0, mean, mean)
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
-    return GroupSummary(name, n, mean, sd, mean - half, mean + half)
+    sd = math.sqrt(sum((v - est.mean) ** 2 for v in values) / (n - 1)) if n > 1 else (0.0 if n else math.nan)
+    return GroupSummary(name, n, est.mean, sd, est.low, est.high)
 
 
 def compare_placements(groups: dict[str, list[float]]) -> PlacementTest:
