@@ -427,15 +427,15 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from studio.llm import BUILTIN_MODELS
-    from studio.model import ResolvedCast, load_play, resolve_cast
-    from studio.store import StoreError
-
+    # Each branch imports only what it needs: the picker draws its first frame without pydantic's models.
     store = _open_store(args.db)
     roles = _parse_roles(args.role)
     start: dict[str, Any] = {}
     target = args.target
     if target is not None and target.isdigit():
+        from studio.model import ResolvedCast
+        from studio.store import StoreError
+
         run_id = _run_id(target)
         if args.model:
             raise InputError(
@@ -451,6 +451,9 @@ def cmd_open(args: argparse.Namespace) -> int:
                 raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         start["run_id"] = run_id
     elif target is not None:
+        from studio.llm import BUILTIN_MODELS
+        from studio.model import load_play, resolve_cast
+
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)
         # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
