@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -265,6 +264,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    import asyncio  # here: `studio --help` and the listing commands need no event loop
     from studio.engine import EngineError
     from studio.terminal import StagePrinter
 
@@ -531,6 +531,7 @@ def _print_critiques(console: Any, critiques: list[Any]) -> None:
 
 
 def cmd_critique(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import CriticError, critique_run, stored_critiques
     from studio.llm import ModelError
     from studio.store import StoreError
@@ -584,6 +585,7 @@ def cmd_critique(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import compare, experiment_casts
     from studio.engine import EngineError
     from studio.llm import ModelError
