@@ -34,7 +34,8 @@ def test_a_line_is_cut_where_another_characters_cue_begins():
     assert kept.text == "We had a dog called Biscuit."
     assert "cue" in kept.cuts
     # a bold or capitalised cue, after a blank line, with a parenthetical: all cues
-    for cue in ("**Sasha:** Go on.", "SASHA: Go on.", "Sasha (leaning in): Go on."):
+    for cue in ("**Sasha:** Go on.", "SASHA: Go on.", "Sasha (leaning in): Go on.", "(Sasha: leans in.)",
+                "[Sasha: Go on.]", "— Sasha: Go on."):
         assert guard_line(f"We had a dog.\n\n{cue}", "Jenny", CAST).text == "We had a dog."
         assert guard_line(f"We had a dog.\n{cue}", "Jenny", CAST).text == "We had a dog."
 

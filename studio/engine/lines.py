@@ -67,9 +67,8 @@ def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
     if not alternatives:
         return None
-    # 'Sasha:', '**Sasha:**', 'SASHA (softly):' at the start of a line, also opening a bracket: a tiny
-    # model writes '(Sasha: The interviewer leans back...' to slip the other's part in as business
-    return re.compile(rf"^[\s*_\"'>(\[-]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
+    # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line
+    return re.compile(rf"^[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
