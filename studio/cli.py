@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -258,6 +257,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    import asyncio  # here: `studio --help` and the listing commands need no event loop
     from studio.engine import EngineError
     from studio.terminal import StagePrinter
 
@@ -424,15 +424,15 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from studio.llm import BUILTIN_MODELS
-    from studio.model import ResolvedCast, load_play, resolve_cast
-    from studio.store import StoreError
-
+    # Each branch imports only what it needs: the picker draws its first frame without pydantic's models.
     store = _open_store(args.db)
     roles = _parse_roles(args.role)
     start: dict[str, Any] = {}
     target = args.target
     if target is not None and target.isdigit():
+        from studio.model import ResolvedCast
+        from studio.store import StoreError
+
         run_id = _run_id(target)
         if args.model:
             raise InputError(
@@ -448,6 +448,9 @@ def cmd_open(args: argparse.Namespace) -> int:
                 raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         start["run_id"] = run_id
     elif target is not None:
+        from studio.llm import BUILTIN_MODELS
+        from studio.model import load_play, resolve_cast
+
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)
         # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
@@ -528,6 +531,7 @@ def _print_critiques(console: Any, critiques: list[Any]) -> None:
 
 
 def cmd_critique(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import CriticError, critique_run, stored_critiques
     from studio.llm import ModelError
     from studio.store import StoreError
@@ -581,6 +585,7 @@ def cmd_critique(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import compare, experiment_casts
     from studio.engine import EngineError
     from studio.llm import ModelError
