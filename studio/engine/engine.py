@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
-from studio.engine.prompts import PromptBook
+from studio.engine.forms import form_for
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
 from studio.store import Store, StoreError, events as ev
@@ -58,6 +58,7 @@ class Engine:
         self.run_id = run_id
         info = store.run(run_id)
         self.cast = ResolvedCast.model_validate_json(info.cast_json)
+        self.form = form_for(self.cast)
         self.options = info.options
         if gateway is None:
             from studio.llm import Gateway
@@ -85,7 +86,7 @@ class Engine:
         """Read the take from the store: after a crash, a rewind, or another process's work."""
         self.path: list[Event] = self.store.take(self.run_id)
         self.by_id: dict[int, Event] = {e.id: e for e in self.path}
-        self.state = RunState.replay(self.cast, self.path)
+        self.state = self.form.replay(self.cast, self.path)
 
     @property
     def head(self) -> int | None:
@@ -99,7 +100,7 @@ class Engine:
         return self.cast.role(key)
 
     def pending(self) -> Pending | None:
-        step = self.state.next_step()
+        step = self.form.next_step(self.state)
         if step is None:
             return None
         role = self.cast.role(step.role) if step.role else None
@@ -115,7 +116,7 @@ class Engine:
         else:
             self.path.append(event)
             self.by_id[event.id] = event
-            self.state.apply(event)
+            self.form.fold(self.state, event)
         for listener in self.event_listeners:
             listener(event)
         return event
@@ -124,7 +125,7 @@ class Engine:
 
     async def step(self, text: str | None = None) -> Event:
         """Take the next step. A human role's step needs `text`; a model's may be given one (a human line)."""
-        step = self.state.next_step()
+        step = self.form.next_step(self.state)
         if step is None:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
@@ -137,7 +138,10 @@ class Engine:
             raise NeedsHuman(step, role)
         if text is not None:
             return self._commit_line(step, role, text, origin="human")
-        messages = PromptBook(self.state, self.path, self.by_id).messages(step, role)
+        answer = self.form.rule_for(self.state, step, role)
+        if answer is not None:
+            return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
+        messages = self.form.messages(self.state, self.path, self.by_id, step, role)
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
@@ -234,8 +238,10 @@ class Engine:
                      **fields: Any) -> Event:
         if fields.get("origin") != "model":
             text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
-        kind = step.kind
-        data: dict[str, Any] = {"task": step.task}
+        reply = self.form.read(self.state, step, role, text)
+        text = reply.text
+        kind = reply.kind or step.kind
+        data: dict[str, Any] = {"task": step.task, **reply.data}
         if guard:
             data["guard"] = guard
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):

@@ -197,7 +197,7 @@ def resolve_cast(
         sheet = load_character(cpath)
         s = _settings([sheet, member, {"model": model}], kind)
         resolved.append(
-            ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, **s)  # type: ignore[arg-type]
+            ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule, **s)  # type: ignore[arg-type]
         )
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.

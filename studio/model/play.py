@@ -87,6 +87,17 @@ class SuperegoSettings(_Strict):
 class CastMember(ModelFields):
     character: str = Field(min_length=1, description="a file in characters/ (its stem) or a path")
     human: bool = False
+    rule: str | None = Field(default=None, description="fill this seat by a named rule, not a model")
+
+
+    @field_validator("rule")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        from studio.engine.forms import RULES
+
+        if value is not None and value not in RULES:
+            raise ValueError(f"unknown rule {value!r}; use one of {', '.join(sorted(RULES))}")
+        return value
 
 
 class SuperegoMember(CastMember, SuperegoSettings):
@@ -108,7 +119,17 @@ class Play(_Strict):
     turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
     scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    form: str = Field(default="drama_machine", description="the rules the play follows")
     cast: Cast
+
+    @field_validator("form")
+    @classmethod
+    def _form(cls, value: str) -> str:
+        from studio.engine.forms import FORMS
+
+        if value not in FORMS:
+            raise ValueError(f"unknown form {value!r}; use one of {', '.join(sorted(FORMS))}")
+        return value
 
     @field_validator("scenes")
     @classmethod
@@ -142,6 +163,7 @@ class ResolvedRole(BaseModel):
     api_base: str | None = None
     timeout: float = 120.0
     human: bool = False
+    rule: str | None = None
 
     @property
     def name(self) -> str:
