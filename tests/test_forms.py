@@ -68,3 +68,11 @@ def test_a_form_reads_replies_through_one_seam():
 
     reply = Coin().read(None, None, type("R", (), {"key": "a"})(), " Heads ")
     assert reply.text == "heads" and reply.data == {"facts": {"a.move": "heads"}}
+
+
+async def test_a_draw_is_an_event_so_a_reload_keeps_it(engine_for):
+    engine = engine_for(turns=1, epilogue=False)
+    event = engine.draw("weather", ["rain", "sun", "fog"])
+    assert event.kind == ev.CONTROL and event.data["facts"]["weather"] in ("rain", "sun", "fog")
+    engine.reload()
+    assert engine.state.facts["weather"] == event.data["facts"]["weather"]

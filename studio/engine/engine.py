@@ -425,6 +425,17 @@ class Engine:
         word = "on" if enabled else "off"
         return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
 
+    def draw(self, fact: str, choices: list[Any]) -> Event:
+        """A random choice committed as a fact, so a rewind or a take replays the same draw."""
+        import random
+
+        if not choices:
+            raise ValueError(f"nothing to draw {fact!r} from")
+        rng = random.Random(f"{self.cast.play.seed}:{self.head}:{fact}")
+        value = rng.choice(list(choices))
+        return self._commit(ev.CONTROL, f"Drawn: {fact} = {value}.", origin="studio", scene=self.state.scene,
+                            data={"facts": {fact: value}, "draw": {"fact": fact, "choices": list(choices)}})
+
     def note(self, text: str) -> Event:
         """A playwright's note: the director and the characters hear it on the next turn."""
         return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
