@@ -110,6 +110,13 @@ class Engine:
 
     def _commit(self, kind: str, text: str, *, branch_from: Event | None = None, **fields: Any) -> Event:
         parent = branch_from.parent if branch_from is not None else self.head
+        if kind not in (ev.CONTROL, ev.NOTE, ev.ERROR):
+            data = dict(fields.pop("data", None) or {})
+            if "present" not in data:
+                present = self.form.present(self.state, kind, fields.get("role"), data)
+                if present is not None:
+                    data["present"] = present
+            fields["data"] = data
         event = self.store.append(self.run_id, parent, kind, text, branch=branch_from is not None, **fields)
         if branch_from is not None:
             self.reload()
@@ -130,7 +137,8 @@ class Engine:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
             return self._commit(
-                ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio"
+                ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
+                data=self.form.scene_data(self.state, step),
             )
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
@@ -238,28 +246,16 @@ class Engine:
                      **fields: Any) -> Event:
         if fields.get("origin") != "model":
             text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
-        reply = self.form.read(self.state, step, role, text)
-        text = reply.text
-        kind = reply.kind or step.kind
-        data: dict[str, Any] = {"task": step.task, **reply.data}
-        if guard:
-            data["guard"] = guard
+        kind = step.kind
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):
             kind = ev.DIRECTION
             text = strip_italics(text)
-        if kind == ev.REWRITE_SPEECH and self.state.other_line is not None:
-            data["source"] = self.state.other_line.id
-        if kind == ev.REWRITE_PROMPT:
-            data["replaces"] = self.state.ego_prompt
-            data["source"] = self.head_line_id()
-        if step.role == "ego" and kind in (ev.STAGE, ev.DIRECTION):
-            shaped = list(self.state.shaping)
-            if self.state.ego_prompt_event is not None and not self.state.prompt_first_used:
-                shaped.insert(0, self.state.ego_prompt_event)
-            data["shaped_by"] = shaped
-            data["prompt_event"] = self.state.ego_prompt_event
-            if self.state.draft is not None:
-                data["kept_draft"] = _same(self.state.draft.text, text)
+        reply = self.form.read(self.state, step, role, text)
+        text, kind = reply.text, reply.kind or kind
+        data: dict[str, Any] = {"task": step.task}
+        if guard:
+            data["guard"] = guard
+        data.update(reply.data)
         if self._direction is not None and not self._direction.empty:
             data["direction"] = self._direction.record()
         if step.task == "direct" and not text:
@@ -298,13 +294,7 @@ class Engine:
                     text = await text
             event = await self.step(text)
             done.append(event)
-            if event.kind == ev.EPILOGUE:
-                return done
-            if event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION):
-                # a prompt rewrite belongs to the turn that caused it
-                nxt = self.pending()
-                if nxt is not None and nxt.step.kind == ev.REWRITE_PROMPT and not nxt.human:
-                    done.append(await self.step())
+            if self.form.ends_turn(self.state, done):
                 return done
 
     async def play_to_end(self, human: Callable[[Pending], Any] | None = None) -> list[Event]:
@@ -466,11 +456,6 @@ def _add_usage(first: dict, second: dict) -> dict:
     total = {k: int(first.get(k, 0) or 0) + int(second.get(k, 0) or 0) for k in set(first) | set(second)}
     total["calls"] = int(first.get("calls", 1) or 1) + int(second.get("calls", 1) or 1)
     return total
-
-
-def _same(a: str, b: str) -> bool:
-    norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
-    return norm(a) == norm(b)
 
 
 def _same_slot(kind: str) -> tuple[str, ...]:

@@ -64,7 +64,8 @@ class RunState:
     shaping: list[int] = field(default_factory=list)  # backstage ids that will shape the next ego line
     notes: list[Event] = field(default_factory=list)  # playwright's notes not yet heard by a turn
     heard_notes: list[Event] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)  # folded from every event's data["facts"]
+    facts: dict[str, Any] = field(default_factory=dict)
+    last_line_id: int | None = None  # the newest stage line or direction  # folded from every event's data["facts"]
 
     @classmethod
     def replay(cls, cast: ResolvedCast, path: list[Event]) -> "RunState":
@@ -159,6 +160,8 @@ class RunState:
 
     def apply(self, event: Event) -> None:
         kind = event.kind
+        if kind in (ev.STAGE, ev.DIRECTION):
+            self.last_line_id = event.id
         if kind == ev.CONTROL:
             self._control(event)
             return

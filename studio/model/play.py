@@ -17,6 +17,7 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
     "other": {"temperature": 0.4, "max_tokens": 120},
     "ego": {"temperature": 1.0, "max_tokens": 120},
     "superego": {"temperature": 1.0, "max_tokens": 160},
+    "moderator": {"temperature": 0.2, "max_tokens": 60},
 }
 DEFAULT_CONTEXT_TOKENS = 1400
 
@@ -24,7 +25,9 @@ DEFAULT_CONTEXT_TOKENS = 1400
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
 STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
 
-RoleKind = Literal["ego", "superego", "other", "director"]
+RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
+# Who speaks next in an ensemble; see studio.engine.forms.ensemble.
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
 
 
 class _Strict(BaseModel):
@@ -104,11 +107,24 @@ class SuperegoMember(CastMember, SuperegoSettings):
     pass
 
 
+class EnsembleMember(CastMember):
+    """A character of an ensemble; `voice` gives it an inner voice of its own, with its own schedules."""
+
+    voice: SuperegoMember | None = None
+
+
 class Cast(_Strict):
-    ego: CastMember
+    ego: CastMember | None = None
     superego: SuperegoMember | None = None
-    others: list[CastMember] = Field(min_length=1)
+    others: list[CastMember] = Field(default_factory=list)
     director: CastMember | None = None
+    characters: list[EnsembleMember] = Field(default_factory=list, description="an ensemble's characters")
+    moderator: CastMember | None = None
+
+
+class SceneBrief(_Strict):
+    brief: str = ""
+    on_stage: list[str] | None = Field(default=None, description="who is on stage when the scene opens")
 
 
 class Play(_Strict):
@@ -117,10 +133,29 @@ class Play(_Strict):
     premise: str = ""
     seed: int = 0
     turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
-    scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
+    scenes: int | list[str | SceneBrief] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
     form: str = Field(default="drama_machine", description="the rules the play follows")
+    next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     cast: Cast
+
+    @field_validator("next")
+    @classmethod
+    def _next(cls, value: str) -> str:
+        if value not in POLICIES:
+            raise ValueError(f"unknown turn policy {value!r}; use one of {', '.join(POLICIES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _cast_fits_form(self) -> "Play":
+        if self.form == "drama_machine":
+            if self.cast.ego is None:
+                raise ValueError("cast.ego: the Drama Machine needs an ego; add [cast.ego] character = \"...\"")
+            if not self.cast.others:
+                raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
+        elif self.form == "ensemble" and len(self.cast.characters) < 2:
+            raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
+        return self
 
     @field_validator("form")
     @classmethod
@@ -146,8 +181,16 @@ class Play(_Strict):
 
     def brief(self, scene: int) -> str:
         if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
-            return self.scenes[scene - 1]
+            entry = self.scenes[scene - 1]
+            return entry if isinstance(entry, str) else entry.brief
         return ""
+
+    def on_stage(self, scene: int) -> list[str] | None:
+        """Who the brief puts on stage as the scene opens (names), or None: leave the stage as it is."""
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry.on_stage
+        return None
 
 
 class ResolvedRole(BaseModel):
@@ -164,6 +207,7 @@ class ResolvedRole(BaseModel):
     timeout: float = 120.0
     human: bool = False
     rule: str | None = None
+    schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies
 
     @property
     def name(self) -> str:
@@ -189,7 +233,10 @@ class ResolvedCast(BaseModel):
 
     @property
     def ego(self) -> ResolvedRole:
-        return self.role("ego")
+        """The Drama Machine's ego; in an ensemble, its first character (the one the app centres)."""
+        if self.has("ego"):
+            return self.role("ego")
+        return self.others[0]
 
     @property
     def others(self) -> list[ResolvedRole]:

@@ -103,6 +103,19 @@ class Form:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
 
+    def present(self, state: Any, kind: str, role: str | None, data: dict[str, Any]) -> list[str] | None:
+        """The character seats who witness an event about to be committed (recorded in its data)."""
+        return None
+
+    def scene_data(self, state: Any, step: "Step") -> dict[str, Any]:
+        """What a scene heading event carries besides its text (an ensemble: who is on stage)."""
+        return {}
+
+    def ends_turn(self, state: Any, done: list[Event]) -> bool:
+        """Whether the events stepped so far (newest last) complete one turn of play_turn."""
+        event = done[-1]
+        return event.kind == "epilogue" or (event.kind in ("stage", "direction") and event.role is not None)
+
     def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""
         name = getattr(role, "rule", None)
