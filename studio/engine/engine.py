@@ -33,6 +33,14 @@ class NeedsHuman(Exception):
         super().__init__(f"{role.name} ({role.key}) is played by a human: waiting for their line")
 
 
+class NeedsPick(Exception):
+    """The turn policy leaves the choice of the next speaker to the playwright: call pick(name)."""
+
+    def __init__(self, step: Step, choices: list[str], suggestion: str | None):
+        self.step, self.choices, self.suggestion = step, choices, suggestion
+        super().__init__("who speaks next? pick one of: " + ", ".join(choices))
+
+
 class RunFinished(Exception):
     pass
 
@@ -103,6 +111,8 @@ class Engine:
         step = self.form.next_step(self.state)
         if step is None:
             return None
+        if step.role is None:
+            return Pending(step, None, step.kind == ev.PICK)  # a pick with no seat is the playwright's
         role = self.cast.role(step.role) if step.role else None
         return Pending(step, role, self.state.is_human(step.role))
 
@@ -140,6 +150,14 @@ class Engine:
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
             )
+        if step.kind == ev.PICK and step.role is None:
+            if text is not None:
+                return self.pick(text)
+            raise NeedsPick(step, self.stage_choices(), self._suggestion())
+        if step.role is None:  # the form's own move (a scheduled entrance): no seat, no model
+            reply = self.form.read(self.state, step, None, "")
+            return self._commit(reply.kind or step.kind, reply.text, scene=step.scene, turn=step.turn,
+                                origin="studio", data={"task": step.task, **reply.data})
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
         if text is None and self.state.is_human(role.key):
@@ -286,6 +304,8 @@ class Engine:
             if pending is None:
                 return done
             text = None
+            if pending.human and pending.role is None and human is None:
+                raise NeedsPick(pending.step, self.stage_choices(), self._suggestion())
             if pending.human:
                 if human is None:
                     raise NeedsHuman(pending.step, pending.role)  # type: ignore[arg-type]
@@ -425,6 +445,62 @@ class Engine:
         value = rng.choice(list(choices))
         return self._commit(ev.CONTROL, f"Drawn: {fact} = {value}.", origin="studio", scene=self.state.scene,
                             data={"facts": {fact: value}, "draw": {"fact": fact, "choices": list(choices)}})
+
+    # -- an ensemble's stage: who speaks next, who is on ----------------------------------------
+
+    def _character(self, name: str) -> ResolvedRole:
+        matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
+        if len(matches) != 1:
+            names = ", ".join(r.name for r in self.cast.roles if r.kind in ("ego", "other"))
+            raise ValueError(f"no single character called {name!r}; use one of: {names}")
+        return matches[0]
+
+    def stage_choices(self) -> list[str]:
+        """The names that may speak next: the characters on stage, the policy's suggestion first."""
+        on = getattr(self.state, "on_stage", None)
+        keys = [r.key for r in self.cast.roles if r.kind in ("ego", "other") and (on is None or r.key in on)]
+        first = self._suggestion()
+        names = [self.cast.role(k).name for k in keys]
+        return sorted(names, key=lambda n: n != first)
+
+    def _suggestion(self) -> str | None:
+        suggest = getattr(self.state, "suggestion", None)
+        key = suggest() if suggest else None
+        return self.cast.role(key).name if key else None
+
+    def pick(self, name: str) -> Event:
+        """The playwright names the next speaker: a backstage event, so rewinds and takes keep it."""
+        if not hasattr(self.state, "picked"):
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers; --next needs an ensemble")
+        role = self._character(name)
+        if role.key not in self.state.on_stage:
+            raise ValueError(f"{role.name} is not on stage; bring them on first (studio stage RUN --enter {role.name})")
+        return self._commit(ev.PICK, f"{role.name}: the playwright's pick", origin="human", scene=self.state.scene,
+                            turn=self.state.turn + 1, data={"pick": role.key, "reason": "the playwright's pick"})
+
+    def stage_move(self, name: str, enter: bool) -> Event:
+        """Send a character on or off: a direction the audience sees, and the fact that moves presence."""
+        if not hasattr(self.state, "on_stage"):
+            raise ValueError(f"everyone stays on stage in a {self.form.name} play; entrances need an ensemble")
+        from studio.engine.forms.ensemble import move_stage
+
+        role = self._character(name)
+        if (role.key in self.state.on_stage) == enter:
+            raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
+        move = {"enter" if enter else "exit": role.key}
+        text = f"{role.name} {'enters' if enter else 'leaves'}."
+        return self._commit(ev.DIRECTION, text, origin="human", scene=self.state.scene, turn=self.state.turn,
+                            data={"task": "stage_move", "facts": {"on_stage": move_stage(self.state, move)},
+                                  "stage": move})
+
+    def switch_policy(self, policy: str) -> Event:
+        from studio.model.play import POLICIES
+
+        if policy not in POLICIES:
+            raise ValueError(f"unknown turn policy {policy!r}; use one of {', '.join(POLICIES)}")
+        if not hasattr(self.state, "policy"):
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers")
+        return self._control({"policy": policy}, f"Who speaks next: {policy}.")
 
     def note(self, text: str) -> Event:
         """A playwright's note: the director and the characters hear it on the next turn."""

@@ -125,6 +125,8 @@ class Cast(_Strict):
 class SceneBrief(_Strict):
     brief: str = ""
     on_stage: list[str] | None = Field(default=None, description="who is on stage when the scene opens")
+    enter: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they enter")
+    exit: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they leave")
 
 
 class Play(_Strict):
@@ -184,6 +186,20 @@ class Play(_Strict):
             entry = self.scenes[scene - 1]
             return entry if isinstance(entry, str) else entry.brief
         return ""
+
+    def _entry(self, scene: int) -> "SceneBrief | None":
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry
+        return None
+
+    def entrances(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.enter if entry else {}
+
+    def exits(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.exit if entry else {}
 
     def on_stage(self, scene: int) -> list[str] | None:
         """Who the brief puts on stage as the scene opens (names), or None: leave the stage as it is."""
