@@ -210,7 +210,6 @@ class EnsembleState:
         if kind == ev.SCENE:
             self.scene = event.scene or self.scene + 1
             self.turn_in_scene = 0
-            self.picked = None
             self.phase = "direct" if self.cast.has("director") else "pick"
             self._schedule()
         elif data.get("task") == "stage_move":
