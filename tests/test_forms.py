@@ -76,3 +76,74 @@ async def test_a_draw_is_an_event_so_a_reload_keeps_it(engine_for):
     assert event.kind == ev.CONTROL and event.data["facts"]["weather"] in ("rain", "sun", "fog")
     engine.reload()
     assert engine.state.facts["weather"] == event.data["facts"]["weather"]
+
+
+# The worked example of /work/helpers/FORM_API.md, kept running here so the guide cannot rot.
+COINS = """
+from dataclasses import dataclass, field
+from studio.engine.forms.base import Form, Reply, fold_facts, rule
+from studio.engine.state import Step
+from studio.store import events as ev
+
+@dataclass
+class CoinState:
+    cast: object
+    scene: int = 1
+    turn: int = 0
+    finished: bool = False
+    facts: dict = field(default_factory=dict)
+    humans: set = field(default_factory=set)
+    waiting: str = "ego"          # whose move is next this round
+
+class Coins(Form):                 # each round both say "heads" or "tails"; matching scores the ego a point
+    name = "coins"
+    def new_state(self, cast): return CoinState(cast)
+    def fold(self, state, event):
+        fold_facts(state.facts, event)
+        if event.kind == ev.STAGE and event.role == state.waiting:
+            if state.waiting == "ego":
+                state.waiting = "other"
+            else:
+                state.turn += 1
+                state.waiting = "ego"
+                state.finished = state.turn >= state.cast.play.turns
+    def next_step(self, state):
+        return None if state.finished else Step(ev.STAGE, "move", state.waiting, 1, state.turn + 1)
+    def messages(self, state, path, by_id, step, role):
+        return [{"role": "system", "content": role.sheet.prompt},
+                {"role": "user", "content": "Say heads or tails, one word."}]
+    def read(self, state, step, role, text):
+        move = "tails" if "tail" in text.lower() else "heads"   # lenient: anything else reads as heads
+        return Reply(move, data={"facts": {f"move.{role.key}.{step.turn}": move}})
+    def present(self, state, kind, role, data): return ["ego", "other"]
+    def ends_turn(self, state, done): return done[-1].role == "other"
+
+@rule("copy_last")                 # the partner copies the ego's last move: no model call
+def copy_last(state, step, role):
+    return state.facts.get(f"move.ego.{step.turn}", "heads")
+"""
+
+
+async def test_the_guides_worked_example_runs_with_a_rule_partner(engine_for, gateway, store):
+    from studio.engine import Engine
+    from studio.engine.forms import FORMS, RULES
+    from tests.conftest import make_cast
+
+    space: dict = {}
+    exec(COINS, space)
+    FORMS["coins"] = space["Coins"]
+    try:
+        cast = make_cast(turns=3)
+        roles = [r.model_copy(update={"rule": "copy_last"}) if r.kind == "other" else r for r in cast.roles]
+        cast = cast.model_copy(update={"play": cast.play.model_copy(update={"form": "coins"}), "roles": roles})
+        engine = Engine.create(store, cast, {}, gateway=gateway)
+        await engine.play_to_end()
+    finally:
+        FORMS.pop("coins")
+        RULES.pop("copy_last")
+    assert gateway.tasks() == [("ego", "move")] * 3  # the partner never called a model
+    moves = [(e.role, e.text, e.origin) for e in engine.path]
+    assert all(m[1] in ("heads", "tails") for m in moves)
+    assert [m[1] for m in moves[0::2]] == [m[1] for m in moves[1::2]]  # the rule copied each move
+    assert {m[2] for m in moves[1::2]} == {"rule"}
+    assert engine.state.facts["move.other.3"] == moves[-1][1]

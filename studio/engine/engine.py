@@ -107,6 +107,9 @@ class Engine:
     def role(self, key: str) -> ResolvedRole:
         return self.cast.role(key)
 
+    def _is_human(self, key: str | None) -> bool:
+        return key is not None and key in self.state.humans
+
     def pending(self) -> Pending | None:
         step = self.form.next_step(self.state)
         if step is None:
@@ -114,7 +117,7 @@ class Engine:
         if step.role is None:
             return Pending(step, None, step.kind == ev.PICK)  # a pick with no seat is the playwright's
         role = self.cast.role(step.role) if step.role else None
-        return Pending(step, role, self.state.is_human(step.role))
+        return Pending(step, role, self._is_human(step.role))
 
     # -- committing ----------------------------------------------------------------------
 
@@ -160,7 +163,7 @@ class Engine:
                                 origin="studio", data={"task": step.task, **reply.data})
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
-        if text is None and self.state.is_human(role.key):
+        if text is None and self._is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
             return self._commit_line(step, role, text, origin="human")
@@ -171,7 +174,8 @@ class Engine:
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
-        speaker = self.state.other_line.character if step.task == "rewrite_speech" and self.state.other_line else None
+        heard = getattr(self.state, "other_line", None)  # the line an inner voice reworks
+        speaker = heard.character if step.task == "rewrite_speech" and heard else None
         settings = settings_for(
             model=role.model,
             temperature=role.temperature,
@@ -239,8 +243,9 @@ class Engine:
         """Cut a model's answer to its own line; see studio.engine.lines."""
         speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
         speaker = role.name
-        if step.task == "rewrite_speech" and self.state.other_line is not None:
-            speaker = self.state.other_line.character or role.name
+        heard = getattr(self.state, "other_line", None)
+        if step.task == "rewrite_speech" and heard is not None:
+            speaker = heard.character or role.name
         # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
         said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else ()
         return guard_line(text, speaker, [r.name for r in self.cast.roles], said, speech=speech)
