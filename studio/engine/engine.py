@@ -95,6 +95,11 @@ class Engine:
         self.path: list[Event] = self.store.take(self.run_id)
         self.by_id: dict[int, Event] = {e.id: e for e in self.path}
         self.state = self.form.replay(self.cast, self.path)
+        # The playwright's controls belong to the run, not to a take: the newest of each stays in force.
+        controls = self.store.controls(self.run_id)
+        if any(e.id not in self.by_id for e in controls):
+            for event in controls:
+                self.form.keep_control(self.state, event)
 
     @property
     def head(self) -> int | None:
@@ -397,10 +402,14 @@ class Engine:
         """
         steer = Direction(direction, temperature)  # a bad temperature fails before anything moves
         original = self.by_id.get(event_id) or self.store.event(event_id)
+        before = self.head
         self.rewind_to(original.parent)
         self._direction = None if steer.empty else steer
         try:
             return await self.step()
+        except Exception:
+            self.rewind_to(before)  # a failed new take leaves the run where it was; the error stays logged
+            raise
         finally:
             self._direction = None
 

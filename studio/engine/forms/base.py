@@ -103,6 +103,10 @@ class Form:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
 
+    def keep_control(self, state: Any, event: Event) -> None:
+        """Apply only the playwright's standing controls of a control event (take-overs, switches, a
+        policy), never its facts: after a rewind or a take switch the controls made last stay in force."""
+
     def present(self, state: Any, kind: str, role: str | None, data: dict[str, Any]) -> list[str] | None:
         """The character seats who witness an event about to be committed (recorded in its data)."""
         return None

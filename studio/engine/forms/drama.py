@@ -45,6 +45,9 @@ class DramaMachine(Form):
         fold_facts(state.facts, event)
         state.apply(event)
 
+    def keep_control(self, state: RunState, event: Event) -> None:
+        state._control(event)
+
     def next_step(self, state: RunState) -> Step | None:
         return state.next_step()
 

@@ -194,17 +194,25 @@ class EnsembleState:
         if "on_stage" in (data.get("facts") or {}):
             self.on_stage = list(self.facts.get("on_stage") or [])
         if kind == ev.CONTROL:
-            for role, on in (data.get("human") or {}).items():
-                (self.humans.add if on else self.humans.discard)(role)
-            if "strategy" in data:
-                where = f"{data['voice']}:{data['strategy']}" if data.get("voice") else data["strategy"]
-                self.strategy_switch[where] = bool(data["enabled"])
-            if "policy" in data:
-                self.policy = data["policy"]
+            self.control(event)
             return
         if kind == ev.NOTE:
             self.notes.append(event)
             return
+        self._line(event)
+
+    def control(self, event: Event) -> None:
+        data = event.data
+        for role, on in (data.get("human") or {}).items():
+            (self.humans.add if on else self.humans.discard)(role)
+        if "strategy" in data:
+            where = f"{data['voice']}:{data['strategy']}" if data.get("voice") else data["strategy"]
+            self.strategy_switch[where] = bool(data["enabled"])
+        if "policy" in data:
+            self.policy = data["policy"]
+
+    def _line(self, event: Event) -> None:
+        kind, data = event.kind, event.data
         if kind == ev.ERROR:
             return
         if kind == ev.SCENE:
@@ -289,6 +297,9 @@ class Ensemble(Form):
 
     def next_step(self, state: EnsembleState) -> Step | None:
         return state.next_step()
+
+    def keep_control(self, state: EnsembleState, event: Event) -> None:
+        state.control(event)
 
     def messages(self, state: EnsembleState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
