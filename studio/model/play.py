@@ -64,8 +64,9 @@ class StrategySchedule(_Strict):
             raise ValueError("give either 'every' or 'probability', not both")
         return self
 
-    def fires(self, seed: int, strategy: str, turn: int) -> bool:
-        if not self.enabled:
+    def fires(self, seed: int, strategy: str, turn: int, *, switched_on: bool = False) -> bool:
+        """`switched_on`: the playwright turned the strategy on, whatever the play file says."""
+        if not (self.enabled or switched_on):
             return False
         if self.probability is not None:
             return random.Random(f"{seed}:{strategy}:{turn}").random() < self.probability

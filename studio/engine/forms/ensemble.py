@@ -53,32 +53,37 @@ class EnsembleState:
     moves: list[dict[str, Any]] = field(default_factory=list)  # a director's directions and stage moves
     notes: list[Event] = field(default_factory=list)
     heard_notes: list[Event] = field(default_factory=list)
+    roles: dict = field(default_factory=dict)
+    characters: list[str] = field(default_factory=list)
+    voices: dict = field(default_factory=dict)
 
     # -- the cast ---------------------------------------------------------------------------
 
-    @property
-    def characters(self) -> list[str]:
-        return [r.key for r in self.cast.roles if r.kind == "other"]
+    def __post_init__(self) -> None:
+        # looked up on every line folded, so found once
+        roles = {r.key: r for r in self.cast.roles}
+        self.roles = roles
+        self.characters = [r.key for r in self.cast.roles if r.kind == "other"]
+        self.voices = {k[: -len(".voice")]: r for k, r in roles.items() if k.endswith(".voice")}
 
     def voice_of(self, key: str) -> str | None:
-        voice = f"{key}.voice"
-        return voice if self.cast.has(voice) else None
+        voice = self.voices.get(key)
+        return voice.key if voice is not None else None
 
     def is_human(self, role: str | None) -> bool:
         return role is not None and role in self.humans
 
     def fires(self, key: str, strategy: str, turn: int) -> bool:
-        voice = self.voice_of(key)
+        voice = self.voices.get(key)
         if voice is None:
             return False
-        settings = self.cast.role(voice).schedules
+        settings = voice.schedules
         if settings is None or not settings.enabled:
             return False
-        on = self.strategy_switch.get(f"{voice}:{strategy}", self.strategy_switch.get(strategy))
-        schedule = settings.schedule(strategy)
-        if on is False or (on is None and not schedule.enabled):
+        on = self.strategy_switch.get(f"{voice.key}:{strategy}", self.strategy_switch.get(strategy))
+        if on is False:
             return False
-        return schedule.model_copy(update={"enabled": True}).fires(self.cast.play.seed, f"{key}:{strategy}", turn)
+        return settings.schedule(strategy).fires(self.cast.play.seed, f"{key}:{strategy}", turn, switched_on=bool(on))
 
     def key_for(self, name: str) -> str | None:
         wanted = name.strip().casefold()
