@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Message, Reply
 from studio.engine.prompts import PromptBook, View
 from studio.engine.state import Step
@@ -40,6 +41,8 @@ def lens(state: "EnsembleState", path: list[Event], by_id: dict[int, Event], vie
         if used > budget_chars and lines:
             trimmed = True
             break
+        if used > budget_chars:  # the newest line alone is over budget: kept, cut, with a mark
+            text = cut(text, max(budget_chars - 24, MIN_KEEP))
         lines.append((event, text))
     lines.reverse()
     return View(lines, trimmed)
