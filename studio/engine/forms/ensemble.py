@@ -53,6 +53,9 @@ class EnsembleState:
     moves: list[dict[str, Any]] = field(default_factory=list)  # a director's directions and stage moves
     notes: list[Event] = field(default_factory=list)
     heard_notes: list[Event] = field(default_factory=list)
+    since: dict[str, int] = field(default_factory=dict)  # characters of lines witnessed since the last summary
+    memory: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (summary event, last line it covers)
+    newest_line: int | None = None
     roles: dict = field(default_factory=dict)
     characters: list[str] = field(default_factory=list)
     voices: dict = field(default_factory=dict)
@@ -124,7 +127,14 @@ class EnsembleState:
             return self.mentioned() or self.rotation()
         return self.rotation()
 
+    def memory_budget(self, key: str) -> int:
+        """How much witnessed text a character carries before its seat sums up the older part."""
+        role = self.roles[key]
+        return int(max(role.context_tokens - role.max_tokens - 350, 128) * 4 * 0.8)
+
     def speaker_step(self, key: str) -> Step:
+        if self.since.get(key, 0) > self.memory_budget(key) and not self.is_human(key):
+            return Step(ev.SUMMARY, "summarize", key, self.scene, self.turn + 1)
         if self.fires(key, "critique", self.turn + 1) and not self.is_human(key):
             return Step(ev.DRAFT, "draft", key, self.scene, self.turn + 1)
         return Step(ev.STAGE, "speak", key, self.scene, self.turn + 1)
@@ -218,6 +228,10 @@ class EnsembleState:
 
     def _line(self, event: Event) -> None:
         kind, data = event.kind, event.data
+        if kind in (ev.STAGE, ev.DIRECTION):
+            self.newest_line = event.id
+            for key in event.present or self.characters:
+                self.since[key] = self.since.get(key, 0) + len(event.text) + 24
         if kind == ev.ERROR:
             return
         if kind == ev.SCENE:
@@ -271,6 +285,9 @@ class EnsembleState:
                 self.prompts[owner] = event.text
             self.rewrite_prompt = False
             self._after_line()
+        elif kind == ev.SUMMARY and event.role:
+            self.memory[event.role] = (event.id, data.get("upto") or 0)
+            self.since[event.role] = 0
         elif kind == ev.EPILOGUE:
             self.finished = True
 
@@ -320,6 +337,9 @@ class Ensemble(Form):
         return {"facts": {"on_stage": keys}}
 
     def present(self, state: EnsembleState, kind: str, role: str | None, data: dict[str, Any]) -> list[str]:
+        if kind == ev.SUMMARY and role is not None:
+            data.setdefault("private", role)  # what a character remembers is its own
+            return [role]
         if role is not None and role.endswith(".voice") and kind in ev.BACKSTAGE:
             owner = role[: -len(".voice")]
             data.setdefault("private", owner)  # an inner voice's work is its character's alone
@@ -343,6 +363,9 @@ class Ensemble(Form):
             if "enter" in move or "exit" in move:
                 data["facts"] = {"on_stage": move_stage(state, move)}
             return Reply(move["text"], kind=ev.DIRECTION, data=data)
+        if step.kind == ev.SUMMARY:
+            data["upto"] = state.newest_line
+            return Reply(text, data=data)
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:
             data["source"] = state.other_line.id
             data["hearer"] = state.hear[0] if state.hear else None
