@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.ensemble import register as register_ensemble
 
     register_ensemble(sub, _db_option)
+    from studio.commands.lab import register as register_lab
+
+    register_lab(sub, _db_option)
     return parser
 
 
@@ -686,7 +689,14 @@ def cmd_new(args: argparse.Namespace) -> int:
     return run_new(args)
 
 
+def cmd_lab(args: argparse.Namespace) -> int:
+    from studio.commands.lab import run
+
+    return run(args, _open_store, _console())
+
+
 COMMANDS = {
+    "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,
     "runs": cmd_runs,
