@@ -53,7 +53,7 @@ def test_an_impossible_action_is_asked_again_once_then_becomes_wait(store):
     choice = [e for e in engine.path if e.kind == ev.CHOICE]
     action = next(e for e in engine.path if e.data.get("task") == "act" and e.kind == ev.DIRECTION)
     assert len(choice) == 1 and "say one action" in choice[0].data["invalid"]
-    assert action.text.endswith("waits.") and action.data["forced"]
+    assert " waits at " in action.text and action.data["forced"]
     assert choice[0].data["private"] == action.role  # the unusable answer is the player's own business
 
 
@@ -114,7 +114,7 @@ def test_a_human_can_play_a_contestant(store):
         asyncio.run(engine.play_turn(human))
     assert "act" in asked and "goals" in asked
     talk = next(e for e in engine.path if e.origin == "human" and e.data.get("task") == "act")
-    assert talk.text == "Amara Osei talks with Bruno Keller." and talk.data["action"] == "talk"
+    assert talk.text == "At Camp, Amara Osei takes Bruno Keller aside to talk." and talk.data["action"] == "talk"
     assert any(e.origin == "human" and e.kind == ev.STAGE and "stay close" in e.text for e in engine.path)
 
 
@@ -139,3 +139,24 @@ def test_an_island_naming_a_stranger_is_refused(tmp_path):
             resolve_cast(load_play(bad), bad, model="scripted")
     finally:
         bad.unlink()
+
+
+def test_the_game_report_lists_placements_votes_and_alliances(tmp_path):
+    import json
+
+    from test_cli import studio
+
+    db = tmp_path / "s.db"
+    assert studio("run", PLAYS / "island.toml", "--model", "scripted", db=db).returncode == 0
+    report = json.loads(studio("game", "1", "--json", db=db).stdout)
+    assert sorted(report["placements"].values()) == list(range(1, 9))
+    assert report["winner"] == min(report["placements"], key=report["placements"].get)
+    assert len([v for v in report["votes"] if v["round"] != "final"]) == 8 + 7 + 6 + 5 + 4 + 3
+    assert all(v["reason"] for v in report["votes"] if v["round"] != "final")
+    out = tmp_path / "report.md"
+    assert studio("game", "1", "--out", str(out), db=db).returncode == 0
+    text = out.read_text()
+    assert f"**Winner: {report['winner']}**" in text and "## Alliances" in text
+    assert studio("run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1", db=db).returncode == 0
+    wrong = studio("game", "2", db=db)
+    assert wrong.returncode == 2 and "social_game" in wrong.stderr
