@@ -160,3 +160,35 @@ def test_the_game_report_lists_placements_votes_and_alliances(tmp_path):
     assert studio("run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1", db=db).returncode == 0
     wrong = studio("game", "2", db=db)
     assert wrong.returncode == 2 and "social_game" in wrong.stderr
+
+
+def test_the_architecture_experiment_assigns_balanced_conditions_and_resumes(store):
+    from studio.game.experiments import GamePlan, assignment, run_sync
+
+    plan = GamePlan("architecture", 2, "scripted", PLAYS / "island.toml")
+    names = [f"P{i}" for i in range(8)]
+    arms = assignment(plan, names, 0)
+    assert sorted(arms.values()) == sorted(["none", "goals", "impressions", "both"] * 2)
+    assert assignment(plan, names, 0) == arms and assignment(plan, names, 1) != arms
+    groups, records, failed = run_sync(store, plan)
+    assert len(records) == 2 and not failed
+    # every game is an ordinary run, and players out in round 1 are left out, as the paper did
+    assert sum(len(v) for v in groups.values()) == 2 * 7
+    run = store.run(records[0]["run"])
+    assert "game 1" in run.title
+    gateway = RecordingGateway()
+    again, _, _ = run_sync(store, plan, gateway=gateway)
+    assert gateway.calls == [] and again == groups
+
+
+def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
+    from studio.game.experiments import GamePlan, cast_for
+
+    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4))
+    cast, groups = cast_for(plan, 0)
+    assert sorted(groups.values()).count("charismatic") == 2 and list(groups.values()).count("aloof") == 4
+    for role in cast.roles:
+        group = groups[role.name]
+        assert role.sheet.prompt.startswith(f"You are {role.name}.")
+        assert role.sheet.archetype == (None if group == "neutral" else group)
+        assert role.sheet.traits.extraversion == {"charismatic": 2, "aloof": -2, "neutral": 0}[group]
