@@ -126,12 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.new import register as register_new
 
     register_new(sub)
-    from studio.commands.lab import register as register_lab
-
-    register_lab(sub, _db_option)
     from studio.commands.ensemble import register as register_ensemble
 
     register_ensemble(sub, _db_option)
+    from studio.commands.lab import register as register_lab
+
+    register_lab(sub, _db_option)
+    from studio.commands.game import register as register_game
+
+    register_game(sub, _db_option)
     return parser
 
 
@@ -706,7 +709,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return run(args, _open_store, _console())
 
 
+def cmd_game(args: argparse.Namespace) -> int:
+    from studio.commands.game import run
+
+    return run(args, _open_store, _run_id)
+
+
 COMMANDS = {
+    "game": cmd_game,
     "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
 from studio.engine.checkpoints import Checkpoints
+from studio.engine.budget import fit
 from studio.engine.forms import form_for
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
@@ -270,7 +271,9 @@ class Engine:
         answer = self.form.rule_for(self.state, step, role)
         if answer is not None:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
-        messages = self.form.messages(self.state, self.path, self.by_id, step, role)
+        # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
+        messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
+                       max(role.context_tokens - role.max_tokens, 64))
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.game.world import GameRules
 from studio.mind.sheet import MindFields
 
 DEFAULT_MODEL = "local/smollm2"
@@ -168,6 +169,7 @@ class Play(_Strict):
         default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
     )
     form: str = Field(default="drama_machine", description="the rules the play follows")
+    game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
     next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     cast: Cast
 
@@ -187,6 +189,11 @@ class Play(_Strict):
                 raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
         elif self.form == "ensemble" and len(self.cast.characters) < 2:
             raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
+        elif self.form == "social_game":
+            if self.game is None:
+                raise ValueError("game: the social game needs its island; add a [game] table with [[game.places]]")
+            if len(self.cast.characters) < 3:
+                raise ValueError("cast.characters: the social game needs at least three players")
         return self
 
     @field_validator("form")
