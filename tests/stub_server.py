@@ -122,6 +122,8 @@ class StubServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
+        # a client that hangs up mid-answer (a timeout, a reset we asked for) is expected, not news
+        self._server.handle_error = lambda request, client_address: None
         serve = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         serve.start()
         timer = threading.Thread(target=self._expire, daemon=True)
