@@ -1,0 +1,70 @@
+"""Asking a model for a small JSON reply, read the way the critic reads its verdicts.
+
+Importance scores and reflections are data, so they share the critic's reading: lenient about the
+wrapping (prose, fences: the first object that validates wins), strict about the content (pydantic).
+An invalid reply is shown its error and asked once more; a second failure is returned as such, with
+both replies, and the caller decides what a missing answer means. No reply at all (the model cannot be
+reached) raises the gateway's ModelError, because that is not an invalid answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from studio.critic import _describe, _json_objects
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Answer(Generic[M]):
+    value: M | None
+    replies: list[str] = field(default_factory=list)
+    error: str | None = None
+    model: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+def read_reply(model: type[M], text: str, normalise: Callable[[dict], dict] = lambda d: d) -> tuple[M | None, str | None]:
+    """The first JSON object in `text` that validates as `model`, or None and why not."""
+    first_error: str | None = None
+    for obj in _json_objects(text or ""):
+        try:
+            return model.model_validate(normalise(obj)), None
+        except ValidationError as exc:
+            first_error = first_error or _describe(exc)
+    return None, first_error or "no JSON object could be read from the reply"
+
+
+async def ask(
+    gateway: Any,
+    settings: Any,
+    ctx: Any,
+    messages: list[dict[str, str]],
+    model: type[M],
+    shape: str,
+    *,
+    normalise: Callable[[dict], dict] = lambda d: d,
+    attempts: int = 2,
+) -> Answer[M]:
+    answer: Answer[M] = Answer(value=None, model=settings.model)
+    for _ in range(max(1, attempts)):
+        completion = await gateway.complete(settings, messages, ctx)
+        answer.replies.append(completion.text)
+        for key, value in (completion.usage or {}).items():
+            if isinstance(value, (int, float)):
+                answer.usage[key] = answer.usage.get(key, 0) + value
+        value, error = read_reply(model, completion.text, normalise)
+        if value is not None:
+            answer.value, answer.error = value, None
+            return answer
+        answer.error = error
+        messages = messages + [
+            {"role": "assistant", "content": completion.text},
+            {"role": "user", "content": f"That reply could not be used: {error}. Reply again with only the "
+             f"JSON object, in exactly this shape:\n{shape}"},
+        ]
+    return answer
