@@ -431,6 +431,7 @@ def experiment_casts(
 ):
     """The two casts of the experiment, identical but for the superego. Bad input raises InputError."""
     from studio.model import InputError, load_play, resolve_cast
+    from studio.model.loading import with_overrides
 
     play = load_play(play_path)
     if play.cast.superego is None:
@@ -445,12 +446,7 @@ def experiment_casts(
                 str(play_path), f"cast.{key}.human", "compare runs unattended, with a model in every role",
                 "set human = false, or use 'studio run' to play it yourself",
             )
-    updates: dict[str, Any] = {}
-    if turns is not None:
-        updates["turns"] = turns
-    if seed is not None:
-        updates["seed"] = seed
-    play = play.model_copy(update=updates)
+    play = with_overrides(play, turns=turns, seed=seed)
     without = resolve_cast(play, play_path, model=model, superego=False)
     with_ = resolve_cast(play, play_path, model=model)
     with_.superego.enabled = True
