@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.new import register as register_new
 
     register_new(sub)
+    from studio.commands.cards import register as register_cards
+
+    register_cards(sub)
     return parser
 
 
@@ -645,6 +648,18 @@ def cmd_new(args: argparse.Namespace) -> int:
     return run_new(args)
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from studio.commands.cards import cmd_import as run_import
+
+    return run_import(args)
+
+
+def cmd_export_card(args: argparse.Namespace) -> int:
+    from studio.commands.cards import cmd_export_card as run_export
+
+    return run_export(args)
+
+
 COMMANDS = {
     "models": cmd_models,
     "run": cmd_run,
@@ -658,6 +673,8 @@ COMMANDS = {
     "compare": cmd_compare,
     "open": cmd_open,
     "new": cmd_new,
+    "import": cmd_import,
+    "export-card": cmd_export_card,
 }
 
 

@@ -72,7 +72,7 @@ def unlock_events(
     for index, item in enumerate(sheet.knowledge):
         if item.when is None or index in mind.unlocked:
             continue
-        if item.when.keyword is not None and not here:
+        if (item.when.keyword is not None or item.when.keywords is not None) and not here:
             continue
         if holds(item.when, heard=heard, scene=scene, turn=turn, facts=facts):
             out.append(_unlock_fields(name, index, item.text, scene, turn, "studio",
