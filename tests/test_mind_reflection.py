@@ -160,3 +160,35 @@ def test_playwright_sets_mood_unlocks_and_edits_goals_by_hand(store):
         assert "weary, sharp" in str(exc)
     else:
         raise AssertionError("an unknown mood was accepted")
+
+
+def test_runner_turns_moments_into_events_and_cites_them_on_the_next_line(store):
+    from studio.mind.runner import MindRunner
+
+    runner = MindRunner({"Mara": MARA}, seed=3, facts={"storm": False})
+    run_id = _run(store)
+    present_at: dict[int, list[str]] = {}
+
+    def say(who, text, turn, present):
+        path = store.take(run_id)
+        for fields in runner.moment(path, scene=1, turn=turn, present=present, heard=text):
+            _commit(store, run_id, fields)
+        event = _commit(store, run_id, {"kind": STAGE, "text": text, "character": who, "scene": 1, "turn": turn})
+        present_at[event.id] = list(present)
+        return event
+
+    say("Stranger", "Where is the logbook kept?", 1, ["Stranger"])  # Mara is not on stage: no unlock
+    assert "mind.unlock" not in {e.kind for e in store.take(run_id)}
+    say("Stranger", "I asked about the logbook.", 2, ["Stranger", "Mara"])
+    path = store.take(run_id)
+    kinds = [e.kind for e in path]
+    assert kinds.count("mind.mood") == 1 and kinds.count("mind.unlock") == 1
+    shaped = runner.shaping("Mara", path)
+    assert shaped["mind"] == [e.id for e in path if e.kind.startswith("mind.")]
+    recalled = runner.recall("Mara", path, present_at, query="the logbook", turn=3, shown=[])
+    assert [r.memory.text for r in recalled] == ["I asked about the logbook."]  # not what was said in her absence
+    assert runner.recall("Mara", path, present_at, query="the logbook", turn=3, shown=[path[-1].id]) == []
+    store.set_head(run_id, path[0].id)  # rewind: the index follows the take
+    assert runner.recall("Mara", store.take(run_id), present_at, query="the logbook", turn=3, shown=[]) == []
+    assert "She paid the harbour master" in runner.prompt_text("Mara", path, scene=1)
+    assert runner.pending_scores(path, present_at) == [("Mara", path[-1])]
