@@ -28,6 +28,7 @@ class MindRunner:
         self.facts = dict(facts or {})
         self._indexes: dict[str, MemoryIndex] = {}
         self._indexed: list[int] = []  # the path prefix the indexes were built from
+        self._embedders: dict[str, Any] = {}
 
     def world(self, path: Sequence[Any]) -> World:
         return fold(path, self.facts)
@@ -89,8 +90,16 @@ class MindRunner:
         """Memories past the prompt's window (`shown` = event ids already in it) worth bringing back."""
         sheet = self.sheets[name]
         index = self._index(name, path, present_at)
+        relevance = None
+        if sheet.memory.embedding_model:  # the play named one: litellm is imported only now
+            from studio.mind.memory import EmbeddingRelevance
+
+            embedder = self._embedders.get(name)
+            if embedder is None or embedder.index is not index:
+                embedder = self._embedders[name] = EmbeddingRelevance(sheet.memory.embedding_model, index)
+            relevance = embedder
         return index.recall(query, now_turn=turn, half_life=sheet.memory.half_life_turns, k=sheet.memory.recall,
-                            exclude=shown)
+                            exclude=shown, relevance=relevance)
 
     def prompt_text(self, name: str, path: Sequence[Any], *, scene: int, recalled: Sequence[Recall] = ()) -> str:
         return mind_text(self.sheets[name], self.world(path).mind(name), scene, recalled)
