@@ -117,7 +117,7 @@ def test_export_of_a_studio_sheet_carries_its_inner_life(tmp_path, capsys):
     out = tmp_path / "mara.json"
     assert main(["export-card", str(ROOT / "characters" / "mara_lighthouse.toml"), "--out", str(out)]) == 0
     card = json.loads(out.read_text())["data"]
-    assert card["personality"] == ("You are somewhat clings to the familiar; very orderly and dutiful; very reserved and "
+    assert card["personality"] == ("You are somewhat attached to the familiar; very orderly and dutiful; very reserved and "
                                    "quiet; somewhat anxious and easily shaken. Your part in the story: the skeptic.")
     assert card["extensions"]["studio"]["moods"][0]["name"] == "weary"
     entry = card["character_book"]["entries"][1]

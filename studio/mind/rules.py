@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from studio.mind.sheet import ARCHETYPES, Condition, Mood, Traits
 
 _TRAIT_WORDS = {
-    "openness": ("clings to the familiar", "curious and drawn to new ideas"),
+    "openness": ("attached to the familiar", "curious and drawn to new ideas"),
     "conscientiousness": ("careless and impulsive", "orderly and dutiful"),
     "extraversion": ("reserved and quiet", "outgoing and talkative"),
     "agreeableness": ("blunt and contrary", "warm and accommodating"),
