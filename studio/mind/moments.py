@@ -107,7 +107,7 @@ def goals_by_hand(name: str, goals: Sequence[str], *, scene: int, turn: int) -> 
 
 def fact_event(fact: str, value: Any, *, origin: str, scene: int, turn: int) -> dict[str, Any]:
     return {"kind": FACT, "text": f"{fact} = {value!r}", "scene": scene, "turn": turn, "origin": origin,
-            "data": {"fact": fact, "value": value}}
+            "data": {"facts": {fact: value}}}
 
 
 def current_goals(sheet: MindFields, mind: MindState, scene: int) -> list[str]:

@@ -61,12 +61,15 @@ def fold(events: Iterable[Any], facts: Mapping[str, Any] | None = None) -> World
     world = World(facts=dict(facts or {}))
     for event in events:
         kind = event.kind
-        if kind not in MIND_KINDS:
-            continue
         data = event.data or {}
-        if kind == FACT:
-            world.facts[str(data["fact"])] = data.get("value")
-            world.fact_events[str(data["fact"])] = event.id
+        # Any event may set facts (the engine's convention): later events win, None removes one.
+        for fact, value in (data.get("facts") or {}).items():
+            if value is None:
+                world.facts.pop(fact, None)
+            else:
+                world.facts[fact] = value
+            world.fact_events[fact] = event.id
+        if kind not in MIND_KINDS or kind == FACT:
             continue
         mind = world.mind(event.character or "")
         if kind == MOOD:
