@@ -192,3 +192,13 @@ def test_import_never_overwrites_and_names_are_printed_as_text(tmp_path, capsys)
     before = sheet_path.read_bytes()
     code, out = _import(tmp_path, "ilse.json", json.dumps(card).encode(), capsys)
     assert code == 2 and "already exists" in out.err and sheet_path.read_bytes() == before
+
+
+def test_compressed_and_line_wrapped_chunks_are_read_and_bombs_are_not(tmp_path, capsys):
+    wrapped = b"\n".join(_b64(CARD)[i:i + 76] for i in range(0, len(_b64(CARD)), 76))
+    itxt = b"chara\0\1\0\0\0" + zlib.compress(wrapped)
+    code, out = _import(tmp_path, "z.png", _png(_chunk(b"iTXt", itxt)), capsys)
+    assert code == 0, out.err
+    bomb = _chunk(b"zTXt", b"chara\0\0" + zlib.compress(b"A" * (40 * 1024 * 1024)))
+    code, out = _import(tmp_path, "bomb.png", _png(bomb), capsys)
+    assert code == 2 and "without a character card" in out.err

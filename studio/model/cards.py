@@ -57,6 +57,14 @@ def _bad(path: Path, problem: str, fix: str, field: str | None = None) -> InputE
 # -- reading the file ------------------------------------------------------------------------------
 
 
+def _inflate(data: bytes) -> bytes:
+    """Decompress at most MAX_CARD_BYTES: a small chunk must not unpack into gigabytes."""
+    out = zlib.decompressobj().decompress(data, MAX_CARD_BYTES)
+    if len(out) >= MAX_CARD_BYTES:
+        raise zlib.error("text chunk larger than a card may be")
+    return out
+
+
 def _png_texts(path: Path, raw: bytes) -> dict[str, str]:
     """The tEXt, zTXt and iTXt chunks of a PNG, keyword -> text; chunk lengths are checked, not trusted."""
     texts: dict[str, str] = {}
@@ -73,14 +81,14 @@ def _png_texts(path: Path, raw: bytes) -> dict[str, str]:
                 texts[key.decode("latin-1")] = value.decode("latin-1")
             elif kind == b"zTXt":
                 key, _, rest = body.partition(b"\0")
-                texts[key.decode("latin-1")] = zlib.decompress(rest[1:], bufsize=MAX_CARD_BYTES).decode("latin-1")
+                texts[key.decode("latin-1")] = _inflate(rest[1:]).decode("latin-1")
             elif kind == b"iTXt":
                 key, _, rest = body.partition(b"\0")
                 compressed, rest = rest[0], rest[2:]
                 _lang, _, rest = rest.partition(b"\0")
                 _translated, _, value = rest.partition(b"\0")
                 if compressed:
-                    value = zlib.decompress(value, bufsize=MAX_CARD_BYTES)
+                    value = _inflate(value)
                 texts[key.decode("latin-1")] = value.decode("utf-8")
         except (zlib.error, UnicodeDecodeError, IndexError):
             continue  # a damaged text chunk that is not the card's is no reason to refuse the card
@@ -109,7 +117,7 @@ def read_card(path: Path) -> dict[str, Any]:
             raise _bad(path, "is a PNG without a character card in it (no 'chara' or 'ccv3' text chunk)",
                        "export the card from its app as a PNG card or as JSON")
         try:
-            text = base64.b64decode(texts[key].strip(), validate=True).decode("utf-8")
+            text = base64.b64decode("".join(texts[key].split()), validate=True).decode("utf-8")
         except (binascii.Error, ValueError):
             raise _bad(path, f"holds a '{key}' chunk that is not valid base64 text",
                        "export the card again; the file may be damaged", field=key) from None
