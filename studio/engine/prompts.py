@@ -54,8 +54,19 @@ class PromptBook:
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
-        prompt = self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt
-        return fill(prompt, **self._names())
+        prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
+        inner = self._inner_life(role)
+        return f"{prompt}\n\n{inner}" if inner else prompt
+
+    def _inner_life(self, role: ResolvedRole) -> str:
+        """Traits, mood, knowledge, goals and impressions (studio/mind), folded from this take's events."""
+        sheet = role.sheet
+        if not (sheet.traits or sheet.archetype or sheet.moods or sheet.knowledge or sheet.goals or sheet.reflect_every):
+            return ""  # a sheet without an inner life costs nothing and changes no prompt
+        from studio.mind.moments import mind_text
+        from studio.mind.state import fold
+
+        return mind_text(sheet, fold(self.path).mind(role.name), self.state.scene)
 
     def _setting(self, scene: int) -> str:
         play = self.cast.play

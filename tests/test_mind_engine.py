@@ -1,0 +1,61 @@
+"""The inner life reaches the engine's prompts: a run on the scripted model shows it to the character."""
+
+from __future__ import annotations
+
+import shutil
+
+from studio.engine import Engine
+from studio.model import load_play, resolve_cast
+from tests.conftest import ROOT
+
+
+def _mara_play(tmp_path):
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "plays").mkdir()
+    shutil.copy(ROOT / "characters" / "mara_lighthouse.toml", tmp_path / "characters")
+    for stem in ("sasha_interviewer",):
+        shutil.copy(ROOT / "characters" / f"{stem}.toml", tmp_path / "characters")
+    play = tmp_path / "plays" / "light.toml"
+    play.write_text('title = "The Light"\nseed = 3\nturns = 2\nepilogue = false\n\n[cast.ego]\n'
+                    'character = "mara_lighthouse"\n\n[[cast.others]]\ncharacter = "sasha_interviewer"\n')
+    return play
+
+
+async def test_a_character_prompt_carries_traits_knowledge_and_goals(tmp_path, store, gateway):
+    path = _mara_play(tmp_path)
+    cast = resolve_cast(load_play(path), path, model="scripted")
+    engine = Engine.create(store, cast, {}, gateway=gateway)
+    await engine.play_turn()
+    mara = [m for ctx, m in gateway.calls if ctx.character == "Mara"]
+    assert mara, gateway.tasks()
+    system = mara[0][0]["content"]
+    assert "very orderly and dutiful" in system and "Your part in the story: the skeptic." in system
+    assert "What you know:\n- The lamp failed on the night the Aurelia sank." in system
+    assert "She paid the harbour master" not in system  # locked until 'logbook' is said in her presence
+    assert "- Keep the lamp's failure secret." in system
+    others = [m for ctx, m in gateway.calls if ctx.character != "Mara"]
+    assert all("Aurelia" not in m[0]["content"] for m in others)  # her knowledge is hers alone
+
+
+async def test_a_committed_unlock_reaches_the_next_prompt(tmp_path, store, gateway):
+    from studio.mind.moments import unlock_by_hand
+    from studio.model import load_character
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    await engine.play_turn()
+    sheet = load_character(tmp_path / "characters" / "mara_lighthouse.toml")
+    store.append(engine.run_id, store.head(engine.run_id), **unlock_by_hand(sheet, "Mara", 1, scene=1, turn=1))
+    engine.reload()
+    gateway.calls.clear()
+    while not gateway.calls or all(ctx.character != "Mara" for ctx, _ in gateway.calls):
+        await engine.play_turn()
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    assert "- She paid the harbour master to keep the failure out of the log." in system
+    store.set_head(engine.run_id, engine.path[0].id)  # rewind before the unlock: the take forgets it
+    engine.reload()
+    gateway.calls.clear()
+    while all(ctx.character != "Mara" for ctx, _ in gateway.calls):
+        await engine.play_turn()
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    assert "She paid the harbour master" not in system
