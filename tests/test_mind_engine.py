@@ -59,3 +59,51 @@ async def test_a_committed_unlock_reaches_the_next_prompt(tmp_path, store, gatew
         await engine.play_turn()
     system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
     assert "She paid the harbour master" not in system
+
+
+async def _play_until_mara_speaks(engine, times=1):
+    spoken = 0
+    while spoken < times and not engine.finished:
+        before = len(engine.path)
+        await engine.play_turn()
+        spoken += sum(1 for e in engine.path[before:] if e.kind == "stage" and e.character == "Mara")
+
+
+async def test_the_engine_draws_a_seeded_mood_once_per_scene_and_replays_it(tmp_path, store, gateway):
+    path = _mara_play(tmp_path)
+    cast = resolve_cast(load_play(path), path, model="scripted")
+    engine = Engine.create(store, cast, {}, gateway=gateway)
+    await _play_until_mara_speaks(engine, 2)
+    moods = [e for e in engine.path if e.kind == "mind.mood"]
+    assert len(moods) == 1 and moods[0].origin == "studio" and moods[0].character == "Mara"
+    drawn = moods[0].data["mood"]
+    first_line = next(e for e in engine.path if e.kind == "stage" and e.character == "Mara")
+    assert first_line.data["mind"]["mind"] == [moods[0].id]  # the first line it shaped says so
+    later = [e for e in engine.path if e.kind == "stage" and e.character == "Mara"][1]
+    assert "mind" not in later.data
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    assert f"Your mood now: {drawn}" in system
+    # rewind to the start and play again: the same draw; a second run with the same seed: the same draw
+    store.set_head(engine.run_id, None)
+    engine.reload()
+    await _play_until_mara_speaks(engine)
+    assert [e.data["mood"] for e in engine.path if e.kind == "mind.mood"] == [drawn]
+    other = Engine.create(store, cast, {}, gateway=gateway)
+    await _play_until_mara_speaks(other)
+    assert [e.data["mood"] for e in other.path if e.kind == "mind.mood"] == [drawn]
+
+
+async def test_the_engine_unlocks_on_a_keyword_heard_on_stage(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("Who keeps the logbook here?", task="speak", role="other")
+    for _ in range(3):
+        await engine.play_turn()
+    unlocks = [e for e in engine.path if e.kind == "mind.unlock"]
+    assert len(unlocks) == 1 and unlocks[0].data["knowledge"].startswith("She paid the harbour master")
+    heard_in = engine.by_id[unlocks[0].data["heard_in"]]
+    assert "logbook" in heard_in.text and heard_in.character != "Mara"
+    after = [m for ctx, m in gateway.calls if ctx.character == "Mara"][-1][0]["content"]
+    assert "- She paid the harbour master" in after

@@ -192,6 +192,7 @@ class Engine:
             )
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
+        self._stir(step, role)
         if text is None and self.state.is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
@@ -291,12 +292,50 @@ class Engine:
                 break
         return said
 
+    # -- inner lives (studio/mind) ---------------------------------------------------------
+
+    def _minds(self) -> Any:
+        """The mind runner when some character has an inner life on its sheet; None costs nothing."""
+        if not hasattr(self, "_mind_runner"):
+            sheets = {r.name: r.sheet for r in self.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life}
+            if not sheets:
+                self._mind_runner = None
+                return None
+            from studio.mind.runner import MindRunner
+
+            self._mind_runner = MindRunner(sheets, seed=self.cast.play.seed)
+        return self._mind_runner
+
+    def _stir(self, step: Step, role: ResolvedRole) -> None:
+        """Before a character speaks: moods drawn and knowledge unlocked are committed, so takes replay them."""
+        runner = self._minds()
+        if runner is None or role.name not in runner.sheets or step.task not in ("speak", "draft"):
+            return
+        heard: list[str] = []
+        line = None
+        for event in reversed(self.path):
+            if event.kind in (ev.STAGE, ev.DIRECTION):
+                if event.character == role.name and event.kind == ev.STAGE:
+                    break
+                heard.append(event.text)
+                line = line or event
+        present = [r.name for r in self.cast.roles if r.kind in ("ego", "other")]
+        for fields in runner.moment(self.path, scene=step.scene, turn=step.turn, present=present,
+                                    heard="\n".join(reversed(heard)), line_event=line.id if line else None,
+                                    who=[role.name]):
+            self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+
     def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
                      **fields: Any) -> Event:
         if fields.get("origin") != "model":
             text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
         kind = step.kind
         data: dict[str, Any] = {"task": step.task}
+        runner = self._minds()
+        if runner is not None and role.name in runner.sheets and kind == ev.STAGE:
+            shaped = runner.shaping(role.name, self.path)
+            if shaped["mind"]:
+                data["mind"] = shaped
         if guard:
             data["guard"] = guard
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):

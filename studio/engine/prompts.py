@@ -61,7 +61,7 @@ class PromptBook:
     def _inner_life(self, role: ResolvedRole) -> str:
         """Traits, mood, knowledge, goals and impressions (studio/mind), folded from this take's events."""
         sheet = role.sheet
-        if not (sheet.traits or sheet.archetype or sheet.moods or sheet.knowledge or sheet.goals or sheet.reflect_every):
+        if not sheet.has_inner_life:
             return ""  # a sheet without an inner life costs nothing and changes no prompt
         from studio.mind.moments import mind_text
         from studio.mind.state import fold

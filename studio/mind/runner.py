@@ -34,17 +34,19 @@ class MindRunner:
         return fold(path, self.facts)
 
     def moment(self, path: Sequence[Any], *, scene: int, turn: int, present: Sequence[str],
-               heard: str = "", line_event: int | None = None) -> list[dict[str, Any]]:
-        """Events due now, in a fixed order (moods, then unlocks, by cast order): commit each as returned."""
+               heard: str = "", line_event: int | None = None, who: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Events due now for `who` (default: every sheet), moods then unlocks: commit each as returned."""
         world = self.world(path)
         out: list[dict[str, Any]] = []
+        names = [n for n in (who if who is not None else self.sheets) if n in self.sheets]
         for name in present:
-            sheet = self.sheets.get(name)
+            sheet = self.sheets.get(name) if name in names else None
             if sheet is not None:
                 fields = mood_event(sheet, name, world.mind(name), seed=self.seed, scene=scene, turn=turn)
                 if fields:
                     out.append(fields)
-        for name, sheet in self.sheets.items():
+        for name in names:
+            sheet = self.sheets[name]
             out += unlock_events(sheet, name, world.mind(name), heard=heard, present=present, scene=scene,
                                  turn=turn, facts=world.facts, line_event=line_event)
         return out

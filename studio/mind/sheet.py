@@ -96,3 +96,8 @@ class MindFields(_Strict):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     reflect_every: int = Field(default=0, ge=0, le=1000, description="turns between reflections; 0 = never")
     card: CardOrigin | None = None
+
+    @property
+    def has_inner_life(self) -> bool:
+        """Whether any mind field is used; a sheet without changes no prompt and commits no event."""
+        return bool(self.traits or self.archetype or self.moods or self.knowledge or self.goals or self.reflect_every)
