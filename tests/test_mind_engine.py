@@ -16,7 +16,7 @@ def _mara_play(tmp_path):
     for stem in ("sasha_interviewer",):
         shutil.copy(ROOT / "characters" / f"{stem}.toml", tmp_path / "characters")
     play = tmp_path / "plays" / "light.toml"
-    play.write_text('title = "The Light"\nseed = 3\nturns = 2\nepilogue = false\n\n[cast.ego]\n'
+    play.write_text('title = "The Light"\nseed = 3\nturns = 4\nepilogue = false\n\n[cast.ego]\n'
                     'character = "mara_lighthouse"\n\n[[cast.others]]\ncharacter = "sasha_interviewer"\n')
     return play
 
@@ -107,3 +107,43 @@ async def test_the_engine_unlocks_on_a_keyword_heard_on_stage(tmp_path, store, g
     assert "logbook" in heard_in.text and heard_in.character != "Mara"
     after = [m for ctx, m in gateway.calls if ctx.character == "Mara"][-1][0]["content"]
     assert "- She paid the harbour master" in after
+
+
+async def test_reflections_every_n_turns_update_impressions_in_the_next_prompt(tmp_path, store, gateway):
+    path = _mara_play(tmp_path)
+    sheet = tmp_path / "characters" / "mara_lighthouse.toml"
+    sheet.write_text(sheet.read_text().replace("reflect_every = 6", "reflect_every = 2"))
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    await engine.play_turn()
+    assert [e for e in engine.path if e.kind == "mind.reflection"] == []
+    await engine.play_turn()  # two turns gone: Mara takes stock before she speaks at turn 2
+    (reflected,) = [e for e in engine.path if e.kind == "mind.reflection"]
+    assert reflected.turn == 2 and reflected.origin == "model"
+    assert set(reflected.data["impressions"]) == {"Sasha"}
+    asked = next(m for ctx, m in gateway.calls if ctx.task == "reflect")
+    assert "Others: Sasha" in asked[1]["content"] and "Sasha: (scripted)" in asked[1]["content"]
+    imp = reflected.data["impressions"]["Sasha"]
+    system = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"][-1][0]["content"]
+    assert f"- Sasha: trust {imp['trust']:+d}, liking {imp['liking']:+d}" in system
+    line = next(e for e in engine.path if e.id > reflected.id and e.kind == "stage" and e.character == "Mara")
+    assert reflected.id in line.data["mind"]["mind"]
+    await engine.play_turn()
+    assert len([e for e in engine.path if e.kind == "mind.reflection"]) == 1  # not again at turn 3
+    await engine.play_turn()
+    assert [e.turn for e in engine.path if e.kind == "mind.reflection"] == [2, 4]
+
+
+async def test_an_unreadable_reflection_is_committed_once_and_not_asked_every_turn(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _mara_play(tmp_path)
+    sheet = tmp_path / "characters" / "mara_lighthouse.toml"
+    sheet.write_text(sheet.read_text().replace("reflect_every = 6", "reflect_every = 2"))
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("no", task="reflect")
+    scripted.queue("still no", task="reflect")
+    for _ in range(4):
+        await engine.play_turn()
+    reflections = [e for e in engine.path if e.kind == "mind.reflection"]
+    assert reflections[0].data["error"] and reflections[0].data["thoughts"] == ""
+    assert [ctx.task for ctx, _ in gateway.calls].count("reflect") == 2 + (len(reflections) - 1)

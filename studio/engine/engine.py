@@ -187,11 +187,14 @@ class Engine:
         if step is None:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
+            if step.scene > 1:
+                await self._reflect(step, None, scene_ended=True)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio"
             )
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
+        await self._reflect(step, role, scene_ended=False)
         self._stir(step, role)
         if text is None and self.state.is_human(role.key):
             raise NeedsHuman(step, role)
@@ -324,6 +327,37 @@ class Engine:
                                     heard="\n".join(reversed(heard)), line_event=line.id if line else None,
                                     who=[role.name]):
             self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+
+    async def _reflect(self, step: Step, role: ResolvedRole | None, *, scene_ended: bool) -> None:
+        """Characters whose reflection is due take stock privately before they speak (or as a scene ends)."""
+        runner = self._minds()
+        if runner is None or (role is not None and (role.name not in runner.sheets or step.task not in ("speak", "draft"))):
+            return
+        from studio.llm import CallSettings, ModelError
+        from studio.mind import reflection
+        from studio.mind.moments import current_goals
+
+        due = runner.reflections_due(self.path, turn=step.turn, scene_ended=scene_ended)
+        characters = [r for r in self.cast.roles if r.kind in ("ego", "other")]
+        for seat in characters:
+            if seat.name not in due or (role is not None and seat.name != role.name):
+                continue
+            mind = runner.world(self.path).mind(seat.name)
+            others = [r.name for r in characters if r.name != seat.name]
+            witnessed = [f"{e.character or 'Someone'}: {e.text}" if e.kind == ev.STAGE else f"*{e.text}*"
+                         for e in self.path if e.kind in (ev.STAGE, ev.DIRECTION)][-12:]
+            messages = reflection.messages_for(seat.name, seat.sheet.prompt, current_goals(seat.sheet, mind, step.scene),
+                                               witnessed, others, mind.impressions)
+            settings = CallSettings(model=seat.model, temperature=0.7, max_tokens=300, timeout=seat.timeout,
+                                    api_base=seat.api_base)
+            try:
+                answer = await reflection.reflect(self.gateway, settings, seat.name, messages, scene=step.scene,
+                                                  turn=step.turn)
+            except ModelError:
+                continue  # the line's own call will say what is wrong with the model
+            fields = reflection.event_fields(answer, seat.name, others, scene=step.scene, turn=step.turn)
+            fields = fields or reflection.failed_fields(answer, seat.name, scene=step.scene, turn=step.turn)
+            self._commit(fields.pop("kind"), fields.pop("text"), role=seat.key, **fields)
 
     def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
                      **fields: Any) -> Event:

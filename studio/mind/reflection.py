@@ -152,3 +152,18 @@ def event_fields(answer: Answer[ReflectionReply], character: str, others: Sequen
             "replies": answer.replies,
         },
     }
+
+
+def failed_fields(answer: Answer[ReflectionReply], character: str, *, scene: int, turn: int) -> dict[str, Any]:
+    """A reflection that never validated: committed with no thoughts, so it is not asked again every turn."""
+    return {
+        "kind": REFLECTION,
+        "text": f"{character} could not put it into words ({answer.error})",
+        "character": character,
+        "scene": scene,
+        "turn": turn,
+        "origin": "model",
+        "model": answer.model,
+        "usage": answer.usage,
+        "data": {"thoughts": "", "impressions": {}, "goals": None, "error": answer.error, "replies": answer.replies},
+    }
