@@ -147,3 +147,26 @@ async def test_an_unreadable_reflection_is_committed_once_and_not_asked_every_tu
     reflections = [e for e in engine.path if e.kind == "mind.reflection"]
     assert reflections[0].data["error"] and reflections[0].data["thoughts"] == ""
     assert [ctx.task for ctx, _ in gateway.calls].count("reflect") == 2 + (len(reflections) - 1)
+
+
+async def test_past_its_budget_a_character_recalls_a_relevant_old_line_and_the_line_links_it(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _mara_play(tmp_path)
+    path.write_text(path.read_text().replace("turns = 4", "turns = 12"))
+    sheet = tmp_path / "characters" / "mara_lighthouse.toml"
+    sheet.write_text(sheet.read_text().replace("reflect_every = 6", "reflect_every = 0\ncontext_tokens = 900"))
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("The Aurelia's captain asked me to tell you he forgives the lamp.", task="speak", role="other")
+    for _ in range(9):
+        await engine.play_turn()
+    old = next(e for e in engine.path if "Aurelia's captain" in e.text)
+    scripted.queue("Tell me again what the Aurelia's captain said.", task="speak", role="other")
+    gateway.calls.clear()
+    await engine.play_turn()
+    system = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"][-1][0]["content"]
+    assert "You remember:\n- (turn 1) Sasha: The Aurelia's captain asked me" in system
+    line = engine.path[-1]
+    assert line.character == "Mara" and old.id in [r["event"] for r in line.data["mind"]["recalled"]]
+    recalled = next(r for r in line.data["mind"]["recalled"] if r["event"] == old.id)
+    assert 0 < recalled["relevance"] <= 1 and 0 < recalled["recency"] < 1 and recalled["importance"] == 5

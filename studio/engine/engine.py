@@ -200,7 +200,9 @@ class Engine:
             raise NeedsHuman(step, role)
         if text is not None:
             return self._commit_line(step, role, text, origin="human")
-        messages = PromptBook(self.state, self.path, self.by_id).messages(step, role)
+        book = PromptBook(self.state, self.path, self.by_id, self._minds())
+        messages = book.messages(step, role)
+        self._recalled = book.recalled
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
@@ -367,9 +369,10 @@ class Engine:
         data: dict[str, Any] = {"task": step.task}
         runner = self._minds()
         if runner is not None and role.name in runner.sheets and kind == ev.STAGE:
-            shaped = runner.shaping(role.name, self.path)
-            if shaped["mind"]:
+            shaped = runner.shaping(role.name, self.path, getattr(self, "_recalled", ()))
+            if shaped["mind"] or shaped["recalled"]:
                 data["mind"] = shaped
+        self._recalled = []
         if guard:
             data["guard"] = guard
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):

@@ -9,6 +9,7 @@ context budget by walking back from the newest line, so the cost of a call does 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from studio.engine.budget import MIN_KEEP, cut, fit
 from studio.engine.state import RunState, Step
@@ -35,11 +36,13 @@ class View:
 
 
 class PromptBook:
-    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event]):
+    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event], minds: Any = None):
         self.state = state
         self.cast = state.cast
         self.path = path
         self.by_id = by_id
+        self.minds = minds  # studio.mind.runner.MindRunner, when a character has an inner life
+        self.recalled: list[Any] = []  # what the last call brought back from memory, for the line's data
 
     # -- shared pieces --------------------------------------------------------------------
 
@@ -160,7 +163,17 @@ class PromptBook:
             f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
             f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
         )
-        view = self.view(role.kind, self._budget(role, system))
+        remembers = self.minds is not None and role.name in self.minds.sheets and role.sheet.memory.recall > 0
+        # Room is kept for what memory brings back, so recalling never pushes the prompt past its budget.
+        reserve = 60 + 240 * role.sheet.memory.recall if remembers else 0
+        view = self.view(role.kind, max(self._budget(role, system) - reserve, 256))
+        if view.trimmed and remembers and view.lines:
+            from studio.mind.moments import recall_text
+
+            self.recalled = self.minds.recall(role.name, self.path, None, query=view.lines[-1][1], turn=step.turn,
+                                              shown=[e.id for e, _ in view.lines])
+            if self.recalled:
+                system += "\n\n" + recall_text(self.recalled)
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             # Plain words, not a stage direction in italics: a small model echoes a direction back.

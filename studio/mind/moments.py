@@ -142,7 +142,12 @@ def mind_text(sheet: MindFields, mind: MindState, scene: int, recalled: Sequence
     if mind.reflections:
         parts.append(f"Your last private thought: {mind.reflections[-1][1]}")
     if recalled:
-        parts.append("You remember:\n" + "\n".join(
-            f"- (turn {r.memory.turn}) " + (f"{r.memory.speaker}: " if r.memory.speaker else "") + r.memory.text
-            for r in sorted(recalled, key=lambda r: r.memory.turn)))
+        parts.append(recall_text(recalled))
     return "\n\n".join(parts)
+
+
+def recall_text(recalled: Sequence[Recall]) -> str:
+    """Memories brought back past the prompt's window, oldest first, each with the turn it is from."""
+    return "You remember:\n" + "\n".join(
+        f"- (turn {r.memory.turn}) " + (f"{r.memory.speaker}: " if r.memory.speaker else "") + r.memory.text
+        for r in sorted(recalled, key=lambda r: r.memory.turn))

@@ -68,7 +68,7 @@ class MindRunner:
         return [name for name, sheet in self.sheets.items()
                 if due(sheet.reflect_every, turn, world.mind(name).last_reflection_turn, scene_ended)]
 
-    def _index(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]]) -> MemoryIndex:
+    def _index(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> MemoryIndex:
         ids = [e.id for e in path]
         if ids[: len(self._indexed)] != self._indexed:  # a rewind or another take: start again
             self._indexes.clear()
@@ -77,7 +77,8 @@ class MindRunner:
         for event in path[len(self._indexed):]:
             for who, sheet in self.sheets.items():
                 index = self._indexes.setdefault(who, MemoryIndex())
-                if event.kind in SPOKEN and (who in present_at.get(event.id, ()) or event.character == who):
+                seen = present_at is None or who in present_at.get(event.id, ())
+                if event.kind in SPOKEN and (seen or event.character == who):
                     index.add(Memory(event.id, int(event.turn or 0), event.text, event.character))
                 elif event.kind == REFLECTION and event.character == who:
                     index.add(Memory(event.id, int(event.turn or 0), event.text, None, "reflection"), 8.0)
@@ -87,9 +88,12 @@ class MindRunner:
             index.set_importance(line, value)
         return index
 
-    def recall(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]], *, query: str,
+    def recall(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None, *, query: str,
                turn: int, shown: Sequence[int]) -> list[Recall]:
-        """Memories past the prompt's window (`shown` = event ids already in it) worth bringing back."""
+        """Memories past the prompt's window (`shown` = event ids already in it) worth bringing back.
+
+        `present_at` maps a line's id to who witnessed it; None means everyone on the cast saw everything.
+        """
         sheet = self.sheets[name]
         index = self._index(name, path, present_at)
         relevance = None
