@@ -26,14 +26,14 @@ async def test_a_character_prompt_carries_traits_knowledge_and_goals(tmp_path, s
     cast = resolve_cast(load_play(path), path, model="scripted")
     engine = Engine.create(store, cast, {}, gateway=gateway)
     await engine.play_turn()
-    mara = [m for ctx, m in gateway.calls if ctx.character == "Mara"]
+    mara = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"]
     assert mara, gateway.tasks()
     system = mara[0][0]["content"]
     assert "very orderly and dutiful" in system and "Your part in the story: the skeptic." in system
     assert "What you know:\n- The lamp failed on the night the Aurelia sank." in system
     assert "She paid the harbour master" not in system  # locked until 'logbook' is said in her presence
     assert "- Keep the lamp's failure secret." in system
-    others = [m for ctx, m in gateway.calls if ctx.character != "Mara"]
+    others = [m for ctx, m in gateway.calls if ctx.character != "Mara" and ctx.task == "speak"]
     assert all("Aurelia" not in m[0]["content"] for m in others)  # her knowledge is hers alone
 
 
@@ -48,16 +48,16 @@ async def test_a_committed_unlock_reaches_the_next_prompt(tmp_path, store, gatew
     store.append(engine.run_id, store.head(engine.run_id), **unlock_by_hand(sheet, "Mara", 1, scene=1, turn=1))
     engine.reload()
     gateway.calls.clear()
-    while not gateway.calls or all(ctx.character != "Mara" for ctx, _ in gateway.calls):
+    while not gateway.calls or all(ctx.task != "speak" or ctx.character != "Mara" for ctx, _ in gateway.calls):
         await engine.play_turn()
-    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak")[0]["content"]
     assert "- She paid the harbour master to keep the failure out of the log." in system
     store.set_head(engine.run_id, engine.path[0].id)  # rewind before the unlock: the take forgets it
     engine.reload()
     gateway.calls.clear()
-    while all(ctx.character != "Mara" for ctx, _ in gateway.calls):
+    while all(ctx.task != "speak" or ctx.character != "Mara" for ctx, _ in gateway.calls):
         await engine.play_turn()
-    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak")[0]["content"]
     assert "She paid the harbour master" not in system
 
 
@@ -81,7 +81,7 @@ async def test_the_engine_draws_a_seeded_mood_once_per_scene_and_replays_it(tmp_
     assert first_line.data["mind"]["mind"] == [moods[0].id]  # the first line it shaped says so
     later = [e for e in engine.path if e.kind == "stage" and e.character == "Mara"][1]
     assert "mind" not in later.data
-    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara")[0]["content"]
+    system = next(m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak")[0]["content"]
     assert f"Your mood now: {drawn}" in system
     # rewind to the start and play again: the same draw; a second run with the same seed: the same draw
     store.set_head(engine.run_id, None)
@@ -105,7 +105,7 @@ async def test_the_engine_unlocks_on_a_keyword_heard_on_stage(tmp_path, store, g
     assert len(unlocks) == 1 and unlocks[0].data["knowledge"].startswith("She paid the harbour master")
     heard_in = engine.by_id[unlocks[0].data["heard_in"]]
     assert "logbook" in heard_in.text and heard_in.character != "Mara"
-    after = [m for ctx, m in gateway.calls if ctx.character == "Mara"][-1][0]["content"]
+    after = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"][-1][0]["content"]
     assert "- She paid the harbour master" in after
 
 
@@ -169,4 +169,24 @@ async def test_past_its_budget_a_character_recalls_a_relevant_old_line_and_the_l
     line = engine.path[-1]
     assert line.character == "Mara" and old.id in [r["event"] for r in line.data["mind"]["recalled"]]
     recalled = next(r for r in line.data["mind"]["recalled"] if r["event"] == old.id)
-    assert 0 < recalled["relevance"] <= 1 and 0 < recalled["recency"] < 1 and recalled["importance"] == 5
+    assert 0 < recalled["relevance"] <= 1 and 0 < recalled["recency"] < 1
+    score = next(e for e in engine.path if e.kind == "mind.importance" and e.data["line"] == old.id)
+    assert recalled["importance"] == score.data["importance"]  # the committed score ranked it
+
+
+async def test_each_witnessed_line_is_scored_once_and_replays_do_not_ask_again(tmp_path, store, gateway):
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    for _ in range(3):
+        await engine.play_turn()
+    lines = [e for e in engine.path if e.kind == "stage"]
+    scored = {e.data["line"]: e for e in engine.path if e.kind == "mind.importance"}
+    # every line Mara heard from Sasha, each scored before Mara's next step; her own lines are not asked about
+    assert set(scored) == {e.id for e in lines if e.character == "Sasha"}
+    assert all(e.character == "Mara" and 1 <= e.data["importance"] <= 10 for e in scored.values())
+    asked = [ctx.task for ctx, _ in gateway.calls].count("importance")
+    assert asked == len(scored)
+    engine.reload()
+    await engine.play_turn()
+    again = [e.data["line"] for e in engine.path if e.kind == "mind.importance"]
+    assert len(again) == len(set(again))  # never twice for one line

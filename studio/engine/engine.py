@@ -194,6 +194,7 @@ class Engine:
             )
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
+        await self._score_lines(step)
         await self._reflect(step, role, scene_ended=False)
         self._stir(step, role)
         if text is None and self.state.is_human(role.key):
@@ -329,6 +330,27 @@ class Engine:
                                     heard="\n".join(reversed(heard)), line_event=line.id if line else None,
                                     who=[role.name]):
             self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+
+    async def _score_lines(self, step: Step) -> None:
+        """Each line a character with a memory witnessed is scored for importance once, by its own model."""
+        runner = self._minds()
+        if runner is None:
+            return
+        from studio.llm import CallSettings, ModelError
+        from studio.mind.importance import event_fields, score_line
+
+        for name, line in runner.pending_scores(self.path, None):
+            seat = next(r for r in self.cast.roles if r.name == name)
+            settings = CallSettings(model=seat.model, temperature=0.2, max_tokens=60, timeout=seat.timeout,
+                                    api_base=seat.api_base)
+            try:
+                answer = await score_line(self.gateway, settings, name, line.character, line.text,
+                                          scene=step.scene, turn=step.turn)
+            except ModelError:
+                return  # the line's own call will say what is wrong with the model
+            fields = event_fields(answer, name, line.id)
+            self._commit(fields.pop("kind"), fields.pop("text"), role=seat.key, scene=step.scene, turn=step.turn,
+                         **fields)
 
     async def _reflect(self, step: Step, role: ResolvedRole | None, *, scene_ended: bool) -> None:
         """Characters whose reflection is due take stock privately before they speak (or as a scene ends)."""

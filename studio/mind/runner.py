@@ -51,15 +51,16 @@ class MindRunner:
                                  turn=turn, facts=world.facts, line_event=line_event)
         return out
 
-    def pending_scores(self, path: Sequence[Any], present_at: Mapping[int, Sequence[str]]) -> list[tuple[str, Any]]:
-        """(character, line event) pairs that still need an importance score; `present_at` maps line id -> who saw it."""
+    def pending_scores(self, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> list[tuple[str, Any]]:
+        """(character, line event) pairs still needing an importance score; `present_at` maps line id -> who saw
+        it (None: everyone saw everything). Sheets with `memory.recall = 0` never recall, so are never asked."""
         world = self.world(path)
         wanted = []
         for event in path:
-            if event.kind not in SPOKEN:
+            if event.kind != "stage":
                 continue
-            for name in present_at.get(event.id, ()):
-                if name in self.sheets and name != event.character and event.id not in world.mind(name).scored:
+            for name in self.sheets if present_at is None else present_at.get(event.id, ()):
+                if name in self.sheets and self.sheets[name].memory.recall > 0 and name != event.character and event.id not in world.mind(name).scored:
                     wanted.append((name, event))
         return wanted
 
