@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="one event per line as JSON")
     show.add_argument("--all", action="store_true", help="every take, not only the current one (with --json)")
     show.add_argument("--take", metavar="NAME|EVENT", help="show a named take, or the take ending at this event")
+    show.add_argument("--as", dest="as_name", metavar="NAME", help="only what this character witnessed, as it heard it")
     _db_option(show)
 
     resume = sub.add_parser("resume", help="continue a run where it stopped")
@@ -69,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--backstage", action="store_true", help="also stream the backstage")
     resume.add_argument("--role", action="append", default=[], metavar="ROLE=human|model",
                         help="take over a role (human) or give it back (model) before continuing")
+    resume.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
+    resume.add_argument("--policy", metavar="POLICY", help="switch who speaks next from here on")
     _db_option(resume)
 
     rewind = sub.add_parser("rewind", help="move a run back; the abandoned lines stay as a take")
@@ -124,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.cards import register as register_cards
 
     register_cards(sub)
+    from studio.commands.ensemble import register as register_ensemble
+
+    register_ensemble(sub, _db_option)
     return parser
 
 
@@ -247,6 +253,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         for role in roles:
             (engine.take_over if choice == "human" else engine.release)(role.key)
+    if not engine.finished and (args.next or args.policy):
+        from studio.commands.ensemble import steer
+
+        steer(engine, args.next, args.policy)
     if engine.finished:
         _console().print(f"Run {run_id} is finished. 'studio show {run_id}' prints it.")
         return 0
@@ -362,6 +372,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     path = engine.path
     if args.take is not None:
         path = store.take(run_id, _take_head(store, run_id, args.take))
+    if args.as_name:
+        from studio.commands.ensemble import through_eyes
+
+        path = through_eyes(engine, path, args.as_name)
     if args.json:
         events = store.events(run_id) if args.all else path
         for event in events:
@@ -383,6 +397,33 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     print_usage(console, store, engine)
     return 0
+
+
+def cmd_step(args: argparse.Namespace) -> int:
+    from studio.commands.ensemble import cmd_step as body
+
+    return body(args, lambda run: _open_engine(args, run), _console(), _esc)
+
+
+def cmd_stage(args: argparse.Namespace) -> int:
+    from studio.commands.ensemble import cmd_stage as body
+
+    return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
+
+
+def _open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    run_id = _run_id(run)
+    try:
+        engine = Engine(store, run_id, gateway=gateway)
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    if gateway is None:
+        _check_models(engine.cast, f"run {run_id}")
+    return engine
 
 
 def cmd_rewind(args: argparse.Namespace) -> int:
@@ -675,6 +716,8 @@ COMMANDS = {
     "new": cmd_new,
     "import": cmd_import,
     "export-card": cmd_export_card,
+    "step": cmd_step,
+    "stage": cmd_stage,
 }
 
 

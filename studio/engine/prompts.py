@@ -61,6 +61,21 @@ class PromptBook:
         inner = self._inner_life(role)
         return f"{prompt}\n\n{inner}" if inner else prompt
 
+    def _memory_reserve(self, role: ResolvedRole) -> int:
+        """Room kept for what memory brings back, so recalling never pushes the prompt past its budget."""
+        remembers = self.minds is not None and role.name in self.minds.sheets and role.sheet.memory.recall > 0
+        return 60 + 240 * role.sheet.memory.recall if remembers else 0
+
+    def _remember(self, role: ResolvedRole, view: View, step: Step, system: str) -> str:
+        """Past its budget, a character recalls what matters from what it witnessed but can no longer see."""
+        if not (view.trimmed and view.lines and self._memory_reserve(role)):
+            return system
+        from studio.mind.moments import recall_text
+
+        self.recalled = self.minds.recall(role.name, self.path, None, query=view.lines[-1][1], turn=step.turn,
+                                          shown=[e.id for e, _ in view.lines])
+        return system + "\n\n" + recall_text(self.recalled) if self.recalled else system
+
     def _inner_life(self, role: ResolvedRole) -> str:
         """Traits, mood, knowledge, goals and impressions (studio/mind), folded from this take's events."""
         sheet = role.sheet
@@ -163,17 +178,9 @@ class PromptBook:
             f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
             f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
         )
-        remembers = self.minds is not None and role.name in self.minds.sheets and role.sheet.memory.recall > 0
-        # Room is kept for what memory brings back, so recalling never pushes the prompt past its budget.
-        reserve = 60 + 240 * role.sheet.memory.recall if remembers else 0
-        view = self.view(role.kind, max(self._budget(role, system) - reserve, 256))
-        if view.trimmed and remembers and view.lines:
-            from studio.mind.moments import recall_text
-
-            self.recalled = self.minds.recall(role.name, self.path, None, query=view.lines[-1][1], turn=step.turn,
-                                              shown=[e.id for e, _ in view.lines])
-            if self.recalled:
-                system += "\n\n" + recall_text(self.recalled)
+        reserve = self._memory_reserve(role)
+        view = self.view(role.kind, max(self._budget(role, system) - reserve, 256) if reserve else self._budget(role, system))
+        system = self._remember(role, view, step, system)
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             # Plain words, not a stage direction in italics: a small model echoes a direction back.

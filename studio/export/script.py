@@ -37,6 +37,8 @@ _BACKSTAGE_VERBS = {
     ev.DRAFT: "{ego} drafts",
     ev.CRITIQUE: "{superego} critiques the draft",
     ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
+    ev.PICK: "who speaks next",
+    ev.SUMMARY: "what is remembered, summed up",
 }
 
 

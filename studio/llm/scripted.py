@@ -244,6 +244,10 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         return mind_reflection(character, turn, _last_user_text(messages))
     if task == "direct":
         return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
+    if task == "pick":
+        offered = re.search(r"Choose one of: ([^\n]+)\.", _last_user_text(messages))
+        names = offered.group(1).split(", ") if offered else [character]
+        return f"{_pick(tuple(names), *keys)} - (scripted) their turn, {where}"
     spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys)
     if task == "speak":
         return f"(scripted) {character} as {role}, {where}: {spoken}"

@@ -22,8 +22,10 @@ SPOKEN = ("stage", "direction")
 
 
 class MindRunner:
-    def __init__(self, sheets: Mapping[str, MindFields], *, seed: int, facts: Mapping[str, Any] | None = None):
+    def __init__(self, sheets: Mapping[str, MindFields], *, seed: int, facts: Mapping[str, Any] | None = None,
+                 keys: Mapping[str, str] | None = None):
         self.sheets = dict(sheets)
+        self.keys = dict(keys or {})  # character name -> seat key, to read who witnessed an event
         self.seed = seed
         self.facts = dict(facts or {})
         self._indexes: dict[str, MemoryIndex] = {}
@@ -51,6 +53,14 @@ class MindRunner:
                                  turn=turn, facts=world.facts, line_event=line_event)
         return out
 
+    def _saw(self, name: str, event: Any, present_at: Mapping[int, Sequence[str]] | None) -> bool:
+        """Who witnessed a line: the given map, else the event's own presence record (None: everyone)."""
+        if present_at is not None:
+            return name in present_at.get(event.id, ())
+        key = self.keys.get(name)
+        witnessed = getattr(event, "witnessed_by", None)
+        return True if key is None or witnessed is None else bool(witnessed(key))
+
     def pending_scores(self, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> list[tuple[str, Any]]:
         """(character, line event) pairs still needing an importance score; `present_at` maps line id -> who saw
         it (None: everyone saw everything). Sheets with `memory.recall = 0` never recall, so are never asked."""
@@ -59,8 +69,8 @@ class MindRunner:
         for event in path:
             if event.kind != "stage":
                 continue
-            for name in self.sheets if present_at is None else present_at.get(event.id, ()):
-                if name in self.sheets and self.sheets[name].memory.recall > 0 and name != event.character and event.id not in world.mind(name).scored:
+            for name in self.sheets:
+                if self._saw(name, event, present_at) and self.sheets[name].memory.recall > 0 and name != event.character and event.id not in world.mind(name).scored:
                     wanted.append((name, event))
         return wanted
 
@@ -78,7 +88,7 @@ class MindRunner:
         for event in path[len(self._indexed):]:
             for who, sheet in self.sheets.items():
                 index = self._indexes.setdefault(who, MemoryIndex())
-                seen = present_at is None or who in present_at.get(event.id, ())
+                seen = self._saw(who, event, present_at)
                 if event.kind in SPOKEN and (seen or event.character == who):
                     index.add(Memory(event.id, int(event.turn or 0), event.text, event.character))
                 elif event.kind == REFLECTION and event.character == who:
