@@ -190,3 +190,43 @@ async def test_each_witnessed_line_is_scored_once_and_replays_do_not_ask_again(t
     await engine.play_turn()
     again = [e.data["line"] for e in engine.path if e.kind == "mind.importance"]
     assert len(again) == len(set(again))  # never twice for one line
+
+
+def _ensemble(tmp_path, enter_after=2):
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "plays").mkdir()
+    for stem in ("mara_lighthouse", "sasha_interviewer", "jenny"):
+        shutil.copy(ROOT / "characters" / f"{stem}.toml", tmp_path / "characters")
+    play = tmp_path / "plays" / "harbour.toml"
+    play.write_text(
+        'title = "Harbour"\nform = "ensemble"\nnext = "round_robin"\nseed = 5\nturns = 6\nepilogue = false\n\n'
+        f'[[scenes]]\nbrief = "The quay."\non_stage = ["Sasha", "Jenny"]\nenter = {{ Mara = {enter_after} }}\n\n'
+        '[[cast.characters]]\ncharacter = "sasha_interviewer"\n\n[[cast.characters]]\ncharacter = "jenny"\n\n'
+        '[[cast.characters]]\ncharacter = "mara_lighthouse"\n')
+    return play
+
+
+async def test_in_an_ensemble_a_keyword_said_before_she_enters_unlocks_nothing(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _ensemble(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("Nobody has touched the logbook since the wreck.", task="speak")
+    while not any(e.character == "Mara" and e.kind == "stage" for e in engine.path):
+        await engine.play_turn()
+    said = next(e for e in engine.path if "logbook" in e.text)
+    assert not said.witnessed_by(engine.cast.matching("Mara")[0].key)
+    assert [e for e in engine.path if e.kind == "mind.unlock"] == []
+    mara_speaks = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"]
+    assert mara_speaks and "She paid the harbour master" not in mara_speaks[-1][0]["content"]
+    assert "Your part in the story: the skeptic." in mara_speaks[-1][0]["content"]
+    scripted.queue("Mara, the logbook. Who wrote in it?", task="speak")
+    for _ in range(3):
+        await engine.play_turn()
+    (unlock,) = [e for e in engine.path if e.kind == "mind.unlock"]
+    assert "Who wrote in it" in engine.by_id[unlock.data["heard_in"]].text
+    # her memory holds only what she witnessed: the line before her entrance is not recalled
+    runner = engine._minds()
+    recalled = runner.recall("Mara", engine.path, None, query="logbook since the wreck", turn=9, shown=[])
+    assert said.id not in [r.memory.event_id for r in recalled]
+    assert any("Who wrote in it" in r.memory.text for r in recalled)

@@ -358,19 +358,18 @@ class Engine:
         runner = self._minds()
         if runner is None or role.name not in runner.sheets or step.task not in ("speak", "draft"):
             return
-        heard: list[str] = []
-        line = None
+        heard: list[tuple[int, str]] = []  # what it witnessed since its own last line, newest first
         for event in reversed(self.path):
             if event.kind in (ev.STAGE, ev.DIRECTION) and event.witnessed_by(role.key):
                 if event.character == role.name and event.kind == ev.STAGE:
                     break
-                heard.append(event.text)
-                line = line or event
+                heard.append((event.id, event.text))
         on_stage = getattr(self.state, "on_stage", None)  # an ensemble's presence; a two-hander: everyone
         present = [r.name for r in self.cast.roles if r.kind in ("ego", "other") and (on_stage is None or r.key in on_stage)]
         for fields in runner.moment(self.path, scene=step.scene, turn=step.turn, present=present,
-                                    heard="\n".join(reversed(heard)), line_event=line.id if line else None,
-                                    who=[role.name]):
+                                    heard="\n".join(text for _, text in reversed(heard)),
+                                    line_event=heard[0][0] if heard else None, who=[role.name],
+                                    lines=heard[::-1]):
             self._commit(fields.pop("kind"), fields.pop("text"), **fields)
 
     async def _score_lines(self, step: Step) -> None:

@@ -65,18 +65,24 @@ def unlock_events(
     turn: int,
     facts: Mapping[str, Any],
     line_event: int | None = None,
+    lines: Sequence[tuple[int, str]] = (),
 ) -> list[dict[str, Any]]:
-    """Knowledge whose condition now holds. A keyword counts only if `name` is among `present` when it is said."""
+    """Knowledge whose condition now holds. A keyword counts only if `name` is among `present` when it is said.
+
+    `lines` (event id, text) are the lines `heard` joins: an unlock names the one its keyword was said in.
+    """
     here = name in present
     out = []
     for index, item in enumerate(sheet.knowledge):
         if item.when is None or index in mind.unlocked:
             continue
-        if (item.when.keyword is not None or item.when.keywords is not None) and not here:
+        words = ([item.when.keyword] if item.when.keyword else []) + list(item.when.keywords or [])
+        if words and not here:
             continue
         if holds(item.when, heard=heard, scene=scene, turn=turn, facts=facts):
+            source = next((i for i, text in lines if any(w.casefold() in text.casefold() for w in words)), line_event)
             out.append(_unlock_fields(name, index, item.text, scene, turn, "studio",
-                                      item.when.model_dump(exclude_none=True), line_event))
+                                      item.when.model_dump(exclude_none=True), source if words else line_event))
     return out
 
 

@@ -36,7 +36,8 @@ class MindRunner:
         return fold(path, self.facts)
 
     def moment(self, path: Sequence[Any], *, scene: int, turn: int, present: Sequence[str],
-               heard: str = "", line_event: int | None = None, who: Sequence[str] | None = None) -> list[dict[str, Any]]:
+               heard: str = "", line_event: int | None = None, who: Sequence[str] | None = None,
+               lines: Sequence[tuple[int, str]] = ()) -> list[dict[str, Any]]:
         """Events due now for `who` (default: every sheet), moods then unlocks: commit each as returned."""
         world = self.world(path)
         out: list[dict[str, Any]] = []
@@ -50,7 +51,7 @@ class MindRunner:
         for name in names:
             sheet = self.sheets[name]
             out += unlock_events(sheet, name, world.mind(name), heard=heard, present=present, scene=scene,
-                                 turn=turn, facts=world.facts, line_event=line_event)
+                                 turn=turn, facts=world.facts, line_event=line_event, lines=lines)
         return out
 
     def _saw(self, name: str, event: Any, present_at: Mapping[int, Sequence[str]] | None) -> bool:
