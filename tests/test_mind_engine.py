@@ -230,3 +230,16 @@ async def test_in_an_ensemble_a_keyword_said_before_she_enters_unlocks_nothing(t
     recalled = runner.recall("Mara", engine.path, None, query="logbook since the wreck", turn=9, shown=[])
     assert said.id not in [r.memory.event_id for r in recalled]
     assert any("Who wrote in it" in r.memory.text for r in recalled)
+
+
+async def test_the_backstage_export_shows_the_mood_before_the_line_it_shaped(tmp_path, store, gateway):
+    from studio.export.script import Backstage, Speech, build_script
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    await _play_until_mara_speaks(engine)
+    blocks = build_script(store, engine.run_id, backstage=True).blocks
+    notes = [b for b in blocks if isinstance(b, Backstage) and b.kind == "mind.mood"]
+    assert len(notes) == 1 and notes[0].label == "Mara's mood" and notes[0].text.startswith("Mara is ")
+    after = blocks[blocks.index(notes[0]) + 1]
+    assert isinstance(after, Speech) and after.character == "Mara"
