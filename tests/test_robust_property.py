@@ -30,6 +30,23 @@ printable = nasty.map(lambda s: re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\
 COMPLETED = []
 
 
+def _spoil(work: Path, title: str, name: str, sheet: str = "jenny") -> Path:
+    """A copy of the interview in `work` with the given title and one character renamed; returns the play."""
+    import tomllib
+
+    shutil.copytree(ROOT / "plays", work / "plays")
+    shutil.copytree(ROOT / "characters", work / "characters")
+    play = work / "plays" / "interview.toml"
+    data = tomllib.loads(play.read_text())
+    data.update(title=title, turns=1)
+    play.write_text(tomli_w.dumps(data))
+    path = work / "characters" / f"{sheet}.toml"
+    character = tomllib.loads(path.read_text())
+    character["name"] = name
+    path.write_text(tomli_w.dumps(character))
+    return play
+
+
 def _check(result, allowed=(0,)):
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in allowed, (result.returncode, result.stdout[-500:], result.stderr[-500:])
@@ -44,18 +61,7 @@ def test_any_text_is_shown_as_text_everywhere(title, name, line):
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        shutil.copytree(ROOT / "plays", work / "plays")
-        shutil.copytree(ROOT / "characters", work / "characters")
-        play = work / "plays" / "interview.toml"
-        import tomllib
-
-        data = tomllib.loads(play.read_text())
-        data.update(title=title, turns=1)
-        play.write_text(tomli_w.dumps(data))
-        sheet = work / "characters" / "jenny.toml"
-        character = tomllib.loads(sheet.read_text())
-        character["name"] = name
-        sheet.write_text(tomli_w.dumps(character))
+        play = _spoil(work, title, name)
         db = work / "s.db"
         scripted.queue(line, task="speak", role="other")
         run = studio("run", play, "--model", "scripted", db=db)
@@ -107,8 +113,6 @@ CASES = [
 
 @pytest.mark.parametrize("title, name, line", CASES)
 def test_the_app_stage_shows_any_text_as_text(tmp_path, monkeypatch, title, name, line):
-    import tomllib
-
     from studio.llm import scripted
     from studio.store import Store
     from studio.tui.app import StudioApp
@@ -116,16 +120,7 @@ def test_the_app_stage_shows_any_text_as_text(tmp_path, monkeypatch, title, name
     from test_tui import screen_text, wait_for
 
     monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
-    shutil.copytree(ROOT / "plays", tmp_path / "plays")
-    shutil.copytree(ROOT / "characters", tmp_path / "characters")
-    play = tmp_path / "plays" / "interview.toml"
-    data = tomllib.loads(play.read_text())
-    data.update(title=title, turns=1)
-    play.write_text(tomli_w.dumps(data))
-    sheet = tmp_path / "characters" / "sasha_interviewer.toml"
-    character = tomllib.loads(sheet.read_text())
-    character["name"] = name
-    sheet.write_text(tomli_w.dumps(character))
+    play = _spoil(tmp_path, title, name, sheet="sasha_interviewer")
     db = tmp_path / "s.db"
     scripted.queue(line, task="speak", role="other")
     assert studio("run", play, "--model", "scripted", db=db).returncode == 0
