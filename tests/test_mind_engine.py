@@ -243,3 +243,28 @@ async def test_the_backstage_export_shows_the_mood_before_the_line_it_shaped(tmp
     assert len(notes) == 1 and notes[0].label == "Mara's mood" and notes[0].text.startswith("Mara is ")
     after = blocks[blocks.index(notes[0]) + 1]
     assert isinstance(after, Speech) and after.character == "Mara"
+
+
+async def test_the_cast_pane_shows_mood_goals_knowledge_impressions_and_reflections(tmp_path, store, gateway):
+    from studio.tui.views import role_card
+
+    path = _mara_play(tmp_path)
+    sheet = tmp_path / "characters" / "mara_lighthouse.toml"
+    sheet.write_text(sheet.read_text().replace("reflect_every = 6", "reflect_every = 2"))
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    mara = engine.cast.matching("Mara")[0]
+    before = role_card(engine, mara).plain
+    assert "mood: not drawn yet" in before and "– locked: She paid the harbour master" in before
+    for _ in range(2):
+        await engine.play_turn()
+    card = role_card(engine, mara).plain
+    mood = next(e for e in engine.path if e.kind == "mind.mood")
+    reflection = next(e for e in engine.path if e.kind == "mind.reflection")
+    assert f"mood: {mood.data['mood']} (#{mood.id})" in card
+    assert "goals (from the sheet): Keep the lamp's failure secret.; Find out what the stranger already knows." in card
+    assert "  · The lamp failed on the night the Aurelia sank." in card
+    imp = reflection.data["impressions"]["Sasha"]
+    assert f"{imp['trust']:+d}" in card and f"(#{reflection.id})" in card and "wants: (scripted)" in card
+    assert f"reflected (#{reflection.id}): (scripted) Mara turns over" in card
+    sasha = engine.cast.matching("Sasha")[0]
+    assert "mood:" not in role_card(engine, sasha).plain  # a sheet without an inner life shows none
