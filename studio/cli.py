@@ -130,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.ensemble import register as register_ensemble
 
     register_ensemble(sub, _db_option)
+    from studio.commands.mind import register as register_mind
+
+    register_mind(sub, _db_option)
     return parser
 
 
@@ -407,6 +410,12 @@ def cmd_step(args: argparse.Namespace) -> int:
 
 def cmd_stage(args: argparse.Namespace) -> int:
     from studio.commands.ensemble import cmd_stage as body
+
+    return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
+
+
+def cmd_mind(args: argparse.Namespace) -> int:
+    from studio.commands.mind import cmd_mind as body
 
     return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
 
@@ -718,6 +727,7 @@ COMMANDS = {
     "export-card": cmd_export_card,
     "step": cmd_step,
     "stage": cmd_stage,
+    "mind": cmd_mind,
 }
 
 

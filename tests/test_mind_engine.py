@@ -268,3 +268,28 @@ async def test_the_cast_pane_shows_mood_goals_knowledge_impressions_and_reflecti
     assert f"reflected (#{reflection.id}): (scripted) Mara turns over" in card
     sasha = engine.cast.matching("Sasha")[0]
     assert "mood:" not in role_card(engine, sasha).plain  # a sheet without an inner life shows none
+
+
+async def test_the_playwright_sets_a_mood_unlocks_and_edits_goals_from_the_cli(tmp_path, store, gateway, capsys):
+    from studio.cli import main
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    await engine.play_turn()
+    db = ["--db", str(store.path)]
+    run = str(engine.run_id)
+    assert main(["mind", run, "Mara", "--mood", "SHARP", "--unlock", "2", "--goal", "Leave the island.", *db]) == 0
+    assert main(["mind", run, "Mara", *db]) == 0
+    out = capsys.readouterr().out
+    assert "(Mara is sharp: clipped" in out and "+ She paid the harbour master" in out and "goals (#" in out
+    engine.reload()
+    made = [e for e in engine.path if e.kind.startswith("mind.") and e.origin == "human"]
+    assert [e.kind for e in made] == ["mind.mood", "mind.unlock", "mind.goals"]
+    gateway.calls.clear()
+    await _play_until_mara_speaks(engine)
+    system = [m for ctx, m in gateway.calls if ctx.character == "Mara" and ctx.task == "speak"][-1][0]["content"]
+    assert "Your mood now: sharp" in system and "- Leave the island." in system
+    assert "Keep the lamp's failure secret." not in system
+    assert main(["mind", run, "Mara", "--unlock", "9", *db]) == 2
+    assert "has knowledge items 1 to 3, not 9" in capsys.readouterr().err
+    assert main(["mind", run, "Nobody", *db]) == 2

@@ -372,6 +372,13 @@ class Engine:
                                     lines=heard[::-1]):
             self._commit(fields.pop("kind"), fields.pop("text"), **fields)
 
+    def mind_event(self, fields: dict[str, Any]) -> Event:
+        """Commit a change to a character's inner life built by studio.mind.moments (a mood set by hand, an
+        unlock, goals, a fact): an event like a note, so rewinds and takes keep or drop it with the take."""
+        fields = dict(fields)
+        fields.setdefault("scene", self.state.scene)
+        return self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+
     async def _score_lines(self, step: Step) -> None:
         """Each line a character with a memory witnessed is scored for importance once, by its own model."""
         runner = self._minds()
