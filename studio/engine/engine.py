@@ -213,8 +213,10 @@ class Engine:
         if step is None:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
-            if step.scene > 1:
-                await self._reflect(step, None, scene_ended=True)
+            if step.scene > 1 and self._minds() is not None:
+                from studio.engine.minds import reflect
+
+                await reflect(self, step, None, scene_ended=True)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
@@ -229,9 +231,12 @@ class Engine:
                                 origin="studio", data={"task": step.task, **reply.data})
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
-        await self._score_lines(step)
-        await self._reflect(step, role, scene_ended=False)
-        self._stir(step, role)
+        if self._minds() is not None:
+            from studio.engine import minds
+
+            await minds.score_lines(self, step)
+            await minds.reflect(self, step, role, scene_ended=False)
+            minds.stir(self, step, role)
         if text is None and self._is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
@@ -338,100 +343,19 @@ class Engine:
                 break
         return said
 
-    # -- inner lives (studio/mind) ---------------------------------------------------------
+    # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 
     def _minds(self) -> Any:
-        """The mind runner when some character has an inner life on its sheet; None costs nothing."""
-        if not hasattr(self, "_mind_runner"):
-            sheets = {r.name: r.sheet for r in self.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life}
-            if not sheets:
-                self._mind_runner = None
-                return None
-            from studio.mind.runner import MindRunner
+        from studio.engine.minds import minds
 
-            keys = {r.name: r.key for r in self.cast.roles if r.kind in ("ego", "other")}
-            self._mind_runner = MindRunner(sheets, seed=self.cast.play.seed, keys=keys)
-        return self._mind_runner
-
-    def _stir(self, step: Step, role: ResolvedRole) -> None:
-        """Before a character speaks: moods drawn and knowledge unlocked are committed, so takes replay them."""
-        runner = self._minds()
-        if runner is None or role.name not in runner.sheets or step.task not in ("speak", "draft"):
-            return
-        heard: list[tuple[int, str]] = []  # what it witnessed since its own last line, newest first
-        for event in reversed(self.path):
-            if event.kind in (ev.STAGE, ev.DIRECTION) and event.witnessed_by(role.key):
-                if event.character == role.name and event.kind == ev.STAGE:
-                    break
-                heard.append((event.id, event.text))
-        on_stage = getattr(self.state, "on_stage", None)  # an ensemble's presence; a two-hander: everyone
-        present = [r.name for r in self.cast.roles if r.kind in ("ego", "other") and (on_stage is None or r.key in on_stage)]
-        for fields in runner.moment(self.path, scene=step.scene, turn=step.turn, present=present,
-                                    heard="\n".join(text for _, text in reversed(heard)),
-                                    line_event=heard[0][0] if heard else None, who=[role.name],
-                                    lines=heard[::-1]):
-            self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+        return minds(self)
 
     def mind_event(self, fields: dict[str, Any]) -> Event:
         """Commit a change to a character's inner life built by studio.mind.moments (a mood set by hand, an
         unlock, goals, a fact): an event like a note, so rewinds and takes keep or drop it with the take."""
-        fields = dict(fields)
-        fields.setdefault("scene", self.state.scene)
-        return self._commit(fields.pop("kind"), fields.pop("text"), **fields)
+        from studio.engine.minds import commit
 
-    async def _score_lines(self, step: Step) -> None:
-        """Each line a character with a memory witnessed is scored for importance once, by its own model."""
-        runner = self._minds()
-        if runner is None:
-            return
-        from studio.llm import CallSettings, ModelError
-        from studio.mind.importance import event_fields, score_line
-
-        for name, line in runner.pending_scores(self.path, None):
-            seat = next(r for r in self.cast.roles if r.name == name)
-            settings = CallSettings(model=seat.model, temperature=0.2, max_tokens=60, timeout=seat.timeout,
-                                    api_base=seat.api_base)
-            try:
-                answer = await score_line(self.gateway, settings, name, line.character, line.text,
-                                          scene=step.scene, turn=step.turn)
-            except ModelError:
-                return  # the line's own call will say what is wrong with the model
-            fields = event_fields(answer, name, line.id)
-            self._commit(fields.pop("kind"), fields.pop("text"), role=seat.key, scene=step.scene, turn=step.turn,
-                         **fields)
-
-    async def _reflect(self, step: Step, role: ResolvedRole | None, *, scene_ended: bool) -> None:
-        """Characters whose reflection is due take stock privately before they speak (or as a scene ends)."""
-        runner = self._minds()
-        if runner is None or (role is not None and (role.name not in runner.sheets or step.task not in ("speak", "draft"))):
-            return
-        from studio.llm import CallSettings, ModelError
-        from studio.mind import reflection
-        from studio.mind.moments import current_goals
-
-        due = runner.reflections_due(self.path, turn=step.turn, scene_ended=scene_ended)
-        characters = [r for r in self.cast.roles if r.kind in ("ego", "other")]
-        for seat in characters:
-            if seat.name not in due or (role is not None and seat.name != role.name):
-                continue
-            mind = runner.world(self.path).mind(seat.name)
-            seen = [e for e in self.path if e.kind in (ev.STAGE, ev.DIRECTION) and e.witnessed_by(seat.key)]
-            met = {e.character for e in seen}
-            others = [r.name for r in characters if r.name != seat.name and r.name in met]
-            witnessed = [f"{e.character or 'Someone'}: {e.text}" if e.kind == ev.STAGE else f"*{e.text}*"
-                         for e in seen][-12:]
-            messages = reflection.messages_for(seat.name, seat.sheet.prompt, current_goals(seat.sheet, mind, step.scene),
-                                               witnessed, others, mind.impressions)
-            settings = CallSettings(model=seat.model, temperature=0.7, max_tokens=300, timeout=seat.timeout,
-                                    api_base=seat.api_base)
-            try:
-                answer = await reflection.reflect(self.gateway, settings, seat.name, messages, scene=step.scene,
-                                                  turn=step.turn)
-            except ModelError:
-                continue  # the line's own call will say what is wrong with the model
-            fields = reflection.event_fields(answer, seat.name, others, scene=step.scene, turn=step.turn)
-            fields = fields or reflection.failed_fields(answer, seat.name, scene=step.scene, turn=step.turn)
-            self._commit(fields.pop("kind"), fields.pop("text"), role=seat.key, **fields)
+        return commit(self, fields)
 
     def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
                      **fields: Any) -> Event:
