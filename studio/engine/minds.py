@@ -15,7 +15,6 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 
-
 def minds(engine: Any) -> Any:
     """The mind runner when some character has an inner life on its sheet; None costs nothing."""
     if not hasattr(engine, "_mind_runner"):
