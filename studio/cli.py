@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.mind import register as register_mind
 
     register_mind(sub, _db_option)
+    from studio.commands.lab import register as register_lab
+
+    register_lab(sub, _db_option)
     return parser
 
 
@@ -710,7 +713,14 @@ def cmd_export_card(args: argparse.Namespace) -> int:
     return run_export(args)
 
 
+def cmd_lab(args: argparse.Namespace) -> int:
+    from studio.commands.lab import run
+
+    return run(args, _open_store, _console())
+
+
 COMMANDS = {
+    "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,
     "runs": cmd_runs,

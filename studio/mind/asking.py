@@ -1,7 +1,7 @@
-"""Asking a model for a small JSON reply, read the way the critic reads its verdicts.
+"""Asking a model for a small JSON reply, read by studio/structured.py like every reply that is data.
 
-Importance scores and reflections are data, so they share the critic's reading: lenient about the
-wrapping (prose, fences: the first object that validates wins), strict about the content (pydantic).
+Importance scores and reflections share that reading: lenient about the wrapping (prose, fences: the
+first object that validates wins), strict about the content (pydantic).
 An invalid reply is shown its error and asked once more; a second failure is returned as such, with
 both replies, and the caller decides what a missing answer means. No reply at all (the model cannot be
 reached) raises the gateway's ModelError, because that is not an invalid answer.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from studio.critic import _describe, _json_objects
+from studio import structured
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -30,13 +30,7 @@ class Answer(Generic[M]):
 
 def read_reply(model: type[M], text: str, normalise: Callable[[dict], dict] = lambda d: d) -> tuple[M | None, str | None]:
     """The first JSON object in `text` that validates as `model`, or None and why not."""
-    first_error: str | None = None
-    for obj in _json_objects(text or ""):
-        try:
-            return model.model_validate(normalise(obj)), None
-        except ValidationError as exc:
-            first_error = first_error or _describe(exc)
-    return None, first_error or "no JSON object could be read from the reply"
+    return structured.read(text or "", model, normalise)
 
 
 async def ask(
@@ -64,7 +58,6 @@ async def ask(
         answer.error = error
         messages = messages + [
             {"role": "assistant", "content": completion.text},
-            {"role": "user", "content": f"That reply could not be used: {error}. Reply again with only the "
-             f"JSON object, in exactly this shape:\n{shape}"},
+            {"role": "user", "content": structured.ask_again(error or "it was not the JSON asked for", shape)},
         ]
     return answer

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from studio.critic import _score
+from studio.structured import whole_number
 from studio.mind.asking import Answer, ask
 from studio.mind.state import IMPORTANCE
 
@@ -28,7 +28,7 @@ class Importance(BaseModel):
     @field_validator("importance", mode="before")
     @classmethod
     def _whole(cls, value: Any) -> Any:
-        return _score(value)
+        return whole_number(value)
 
 
 def _normalise(obj: dict) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from studio.critic import _score
+from studio.structured import whole_number
 from studio.mind.asking import Answer, ask
 from studio.mind.state import REFLECTION, Impression
 
@@ -29,7 +29,7 @@ SHAPE = (
 def _signed(value: Any) -> Any:
     if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
         return int(value)
-    return _score(value)
+    return whole_number(value)
 
 
 class ImpressionReply(BaseModel):
