@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -90,10 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     _cast_options(open_)
     _db_option(open_)
 
-    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown or PDF")
+    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown, Final Draft or PDF")
     export.add_argument("run", help="a run number")
     export.add_argument(
-        "--format", default="fountain", choices=["fountain", "markdown", "pdf"], help="the script's format (default fountain)"
+        "--format",
+        choices=["fountain", "markdown", "fdx", "pdf", "play-pdf"],
+        help="the script's format: pdf is a screenplay, play-pdf a stage play, fdx Final Draft "
+        "(default fountain, or play-pdf where the play says layout = \"stage\")",
     )
     export.add_argument("--out", metavar="PATH", help="a file, or a folder for the default name (default exports/)")
     export.add_argument("--backstage", action="store_true", help="include the inner voice: notes beside the lines it shaped")
@@ -136,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.lab import register as register_lab
 
     register_lab(sub, _db_option)
+    from studio.commands.game import register as register_game
+
+    register_game(sub, _db_option)
     return parser
 
 
@@ -271,6 +276,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    import asyncio  # here: `studio --help` and the listing commands need no event loop
     from studio.engine import EngineError
     from studio.terminal import StagePrinter
 
@@ -474,15 +480,15 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from studio.llm import BUILTIN_MODELS
-    from studio.model import ResolvedCast, load_play, resolve_cast
-    from studio.store import StoreError
-
+    # Each branch imports only what it needs: the picker draws its first frame without pydantic's models.
     store = _open_store(args.db)
     roles = _parse_roles(args.role)
     start: dict[str, Any] = {}
     target = args.target
     if target is not None and target.isdigit():
+        from studio.model import ResolvedCast
+        from studio.store import StoreError
+
         run_id = _run_id(target)
         if args.model:
             raise InputError(
@@ -498,6 +504,9 @@ def cmd_open(args: argparse.Namespace) -> int:
                 raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         start["run_id"] = run_id
     elif target is not None:
+        from studio.llm import BUILTIN_MODELS
+        from studio.model import load_play, resolve_cast
+
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)
         # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
@@ -519,7 +528,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     run_id = _run_id(args.run)
     head = _take_head(store, run_id, args.take)
     try:
-        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=head)
+        path = export_run(
+            store, run_id, args.format, out=args.out, backstage=args.backstage, head=head,
+            warn=lambda message: print(f"warning: {message}", file=sys.stderr),
+        )
     except StoreError as exc:
         field = "--take" if args.take is not None and "event" in str(exc) else "RUN"
         raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None
@@ -575,6 +587,7 @@ def _print_critiques(console: Any, critiques: list[Any]) -> None:
 
 
 def cmd_critique(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import CriticError, critique_run, stored_critiques
     from studio.llm import ModelError
     from studio.store import StoreError
@@ -628,6 +641,7 @@ def cmd_critique(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import compare, experiment_casts
     from studio.engine import EngineError
     from studio.llm import ModelError
@@ -719,7 +733,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return run(args, _open_store, _console())
 
 
+def cmd_game(args: argparse.Namespace) -> int:
+    from studio.commands.game import run
+
+    return run(args, _open_store, _run_id)
+
+
 COMMANDS = {
+    "game": cmd_game,
     "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,

@@ -49,3 +49,27 @@ async def test_a_failed_regenerate_leaves_the_run_where_it_was(engine_for):
     assert engine.head == head and [e.id for e in engine.stage()] == stage
     engine.reload()
     assert engine.head == head and engine.finished
+
+
+async def test_moving_the_head_in_memory_gives_the_state_a_fresh_reopen_gives(engine_for, store):
+    from studio.engine import Engine
+
+    def same(a, b):
+        left = {k: v for k, v in vars(a.state).items() if k != "cast"}
+        right = {k: v for k, v in vars(b.state).items() if k != "cast"}
+        assert left == right
+        assert [e.id for e in a.path] == [e.id for e in b.path]
+
+    engine = engine_for("last_crossing.toml", turns=30)
+    await engine.play_to_end()
+    tip = engine.head
+    for turns in (1, 3, 20, 41):  # across checkpoints (one per 64 events)
+        engine.rewind(turns)
+        same(engine, Engine(store, engine.run_id, gateway=object()))
+        engine.choose_take(tip)
+        same(engine, Engine(store, engine.run_id, gateway=object()))
+    line = [e for e in engine.path if e.kind == ev.STAGE][-10]
+    await engine.regenerate(line.id)
+    same(engine, Engine(store, engine.run_id, gateway=object()))
+    engine.rewind_to(None)
+    same(engine, Engine(store, engine.run_id, gateway=object()))

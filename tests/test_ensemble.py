@@ -126,3 +126,29 @@ def test_no_event_reaches_the_prompt_of_a_character_absent_when_it_happened(poli
                 if not event.witnessed_by(key) and event.text not in seen:
                     assert event.text not in shown, (owner, event.text)
         store.close() if hasattr(store, "close") else None
+
+
+async def test_a_character_past_its_budget_sums_up_instead_of_forgetting(engine_for, gateway):
+    engine = engine_for(PLAY, turns=8)
+    engine.cast = engine.cast.model_copy(
+        update={"roles": [r.model_copy(update={"context_tokens": 700}) for r in engine.cast.roles]}
+    )
+    engine.reload()
+    await engine.play_to_end()
+    summaries = [e for e in engine.path if e.kind == ev.SUMMARY]
+    assert summaries, "no character summed up"
+    first = summaries[0]
+    assert first.data["private"] == first.role and first.data["present"] == [first.role]
+    assert first.origin == "model" and first.data["upto"]
+    # the character's next call carries its summary in place of the lines it covers
+    name = first.character
+    later = [m for c, m in gateway.calls if c.character == name and c.task in ("speak", "draft")
+             and c.turn >= first.turn]
+    assert later
+    shown = "\n".join(x["content"] for x in later[0])
+    assert f"as {name} remembers it: {first.text}" in shown
+    covered = [e for e in engine.path if e.kind == ev.STAGE and e.id <= first.data["upto"]]
+    assert covered[0].text not in shown
+    # nobody else is shown it
+    others = [m for c, m in gateway.calls if c.character != name and c.task == "speak"]
+    assert all(first.text not in "\n".join(x["content"] for x in msgs) for msgs in others)

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
+from studio.engine.checkpoints import Checkpoints
+from studio.engine.budget import fit
 from studio.engine.forms import form_for
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
@@ -153,12 +155,44 @@ class Engine:
         """Read the take from the store: after a crash, a rewind, or another process's work."""
         self.path: list[Event] = self.store.take(self.run_id)
         self.by_id: dict[int, Event] = {e.id: e for e in self.path}
-        self.state = self.form.replay(self.cast, self.path)
+        self._controls = self.store.controls(self.run_id)
+        self._marks = Checkpoints()
+        self._refold(0, None)
+
+    def _refold(self, start: int, state: Any) -> None:
+        """Fold the take from event `start` on, from `state` (None: a fresh state), noting checkpoints."""
+        if state is None:
+            start, state = 0, self.form.new_state(self.cast)
+        for i in range(start, len(self.path)):
+            self.form.fold(state, self.path[i])
+            self._marks.note(i + 1, state)
+        self.state = state
         # The playwright's controls belong to the run, not to a take: the newest of each stays in force.
-        controls = self.store.controls(self.run_id)
-        if any(e.id not in self.by_id for e in controls):
-            for event in controls:
+        if any(e.id not in self.by_id for e in self._controls):
+            for event in self._controls:
                 self.form.keep_control(self.state, event)
+
+    def _move_head(self, target: int | None) -> None:
+        """Point the run at `target`; within this take (or a short branch off it) without rereading it."""
+        self.store.set_head(self.run_id, target)
+        branch: list[Event] = []
+        tip = target
+        while tip is not None and tip not in self.by_id and len(branch) < 256:
+            event = self.store.event(tip)
+            branch.append(event)
+            tip = event.parent
+        if tip is not None and tip not in self.by_id:
+            self.reload()  # far from this take: read it whole
+            return
+        keep = 0 if tip is None else next(i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == tip) + 1
+        for event in self.path[keep:]:
+            del self.by_id[event.id]
+        del self.path[keep:]
+        for event in reversed(branch):
+            self.path.append(event)
+            self.by_id[event.id] = event
+        start, state = self._marks.restore(keep)
+        self._refold(start, state)
 
     @property
     def head(self) -> int | None:
@@ -201,6 +235,9 @@ class Engine:
             self.path.append(event)
             self.by_id[event.id] = event
             self.form.fold(self.state, event)
+            self._marks.note(len(self.path), self.state)
+        if kind == ev.CONTROL:
+            self._controls.append(event)
         for listener in self.event_listeners:
             listener(event)
         return event
@@ -245,7 +282,9 @@ class Engine:
         if answer is not None:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
         self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
-        messages = self.form.messages(self.state, self.path, self.by_id, step, role)
+        # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
+        messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
+                       max(role.context_tokens - role.max_tokens, 64))
         self._recalled = self.form.recalled
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
@@ -437,8 +476,7 @@ class Engine:
             if index is None:
                 break
             target = path[index].parent
-        self.store.set_head(self.run_id, target)
-        self.reload()
+        self._move_head(target)
         return target
 
     def _turn_start(self, path: list[Event], head: int | None) -> int | None:
@@ -458,8 +496,7 @@ class Engine:
         return i
 
     def rewind_to(self, event_id: int | None) -> None:
-        self.store.set_head(self.run_id, event_id)
-        self.reload()
+        self._move_head(event_id)
 
     def override(self, event_id: int, text: str) -> Event:
         """Replace a committed line with the human's own: the run branches from there."""

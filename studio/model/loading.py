@@ -288,6 +288,14 @@ def resolve_cast(
             else:
                 role.model = choice
                 role.human = False
+    if play.game is not None:
+        # the island names its players: each name must be one of the cast's
+        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
+        for table, names in (("start", play.game.start), ("architecture", play.game.architecture)):
+            for name in names:
+                if name.casefold() not in players:
+                    raise InputError(str(path), f"game.{table}.{name}", "names no player of this play",
+                                     "use a name from the cast's characters")
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     server = os.environ.get("STUDIO_API_BASE", "").strip()
     for role in cast.roles if server else ():

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.game.world import GameRules
 from studio.mind.sheet import MindFields
 
 DEFAULT_MODEL = "local/smollm2"
@@ -87,8 +88,9 @@ class StrategySchedule(_Strict):
             raise ValueError("give either 'every' or 'probability', not both")
         return self
 
-    def fires(self, seed: int, strategy: str, turn: int) -> bool:
-        if not self.enabled:
+    def fires(self, seed: int, strategy: str, turn: int, *, switched_on: bool = False) -> bool:
+        """`switched_on`: the playwright turned the strategy on, whatever the play file says."""
+        if not (self.enabled or switched_on):
             return False
         if self.probability is not None:
             return random.Random(f"{seed}:{strategy}:{turn}").random() < self.probability
@@ -146,7 +148,7 @@ class Cast(_Strict):
 
 
 class SceneBrief(_Strict):
-    brief: str = ""
+    brief: str = Field(default="", max_length=MAX_DESCRIPTION)
     on_stage: list[str] | None = Field(default=None, description="who is on stage when the scene opens")
     enter: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they enter")
     exit: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they leave")
@@ -160,11 +162,16 @@ class Play(_Strict):
     turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
     scenes: int | list[str | SceneBrief] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    layout: Literal["screen", "stage"] = Field(
+        default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
+    )
+    setting: str = Field(
+        default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
+    )
     form: str = Field(default="drama_machine", description="the rules the play follows")
+    game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
     next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     cast: Cast
-
-    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("next")
     @classmethod
@@ -182,6 +189,11 @@ class Play(_Strict):
                 raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
         elif self.form == "ensemble" and len(self.cast.characters) < 2:
             raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
+        elif self.form == "social_game":
+            if self.game is None:
+                raise ValueError("game: the social game needs its island; add a [game] table with [[game.places]]")
+            if len(self.cast.characters) < 3:
+                raise ValueError("cast.characters: the social game needs at least three players")
         return self
 
     @field_validator("form")
@@ -192,6 +204,8 @@ class Play(_Strict):
         if value not in FORMS:
             raise ValueError(f"unknown form {value!r}; use one of {', '.join(sorted(FORMS))}")
         return value
+
+    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("scenes")
     @classmethod

@@ -15,14 +15,22 @@ REWRITE_SPEECH = "backstage.rewrite_speech"
 REWRITE_PROMPT = "backstage.rewrite_prompt"
 PICK = "backstage.pick"  # who speaks next, and why (a moderator's or director's choice, or the playwright's)
 SUMMARY = "backstage.summary"  # a seat's own summary of lines that no longer fit its budget
+# The social game's private records (studio.engine.forms.social).
+CHOICE = "backstage.choice"  # an answer the rules could not use (asked again once)
+GOALS = "backstage.goals"
+VOTE = "backstage.vote"
+MEMORY = "backstage.memory"  # a player's own note of a conversation
+IMPRESSIONS = "backstage.impressions"
+REFLECTION = "backstage.reflection"
 EPILOGUE = "epilogue"
 NOTE = "note"
 CONTROL = "control"
 ERROR = "error"
 
-KINDS = (SCENE, STAGE, DIRECTION, DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, EPILOGUE, NOTE,
-         CONTROL, ERROR)
-BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY)
+GAME = (CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION)
+KINDS = (SCENE, STAGE, DIRECTION, DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, *GAME, EPILOGUE,
+         NOTE, CONTROL, ERROR)
+BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, *GAME)
 # What an audience sees: the scene headings, directions and spoken lines, and the closing epilogue.
 ON_STAGE = (SCENE, STAGE, DIRECTION, EPILOGUE)
 

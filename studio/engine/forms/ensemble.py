@@ -53,32 +53,40 @@ class EnsembleState:
     moves: list[dict[str, Any]] = field(default_factory=list)  # a director's directions and stage moves
     notes: list[Event] = field(default_factory=list)
     heard_notes: list[Event] = field(default_factory=list)
+    since: dict[str, int] = field(default_factory=dict)  # characters of lines witnessed since the last summary
+    memory: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (summary event, last line it covers)
+    newest_line: int | None = None
+    roles: dict = field(default_factory=dict)
+    characters: list[str] = field(default_factory=list)
+    voices: dict = field(default_factory=dict)
 
     # -- the cast ---------------------------------------------------------------------------
 
-    @property
-    def characters(self) -> list[str]:
-        return [r.key for r in self.cast.roles if r.kind == "other"]
+    def __post_init__(self) -> None:
+        # looked up on every line folded, so found once
+        roles = {r.key: r for r in self.cast.roles}
+        self.roles = roles
+        self.characters = [r.key for r in self.cast.roles if r.kind == "other"]
+        self.voices = {k[: -len(".voice")]: r for k, r in roles.items() if k.endswith(".voice")}
 
     def voice_of(self, key: str) -> str | None:
-        voice = f"{key}.voice"
-        return voice if self.cast.has(voice) else None
+        voice = self.voices.get(key)
+        return voice.key if voice is not None else None
 
     def is_human(self, role: str | None) -> bool:
         return role is not None and role in self.humans
 
     def fires(self, key: str, strategy: str, turn: int) -> bool:
-        voice = self.voice_of(key)
+        voice = self.voices.get(key)
         if voice is None:
             return False
-        settings = self.cast.role(voice).schedules
+        settings = voice.schedules
         if settings is None or not settings.enabled:
             return False
-        on = self.strategy_switch.get(f"{voice}:{strategy}", self.strategy_switch.get(strategy))
-        schedule = settings.schedule(strategy)
-        if on is False or (on is None and not schedule.enabled):
+        on = self.strategy_switch.get(f"{voice.key}:{strategy}", self.strategy_switch.get(strategy))
+        if on is False:
             return False
-        return schedule.model_copy(update={"enabled": True}).fires(self.cast.play.seed, f"{key}:{strategy}", turn)
+        return settings.schedule(strategy).fires(self.cast.play.seed, f"{key}:{strategy}", turn, switched_on=bool(on))
 
     def key_for(self, name: str) -> str | None:
         wanted = name.strip().casefold()
@@ -119,7 +127,14 @@ class EnsembleState:
             return self.mentioned() or self.rotation()
         return self.rotation()
 
+    def memory_budget(self, key: str) -> int:
+        """How much witnessed text a character carries before its seat sums up the older part."""
+        role = self.roles[key]
+        return int(max(role.context_tokens - role.max_tokens - 350, 128) * 4 * 0.8)
+
     def speaker_step(self, key: str) -> Step:
+        if self.since.get(key, 0) > self.memory_budget(key) and not self.is_human(key):
+            return Step(ev.SUMMARY, "summarize", key, self.scene, self.turn + 1)
         if self.fires(key, "critique", self.turn + 1) and not self.is_human(key):
             return Step(ev.DRAFT, "draft", key, self.scene, self.turn + 1)
         return Step(ev.STAGE, "speak", key, self.scene, self.turn + 1)
@@ -213,6 +228,10 @@ class EnsembleState:
 
     def _line(self, event: Event) -> None:
         kind, data = event.kind, event.data
+        if kind in (ev.STAGE, ev.DIRECTION):
+            self.newest_line = event.id
+            for key in event.present or self.characters:
+                self.since[key] = self.since.get(key, 0) + len(event.text) + 24
         if kind == ev.ERROR:
             return
         if kind == ev.SCENE:
@@ -266,6 +285,9 @@ class EnsembleState:
                 self.prompts[owner] = event.text
             self.rewrite_prompt = False
             self._after_line()
+        elif kind == ev.SUMMARY and event.role:
+            self.memory[event.role] = (event.id, data.get("upto") or 0)
+            self.since[event.role] = 0
         elif kind == ev.EPILOGUE:
             self.finished = True
 
@@ -318,6 +340,9 @@ class Ensemble(Form):
         return {"facts": {"on_stage": keys}}
 
     def present(self, state: EnsembleState, kind: str, role: str | None, data: dict[str, Any]) -> list[str]:
+        if kind == ev.SUMMARY and role is not None:
+            data.setdefault("private", role)  # what a character remembers is its own
+            return [role]
         if role is not None and role.endswith(".voice") and kind in ev.BACKSTAGE:
             owner = role[: -len(".voice")]
             data.setdefault("private", owner)  # an inner voice's work is its character's alone
@@ -341,6 +366,9 @@ class Ensemble(Form):
             if "enter" in move or "exit" in move:
                 data["facts"] = {"on_stage": move_stage(state, move)}
             return Reply(move["text"], kind=ev.DIRECTION, data=data)
+        if step.kind == ev.SUMMARY:
+            data["upto"] = state.newest_line
+            return Reply(text, data=data)
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:
             data["source"] = state.other_line.id
             data["hearer"] = state.hear[0] if state.hear else None

@@ -7,9 +7,11 @@ inner voice sees through its character's lens. The moderator and the director se
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING
 
+from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Message, Reply
 from studio.engine.prompts import PromptBook, View
 from studio.engine.state import Step
@@ -27,7 +29,16 @@ def lens(state: "EnsembleState", path: list[Event], by_id: dict[int, Event], vie
     """Walk back over the take collecting what `viewer` witnessed (None: the whole stage), within budget."""
     lines: list[tuple[Event, str]] = []
     used, trimmed = 0, False
+    memory = state.memory.get(viewer) if viewer else None
     for event in reversed(path):
+        if memory is not None and event.id <= memory[1]:
+            # older lines live on in the character's own summary of them
+            summary = by_id.get(memory[0])
+            if summary is not None:
+                lines.append((dataclasses.replace(summary, kind=ev.DIRECTION),
+                              f"(Earlier, as {summary.character} remembers it: {summary.text})"))
+            trimmed = False
+            break
         if event.kind not in (ev.STAGE, ev.DIRECTION):
             continue
         if viewer is not None and not event.witnessed_by(viewer):
@@ -40,6 +51,8 @@ def lens(state: "EnsembleState", path: list[Event], by_id: dict[int, Event], vie
         if used > budget_chars and lines:
             trimmed = True
             break
+        if used > budget_chars:  # the newest line alone is over budget: kept, cut, with a mark
+            text = cut(text, max(budget_chars - 24, MIN_KEEP))
         lines.append((event, text))
     lines.reverse()
     return View(lines, trimmed)
@@ -155,6 +168,14 @@ class EnsembleBook(PromptBook):
                     + "; 'Exit: NAME' to send someone off.")
         return [{"role": "system", "content": system},
                 {"role": "user", "content": (f"The scene so far:\n{story}\n\n" if story else "") + ask}]
+
+    def _summarize(self, step: Step, role: "ResolvedRole") -> list[Message]:
+        system = self.character_prompt(role)
+        seen = self.transcript(lens(self.state, self.path, self.by_id, role.key, 10 * self._budget(role, system)))
+        user = (f"What you, {role.name}, have witnessed so far:\n{seen}\n\nSum up, in the first person and at "
+                "most four sentences, what you need to remember of it: who said what that matters, what changed, "
+                "what you now believe. Reply with the summary alone.")
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def _epilogue(self, step: Step, role: "ResolvedRole") -> list[Message]:
         system = self.character_prompt(role)
