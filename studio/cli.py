@@ -126,9 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.new import register as register_new
 
     register_new(sub)
+    from studio.commands.cards import register as register_cards
+
+    register_cards(sub)
     from studio.commands.ensemble import register as register_ensemble
 
     register_ensemble(sub, _db_option)
+    from studio.commands.mind import register as register_mind
+
+    register_mind(sub, _db_option)
     from studio.commands.lab import register as register_lab
 
     register_lab(sub, _db_option)
@@ -417,6 +423,12 @@ def cmd_stage(args: argparse.Namespace) -> int:
     return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
 
 
+def cmd_mind(args: argparse.Namespace) -> int:
+    from studio.commands.mind import cmd_mind as body
+
+    return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
+
+
 def _open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
     from studio.engine import Engine
     from studio.store import StoreError
@@ -555,6 +567,18 @@ def cmd_new(args: argparse.Namespace) -> int:
     return run_new(args)
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from studio.commands.cards import cmd_import as run_import
+
+    return run_import(args)
+
+
+def cmd_export_card(args: argparse.Namespace) -> int:
+    from studio.commands.cards import cmd_export_card as run_export
+
+    return run_export(args)
+
+
 def cmd_lab(args: argparse.Namespace) -> int:
     from studio.commands.lab import run
 
@@ -582,8 +606,11 @@ COMMANDS = {
     "compare": cmd_compare,
     "open": cmd_open,
     "new": cmd_new,
+    "import": cmd_import,
+    "export-card": cmd_export_card,
     "step": cmd_step,
     "stage": cmd_stage,
+    "mind": cmd_mind,
 }
 
 

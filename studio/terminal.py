@@ -125,7 +125,7 @@ class StagePrinter:
         if kind == ev.SCENE:
             self.console.rule(f"[bold]{escape(event.text)}[/]")
             return
-        if kind == ev.CONTROL or kind == ev.NOTE:
+        if kind == ev.CONTROL or kind == ev.NOTE or kind in ("mind.mood", "mind.unlock", "mind.goals", "mind.fact"):
             self.console.print(f"[dim]  ({escape(event.text)})[/]")
             return
         if kind == ev.ERROR:

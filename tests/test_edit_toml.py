@@ -106,13 +106,14 @@ def test_a_play_edit_keeps_its_layout(tmp_path: Path) -> None:
     assert isinstance(reread, Play)
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200).filter(lambda t: t.strip())
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prompt=_text, description=st.text(st.characters(blacklist_categories=("Cs",)), max_size=80))
+@example(prompt="0\r\n0", description="")  # found by hypothesis: a raw CR came back as a plain line break
 def test_any_text_round_trips_and_the_rest_of_the_file_stays(tmp_path_factory, prompt: str, description: str) -> None:
     path = tmp_path_factory.mktemp("sheet") / "x.toml"
     path.write_text(SHEET, encoding="utf-8")

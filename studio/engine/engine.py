@@ -250,6 +250,10 @@ class Engine:
         if step is None:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
+            if step.scene > 1 and self._minds() is not None:
+                from studio.engine.minds import reflect
+
+                await reflect(self, step, None, scene_ended=True)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
@@ -264,6 +268,12 @@ class Engine:
                                 origin="studio", data={"task": step.task, **reply.data})
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
+        if self._minds() is not None:
+            from studio.engine import minds
+
+            await minds.score_lines(self, step)
+            await minds.reflect(self, step, role, scene_ended=False)
+            minds.stir(self, step, role)
         if text is None and self._is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
@@ -271,9 +281,11 @@ class Engine:
         answer = self.form.rule_for(self.state, step, role)
         if answer is not None:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
+        self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
         # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
         messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
                        max(role.context_tokens - role.max_tokens, 64))
+        self._recalled = self.form.recalled
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
@@ -370,6 +382,20 @@ class Engine:
                 break
         return said
 
+    # -- inner lives (studio/engine/minds.py) -----------------------------------------------
+
+    def _minds(self) -> Any:
+        from studio.engine.minds import minds
+
+        return minds(self)
+
+    def mind_event(self, fields: dict[str, Any]) -> Event:
+        """Commit a change to a character's inner life built by studio.mind.moments (a mood set by hand, an
+        unlock, goals, a fact): an event like a note, so rewinds and takes keep or drop it with the take."""
+        from studio.engine.minds import commit
+
+        return commit(self, fields)
+
     def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
                      **fields: Any) -> Event:
         if fields.get("origin") != "model":
@@ -384,6 +410,12 @@ class Engine:
         if guard:
             data["guard"] = guard
         data.update(reply.data)
+        runner = self._minds()
+        if runner is not None and role.name in runner.sheets and kind == ev.STAGE:
+            shaped = runner.shaping(role.name, self.path, getattr(self, "_recalled", ()))
+            if shaped["mind"] or shaped["recalled"]:
+                data["mind"] = shaped
+        self._recalled = []
         if self._direction is not None and not self._direction.empty:
             data["direction"] = self._direction.record()
         if step.task == "direct" and not text:

@@ -9,6 +9,7 @@ context budget by walking back from the newest line, so the cost of a call does 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.state import RunState, Step
@@ -35,11 +36,13 @@ class View:
 
 
 class PromptBook:
-    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event]):
+    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event], minds: Any = None):
         self.state = state
         self.cast = state.cast
         self.path = path
         self.by_id = by_id
+        self.minds = minds  # studio.mind.runner.MindRunner, when a character has an inner life
+        self.recalled: list[Any] = []  # what the last call brought back from memory, for the line's data
 
     # -- shared pieces --------------------------------------------------------------------
 
@@ -54,8 +57,34 @@ class PromptBook:
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
-        prompt = self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt
-        return fill(prompt, **self._names())
+        prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
+        inner = self._inner_life(role)
+        return f"{prompt}\n\n{inner}" if inner else prompt
+
+    def _memory_reserve(self, role: ResolvedRole) -> int:
+        """Room kept for what memory brings back, so recalling never pushes the prompt past its budget."""
+        remembers = self.minds is not None and role.name in self.minds.sheets and role.sheet.memory.recall > 0
+        return 60 + 240 * role.sheet.memory.recall if remembers else 0
+
+    def _remember(self, role: ResolvedRole, view: View, step: Step, system: str) -> str:
+        """Past its budget, a character recalls what matters from what it witnessed but can no longer see."""
+        if not (view.trimmed and view.lines and self._memory_reserve(role)):
+            return system
+        from studio.mind.moments import recall_text
+
+        self.recalled = self.minds.recall(role.name, self.path, None, query=view.lines[-1][1], turn=step.turn,
+                                          shown=[e.id for e, _ in view.lines])
+        return system + "\n\n" + recall_text(self.recalled) if self.recalled else system
+
+    def _inner_life(self, role: ResolvedRole) -> str:
+        """Traits, mood, knowledge, goals and impressions (studio/mind), folded from this take's events."""
+        sheet = role.sheet
+        if not sheet.has_inner_life:
+            return ""  # a sheet without an inner life costs nothing and changes no prompt
+        from studio.mind.moments import mind_text
+        from studio.mind.state import fold
+
+        return mind_text(sheet, fold(self.path).mind(role.name), self.state.scene)
 
     def _setting(self, scene: int) -> str:
         play = self.cast.play
@@ -148,7 +177,9 @@ class PromptBook:
             f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
             f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
         )
-        view = self.view(role.kind, self._budget(role, system))
+        reserve = self._memory_reserve(role)
+        view = self.view(role.kind, max(self._budget(role, system) - reserve, 256) if reserve else self._budget(role, system))
+        system = self._remember(role, view, step, system)
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             # Plain words, not a stage direction in italics: a small model echoes a direction back.

@@ -39,6 +39,12 @@ _BACKSTAGE_VERBS = {
     ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
     ev.PICK: "who speaks next",
     ev.SUMMARY: "what is remembered, summed up",
+    # the inner life (studio/mind), shown before the first line each event shaped
+    "mind.mood": "{character}'s mood",
+    "mind.unlock": "{character} learns",
+    "mind.reflection": "{character} reflects, privately",
+    "mind.goals": "{character}'s goals, set by hand",
+    "mind.recall": "{character} remembers",
 }
 
 
@@ -234,7 +240,7 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
             shaped.setdefault(source, event.id)
 
     def note(event: Event) -> Backstage:
-        label = _BACKSTAGE_VERBS[event.kind].format(ego=ego, superego=inner)
+        label = _BACKSTAGE_VERBS[event.kind].format(ego=ego, superego=inner, character=event.character or "")
         return Backstage(
             kind=event.kind,
             character=event.character or names.get(event.role or "", inner),
@@ -260,6 +266,15 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
             if backstage:
                 # The backstage goes just before the line it shaped: that is when it happened to the ego.
                 script.blocks.extend(note(by_id[i]) for i in event.shaped_by if i in by_id)
+                mind = event.data.get("mind") or {}
+                script.blocks.extend(note(by_id[i]) for i in mind.get("mind", []) if i in by_id)
+                recalled = [by_id[r["event"]] for r in mind.get("recalled", []) if r.get("event") in by_id]
+                if recalled:
+                    script.blocks.append(Backstage(
+                        kind="mind.recall", character=event.character or "",
+                        label=_BACKSTAGE_VERBS["mind.recall"].format(character=event.character or ""),
+                        text=" / ".join(f"{m.character or 'Someone'}: {clean_text(m.text).strip()}" for m in recalled),
+                        event_id=event.id, scene=event.scene, turn=event.turn, shaped=event.id))
             if kind == ev.STAGE:
                 script.blocks.append(
                     Speech(

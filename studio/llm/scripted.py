@@ -203,12 +203,45 @@ def critic_report(seed_text: str) -> str:
     return json.dumps(report)
 
 
+# JSON replies that parsers read whole: never cut at max_tokens.
+WHOLE_REPLIES = ("critic", "importance", "reflect")
+
+
+def mind_importance(line: str) -> str:
+    """A score that follows from the line, so tests can tell two lines apart and replays agree."""
+    digest = hashlib.sha256(line.encode()).digest()
+    return json.dumps({"importance": 1 + digest[0] % 10, "why": "(scripted) as the line struck them"})
+
+
+def mind_reflection(character: str, turn: int, prompt: str) -> str:
+    """Impressions of everyone the prompt's 'Others:' line names, derived from names and turn."""
+    found = re.search(r"^Others: (.*)$", prompt, re.MULTILINE)
+    others = [n.strip() for n in found.group(1).split(";") if n.strip()] if found else []
+    impressions = {}
+    for name in others:
+        digest = hashlib.sha256(f"{character}|{name}|{turn}".encode()).digest()
+        impressions[name] = {
+            "trust": digest[0] % 11 - 5,
+            "liking": digest[1] % 11 - 5,
+            "wants": f"(scripted) {name} wants something from {character}",
+        }
+    return json.dumps({
+        "thoughts": f"(scripted) {character} turns over what happened by turn {turn}.",
+        "impressions": impressions,
+        "goals": None,
+    })
+
+
 def compose(role: str, task: str, character: str, scene: int, turn: int, messages: list[dict]) -> str:
     """The line the understudy says for this call: a pure function of who asks, for what, and when."""
     keys = (role, task, character, scene, turn)
     where = f"scene {scene} turn {turn}"
     if task == "critic":
         return critic_report(_last_user_text(messages))
+    if task == "importance":
+        return mind_importance(_last_user_text(messages))
+    if task == "reflect":
+        return mind_reflection(character, turn, _last_user_text(messages))
     if task == "move":
         # A dilemma move: a pure function of the prompt, so a rerun plays the same game.
         digest = hashlib.sha256(f"{character}|{_last_user_text(messages)}|{messages[0].get('content', '')}".encode()).digest()
@@ -314,7 +347,7 @@ async def perform(
         pieces = words(text)
     else:
         pieces = words(compose(role, task, character, scene, turn, messages))
-        if task != "critic" and max_tokens and len(pieces) > max_tokens:
+        if task not in WHOLE_REPLIES and max_tokens and len(pieces) > max_tokens:
             pieces = pieces[:max_tokens]
     delay = _delay()
     for piece in pieces:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from studio.mind.sheet import ARCHETYPES, Condition, Mood, Traits
 
 _TRAIT_WORDS = {
-    "openness": ("clings to the familiar", "curious and drawn to new ideas"),
+    "openness": ("attached to the familiar", "curious and drawn to new ideas"),
     "conscientiousness": ("careless and impulsive", "orderly and dutiful"),
     "extraversion": ("reserved and quiet", "outgoing and talkative"),
     "agreeableness": ("blunt and contrary", "warm and accommodating"),
@@ -42,7 +42,10 @@ def draw_mood(moods: Sequence[Mood], seed: int, character: str, scene: int, turn
 
 
 def holds(cond: Condition, *, heard: str, scene: int, turn: int, facts: Mapping[str, object]) -> bool:
-    if cond.keyword is not None and cond.keyword.casefold() not in heard.casefold():
+    said = heard.casefold()
+    if cond.keyword is not None and cond.keyword.casefold() not in said:
+        return False
+    if cond.keywords is not None and not any(k.casefold() in said for k in cond.keywords):
         return False
     if cond.scene is not None and scene < cond.scene:
         return False

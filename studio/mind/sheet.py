@@ -35,6 +35,8 @@ class Condition(_Strict):
     """Declarative unlock rule; all given parts must hold. Never evaluated as code."""
 
     keyword: str | None = Field(default=None, min_length=1, max_length=80)
+    keywords: list[str] | None = Field(default=None, min_length=1, max_length=20,
+                                       description="any one of these heard is enough (a lorebook entry's keys)")
     scene: int | None = Field(default=None, ge=1, le=10_000)
     turn: int | None = Field(default=None, ge=0, le=1_000_000)
     fact: str | None = Field(default=None, min_length=1, max_length=80)
@@ -42,8 +44,10 @@ class Condition(_Strict):
 
     @model_validator(mode="after")
     def _something(self) -> "Condition":
-        if self.keyword is None and self.scene is None and self.turn is None and self.fact is None:
-            raise ValueError("a condition needs at least one of keyword, scene, turn, fact")
+        if all(v is None for v in (self.keyword, self.keywords, self.scene, self.turn, self.fact)):
+            raise ValueError("a condition needs at least one of keyword, keywords, scene, turn, fact")
+        if self.keywords is not None and any(not k.strip() or len(k) > 80 for k in self.keywords):
+            raise ValueError("each of 'keywords' must be a word or phrase of 1 to 80 characters")
         if (self.fact is None) != (self.equals is None):
             raise ValueError("'fact' and 'equals' go together")
         return self
@@ -65,6 +69,23 @@ class MemorySettings(_Strict):
     embedding_model: str | None = Field(default=None, max_length=200)
 
 
+class CardOrigin(_Strict):
+    """What a Character Card held that a sheet has no field for, kept so `studio export-card` gives it back."""
+
+    description: str = Field(default="", max_length=20_000)
+    personality: str = Field(default="", max_length=20_000)
+    scenario: str = Field(default="", max_length=20_000)
+    first_message: str = Field(default="", max_length=20_000)
+    examples: str = Field(default="", max_length=20_000)
+    system_prompt: str = Field(default="", max_length=20_000)
+    post_history: str = Field(default="", max_length=20_000)
+    creator_notes: str = Field(default="", max_length=20_000)
+    creator: str = Field(default="", max_length=300)
+    version: str = Field(default="", max_length=100)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    greetings: list[str] = Field(default_factory=list, max_length=50)
+
+
 class MindFields(_Strict):
     traits: Traits | None = None
     archetype: str | None = Field(default=None, min_length=1, max_length=300)
@@ -74,3 +95,9 @@ class MindFields(_Strict):
     goals: list[Goal] = Field(default_factory=list, max_length=20)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     reflect_every: int = Field(default=0, ge=0, le=1000, description="turns between reflections; 0 = never")
+    card: CardOrigin | None = None
+
+    @property
+    def has_inner_life(self) -> bool:
+        """Whether any mind field is used; a sheet without changes no prompt and commits no event."""
+        return bool(self.traits or self.archetype or self.moods or self.knowledge or self.goals or self.reflect_every)

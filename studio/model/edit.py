@@ -42,7 +42,8 @@ def _string_like(old: Any, value: str) -> Any:
                 item.trivia.comment = old.trivia.comment
                 item.trivia.comment_ws = old.trivia.comment_ws
             return item
-    escaped = tomlkit.string(value.strip("\n"), multiline=True).as_string()[3:-3]
+    # A carriage return written raw in a multi-line string is read back as a plain line break, so it is escaped.
+    escaped = tomlkit.string(value.strip("\n"), multiline=True).as_string()[3:-3].replace("\r", "\\r")
     lead = isinstance(old, String) and old.as_string()[3:4] == "\n" or old is None
     trail = isinstance(old, String) and old.as_string()[:-3].endswith("\n") or old is None
     original = ("\n" if lead else "") + escaped + ("\n" if trail else "")

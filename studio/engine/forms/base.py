@@ -72,6 +72,10 @@ class Form:
     """The protocol. Subclasses override what differs; the defaults suit a form with one phase list."""
 
     name = "form"
+    # Set by the engine before `messages` when a character has an inner life (studio.mind.runner.MindRunner);
+    # a prompt book that recalls memories past the budget leaves them in `recalled` for the line's data.
+    minds: Any = None
+    recalled: list[Any] = []
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         return [

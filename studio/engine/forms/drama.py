@@ -53,7 +53,10 @@ class DramaMachine(Form):
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
-        return PromptBook(state, path, by_id).messages(step, role)
+        book = PromptBook(state, path, by_id, self.minds)
+        messages = book.messages(step, role)
+        self.recalled = book.recalled
+        return messages
 
     def read(self, state: RunState, step: Step, role: "ResolvedRole", text: str) -> Reply:
         """Link the line to what shaped it: the line a rewrite reworks, the inner voice's work on a turn."""

@@ -327,7 +327,10 @@ class Ensemble(Form):
                  role: "ResolvedRole") -> list[Message]:
         from studio.engine.forms.ensemble_prompts import EnsembleBook
 
-        return EnsembleBook(state, path, by_id).messages(step, role)
+        book = EnsembleBook(state, path, by_id, self.minds)
+        messages = book.messages(step, role)
+        self.recalled = book.recalled
+        return messages
 
     def scene_data(self, state: EnsembleState, step: Step) -> dict[str, Any]:
         names = state.cast.play.on_stage(step.scene)

@@ -67,10 +67,14 @@ class EnsembleBook(PromptBook):
                 "director": self.cast.role("director").name if self.cast.has("director") else "the director"}
 
     def character_prompt(self, role: "ResolvedRole") -> str:
-        return fill(self.state.prompts.get(role.key, role.sheet.prompt), **self._names())
+        prompt = fill(self.state.prompts.get(role.key, role.sheet.prompt), **self._names())
+        inner = self._inner_life(role)  # traits, mood, knowledge, goals, impressions (studio/mind)
+        return f"{prompt}\n\n{inner}" if inner else prompt
 
     def _seen(self, viewer: str | None, role: "ResolvedRole", system: str, share: int = 1) -> View:
-        return lens(self.state, self.path, self.by_id, viewer, self._budget(role, system) // share)
+        budget = self._budget(role, system) // share
+        reserve = self._memory_reserve(role) if viewer == role.key else 0
+        return lens(self.state, self.path, self.by_id, viewer, max(budget - reserve, 256) if reserve else budget)
 
     def _company(self, key: str) -> str:
         others = [self.cast.role(k) for k in self.state.on_stage if k != key and k in self.state.characters]
@@ -86,7 +90,9 @@ class EnsembleBook(PromptBook):
             f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
             f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
         )
-        chat = self.as_chat(role, self._seen(role.key, role, system))
+        view = self._seen(role.key, role, system)
+        system = self._remember(role, view, step, system)
+        chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             chat.append({"role": "user", "content": f"It is {role.name}'s turn to speak."})
         return [{"role": "system", "content": system}, *chat]

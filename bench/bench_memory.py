@@ -1,0 +1,98 @@
+"""Memory retrieval's cost per call at 10,000 memories per character, beside the engine's own turn time.
+
+A call is what a turn adds for one character: one new memory indexed, then one recall for the line
+being answered (BM25 relevance x recency x importance, top 3). Goal: median <= 5 ms per call.
+
+For scale it also times rank-bm25's BM25Okapi over the same memories, which must be rebuilt when a
+memory is added and scans every memory per query word, and the engine's own per-turn time (instant
+model, 100 turns; from bench_engine.py), so the added cost reads as a ratio.
+
+Run: .venv/bin/python bench/bench_memory.py [--memories N] [--calls N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from studio.mind.memory import Memory, MemoryIndex, terms  # noqa: E402
+
+# A vocabulary shaped like a play's: a few hundred everyday words used often, a long tail used rarely.
+_COMMON = ("sea lamp night door letter storm boat harbour light rope bread kettle stairs window coat "
+           "money truth lie promise father mother brother sister friend stranger keeper log wreck rock "
+           "tide wind rain fire smoke glass key drawer table chair garden road town church bell").split()
+
+
+def _line(rng: random.Random, tail: list[str]) -> str:
+    words = [rng.choice(_COMMON) if rng.random() < 0.7 else rng.choice(tail) for _ in range(rng.randint(6, 18))]
+    return "I said the " + " and the ".join(" ".join(words[i:i + 2]) for i in range(0, len(words), 2)) + "."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    tail = [f"word{i}" for i in range(5000)]
+    lines = [_line(rng, tail) for _ in range(args.memories + args.calls)]
+    importance = {i: float(rng.randint(1, 10)) for i in range(len(lines))}
+
+    start = time.perf_counter()
+    index = MemoryIndex()
+    for turn, text in enumerate(lines[: args.memories]):
+        index.add(Memory(event_id=turn, turn=turn, text=text), importance=importance[turn])
+    build = time.perf_counter() - start
+
+    times, cpu = [], []
+    for i in range(args.calls):
+        turn = args.memories + i
+        query = lines[turn]
+        t0, c0 = time.perf_counter(), time.process_time()
+        index.add(Memory(event_id=turn, turn=turn, text=query), importance=importance[turn])
+        index.recall(query, now_turn=turn + 1, half_life=40, k=3, exclude=(turn,))
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    median = statistics.median(times)
+    p95 = sorted(times)[int(len(times) * 0.95) - 1]
+    print(f"Retrieval per call over {args.memories:,} memories (add one, recall 3; {args.calls} calls):")
+    print(f"  this index: median {median * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms  worst {max(times) * 1000:.3f} ms"
+          f"  (CPU time median {statistics.median(cpu) * 1000:.3f} ms; building it from {args.memories:,}"
+          f" memories once: {build * 1000:.0f} ms)")
+
+    from rank_bm25 import BM25Okapi
+
+    corpus = [terms(t) for t in lines[: args.memories]]
+    okapi_query, okapi_build = [], []
+    for i in range(min(args.calls, 10)):
+        corpus.append(terms(lines[args.memories + i]))
+        t0 = time.perf_counter()
+        bm = BM25Okapi(corpus)
+        t1 = time.perf_counter()
+        bm.get_scores(terms(lines[args.memories + i]))
+        okapi_build.append(t1 - t0)
+        okapi_query.append(time.perf_counter() - t1)
+    oq, ob = statistics.median(okapi_query), statistics.median(okapi_build)
+    print(f"  rank-bm25 BM25Okapi: query alone median {oq * 1000:.3f} ms ({oq / median:.1f}x this index's whole "
+          f"call); rebuilt per added memory {ob * 1000:.1f} ms")
+
+    from bench_engine import per_turn
+
+    turn_times = asyncio.run(per_turn(100, True))
+    engine = statistics.median(turn_times)
+    print(f"Engine's own time per turn (instant model, 100 turns): median {engine * 1000:.3f} ms")
+    print(f"  retrieval adds {median / engine:.2f}x that per character per turn"
+          f" (goal: retrieval median <= 5 ms: {'met' if median <= 0.005 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""`studio mind RUN NAME`: a character's inner life in a run, and the playwright's hand on it.
+
+Without options it prints the mood, goals, knowledge, impressions and reflections the take has; with
+--mood, --unlock, --goal or --fact it commits the change as a human event, which the character's next
+prompt carries and which a rewind drops with the rest of the take.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from studio.model.errors import InputError
+
+
+def register(sub: Any, db_option: Any) -> None:
+    mind = sub.add_parser("mind", help="show a character's inner life in a run, or set a mood, unlock, goals or a fact")
+    mind.add_argument("run", help="a run number")
+    mind.add_argument("name", help="the character")
+    mind.add_argument("--mood", help="set the mood (one the sheet lists)")
+    mind.add_argument("--unlock", type=int, metavar="N", help="unlock knowledge item N (1 = the sheet's first)")
+    mind.add_argument("--goal", action="append", metavar="TEXT", help="replace the goals (repeat for several)")
+    mind.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
+                      help="set a world fact (VALUE read as JSON if it parses: true, 3, \"rising\")")
+    db_option(mind)
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
+    from rich.text import Text
+
+    from studio.mind import moments
+    from studio.tui.views import inner_life
+
+    engine = open_engine(args.run)
+    matches = [r for r in engine.cast.matching(args.name) if r.kind in ("ego", "other")]
+    if len(matches) != 1:
+        names = ", ".join(r.name for r in engine.cast.roles if r.kind in ("ego", "other"))
+        raise InputError("command line", "NAME", f"no single character called {args.name!r}", f"use one of: {names}")
+    role = matches[0]
+    sheet = role.sheet
+    at = {"scene": engine.state.scene or 1, "turn": engine.state.turn}
+    changes = []
+    try:
+        if args.mood:
+            changes.append(moments.set_mood(sheet, role.name, args.mood, **at))
+        if args.unlock is not None:
+            changes.append(moments.unlock_by_hand(sheet, role.name, args.unlock - 1, **at))
+        if args.goal:
+            changes.append(moments.goals_by_hand(role.name, args.goal, **at))
+    except ValueError as exc:
+        raise InputError("command line", "--mood" if args.mood else "--unlock", str(exc),
+                         f"see 'studio mind {args.run} {args.name}'") from None
+    for item in args.fact:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError("--fact", item, "expected KEY=VALUE", "e.g. --fact storm=true")
+        changes.append(moments.fact_event(key.strip(), _value(value.strip()), origin="human", **at))
+    for fields in changes:
+        event = engine.mind_event(fields)
+        console.print(f"[dim]({esc(event.text)})[/]")
+    if not changes:
+        text = Text(role.name.upper(), style="bold")
+        if sheet.has_inner_life:
+            inner_life(engine, role, text)
+        else:
+            text.append("\nno inner life on this sheet (traits, moods, knowledge, goals, memory)", style="dim")
+        console.print(text)
+    return 0

@@ -1,0 +1,133 @@
+"""The one object an engine talks to about its characters' inner lives, turn by turn.
+
+It holds no state that the run's events do not: the world is folded from the path on each call, and
+the memory indexes are caches keyed by the path they were built from, rebuilt when a rewind or a
+take leaves that path. The engine commits what `moment` returns before a character speaks, asks for
+importance and reflections where `pending_scores` and `reflections_due` say, and writes
+`shaping(...)` into the line's data, so the backstage can say which mind events and memories shaped it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from studio.mind.memory import Memory, MemoryIndex, Recall
+from studio.mind.moments import mind_text, mood_event, unlock_events
+from studio.mind.reflection import due
+from studio.mind.sheet import MindFields
+from studio.mind.state import MOOD, REFLECTION, UNLOCK, World, fold
+
+SPOKEN = ("stage", "direction")
+
+
+class MindRunner:
+    def __init__(self, sheets: Mapping[str, MindFields], *, seed: int, facts: Mapping[str, Any] | None = None,
+                 keys: Mapping[str, str] | None = None):
+        self.sheets = dict(sheets)
+        self.keys = dict(keys or {})  # character name -> seat key, to read who witnessed an event
+        self.seed = seed
+        self.facts = dict(facts or {})
+        self._indexes: dict[str, MemoryIndex] = {}
+        self._indexed: list[int] = []  # the path prefix the indexes were built from
+        self._embedders: dict[str, Any] = {}
+
+    def world(self, path: Sequence[Any]) -> World:
+        return fold(path, self.facts)
+
+    def moment(self, path: Sequence[Any], *, scene: int, turn: int, present: Sequence[str],
+               heard: str = "", line_event: int | None = None, who: Sequence[str] | None = None,
+               lines: Sequence[tuple[int, str]] = ()) -> list[dict[str, Any]]:
+        """Events due now for `who` (default: every sheet), moods then unlocks: commit each as returned."""
+        world = self.world(path)
+        out: list[dict[str, Any]] = []
+        names = [n for n in (who if who is not None else self.sheets) if n in self.sheets]
+        for name in present:
+            sheet = self.sheets.get(name) if name in names else None
+            if sheet is not None:
+                fields = mood_event(sheet, name, world.mind(name), seed=self.seed, scene=scene, turn=turn)
+                if fields:
+                    out.append(fields)
+        for name in names:
+            sheet = self.sheets[name]
+            out += unlock_events(sheet, name, world.mind(name), heard=heard, present=present, scene=scene,
+                                 turn=turn, facts=world.facts, line_event=line_event, lines=lines)
+        return out
+
+    def _saw(self, name: str, event: Any, present_at: Mapping[int, Sequence[str]] | None) -> bool:
+        """Who witnessed a line: the given map, else the event's own presence record (None: everyone)."""
+        if present_at is not None:
+            return name in present_at.get(event.id, ())
+        key = self.keys.get(name)
+        witnessed = getattr(event, "witnessed_by", None)
+        return True if key is None or witnessed is None else bool(witnessed(key))
+
+    def pending_scores(self, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> list[tuple[str, Any]]:
+        """(character, line event) pairs still needing an importance score; `present_at` maps line id -> who saw
+        it (None: everyone saw everything). Sheets with `memory.recall = 0` never recall, so are never asked."""
+        world = self.world(path)
+        wanted = []
+        for event in path:
+            if event.kind != "stage":
+                continue
+            for name in self.sheets:
+                if self._saw(name, event, present_at) and self.sheets[name].memory.recall > 0 and name != event.character and event.id not in world.mind(name).scored:
+                    wanted.append((name, event))
+        return wanted
+
+    def reflections_due(self, path: Sequence[Any], *, turn: int, scene_ended: bool) -> list[str]:
+        world = self.world(path)
+        return [name for name, sheet in self.sheets.items()
+                if due(sheet.reflect_every, turn, world.mind(name).last_reflection_turn, scene_ended)]
+
+    def _index(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> MemoryIndex:
+        ids = [e.id for e in path]
+        if ids[: len(self._indexed)] != self._indexed:  # a rewind or another take: start again
+            self._indexes.clear()
+            self._indexed = []
+        world = self.world(path)
+        for event in path[len(self._indexed):]:
+            for who, sheet in self.sheets.items():
+                index = self._indexes.setdefault(who, MemoryIndex())
+                seen = self._saw(who, event, present_at)
+                if event.kind in SPOKEN and (seen or event.character == who):
+                    index.add(Memory(event.id, int(event.turn or 0), event.text, event.character))
+                elif event.kind == REFLECTION and event.character == who:
+                    index.add(Memory(event.id, int(event.turn or 0), event.text, None, "reflection"), 8.0)
+        self._indexed = ids
+        index = self._indexes.setdefault(name, MemoryIndex())
+        for line, value in world.mind(name).importance.items():
+            index.set_importance(line, value)
+        return index
+
+    def recall(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None, *, query: str,
+               turn: int, shown: Sequence[int]) -> list[Recall]:
+        """Memories past the prompt's window (`shown` = event ids already in it) worth bringing back.
+
+        `present_at` maps a line's id to who witnessed it; None means everyone on the cast saw everything.
+        """
+        sheet = self.sheets[name]
+        index = self._index(name, path, present_at)
+        relevance = None
+        if sheet.memory.embedding_model:  # the play named one: litellm is imported only now
+            from studio.mind.memory import EmbeddingRelevance
+
+            embedder = self._embedders.get(name)
+            if embedder is None or embedder.index is not index:
+                embedder = self._embedders[name] = EmbeddingRelevance(sheet.memory.embedding_model, index)
+            relevance = embedder
+        return index.recall(query, now_turn=turn, half_life=sheet.memory.half_life_turns, k=sheet.memory.recall,
+                            exclude=shown, relevance=relevance)
+
+    def prompt_text(self, name: str, path: Sequence[Any], *, scene: int, recalled: Sequence[Recall] = ()) -> str:
+        return mind_text(self.sheets[name], self.world(path).mind(name), scene, recalled)
+
+    def shaping(self, name: str, path: Sequence[Any], recalled: Sequence[Recall] = ()) -> dict[str, Any]:
+        """What to store on the character's next line: the mind events it is the first line after, and recalls."""
+        since: list[int] = []
+        for event in reversed(path):
+            if event.kind in SPOKEN and event.character == name:
+                break
+            if event.kind in (MOOD, UNLOCK, REFLECTION) and event.character == name:
+                since.append(event.id)
+        return {"mind": sorted(since), "recalled": [r.as_data() for r in recalled]}
