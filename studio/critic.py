@@ -26,12 +26,13 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
+from studio import structured
 from studio.export.script import Direction, Epilogue, Heading, Script, Speech, build_script
 from studio.model.play import DEFAULT_MODEL
 from studio.store import Store
 
 DEFAULT_CRITIC_MODEL = DEFAULT_MODEL
-ATTEMPTS = 2  # the first reply and one more chance
+ATTEMPTS = structured.ATTEMPTS
 
 # The paper's four criteria (section 3.1), keyed as the critic's JSON keys them.
 CRITERIA: dict[str, tuple[str, str]] = {
@@ -86,10 +87,10 @@ class Score(BaseModel):
 
     @field_validator("interpretation")
     @classmethod
-    def _not_a_placeholder(cls, value: str) -> str:
+    def _an_interpretation(cls, value: str) -> str:
         if _PLACEHOLDER.fullmatch(value.strip()):
             raise ValueError("is the example's placeholder, not an interpretation")
-        return value
+        return structured.check_prose(value)
 
 
 class Verdict(BaseModel):
@@ -116,29 +117,6 @@ def _key(name: str) -> str:
     return _KEY_ALIASES.get(key, key)
 
 
-def _json_objects(text: str):
-    """Every JSON object in `text`, in order: fenced, bare or wrapped in prose."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            yield value
-
-
-def _score(value: Any) -> Any:
-    """Whole numbers however written ("7", "7/10", 7.0); anything else is left for validation to refuse."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+)\s*(?:/\s*10\s*)?", value)
-        if match:
-            return int(match.group(1))
-    return value
-
-
 def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
     data = {_key(k): v for k, v in obj.items()}
     if not any(k in data for k in CRITERIA):
@@ -157,39 +135,22 @@ def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
             fields = {_key(k): v for k, v in value.items()}
             score = next((fields[k] for k in _SCORE_KEYS if k in fields), None)
             text = next((fields[k] for k in _TEXT_KEYS if k in fields), None)
-            out[key] = {"score": _score(score), "interpretation": text}
+            out[key] = {"score": structured.whole_number(score), "interpretation": text}
         else:
-            out[key] = {"score": _score(value), "interpretation": None}
+            out[key] = {"score": structured.whole_number(value), "interpretation": None}
     return out
 
 
-def _describe(exc: ValidationError) -> str:
-    problems = []
-    for err in exc.errors()[:4]:
-        where = ".".join(str(p) for p in err["loc"])
-        shown = repr(err.get("input"))
-        shown = shown if len(shown) <= 40 else shown[:39] + "…"
-        got = f" (got {shown})" if err["type"] != "missing" and "input" in err else ""
-        if err["type"] == "missing":
-            problems.append(f"{where} is missing")
-        else:
-            message = re.sub(r"^value error, ", "", err["msg"], flags=re.IGNORECASE)
-            problems.append(f"{where}: {message[:1].lower()}{message[1:]}{got}")
-    more = len(exc.errors()) - len(problems)
-    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+def _whole_reply(verdict: "Verdict") -> None:
+    """Faults no single criterion shows: the same text given as every interpretation says nothing."""
+    texts = {" ".join(getattr(verdict, key).interpretation.lower().split()) for key in CRITERIA}
+    if len(texts) == 1:
+        raise ValueError("every criterion has the same interpretation; each needs its own reason")
 
 
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
     """The critic's reply read as a verdict, or None and one line saying what is wrong with it."""
-    first_error: str | None = None
-    for obj in _json_objects(text or ""):
-        try:
-            return Verdict.model_validate(_normalise(obj)), None
-        except ValidationError as exc:
-            first_error = first_error or _describe(exc)
-    if first_error:
-        return None, first_error
-    return None, "no JSON object could be read from the reply"
+    return structured.read(text, Verdict, _normalise, _whole_reply)
 
 
 # -- what the critic reads --------------------------------------------------------------------------
@@ -387,27 +348,15 @@ async def critique_run(
         finished=script.finished,
         valid=False,
     )
-    for attempt in range(1, max(1, attempts) + 1):
-        completion = await gateway.complete(settings, messages, ctx, on_token=on_token)
-        reply = completion.text
-        critique.attempts = attempt
-        critique.replies.append(reply)
-        verdict, error = parse_verdict(reply)
-        if verdict is not None:
-            critique.valid = True
-            critique.criteria = verdict.criteria()
-            critique.summary = verdict.summary
-            critique.error = None
-            break
-        critique.error = error
-        messages = messages + [
-            {"role": "assistant", "content": reply},
-            {
-                "role": "user",
-                "content": f"That reply could not be used: {error}. Reply again with only the JSON object, "
-                f"in exactly this shape, scores as whole numbers from 0 to 10:\n{_SHAPE}",
-            },
-        ]
+    asked = await structured.ask(
+        gateway, settings, messages, ctx, parse_verdict, _SHAPE,
+        rules=", scores as whole numbers from 0 to 10", attempts=attempts, on_token=on_token,
+    )
+    critique.attempts, critique.replies, critique.error = asked.attempts, asked.replies, asked.error
+    if asked.value is not None:
+        critique.valid = True
+        critique.criteria = asked.value.criteria()
+        critique.summary = asked.value.summary
     critique.id = store.add_critique(run_id, critique.head, model, critique.body())
     stored = store.critiques(run_id)
     critique.created = next((row["created"] for row in stored if row["id"] == critique.id), None)
