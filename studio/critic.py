@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from studio import structured
 from studio.export.script import Direction, Epilogue, Heading, Script, Speech, build_script
@@ -65,7 +65,6 @@ _SHAPE = (
     '"successful_adaptation": {"score": <0-10>, "interpretation": "<one or two sentences>"}, '
     '"summary": "<a short overall interpretation>"}'
 )
-_PLACEHOLDER = re.compile(r"[\s.…]*|<[^<>]*>|one or two sentences|a short overall interpretation", re.IGNORECASE)
 
 _KEY_ALIASES = {"behavioral_change": "behavioural_change", "narrative_deviation": "narrative_divergence"}
 _SCORE_KEYS = ("score", "rating", "value", "points")
@@ -87,10 +86,8 @@ class Score(BaseModel):
 
     @field_validator("interpretation")
     @classmethod
-    def _an_interpretation(cls, value: str) -> str:
-        if _PLACEHOLDER.fullmatch(value.strip()):
-            raise ValueError("is the example's placeholder, not an interpretation")
-        return structured.check_prose(value)
+    def _words(cls, value: str) -> str:
+        return structured.words(value)
 
 
 class Verdict(BaseModel):
@@ -106,15 +103,18 @@ class Verdict(BaseModel):
     @classmethod
     def _summary(cls, value: Any) -> str:
         text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
-        return "" if _PLACEHOLDER.fullmatch(text.strip()) else text
+        return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
 
     def criteria(self) -> dict[str, dict[str, Any]]:
         return {key: getattr(self, key).model_dump() for key in CRITERIA}
 
 
-def _key(name: str) -> str:
-    key = re.sub(r"[\s\-]+", "_", str(name).strip().lower())
-    return _KEY_ALIASES.get(key, key)
+def _key(name: Any) -> str:
+    return structured.key(name, _KEY_ALIASES)
+
+
+def _score(value: Any) -> Any:
+    return structured.whole_number(value, out_of=10)
 
 
 def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
@@ -135,22 +135,15 @@ def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
             fields = {_key(k): v for k, v in value.items()}
             score = next((fields[k] for k in _SCORE_KEYS if k in fields), None)
             text = next((fields[k] for k in _TEXT_KEYS if k in fields), None)
-            out[key] = {"score": structured.whole_number(score), "interpretation": text}
+            out[key] = {"score": _score(score), "interpretation": text}
         else:
-            out[key] = {"score": structured.whole_number(value), "interpretation": None}
+            out[key] = {"score": _score(value), "interpretation": None}
     return out
-
-
-def _whole_reply(verdict: "Verdict") -> None:
-    """Faults no single criterion shows: the same text given as every interpretation says nothing."""
-    texts = {" ".join(getattr(verdict, key).interpretation.lower().split()) for key in CRITERIA}
-    if len(texts) == 1:
-        raise ValueError("every criterion has the same interpretation; each needs its own reason")
 
 
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
     """The critic's reply read as a verdict, or None and one line saying what is wrong with it."""
-    return structured.read(text, Verdict, _normalise, _whole_reply)
+    return structured.read(text, Verdict, _normalise)
 
 
 # -- what the critic reads --------------------------------------------------------------------------
@@ -348,15 +341,27 @@ async def critique_run(
         finished=script.finished,
         valid=False,
     )
-    asked = await structured.ask(
-        gateway, settings, messages, ctx, parse_verdict, _SHAPE,
-        rules=", scores as whole numbers from 0 to 10", attempts=attempts, on_token=on_token,
-    )
-    critique.attempts, critique.replies, critique.error = asked.attempts, asked.replies, asked.error
-    if asked.value is not None:
-        critique.valid = True
-        critique.criteria = asked.value.criteria()
-        critique.summary = asked.value.summary
+    for attempt in range(1, max(1, attempts) + 1):
+        completion = await gateway.complete(settings, messages, ctx, on_token=on_token)
+        reply = completion.text
+        critique.attempts = attempt
+        critique.replies.append(reply)
+        verdict, error = parse_verdict(reply)
+        if verdict is not None:
+            critique.valid = True
+            critique.criteria = verdict.criteria()
+            critique.summary = verdict.summary
+            critique.error = None
+            break
+        critique.error = error
+        messages = messages + [
+            {"role": "assistant", "content": reply},
+            {
+                "role": "user",
+                "content": f"That reply could not be used: {error}. Reply again with only the JSON object, "
+                f"in exactly this shape, scores as whole numbers from 0 to 10:\n{_SHAPE}",
+            },
+        ]
     critique.id = store.add_critique(run_id, critique.head, model, critique.body())
     stored = store.critiques(run_id)
     critique.created = next((row["created"] for row in stored if row["id"] == critique.id), None)
@@ -380,6 +385,7 @@ def experiment_casts(
 ):
     """The two casts of the experiment, identical but for the superego. Bad input raises InputError."""
     from studio.model import InputError, load_play, resolve_cast
+    from studio.model.loading import with_overrides
 
     play = load_play(play_path)
     if play.cast.superego is None:
@@ -394,12 +400,7 @@ def experiment_casts(
                 str(play_path), f"cast.{key}.human", "compare runs unattended, with a model in every role",
                 "set human = false, or use 'studio run' to play it yourself",
             )
-    updates: dict[str, Any] = {}
-    if turns is not None:
-        updates["turns"] = turns
-    if seed is not None:
-        updates["seed"] = seed
-    play = play.model_copy(update=updates)
+    play = with_overrides(play, turns=turns, seed=seed)
     without = resolve_cast(play, play_path, model=model, superego=False)
     with_ = resolve_cast(play, play_path, model=model)
     with_.superego.enabled = True

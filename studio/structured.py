@@ -1,33 +1,32 @@
-"""Structured replies: the one way the studio asks a model for data and decides whether it got any.
+"""Replies that are data: a critic's scores, a dilemma move, a vote, an interviewer's rating.
 
-The Critic, the lab's interviews and anything else that wants a JSON answer from a model go through
-here, so they all share the same judgement. Small models wrap JSON in prose, fences or odd key
-spellings, so the reading is lenient about wrapping (the first {...} that validates wins; whole
-numbers may arrive as "7", 7.0 or "7/10"). Validation is strict about content, including its meaning:
-a number, a bare placeholder or a copy of the example is not an interpretation. An invalid reply is
-shown its error and asked for once more; if that fails too the result is marked invalid with every
-reply kept, and nothing is guessed in its place.
+One reader for all of them, lenient about the wrapping and strict about the content. Models (small ones
+most of all) put JSON in prose or fences, spell keys three ways and write "7/10" for 7; all of that is
+read. What is read is then validated with pydantic, meaning as well as shape: a score in range, a reason
+that is words and not a number or the example's placeholder. An invalid reply is described in one line
+that can be shown to the model when it is asked again; a caller asks once more and, if that fails too,
+stores the reply as invalid rather than guessing.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 ATTEMPTS = 2  # the first reply and one more chance
 
-# Text that says nothing: blank, dots, an <angle placeholder>, or a number (with an optional "/10").
-_EMPTY_TEXT = re.compile(r"[\s.…\-–—]*|<[^<>]*>|[\s(]*[-+]?\d+(?:[.,]\d+)?\s*(?:/\s*\d+)?[\s).]*", re.IGNORECASE)
-_WORD = re.compile(r"[^\W\d_]{2,}")
+# The example's own placeholders, and text with nothing to say.
+PLACEHOLDER = re.compile(r"[\s.…]*|<[^<>]*>|one or two sentences|a short overall interpretation|\.\.\.|n/?a", re.I)
+_LETTERS = re.compile(r"[^\W\d_]{2,}")  # two letters in a row, in any script
 
 
-def json_objects(text: str):
+def json_objects(text: str) -> Iterator[dict[str, Any]]:
     """Every JSON object in `text`, in order: fenced, bare or wrapped in prose."""
     decoder = json.JSONDecoder()
     for match in re.finditer(r"\{", text or ""):
@@ -39,39 +38,46 @@ def json_objects(text: str):
             yield value
 
 
-def whole_number(value: Any) -> Any:
+def key(name: Any, aliases: dict[str, str] | None = None) -> str:
+    """A key as the schema spells it: lower case, words joined by underscores, known variants mapped."""
+    folded = re.sub(r"[\s\-]+", "_", str(name).strip().lower())
+    return (aliases or {}).get(folded, folded)
+
+
+def whole_number(value: Any, out_of: int | None = None) -> Any:
     """Whole numbers however written ("7", "7/10", 7.0); anything else is left for validation to refuse."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+)\s*(?:/\s*10\s*)?", value)
+        scale = rf"(?:\s*/\s*{out_of})?" if out_of else ""
+        match = re.fullmatch(rf"\s*(-?\d+){scale}\s*", value)
         if match:
             return int(match.group(1))
     return value
 
 
-def check_prose(value: str, *, placeholders: tuple[str, ...] = (), words: int = 2) -> str:
-    """Raise ValueError unless `value` reads as words someone wrote: a number is not an interpretation."""
-    text = (value or "").strip()
-    if _EMPTY_TEXT.fullmatch(text) or text.lower().strip(" .<>") in {p.lower() for p in placeholders}:
-        raise ValueError("is a number or the example's placeholder, not an interpretation")
-    if len(_WORD.findall(text)) < words:
-        raise ValueError(f"says too little to be an interpretation (fewer than {words} words)")
-    return value
+def words(value: str) -> str:
+    """A reason or an interpretation must be words: not empty, not a placeholder, not just a number."""
+    text = value.strip()
+    if PLACEHOLDER.fullmatch(text):
+        raise ValueError("is the example's placeholder or empty, not an answer")
+    if not _LETTERS.search(text):
+        raise ValueError("is not words (a number is not an interpretation)")
+    return text
 
 
 def describe(exc: ValidationError, limit: int = 4) -> str:
-    """A validation failure in one line the model (and a person) can act on."""
+    """One line naming what is wrong, for the log and for the model's second chance."""
     problems = []
     for err in exc.errors()[:limit]:
         where = ".".join(str(p) for p in err["loc"]) or "the reply"
         shown = repr(err.get("input"))
         shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        got = f" (got {shown})" if err["type"] != "missing" and "input" in err else ""
         if err["type"] == "missing":
             problems.append(f"{where} is missing")
         else:
             message = re.sub(r"^value error, ", "", err["msg"], flags=re.IGNORECASE)
-            got = f" (got {shown})" if "input" in err else ""
             problems.append(f"{where}: {message[:1].lower()}{message[1:]}{got}")
     more = len(exc.errors()) - len(problems)
     return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
@@ -79,73 +85,36 @@ def describe(exc: ValidationError, limit: int = 4) -> str:
 
 def read(
     text: str,
-    model: type[BaseModel],
+    model: type[M],
     normalise: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj,
-    check: Callable[[BaseModel], None] | None = None,
-) -> tuple[BaseModel | None, str | None]:
-    """The first object in `text` that validates as `model`, or None and the first object's error.
+    fallback: Callable[[str], dict[str, Any] | None] | None = None,
+) -> tuple[M | None, str | None]:
+    """The first JSON object in `text` that validates as `model` (after `normalise`), or None and why not.
 
-    `check` judges the whole reply once its parts are valid (raise ValueError to refuse it), for
-    faults no single field shows, such as every interpretation being the same text.
+    `fallback` may read plain words when no object validates ("I cooperate"): small models manage words
+    where they fumble braces; what it returns is validated like any object.
     """
     first_error: str | None = None
-    for obj in json_objects(text or ""):
+    for obj in json_objects(text):
         try:
-            value = model.model_validate(normalise(obj))
-            if check is not None:
-                check(value)
-            return value, None
+            return model.model_validate(normalise(obj)), None
         except ValidationError as exc:
             first_error = first_error or describe(exc)
-        except ValueError as exc:
-            first_error = first_error or str(exc)
+    if fallback is not None:
+        guess = fallback(text or "")
+        if guess is not None:
+            try:
+                return model.model_validate(normalise(guess)), None
+            except ValidationError as exc:
+                first_error = first_error or describe(exc)
     return None, first_error or "no JSON object could be read from the reply"
 
 
-@dataclass
-class Structured(Generic[T]):
-    """What came of asking: the value if any reply was valid, and every reply either way."""
-
-    value: T | None = None
-    error: str | None = None
-    attempts: int = 0
-    replies: list[str] = field(default_factory=list)
-
-    @property
-    def valid(self) -> bool:
-        return self.value is not None
+def ask_again(problem: str, shape: str) -> str:
+    """What the model is told the second time: what was wrong and the shape wanted."""
+    return f"Your reply could not be used: {problem}. Reply again with JSON of this shape only: {shape}"
 
 
-async def ask(
-    gateway: Any,
-    settings: Any,
-    messages: list[dict[str, str]],
-    ctx: Any,
-    parse: Callable[[str], tuple[T | None, str | None]],
-    shape: str,
-    *,
-    rules: str = "",
-    attempts: int = ATTEMPTS,
-    on_token: Callable[[str], None] | None = None,
-) -> Structured[T]:
-    """Ask, read the reply with `parse`, and on failure say what was wrong and ask again.
-
-    The gateway's ModelError propagates: no reply is not an invalid reply, so the caller stores nothing.
-    """
-    result: Structured[T] = Structured()
-    for attempt in range(1, max(1, attempts) + 1):
-        completion = await gateway.complete(settings, messages, ctx, on_token=on_token)
-        reply = completion.text
-        result.attempts = attempt
-        result.replies.append(reply)
-        value, error = parse(reply)
-        if value is not None:
-            result.value, result.error = value, None
-            return result
-        result.error = error
-        messages = messages + [
-            {"role": "assistant", "content": reply},
-            {"role": "user", "content": f"That reply could not be used: {error}. Reply again with only the JSON "
-             f"object, in exactly this shape{rules}:\n{shape}"},
-        ]
-    return result
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The schema a provider (or llama.cpp's grammar) can hold a reply to, where it supports one."""
+    return model.model_json_schema()

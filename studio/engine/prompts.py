@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.state import RunState, Step
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
@@ -90,6 +91,9 @@ class PromptBook:
             if used > budget_chars and lines:
                 trimmed = True
                 break
+            if used > budget_chars:
+                # the newest line alone is larger than the budget: it is kept, cut, with a mark
+                text = cut(text, max(budget_chars - 24, MIN_KEEP))
             lines.append((event, text))
         lines.reverse()
         return View(lines, trimmed)
@@ -127,6 +131,7 @@ class PromptBook:
     # -- per task ---------------------------------------------------------------------------
 
     def messages(self, step: Step, role: ResolvedRole) -> list[Message]:
+        """The call for `step` (the engine then holds it to the role's budget: studio/engine/budget.py)."""
         return getattr(self, f"_{step.task}")(step, role)
 
     def _stage_company(self, role: ResolvedRole) -> str:
