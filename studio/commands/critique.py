@@ -1,0 +1,171 @@
+"""`studio critique` and `studio compare`: the Critic's scores, printed as the paper's table 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from studio.cli import _check_models, _console, _esc, _open_store, _run_id
+from studio.model.errors import InputError
+
+
+def _critic_model(model: str | None, where: str) -> str:
+    from studio.critic import DEFAULT_CRITIC_MODEL
+    from studio.llm import check_model
+
+    model = model or DEFAULT_CRITIC_MODEL
+    problem = check_model(model)
+    if problem:
+        raise InputError(where, None, problem)
+    return model
+
+
+def _print_critiques(console: Any, critiques: list[Any]) -> None:
+    """The paper's table 2, one row per run, then each critique's interpretations."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from studio.critic import CRITERIA
+
+    table = Table(title="Character development scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("run", justify="right")
+    table.add_column("character", no_wrap=True)
+    for label, _ in CRITERIA.values():
+        table.add_column(label.replace(" ", "\n"), justify="center", no_wrap=True)
+    for c in critiques:
+        scores = [f"{c.score(k)}/10" if c.valid else "[red]invalid[/]" for k in CRITERIA]
+        table.add_row(str(c.run_id), escape(c.label), *scores)
+    console.print(table)
+    for c in critiques:
+        console.print(f"\n[bold]Run {c.run_id} · {escape(c.label)}[/] · {escape(c.title)}"
+                      + ("" if c.finished else " (unfinished)") + f" · critic: {escape(c.model)}")
+        if not c.valid:
+            console.print(f"  [red]The critic's reply was invalid after {c.attempts} attempts:[/] {escape(c.error or '')}")
+            console.print(f"  No scores are given. The replies are stored with the run: "
+                          f"'studio critique {c.run_id} --stored --json' shows them.")
+            continue
+        for key, (label, _) in CRITERIA.items():
+            item = c.criteria[key]
+            console.print(f"  {label} {item['score']}/10: {escape(item['interpretation'])}")
+        if c.summary:
+            console.print(f"  [italic]{escape(c.summary)}[/]")
+
+
+def critique(args: argparse.Namespace) -> int:
+    import asyncio
+    from studio.critic import CriticError, critique_run, stored_critiques
+    from studio.llm import ModelError
+    from studio.store import StoreError
+
+    model = None if args.stored else _critic_model(args.model, "--model")
+    store = _open_store(args.db)
+    run_ids = [_run_id(r) for r in args.runs]
+    for run_id in run_ids:
+        try:
+            store.run(run_id)
+        except StoreError as exc:
+            raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    from rich.console import Console
+
+    console = _console()
+    if args.stored:
+        kept = [c for run_id in run_ids for c in stored_critiques(store, run_id)]
+        if args.json:
+            print(json.dumps([c.as_dict() for c in kept], ensure_ascii=False, indent=2))
+        elif kept:
+            _print_critiques(console, kept)
+        else:
+            console.print(f"No critiques stored yet; 'studio critique {' '.join(args.runs)}' asks the critic.")
+        return 0
+    status = Console(stderr=True).status(f"The critic ({model}) is reading…")
+
+    async def critique_all() -> list[Any]:
+        done = []
+        for run_id in run_ids:
+            status.update(f"The critic ({model}) is reading run {run_id}…")
+            done.append(await critique_run(store, run_id, model=model))
+        return done
+
+    status.start()
+    try:
+        critiques = asyncio.run(critique_all())
+    except CriticError as exc:
+        status.stop()
+        raise InputError("command line", "RUN", str(exc), "resume or run it first") from None
+    except ModelError as exc:
+        status.stop()
+        print(f"studio: the critic's model failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        status.stop()
+    if args.json:
+        print(json.dumps([c.as_dict() for c in critiques], ensure_ascii=False, indent=2))
+    else:
+        _print_critiques(console, critiques)
+    return 0 if all(c.valid for c in critiques) else 1
+
+
+def compare_runs(args: argparse.Namespace) -> int:
+    import asyncio
+    from studio.critic import compare, experiment_casts
+    from studio.engine import EngineError
+    from studio.llm import ModelError
+
+    without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
+    _check_models(with_, args.play)
+    critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
+    store = _open_store(args.db)
+    from rich.console import Console
+
+    console = _console()
+    err = Console(stderr=True, highlight=False)
+    status = err.status("Starting…")
+    current: dict[str, Any] = {}
+
+    def on_run(label: str, engine: Any) -> None:
+        current.update(label=label, run=engine.run_id)
+        err.print(f"Run {engine.run_id}: {_esc(engine.cast.play.title)}, {_esc(label)}")
+        status.update(f"Run {engine.run_id} ({label})…")
+
+        def follow(event: Any) -> None:
+            if event.scene and event.turn:
+                status.update(f"Run {engine.run_id} ({label}): scene {event.scene}, turn {event.turn}")
+
+        engine.event_listeners.append(follow)
+
+    status.start()
+    try:
+        result = asyncio.run(
+            compare(store, args.play, turns=args.turns, seed=args.seed, model=args.model, critic_model=critic,
+                    on_run=on_run)
+        )
+    except EngineError as exc:
+        status.stop()
+        run = current.get("run")
+        print(f"studio: model error in run {run} ({current.get('label')}): {exc}", file=sys.stderr)
+        print(f"Run {run} is kept as it was; 'studio resume {run}' finishes it and "
+              f"'studio critique RUN RUN' compares afterwards.", file=sys.stderr)
+        return 1
+    except ModelError as exc:
+        status.stop()
+        print(f"studio: the critic's model failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        status.stop()
+        print("Stopped. Everything committed is kept; 'studio runs' lists the runs.", file=sys.stderr)
+        return 130
+    finally:
+        status.stop()
+    critiques = list(result.critiques)
+    if args.json:
+        print(json.dumps({"play": result.play, "runs": list(result.runs),
+                          "critiques": [c.as_dict() for c in critiques]}, ensure_ascii=False, indent=2))
+    else:
+        _print_critiques(console, critiques)
+        a, b = result.runs
+        console.print(f"\n[dim]Both runs are kept: 'studio show {a}', 'studio export {b} --format pdf', "
+                      f"'studio critique {a} {b}' to ask again.[/]")
+    return 0 if all(c.valid for c in critiques) else 1
