@@ -209,22 +209,26 @@ def _console():
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine import Engine
     from studio.model import load_play, resolve_cast
+    from studio.model.loading import with_overrides
+    from studio.model.play import SCENES_MAX, TURNS_MAX
 
     play = load_play(args.play)
     updates: dict[str, Any] = {}
     if args.turns is not None:
-        if args.turns < 1:
-            raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
+        if not 1 <= args.turns <= TURNS_MAX:
+            raise InputError("--turns", None, f"must be between 1 and {TURNS_MAX}, not {args.turns}", "e.g. --turns 4")
         updates["turns"] = args.turns
     if args.scenes is not None:
-        if args.scenes < 1:
-            raise InputError("--scenes", None, "must be at least 1", "e.g. --scenes 2")
+        # Checked before the brief list is padded, so a huge count never allocates anything.
+        if not 1 <= args.scenes <= SCENES_MAX:
+            raise InputError("--scenes", None, f"must be between 1 and {SCENES_MAX}, not {args.scenes}",
+                             "e.g. --scenes 2")
         updates["scenes"] = (
             args.scenes if isinstance(play.scenes, int) else (play.scenes + [""] * args.scenes)[: args.scenes]
         )
     if args.seed is not None:
         updates["seed"] = args.seed
-    play = play.model_copy(update=updates)
+    play = with_overrides(play, updates, {"turns": "--turns", "scenes": "--scenes", "seed": "--seed"})
     cast = resolve_cast(
         play,
         args.play,
@@ -585,8 +589,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from studio.engine import EngineError
     from studio.llm import ModelError
 
-    if args.turns is not None and args.turns < 1:
-        raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
+    from studio.model.play import TURNS_MAX
+
+    if args.turns is not None and not 1 <= args.turns <= TURNS_MAX:
+        raise InputError("--turns", None, f"must be between 1 and {TURNS_MAX}, not {args.turns}", "e.g. --turns 4")
     without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
     _check_models(with_, args.play)
     critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")

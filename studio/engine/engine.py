@@ -78,7 +78,17 @@ class Engine:
     def create(
         cls, store: Store, cast: ResolvedCast, options: dict[str, Any] | None = None, gateway: Any = None
     ) -> "Engine":
-        run_id = store.create_run(cast.play.title, cast.play_path, cast.model_dump_json(), options or {})
+        # Read the cast back the way every later command will before storing it: a run that cannot be
+        # opened again (show, resume, export) must never be written.
+        text = cast.model_dump_json()
+        try:
+            ResolvedCast.model_validate_json(text)
+        except ValueError as exc:
+            from studio.model.errors import InputError
+
+            raise InputError(cast.play_path or "the play", None, f"the run could not be read back: "
+                             f"{str(exc).splitlines()[-1][:200]}", "bring the settings within their bounds") from None
+        run_id = store.create_run(cast.play.title, cast.play_path, text, options or {})
         return cls(store, run_id, gateway)
 
     def reload(self) -> None:

@@ -34,6 +34,8 @@ _FIXES = {
     "greater_than": "use a larger value",
     "less_than": "use a smaller value",
     "missing": "add it",
+    "string_too_long": "shorten it (long texts are sent with every call)",
+    "too_long": "list fewer items",
     "extra_forbidden": "remove it or check its spelling",
     "string_type": "write it as a quoted string",
     "int_type": "write it as a whole number",
@@ -83,6 +85,24 @@ def _read_toml(path: Path, what: str) -> dict[str, Any]:
         raise InputError(str(path), None, f"is not valid TOML: {exc}", "correct the TOML syntax there") from None
 
 
+def _looks_secret(text: str) -> bool:
+    """A long unbroken token (or a known key prefix) is likely a key put in the wrong field."""
+    t = text.strip()
+    return t.startswith(("sk-", "sk_", "key-", "Bearer ")) or (len(t) >= 20 and not any(c.isspace() for c in t)
+                                                             and any(c.isdigit() for c in t))
+
+
+def _shown(value: Any) -> str:
+    """What a rejected value looks like in a message: never a key, never a wall of text."""
+    if isinstance(value, str) and _looks_secret(value):
+        return " (the value is not shown: it looks like a key)"
+    if isinstance(value, str) and len(value) > 60:
+        return f" (got {len(value)} characters)"
+    if isinstance(value, (dict, list)):
+        return ""
+    return f" (got {value!r})"
+
+
 def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = "") -> M:
     try:
         return model.model_validate(data)
@@ -99,9 +119,22 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
             fix = _FIXES["missing"]
         else:
             if "input" in err and kind != "extra_forbidden":
-                problem += f" (got {err['input']!r})"
+                problem += _shown(err["input"])
             fix = _FIXES.get(kind, "see the README for the fields this file takes")
         raise InputError(str(path), field or None, problem, fix) from None
+
+
+def with_overrides(play: Play, updates: dict[str, Any], flags: dict[str, str]) -> Play:
+    """Apply command-line overrides under the file's own rules, naming the flag when one is out of bounds."""
+    data = play.model_dump()
+    data.update(updates)
+    try:
+        return Play.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = _field_path(err["loc"]).split(".")[0]
+        fix = _FIXES.get(err["type"], "see 'studio run --help'")
+        raise InputError(flags.get(field, field), None, err["msg"] + _shown(err.get("input")), fix) from None
 
 
 def load_play(path: str | os.PathLike[str]) -> Play:

@@ -9,6 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from studio.mind.sheet import MindFields
 
+# Upper bounds that keep one typo from costing memory or money: every call carries the prompts, and a
+# run allocates per scene and turn. The CLI checks its overrides against the same numbers.
+TURNS_MAX = 10_000
+SCENES_MAX = 1000
+NAME_MAX = 200
+TEXT_MAX = 20_000
+
 DEFAULT_MODEL = "local/smollm2"
 
 # Temperatures after the Drama Machine's table 1: rigid roles cool, the divided self hot.
@@ -43,9 +50,9 @@ class ModelFields(_Strict):
 
 
 class CharacterSheet(ModelFields, MindFields):
-    name: str = Field(min_length=1)
-    description: str = Field(default="", description="what the other characters know of them")
-    prompt: str = Field(min_length=1, description="who they are and how they speak")
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    description: str = Field(default="", max_length=TEXT_MAX, description="what the other characters know of them")
+    prompt: str = Field(min_length=1, max_length=TEXT_MAX, description="who they are and how they speak")
 
 
 class StrategySchedule(_Strict):
@@ -101,11 +108,11 @@ class Cast(_Strict):
 
 
 class Play(_Strict):
-    title: str = Field(min_length=1)
-    author: str = "Anonymous"
-    premise: str = ""
+    title: str = Field(min_length=1, max_length=NAME_MAX)
+    author: str = Field(default="Anonymous", max_length=NAME_MAX)
+    premise: str = Field(default="", max_length=TEXT_MAX)
     seed: int = 0
-    turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
+    turns: int = Field(default=10, ge=1, le=TURNS_MAX, description="turns per scene")
     scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
     cast: Cast
@@ -113,10 +120,14 @@ class Play(_Strict):
     @field_validator("scenes")
     @classmethod
     def _scenes(cls, value: int | list[str]) -> int | list[str]:
-        if isinstance(value, int) and not 1 <= value <= 1000:
-            raise ValueError("scenes must be between 1 and 1000")
+        if isinstance(value, int) and not 1 <= value <= SCENES_MAX:
+            raise ValueError(f"scenes must be between 1 and {SCENES_MAX}")
         if isinstance(value, list) and not value:
             raise ValueError("give at least one scene brief")
+        if isinstance(value, list) and len(value) > SCENES_MAX:
+            raise ValueError(f"at most {SCENES_MAX} scene briefs")
+        if isinstance(value, list) and any(len(b) > TEXT_MAX for b in value):
+            raise ValueError(f"a scene brief may be at most {TEXT_MAX} characters")
         return value
 
     @property
