@@ -67,8 +67,8 @@ def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
     if not alternatives:
         return None
-    # 'Sasha:', '**Sasha:**', 'SASHA (softly):' at the start of a line
-    return re.compile(rf"^[\s*_\"'>-]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
+    # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line
+    return re.compile(rf"^[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
@@ -173,3 +173,9 @@ def guard_line(
 def clean_line(text: str, name: str) -> str:
     """A model's line without cues, a second paragraph, wrapping quotes, loops or a broken-off end."""
     return guard_line(text, name).text
+
+
+def same_line(a: str, b: str) -> bool:
+    """Two takes of a line that differ only in spacing, case or outer quotes are the same line."""
+    norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
+    return norm(a) == norm(b)

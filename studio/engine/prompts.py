@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studio.engine.budget import cut
+from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.state import RunState, Step
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
@@ -87,13 +87,13 @@ class PromptBook:
             text = event.text
             if viewer == "ego" and event.id in heard and event.role != "ego":
                 text = self.by_id[heard[event.id]].text
-            if used + len(text) + 24 > budget_chars:
-                if lines:
-                    trimmed = True
-                    break
-                text = cut(text, max(budget_chars - 24, 80))  # the newest line alone overflows: cut it
-                trimmed = True
             used += len(text) + 24
+            if used > budget_chars and lines:
+                trimmed = True
+                break
+            if used > budget_chars:
+                # the newest line alone is larger than the budget: it is kept, cut, with a mark
+                text = cut(text, max(budget_chars - 24, MIN_KEEP))
             lines.append((event, text))
         lines.reverse()
         return View(lines, trimmed)
@@ -131,6 +131,7 @@ class PromptBook:
     # -- per task ---------------------------------------------------------------------------
 
     def messages(self, step: Step, role: ResolvedRole) -> list[Message]:
+        """The call for `step` (the engine then holds it to the role's budget: studio/engine/budget.py)."""
         return getattr(self, f"_{step.task}")(step, role)
 
     def _stage_company(self, role: ResolvedRole) -> str:
@@ -160,9 +161,8 @@ class PromptBook:
 
     def _revise(self, step: Step, role: ResolvedRole) -> list[Message]:
         messages = self._speak(step, role)
-        room = self._budget(role, str(messages[0]["content"])) // 4
-        draft = cut(self.state.draft.text, room) if self.state.draft else ""
-        critique = cut(self.state.critique.text, room) if self.state.critique else ""
+        draft = self.state.draft.text if self.state.draft else ""
+        critique = self.state.critique.text if self.state.critique else ""
         inner = self._names()["superego"]
         messages.append({"role": "assistant", "content": draft})
         messages.append(
@@ -189,7 +189,7 @@ class PromptBook:
         line = self.state.other_line
         view = self.view("superego", self._budget(role, system) // 2)
         ego = self.cast.ego.name
-        said = cut(line.text, self._budget(role, system) // 2) if line else ""
+        said = line.text if line else ""
         speaker = self._speaker(line) if line else "Someone"
         user = (
             f"The exchange so far:\n{self.transcript(view)}\n\n{speaker} has just said to {ego}:\n{said}\n\n"
@@ -202,7 +202,7 @@ class PromptBook:
         system = self._superego_system(role)
         view = self.view("ego", self._budget(role, system) // 2)
         ego = self.cast.ego.name
-        draft = cut(self.state.draft.text, self._budget(role, system) // 2) if self.state.draft else ""
+        draft = self.state.draft.text if self.state.draft else ""
         user = (
             f"What {ego} has heard:\n{self.transcript(view)}\n\n{ego} is about to say:\n{draft}\n\n"
             f"Judge that line as {ego}'s inner voice: say, in two or three sentences spoken to {ego}, "
@@ -252,7 +252,7 @@ class PromptBook:
         budget = self._budget(role, system)
         inner = [e for e in self.path if e.kind in (ev.CRITIQUE, ev.REWRITE_SPEECH, ev.REWRITE_PROMPT)]
         voice = self._names()["superego"]
-        inner_text = cut("\n".join(f"- {e.text}" for e in inner[-4:]), budget // 2)
+        inner_text = "\n".join(f"- {e.text}" for e in inner[-4:])
         view = self.view("ego", budget - len(inner_text))
         user = f"The play is over. What happened, as you lived it:\n{self.transcript(view)}\n\n"
         if inner_text:

@@ -34,8 +34,6 @@ _FIXES = {
     "greater_than": "use a larger value",
     "less_than": "use a smaller value",
     "missing": "add it",
-    "string_too_long": "shorten it (long texts are sent with every call)",
-    "too_long": "list fewer items",
     "extra_forbidden": "remove it or check its spelling",
     "string_type": "write it as a quoted string",
     "int_type": "write it as a whole number",
@@ -47,6 +45,8 @@ _FIXES = {
     "list_type": "write it as a list, [ ... ]",
     "too_short": "give at least one",
     "string_too_short": "it must not be empty",
+    "string_too_long": "shorten it",
+    "too_long": "give fewer",
 }
 
 
@@ -85,28 +85,12 @@ def _read_toml(path: Path, what: str) -> dict[str, Any]:
         raise InputError(str(path), None, f"is not valid TOML: {exc}", "correct the TOML syntax there") from None
 
 
-def _looks_secret(text: str) -> bool:
-    """A long unbroken token (or a known key prefix) is likely a key put in the wrong field."""
-    t = text.strip()
-    return t.startswith(("sk-", "sk_", "key-", "Bearer ")) or (len(t) >= 20 and not any(c.isspace() for c in t)
-                                                             and any(c.isdigit() for c in t))
-
-
-def _shown(value: Any) -> str:
-    """What a rejected value looks like in a message: never a key, never a wall of text."""
-    if isinstance(value, str) and _looks_secret(value):
-        return " (the value is not shown: it looks like a key)"
-    if isinstance(value, str) and len(value) > 60:
-        return f" (got {len(value)} characters)"
-    if isinstance(value, (dict, list)):
-        return ""
-    return f" (got {value!r})"
-
-
 def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = "") -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
+        from studio.llm.clean import shown_value  # only on the error path: keeps start-up light
+
         err = exc.errors()[0]
         field = prefix + _field_path(err["loc"])
         kind = err["type"]
@@ -119,27 +103,51 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
             fix = _FIXES["missing"]
         else:
             if "input" in err and kind != "extra_forbidden":
-                problem += _shown(err["input"])
+                problem += f" (got {shown_value(err['input'])})"
             fix = _FIXES.get(kind, "see the README for the fields this file takes")
         raise InputError(str(path), field or None, problem, fix) from None
-
-
-def with_overrides(play: Play, updates: dict[str, Any], flags: dict[str, str]) -> Play:
-    """Apply command-line overrides under the file's own rules, naming the flag when one is out of bounds."""
-    data = play.model_dump()
-    data.update(updates)
-    try:
-        return Play.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = _field_path(err["loc"]).split(".")[0]
-        fix = _FIXES.get(err["type"], "see 'studio run --help'")
-        raise InputError(flags.get(field, field), None, err["msg"] + _shown(err.get("input")), fix) from None
 
 
 def load_play(path: str | os.PathLike[str]) -> Play:
     p = Path(path)
     return _validate(Play, _read_toml(p, "play"), p)
+
+
+def with_overrides(
+    play: Play,
+    *,
+    turns: int | None = None,
+    scenes: int | None = None,
+    seed: int | None = None,
+) -> Play:
+    """The play with the command line's --turns/--scenes/--seed, checked by the same rules as the file.
+
+    Bounds are checked before anything is built, so `--scenes 100000000` is refused, not allocated.
+    """
+    from studio.model.play import MAX_SCENES, MAX_TURNS
+
+    updates: dict[str, Any] = {}
+    if turns is not None:
+        if not 1 <= turns <= MAX_TURNS:
+            raise InputError("--turns", None, f"must be between 1 and {MAX_TURNS}, not {turns}", "e.g. --turns 4")
+        updates["turns"] = turns
+    if scenes is not None:
+        if not 1 <= scenes <= MAX_SCENES:
+            raise InputError("--scenes", None, f"must be between 1 and {MAX_SCENES}, not {scenes}", "e.g. --scenes 2")
+        briefs = play.scenes
+        updates["scenes"] = scenes if isinstance(briefs, int) else (list(briefs) + [""] * scenes)[:scenes]
+    if seed is not None:
+        if not -(2**63) <= seed < 2**63:
+            raise InputError("--seed", None, "must fit in 64 bits", "e.g. --seed 7")
+        updates["seed"] = seed
+    if not updates:
+        return play
+    try:
+        return Play.model_validate({**play.model_dump(), **updates})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flag = "--" + str(err["loc"][0]) if err["loc"] else "the command line"
+        raise InputError(flag, None, err["msg"], "see 'studio run --help'") from None
 
 
 def load_character(path: str | os.PathLike[str]) -> CharacterSheet:
@@ -206,7 +214,9 @@ def resolve_cast(
 ) -> ResolvedCast:
     """Apply, in order: role defaults, the character's settings, the play's, --model, then --role."""
     path = Path(play_path)
-    seats: list[tuple[str, str, CastMember, str]] = [("ego", "ego", play.cast.ego, "cast.ego")]
+    seats: list[tuple[str, str, CastMember, str]] = []
+    if play.cast.ego is not None:
+        seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
     if play.cast.superego is not None:
         seats.append(("superego", "superego", play.cast.superego, "cast.superego"))
     for i, member in enumerate(play.cast.others):
@@ -214,6 +224,12 @@ def resolve_cast(
         seats.append((key, "other", member, f"cast.others[{i}]"))
     if play.cast.director is not None:
         seats.append(("director", "director", play.cast.director, "cast.director"))
+    if play.cast.moderator is not None:
+        seats.append(("moderator", "moderator", play.cast.moderator, "cast.moderator"))
+    for i, member in enumerate(play.cast.characters):
+        seats.append((f"c{i + 1}", "other", member, f"cast.characters[{i}]"))
+        if member.voice is not None:
+            seats.append((f"c{i + 1}.voice", "superego", member.voice, f"cast.characters[{i}].voice"))
 
     resolved: list[ResolvedRole] = []
     for key, kind, member, field in seats:
@@ -230,7 +246,10 @@ def resolve_cast(
         sheet = load_character(cpath)
         s = _settings([sheet, member, {"model": model}], kind)
         resolved.append(
-            ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, **s)  # type: ignore[arg-type]
+            ResolvedRole(
+                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
+                schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
+            )  # type: ignore[arg-type]
         )
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
@@ -251,9 +270,13 @@ def resolve_cast(
     cast = ResolvedCast(play=play, play_path=str(path), roles=resolved, superego=cast_settings)
     if superego is False or play.cast.superego is None:
         cast.superego.enabled = False
+    voices = [r.schedules for r in cast.roles if r.schedules is not None]
+    for settings in voices if superego is False else ():
+        settings.enabled = False
     if strategies is not None:
-        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
-            cast.superego.schedule(name).enabled = name in strategies
+        for settings in [cast.superego, *voices]:
+            for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+                settings.schedule(name).enabled = name in strategies
     for word, choice in (roles or {}).items():
         matches = cast.matching(word)
         if not matches:
@@ -265,12 +288,24 @@ def resolve_cast(
             else:
                 role.model = choice
                 role.human = False
+    if play.game is not None:
+        # the island names its players: each name must be one of the cast's
+        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
+        for table, names in (("start", play.game.start), ("architecture", play.game.architecture)):
+            for name in names:
+                if name.casefold() not in players:
+                    raise InputError(str(path), f"game.{table}.{name}", "names no player of this play",
+                                     "use a name from the cast's characters")
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     server = os.environ.get("STUDIO_API_BASE", "").strip()
     for role in cast.roles if server else ():
         if role.api_base is None and role.model.startswith("openai/"):
             role.api_base = server
     return cast
+
+
+def _voice_schedules(member: CastMember) -> SuperegoSettings:
+    return SuperegoSettings.model_validate(member.model_dump(include=set(SuperegoSettings.model_fields)))
 
 
 def fill(template: str, **values: str) -> str:

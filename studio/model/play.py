@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.game.world import GameRules
 from studio.mind.sheet import MindFields
-
-# Upper bounds that keep one typo from costing memory or money: every call carries the prompts, and a
-# run allocates per scene and turn. The CLI checks its overrides against the same numbers.
-TURNS_MAX = 10_000
-SCENES_MAX = 1000
-NAME_MAX = 200
-TEXT_MAX = 20_000
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -24,35 +19,60 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
     "other": {"temperature": 0.4, "max_tokens": 120},
     "ego": {"temperature": 1.0, "max_tokens": 120},
     "superego": {"temperature": 1.0, "max_tokens": 160},
+    "moderator": {"temperature": 0.2, "max_tokens": 60},
 }
 DEFAULT_CONTEXT_TOKENS = 1400
+
+# Upper bounds, shared by the files and the command line's overrides (one rule, two doors).
+MAX_TURNS = 10_000
+MAX_SCENES = 1000
+MAX_NAME = 100
+MAX_DESCRIPTION = 4000
+MAX_PROMPT = 20_000
 
 # The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
 STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
 
-RoleKind = Literal["ego", "superego", "other", "director"]
+RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
+# Who speaks next in an ensemble; see studio.engine.forms.ensemble.
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(value: str) -> str:
+    """Names and titles head pages and label lines: one line of printable text, no terminal control."""
+    if _CONTROL.search(value):
+        raise ValueError(
+            "must be one line of printable text (no line breaks, tabs, control characters or direction overrides)"
+        )
+    return value
+
+
 class ModelFields(_Strict):
     """Settings any role or character may carry; unset fields fall back to the next layer."""
 
-    model: str | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, ge=1, le=32768)
     context_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
-    api_base: str | None = None
+    api_base: str | None = Field(default=None, max_length=500)
     timeout: float | None = Field(default=None, gt=0, le=3600)
 
 
 class CharacterSheet(ModelFields, MindFields):
-    name: str = Field(min_length=1, max_length=NAME_MAX)
-    description: str = Field(default="", max_length=TEXT_MAX, description="what the other characters know of them")
-    prompt: str = Field(min_length=1, max_length=TEXT_MAX, description="who they are and how they speak")
+    _one_line_name = field_validator("name")(classmethod(lambda cls, v: one_line(v)))
+
+    # Bounds keep one sheet from filling every prompt it enters (a prompt is sent on every call).
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION, description="what the other characters know of them")
+    prompt: str = Field(min_length=1, max_length=MAX_PROMPT, description="who they are and how they speak")
 
 
 class StrategySchedule(_Strict):
@@ -68,8 +88,9 @@ class StrategySchedule(_Strict):
             raise ValueError("give either 'every' or 'probability', not both")
         return self
 
-    def fires(self, seed: int, strategy: str, turn: int) -> bool:
-        if not self.enabled:
+    def fires(self, seed: int, strategy: str, turn: int, *, switched_on: bool = False) -> bool:
+        """`switched_on`: the playwright turned the strategy on, whatever the play file says."""
+        if not (self.enabled or switched_on):
             return False
         if self.probability is not None:
             return random.Random(f"{seed}:{strategy}:{turn}").random() < self.probability
@@ -92,42 +113,111 @@ class SuperegoSettings(_Strict):
 
 
 class CastMember(ModelFields):
-    character: str = Field(min_length=1, description="a file in characters/ (its stem) or a path")
+    character: str = Field(min_length=1, max_length=300, description="a file in characters/ (its stem) or a path")
     human: bool = False
+    rule: str | None = Field(default=None, description="fill this seat by a named rule, not a model")
+
+
+    @field_validator("rule")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        from studio.engine.forms import RULES
+
+        if value is not None and value not in RULES:
+            raise ValueError(f"unknown rule {value!r}; use one of {', '.join(sorted(RULES))}")
+        return value
 
 
 class SuperegoMember(CastMember, SuperegoSettings):
     pass
 
 
+class EnsembleMember(CastMember):
+    """A character of an ensemble; `voice` gives it an inner voice of its own, with its own schedules."""
+
+    voice: SuperegoMember | None = None
+
+
 class Cast(_Strict):
-    ego: CastMember
+    ego: CastMember | None = None
     superego: SuperegoMember | None = None
-    others: list[CastMember] = Field(min_length=1)
+    others: list[CastMember] = Field(default_factory=list)
     director: CastMember | None = None
+    characters: list[EnsembleMember] = Field(default_factory=list, description="an ensemble's characters")
+    moderator: CastMember | None = None
+
+
+class SceneBrief(_Strict):
+    brief: str = Field(default="", max_length=MAX_DESCRIPTION)
+    on_stage: list[str] | None = Field(default=None, description="who is on stage when the scene opens")
+    enter: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they enter")
+    exit: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they leave")
 
 
 class Play(_Strict):
-    title: str = Field(min_length=1, max_length=NAME_MAX)
-    author: str = Field(default="Anonymous", max_length=NAME_MAX)
-    premise: str = Field(default="", max_length=TEXT_MAX)
+    title: str = Field(min_length=1, max_length=MAX_NAME * 2)
+    author: str = Field(default="Anonymous", max_length=MAX_NAME * 2)
+    premise: str = Field(default="", max_length=MAX_DESCRIPTION * 2)
     seed: int = 0
-    turns: int = Field(default=10, ge=1, le=TURNS_MAX, description="turns per scene")
-    scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
+    turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
+    scenes: int | list[str | SceneBrief] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    layout: Literal["screen", "stage"] = Field(
+        default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
+    )
+    setting: str = Field(
+        default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
+    )
+    form: str = Field(default="drama_machine", description="the rules the play follows")
+    game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
+    next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     cast: Cast
+
+    @field_validator("next")
+    @classmethod
+    def _next(cls, value: str) -> str:
+        if value not in POLICIES:
+            raise ValueError(f"unknown turn policy {value!r}; use one of {', '.join(POLICIES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _cast_fits_form(self) -> "Play":
+        if self.form == "drama_machine":
+            if self.cast.ego is None:
+                raise ValueError("cast.ego: the Drama Machine needs an ego; add [cast.ego] character = \"...\"")
+            if not self.cast.others:
+                raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
+        elif self.form == "ensemble" and len(self.cast.characters) < 2:
+            raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
+        elif self.form == "social_game":
+            if self.game is None:
+                raise ValueError("game: the social game needs its island; add a [game] table with [[game.places]]")
+            if len(self.cast.characters) < 3:
+                raise ValueError("cast.characters: the social game needs at least three players")
+        return self
+
+    @field_validator("form")
+    @classmethod
+    def _form(cls, value: str) -> str:
+        from studio.engine.forms import FORMS
+
+        if value not in FORMS:
+            raise ValueError(f"unknown form {value!r}; use one of {', '.join(sorted(FORMS))}")
+        return value
+
+    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("scenes")
     @classmethod
-    def _scenes(cls, value: int | list[str]) -> int | list[str]:
-        if isinstance(value, int) and not 1 <= value <= SCENES_MAX:
-            raise ValueError(f"scenes must be between 1 and {SCENES_MAX}")
+    def _scenes(cls, value: int | list[str | SceneBrief]) -> int | list[str | SceneBrief]:
+        if isinstance(value, int) and not 1 <= value <= MAX_SCENES:
+            raise ValueError(f"scenes must be between 1 and {MAX_SCENES}")
         if isinstance(value, list) and not value:
             raise ValueError("give at least one scene brief")
-        if isinstance(value, list) and len(value) > SCENES_MAX:
-            raise ValueError(f"at most {SCENES_MAX} scene briefs")
-        if isinstance(value, list) and any(len(b) > TEXT_MAX for b in value):
-            raise ValueError(f"a scene brief may be at most {TEXT_MAX} characters")
+        if isinstance(value, list) and len(value) > MAX_SCENES:
+            raise ValueError(f"at most {MAX_SCENES} scene briefs")
+        if isinstance(value, list) and any(len(b if isinstance(b, str) else b.brief) > MAX_DESCRIPTION for b in value):
+            raise ValueError(f"a scene brief has at most {MAX_DESCRIPTION} characters")
         return value
 
     @property
@@ -136,8 +226,30 @@ class Play(_Strict):
 
     def brief(self, scene: int) -> str:
         if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
-            return self.scenes[scene - 1]
+            entry = self.scenes[scene - 1]
+            return entry if isinstance(entry, str) else entry.brief
         return ""
+
+    def _entry(self, scene: int) -> "SceneBrief | None":
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry
+        return None
+
+    def entrances(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.enter if entry else {}
+
+    def exits(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.exit if entry else {}
+
+    def on_stage(self, scene: int) -> list[str] | None:
+        """Who the brief puts on stage as the scene opens (names), or None: leave the stage as it is."""
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry.on_stage
+        return None
 
 
 class ResolvedRole(BaseModel):
@@ -153,6 +265,8 @@ class ResolvedRole(BaseModel):
     api_base: str | None = None
     timeout: float = 120.0
     human: bool = False
+    rule: str | None = None
+    schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies
 
     @property
     def name(self) -> str:
@@ -178,7 +292,10 @@ class ResolvedCast(BaseModel):
 
     @property
     def ego(self) -> ResolvedRole:
-        return self.role("ego")
+        """The Drama Machine's ego; in an ensemble, its first character (the one the app centres)."""
+        if self.has("ego"):
+            return self.role("ego")
+        return self.others[0]
 
     @property
     def others(self) -> list[ResolvedRole]:

@@ -251,7 +251,7 @@ MAIN: tuple[Control, ...] = (
         CAST,
         show=False,
     ),
-    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP),
+    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown, Final Draft, or a screenplay or stage-play PDF.", APP),
     Control(
         "critiques",
         "K",

@@ -128,6 +128,7 @@ class MainScreen(DeskActions, Screen[None]):
         engine.token_listeners.append(self._on_token)
         engine.retry_listeners.append(self._on_retry)
         engine.event_listeners.append(self._on_event)
+        engine.call_listeners.append(self._on_call)
         for message in said:
             self.notify(message)
         self.query_one("#status", Static).update(views.status(engine), layout=False)
@@ -147,6 +148,8 @@ class MainScreen(DeskActions, Screen[None]):
                 self.engine.retry_listeners.remove(self._on_retry)
             with suppress(ValueError):
                 self.engine.event_listeners.remove(self._on_event)
+            with suppress(ValueError):
+                self.engine.call_listeners.remove(self._on_call)
 
     # -- keeping the panes in step with the run ------------------------------------------------
 
@@ -200,6 +203,16 @@ class MainScreen(DeskActions, Screen[None]):
         self._writing += token
         self._show_writing(step)
 
+    def _on_call(self, step: Any, model: str) -> None:
+        """A model is asked: until its first token, say whom the studio waits for."""
+        if threading.get_ident() != self._thread:
+            self.app.call_from_thread(self._on_call, step, model)
+            return
+        role = self.engine.cast.role(step.role) if step.role else None
+        name = role.name if role else "The model"
+        verb = views.TASK_VERBS.get(step.task, step.task)
+        self._set_activity(f"… {name} {verb}: waiting for {model}")
+
     def _on_retry(self, step: Any, attempt: int, reason: str) -> None:
         """The model's attempt broke off and starts over: what it streamed so far is void."""
         if threading.get_ident() != self._thread:
@@ -210,7 +223,7 @@ class MainScreen(DeskActions, Screen[None]):
         self._writing = ""
         role = self.engine.cast.role(step.role) if step.role else None
         name = role.name if role else "The model"
-        self._set_activity(f"↻ {name}: {reason}; trying again (attempt {attempt})")
+        self._set_activity(f"↻ {name}: {reason}")
 
     def _on_event(self, event: Any) -> None:
         if threading.get_ident() != self._thread:
