@@ -92,7 +92,10 @@ def visual(text: str) -> str:
     import arabic_reshaper
     from bidi.algorithm import get_display
 
-    return "\n".join(get_display(arabic_reshaper.reshape(line)) for line in text.split("\n"))
+    try:
+        return "\n".join(get_display(arabic_reshaper.reshape(line)) for line in text.split("\n"))
+    except Exception:  # noqa: BLE001 - python-bidi rejects some rare scripts: print them in logical order
+        return text
 
 
 def _to_unicode_cmap(fontname: str, subset) -> str:
