@@ -41,6 +41,15 @@ class RetryStarted(Message):
         self.reason = reason
 
 
+class HumanTurn(Message):
+    """A human role's step has come; queued behind the tokens and events before it, so the input box
+    and its prompt appear only once the screen shows everything that led to the line being answered."""
+
+    def __init__(self, pending: Any) -> None:
+        super().__init__()
+        self.pending = pending
+
+
 class EngineRelay:
     """Subscribes to one engine on behalf of one widget and turns each callback into a message."""
 

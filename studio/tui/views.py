@@ -98,7 +98,7 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
         return Text("")
     parts: list[RenderableType] = []
     who = event.character or "The stage"
-    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"turn {event.turn}" if event.turn else "",
+    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"run turn {event.turn}" if event.turn else "",
                          _take_label(engine, event, takes), origin_note(event)) if f]
     parts.append(Text(f"{who} · " + " · ".join(facts) if facts else who, style="bold underline"))
     parts.append(Text(""))
@@ -309,16 +309,17 @@ def status(engine: Any) -> Text:
     text.append(play.title, style="bold")
     text.append(f" · run {engine.run_id}")
     text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+    # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
     text.append(f" · turn {state.turn_in_scene}/{play.turns}")
+    if state.turn:
+        text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
     if engine.cast.has("superego") and engine.cast.superego.enabled:
-        text.append(" · superego:")
-        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
-            on = state.strategy_on(name)
-            word = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}[name]
-            text.append(" ")
-            text.append(word, style="bold green" if on else "dim strike")
+        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
+        on = [word for name, word in words.items() if state.strategy_on(name)]
+        text.append(" · superego: ")
+        text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     if state.humans:
         names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
         text.append(" · you play ")

@@ -28,7 +28,7 @@ from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.screens.desk import DeskActions
-from studio.tui.messages import EngineRelay, EventCommitted, RetryStarted, TokenStreamed
+from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, RetryStarted, TokenStreamed
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
@@ -133,6 +133,8 @@ class MainScreen(DeskActions, Screen[None]):
         self._settling = True
         stage.replace(entries)
         self._settling = False
+        # a reopened run picks up where it stopped: its newest line, once the stage knows its height
+        self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
         self.app.warm_up()  # type: ignore[attr-defined]
 
@@ -160,6 +162,8 @@ class MainScreen(DeskActions, Screen[None]):
         entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in engine.stage()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
+        if not self.busy:
+            self._set_activity(self._idle_hint())
 
     def _show_backstage(self, soon: bool = False) -> None:
         """`soon`: while the engine writes, explain at most a few times a second; each explanation
@@ -373,20 +377,28 @@ class MainScreen(DeskActions, Screen[None]):
     # -- the human's turn ----------------------------------------------------------------------
 
     async def _ask_human(self, pending: Any) -> str:
-        role = pending.role
-        task = pending.step.task
-        label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
-        box = self.query_one(HumanInput)
         loop = asyncio.get_running_loop()
         self._human = loop.create_future()
-        self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
-        box.open(label, f"{role.name}'s line (Enter sends, Esc pauses)")
+        self.post_message(HumanTurn(pending))
         try:
             return await self._human
         finally:
             self._human = None
-            box.close()
+            self.query_one(HumanInput).close()
             self.query_one("#stage", StageView).focus()
+
+    @on(HumanTurn)
+    def _human_turn(self, message: HumanTurn) -> None:
+        if self._human is None or self._human.done():
+            return  # paused before the box could open
+        role = message.pending.role
+        task = message.pending.step.task
+        label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
+        self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
+        self.query_one(HumanInput).open(label, f"{role.name}'s line (Enter sends, Esc pauses)")
+        # the box takes rows from the stage: keep the line being answered in sight above it
+        stage = self.query_one("#stage", StageView)
+        self.call_after_refresh(stage.action_last)
 
     @on(Input.Submitted, "#human-line")
     def _human_line(self, event: Input.Submitted) -> None:
@@ -404,6 +416,8 @@ class MainScreen(DeskActions, Screen[None]):
             return
         self.engine.note(text)
         event.input.value = ""
+        # back to the stage, so the next key is a control again, not a letter of another note
+        self.query_one("#stage", StageView).focus()
         self.notify("Noted: the director and the characters hear it next turn.")
 
     def key_escape(self) -> None:

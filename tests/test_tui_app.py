@@ -1,0 +1,162 @@
+"""The app defects a try-out found (issue 9), each pinned by what the playwright sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import make_cast
+from studio.store import Store, events as ev
+from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
+
+pytest.importorskip("textual")
+
+from studio.tui.screens.main import MainScreen  # noqa: E402
+
+SIZE = (100, 30)
+
+
+async def test_a_sheet_with_an_unknown_model_is_not_saved_and_the_file_is_named(studio, workshop):
+    sheet_path = workshop / "characters" / "jenny.toml"
+    original = sheet_path.read_text()
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+        editor = app.screen
+        editor.query_one("#field-model").value = "5"
+        await wait_for(pilot, lambda: "unknown model '5'" in screen_text(app), "the model check")
+        assert "jenny.toml: model: unknown model '5'" in screen_text(app)
+        assert editor.query_one("#character-save").disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert sheet_path.read_text() == original
+        assert "jenny.toml" in notifications(app)
+        editor.query_one("#field-model").value = "scripted"
+        await wait_for(pilot, lambda: "Valid." in screen_text(app), "the model check")
+        assert not editor.query_one("#character-save").disabled
+
+
+async def test_the_input_box_leaves_the_line_being_answered_in_sight(studio):
+    app = studio()
+    async with app.run_test(size=(90, 24)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 4)
+        screen.engine.take_over("ego")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
+        await pilot.pause(0.2)
+        question = screen.engine.stage()[-1]
+        assert question.role == "other"
+        # the question's last words are on screen, above the box
+        tail = question.text.split()[-2]
+        text = screen_text(app)
+        assert tail in text, text
+        assert text.index(tail) < text.index("JENNY (ego) · speaks · your line")
+        assert "Your turn as Jenny" in screen.query_one("#activity").render().plain
+
+
+async def test_the_status_line_lists_only_strategies_that_are_on(studio):
+    app = studio()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await opened(pilot)
+        assert "superego: prompt speech critique" in screen_text(app)
+        screen.switch_strategy("critique", False)
+        screen.switch_strategy("rewrite_prompt", False)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "superego: speech ·" in text or "superego: speech " in text
+        assert "critique ·" not in text.splitlines()[0] and "prompt" not in text.splitlines()[0].split("superego:")[1]
+        screen.switch_strategy("rewrite_speech", False)
+        await pilot.pause()
+        assert "superego: all off" in screen_text(app)
+
+
+async def test_status_and_backstage_agree_on_which_turn_it_is(studio):
+    app = studio("detective.toml")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        while engine.state.scene < 2 or engine.state.turn_in_scene < 1:
+            await step(pilot)
+        await pilot.pause()
+        line = engine.stage()[-1]
+        first = screen_text(app).splitlines()[0]
+        assert f"turn {engine.state.turn_in_scene}/{engine.cast.play.turns}" in first
+        assert f"run turn {line.turn}" in first
+        assert f"run turn {line.turn}" in _plain(screen.query_one("#backstage").content)
+
+
+async def test_after_a_take_switch_the_activity_line_says_that_takes_next_step(studio):
+    app = studio()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        await pilot.press("r")
+        await pilot.pause()
+        await step(pilot)
+        # now the last line has two takes: the new one and the old one (which went on to another turn)
+        before = screen.query_one("#activity").render().plain
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        from studio.tui.views import next_step
+
+        after = screen.query_one("#activity").render().plain
+        assert after.startswith(next_step(screen.engine)), (before, after)
+
+
+async def test_after_a_note_focus_returns_to_the_stage_and_the_notes_follow(studio):
+    app = studio()
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await opened(pilot)
+        for n in range(6):
+            await pilot.press("n")
+            assert screen.focused is screen.query_one("#note-input")
+            await pilot.press(*f"Note number {n} about the garden and the lease.")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert screen.focused is stage(app)
+        await pilot.pause(0.2)
+        scroll = screen.query_one("#notes-scroll")
+        assert scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y
+        assert "5 about the garden and the lease." in screen_text(app)
+        # `s` now steps instead of typing into the note box
+        await pilot.press("s")
+        await idle(pilot)
+        assert screen.engine.stage()
+
+
+async def test_a_reopened_run_shows_its_newest_line(studio, tmp_path):
+    from studio.engine import Engine
+
+    store = Store(tmp_path / "studio.db")
+    engine = Engine.create(store, make_cast(), {})
+    for _ in range(8):
+        await engine.play_turn()
+    last = engine.stage()[-1]
+    store.close()
+    app = studio(run_id=1)
+    async with app.run_test(size=(90, 24)) as pilot:
+        screen = await opened(pilot)
+        await pilot.pause(0.2)
+        view = stage(app)
+        assert view.selected_id == last.id
+        assert view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y
+        assert last.text.split()[-1] in screen_text(app)
+
+
+async def test_export_to_a_folder_that_does_not_exist_writes_into_it(studio, tmp_path):
+    pytest.importorskip("studio.export")
+    app = studio()
+    folder = tmp_path / "drafts"
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ExportScreen", "the export dialog")
+        await pilot.click("#format-markdown")
+        app.screen.query_one("#export-path").value = f"{folder}/"
+        await pilot.click("#export-go")
+        await wait_for(pilot, lambda: "Exported to" in notifications(app), "the export")
+    assert folder.is_dir() and [p.suffix for p in folder.iterdir()] == [".md"]
+    assert not (tmp_path / "drafts.md").exists()
