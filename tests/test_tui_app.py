@@ -160,3 +160,80 @@ async def test_export_to_a_folder_that_does_not_exist_writes_into_it(studio, tmp
         await wait_for(pilot, lambda: "Exported to" in notifications(app), "the export")
     assert folder.is_dir() and [p.suffix for p in folder.iterdir()] == [".md"]
     assert not (tmp_path / "drafts.md").exists()
+
+
+async def test_the_picker_shows_status_models_and_dates_and_renames_and_archives(studio, tmp_path):
+    from studio.engine import Engine
+
+    store = Store(tmp_path / "studio.db")
+    paused = Engine.create(store, make_cast(), {})
+    for _ in range(3):
+        await paused.play_turn()
+    info_events = len(store.events(1))
+    done = Engine.create(store, make_cast(turns=1), {})
+    while not done.finished:
+        await done.play_turn()
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "run 1  The Interview  · paused at scene 1 turn 3" in text
+        assert "run 2  The Interview  · finished" in text
+        assert "scripted" in text and "last line 20" in text
+        picker = app.screen.query_one("#picker-list")
+        picker.highlighted = next(i for i in range(picker.option_count) if picker.get_option_at_index(i).id == "run:1")
+        await pilot.press("m")
+        await pilot.press(*"Jenny lies")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "run 1  Jenny lies  (The Interview)" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert "run 1 " not in screen_text(app) and "archived" in notifications(app)
+        await pilot.press("h")
+        await pilot.pause()
+        assert "run 1  Jenny lies" in screen_text(app) and "· archived" in screen_text(app)
+    again = Store(tmp_path / "studio.db")  # the migration runs again on an up-to-date file: nothing changes
+    info = again.run(1)
+    assert (info.name, info.archived) == ("Jenny lies", True) and len(again.events(1)) == info_events
+    again.close()
+
+
+def test_runs_rename_and_archive_on_the_command_line(tmp_path, capsys, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("COLUMNS", "200")
+
+    from studio.cli import main
+
+    db = tmp_path / "old.db"
+    # a database from before names and archives: the store adds the columns in place, once
+    store = Store(db)
+    store.create_run("The Interview", "plays/interview.toml", make_cast().model_dump_json(), {})
+    store.close()
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE runs2 AS SELECT id, created, title, play_path, cast_json, options, head FROM runs")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("DROP TABLE runs")
+    conn.execute("ALTER TABLE runs2 RENAME TO runs")
+    conn.commit()
+    conn.close()
+    assert main(["runs", "--db", str(db)]) == 0
+    assert "not started" in capsys.readouterr().out
+    assert main(["rename", "1", "First try", "--db", str(db)]) == 0
+    assert "First try" in capsys.readouterr().out
+    assert main(["archive", "1", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["runs", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "First try" not in out and "archived" in out
+    assert main(["runs", "--all", "--db", str(db)]) == 0
+    assert "First try (archived)" in capsys.readouterr().out
+    assert main(["archive", "1", "--undo", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["runs", "--db", str(db)]) == 0
+    assert "First try" in capsys.readouterr().out
+    assert main(["rename", "7", "x", "--db", str(db)]) == 2
+    assert "no run 7" in capsys.readouterr().err

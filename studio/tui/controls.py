@@ -309,6 +309,10 @@ TREE: tuple[Control, ...] = (
 PICKER: tuple[Control, ...] = (
     Control("new-play", "n", "new_play", "New play", "Start a play from nothing: a form, validated as you type.", APP),
     Control("new-character", "c", "new_character", "New character", "Write a new character's sheet.", APP),
+    Control("rename-run", "m", "rename_run", "Rename", "Give the highlighted run a name of your own.", APP),
+    Control("archive-run", "a", "archive_run", "Archive", "Hide the highlighted run, or bring an archived one back; "
+            "nothing is deleted.", APP),
+    Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
