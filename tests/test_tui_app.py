@@ -237,3 +237,27 @@ def test_runs_rename_and_archive_on_the_command_line(tmp_path, capsys, monkeypat
     assert "First try" in capsys.readouterr().out
     assert main(["rename", "7", "x", "--db", str(db)]) == 2
     assert "no run 7" in capsys.readouterr().err
+
+
+async def test_character_colours_follow_a_light_theme_and_the_theme_is_remembered(studio, tmp_path):
+    from studio import settings
+    from studio.tui.widgets.stage import LIGHT_PALETTE, PALETTE
+
+    app = studio()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        view = stage(app)
+        assert view.colours["Jenny"] in PALETTE
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert view.colours["Jenny"] in LIGHT_PALETTE
+        # the name on screen is drawn in the dark colour now
+        styles = [seg.style for seg in view.render_line(1)._segments if seg.text.strip() == "SASHA"]
+        assert styles and styles[0].color.name.lower() == view.colours["Sasha"]
+    assert settings.load()["theme"] == "textual-light"
+    again = studio()
+    async with again.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert again.theme == "textual-light"
+        assert stage(again).colours["Jenny"] in LIGHT_PALETTE

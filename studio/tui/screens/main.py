@@ -104,7 +104,7 @@ class MainScreen(DeskActions, Screen[None]):
             takes = _take_counts(engine.store.events(engine.run_id))
             self._marks = take_marks(engine.store, engine.run_id)
             entries = [entry_for(e, _tag(e, takes, self._marks)) for e in engine.stage()]
-            colours = palette(role.name for role in engine.cast.roles)
+            colours = palette((role.name for role in engine.cast.roles), self.app.current_theme.dark)
             if entries:
                 entries[0].first = True
             for entry in entries:
