@@ -261,3 +261,17 @@ async def test_character_colours_follow_a_light_theme_and_the_theme_is_remembere
         await opened(pilot)
         assert again.theme == "textual-light"
         assert stage(again).colours["Jenny"] in LIGHT_PALETTE
+
+
+async def test_at_120_columns_the_footer_and_the_critique_table_are_whole(studio):
+    app = studio()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await opened(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.rstrip().endswith("^p palette") and "? Help" in footer, footer
+        await pilot.press("K")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CritiqueScreen", "the critique view")
+        await pilot.pause()
+        text = screen_text(app)
+        for word in ("Successful", "Adaptation", "Behavioural", "Introspection", "take"):
+            assert word in text, word

@@ -60,7 +60,7 @@ MAIN: tuple[Control, ...] = (
         "play",
         "p",
         "play",
-        "Play/Pause",
+        "Play",
         "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
         RUN,
     ),
@@ -97,7 +97,7 @@ MAIN: tuple[Control, ...] = (
         "edit-line",
         "e",
         "edit_line",
-        "Edit line",
+        "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
     ),
@@ -180,6 +180,7 @@ MAIN: tuple[Control, ...] = (
         "Edit sheet",
         "Edit the highlighted character's sheet; validated as you type, saved to characters/.",
         CAST,
+        show=False,  # the footer keeps to what fits in 120 columns; ? and the palette list the rest
     ),
     Control(
         "toggle-stage", "1", "toggle_pane('stage')", "Stage", "Show or hide the stage.", PANES, show=False
@@ -251,7 +252,8 @@ MAIN: tuple[Control, ...] = (
         CAST,
         show=False,
     ),
-    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP),
+    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP,
+            show=False),
     Control(
         "critiques",
         "K",
@@ -261,13 +263,14 @@ MAIN: tuple[Control, ...] = (
         APP,
         show=False,
     ),
-    Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP),
+    Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP, show=False),
 )
 
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
     Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP),
+    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP,
+            show=False),
 )
 
 # Moving on the stage; bound on the stage itself.

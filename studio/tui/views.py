@@ -315,15 +315,15 @@ def status(engine: Any) -> Text:
         text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
+    if state.humans:  # before the superego: the one fact here that changes what a key does
+        names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
+        text.append(" · you play ")
+        text.append(names, style="bold yellow")
     if engine.cast.has("superego") and engine.cast.superego.enabled:
         words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
         on = [word for name, word in words.items() if state.strategy_on(name)]
         text.append(" · superego: ")
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
-    if state.humans:
-        names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
-        text.append(" · you play ")
-        text.append(names, style="bold yellow")
     spent = usage.live(engine).total
     if spent.calls:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",
