@@ -275,3 +275,65 @@ async def test_at_120_columns_the_footer_and_the_critique_table_are_whole(studio
         text = screen_text(app)
         for word in ("Successful", "Adaptation", "Behavioural", "Introspection", "take"):
             assert word in text, word
+
+
+def test_a_word_diff_marks_only_the_words_that_changed():
+    from studio.tui.screens.diff import GONE, NEW, word_diff
+
+    left, right, merged = word_diff("Where were you that night?", "Where were you on Tuesday night?")
+    assert left.plain == "Where were you that night?" and right.plain == "Where were you on Tuesday night?"
+    cut = [left.plain[s.start:s.end] for s in left.spans if s.style == GONE]
+    added = [right.plain[s.start:s.end] for s in right.spans if s.style == NEW]
+    assert cut == ["that"] and added == ["on", "Tuesday"]
+    assert merged.plain == "Where were you that on Tuesday night?"
+
+
+async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree(studio):
+    from studio.llm import scripted
+
+    app = studio()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        view = stage(app)
+        line = screen.engine.stage()[-1]
+        await pilot.press("d")
+        await pilot.pause()
+        assert "only one take" in notifications(app)
+        view.select_event(line.id)
+        scripted.queue("A wholly different answer about the lease.", role="ego", task="revise")
+        scripted.queue("A wholly different answer about the lease.", role="ego", task="speak")
+        await pilot.press("g")
+        await idle(pilot)
+        new = screen.engine.stage()[-1]
+        assert new.id != line.id and new.text != line.text
+        view.select_event(new.id)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DiffScreen", "the diff")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "take 1 of 2" in text and "take 2 of 2" in text and "words in common" in text
+        assert "lease." in text
+        await pilot.press("w")
+        await pilot.pause()
+        assert "take 1 of 2 · scripted → take 2 of 2 · scripted" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "TakeTreeScreen", "the take tree")
+        await pilot.pause()
+        tree = app.screen.query_one("#take-tree")
+        nodes, todo = [], [tree.root]
+        while todo:
+            node = todo.pop()
+            nodes.append(node)
+            todo.extend(node.children)
+        fork = next(n for n in nodes if n.data is not None and (n.data.first_line or n.data.start).id == line.id)
+        tree.move_cursor(fork)
+        await pilot.pause()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DiffScreen", "the diff from the tree")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "take 1 of 2" in text and "take 2 of 2" in text

@@ -94,6 +94,15 @@ MAIN: tuple[Control, ...] = (
         key_display="]",
     ),
     Control(
+        "diff-takes",
+        "d",
+        "diff_takes",
+        "Diff takes",
+        "Compare the selected line with another take of it, side by side or as one text with the changes marked.",
+        LINES,
+        show=False,
+    ),
+    Control(
         "edit-line",
         "e",
         "edit_line",
@@ -304,6 +313,8 @@ TEXT: tuple[Control, ...] = (
 # The take tree.
 TREE: tuple[Control, ...] = (
     Control("follow-take", "enter", "follow", "Follow", "Follow the chosen take: the stage shows it.", LINES),
+    Control("diff-take", "d", "diff", "Diff", "Compare the chosen take's first line with the take it forks from, "
+            "word by word.", LINES),
     Control("star-take", "asterisk", "star", "Star", "Star the chosen take, or unstar it.", LINES, key_display="*"),
     Control("name-take", "m", "name", "Name", "Name the chosen take ('studio show RUN --take NAME').", LINES),
 )

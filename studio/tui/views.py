@@ -73,7 +73,7 @@ def _take_label(engine: Any, event: Event, takes: dict[int, tuple[int, int]] | N
     else:
         siblings = [t.id for t in engine.takes(event.id)]
         index, count = (siblings.index(event.id) + 1 if event.id in siblings else 1), len(siblings)
-    return f"take {index} of {count}" if count > 1 else ""
+    return f"take {index} of {count} (d compares)" if count > 1 else ""
 
 
 def origin_note(event: Event) -> str:

@@ -498,6 +498,14 @@ class MainScreen(DeskActions, Screen[None]):
         self.resync(select=target)
         self.notify(f"Take {ids.index(target) + 1} of {len(ids)}.")
 
+    def action_diff_takes(self) -> None:
+        event = self._selected_event()
+        if event is None:
+            return
+        from studio.tui.screens.diff import open_diff
+
+        open_diff(self, self.engine, event.id)
+
     def action_edit_line(self) -> None:
         event = self._selected_event()
         if event is None:
