@@ -337,3 +337,16 @@ async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree
         await pilot.pause()
         text = screen_text(app)
         assert "take 1 of 2" in text and "take 2 of 2" in text
+
+
+def test_a_run_whose_sheet_names_an_unknown_model_blames_the_sheet(workshop, capsys, monkeypatch):
+    from studio.cli import main
+
+    sheet = workshop / "characters" / "jenny.toml"
+    sheet.write_text('model = "5"\n' + "\n".join(
+        line for line in sheet.read_text().splitlines() if not line.startswith("model")) + "\n")
+    monkeypatch.chdir(workshop)
+    code = main(["run", "plays/interview.toml", "--turns", "1", "--db", str(workshop / "s.db")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "jenny.toml: field 'model': unknown model '5'" in err and "interview.toml" not in err
