@@ -18,7 +18,7 @@
    next match, a jump to a turn, and opening the take tree. Median and worst of several. Goal: each
    within 100 ms.
 
-Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk]
+Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk|launch]
 """
 
 from __future__ import annotations
@@ -396,6 +396,12 @@ def main() -> None:
             print(json.dumps(asyncio.run(bench_desk(Path(sys.argv[at + 2]), int(sys.argv[at + 3])))))
         elif part == "long":
             print(json.dumps(asyncio.run(bench_long_run(Path(sys.argv[sys.argv.index("--part") + 2])))))
+        return
+    if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1] == "launch":
+        with tempfile.TemporaryDirectory() as name:
+            launch = bench_launch(Path(name))
+        print(f"launch to first frame ({launch['terminal']}): median {launch['median_s']:.3f} s, "
+              f"max {launch['max_s']:.3f} s; litellm imported by then: {launch['litellm_imported']}")
         return
     if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1] == "desk":
         with tempfile.TemporaryDirectory() as name:

@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.runs import register as register_runs
 
     register_runs(sub, _db_option)
+    from studio.commands.lab import register as register_lab
+
+    register_lab(sub, _db_option)
     return parser
 
 
@@ -213,22 +216,9 @@ def _console():
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine import Engine
     from studio.model import load_play, resolve_cast
+    from studio.model.loading import with_overrides
 
-    play = load_play(args.play)
-    updates: dict[str, Any] = {}
-    if args.turns is not None:
-        if args.turns < 1:
-            raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
-        updates["turns"] = args.turns
-    if args.scenes is not None:
-        if args.scenes < 1:
-            raise InputError("--scenes", None, "must be at least 1", "e.g. --scenes 2")
-        updates["scenes"] = (
-            args.scenes if isinstance(play.scenes, int) else (play.scenes + [""] * args.scenes)[: args.scenes]
-        )
-    if args.seed is not None:
-        updates["seed"] = args.seed
-    play = play.model_copy(update=updates)
+    play = with_overrides(load_play(args.play), turns=args.turns, scenes=args.scenes, seed=args.seed)
     cast = resolve_cast(
         play,
         args.play,
@@ -277,6 +267,7 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    engine.call_listeners.append(printer.calling)
     verb = "Resuming" if resumed else "Run"
     models = ", ".join(
         f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
@@ -303,7 +294,10 @@ def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
                 return text
 
     try:
-        asyncio.run(engine.play_to_end(ask))
+        try:
+            asyncio.run(engine.play_to_end(ask))
+        finally:
+            printer.quiet()
     except _Stop as stop:
         printer.end_line()
         console.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")
@@ -610,8 +604,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from studio.engine import EngineError
     from studio.llm import ModelError
 
-    if args.turns is not None and args.turns < 1:
-        raise InputError("--turns", None, "must be at least 1", "e.g. --turns 4")
     without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
     _check_models(with_, args.play)
     critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
@@ -625,7 +617,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     def on_run(label: str, engine: Any) -> None:
         current.update(label=label, run=engine.run_id)
-        err.print(f"Run {engine.run_id}: {engine.cast.play.title}, {label}")
+        err.print(f"Run {engine.run_id}: {_esc(engine.cast.play.title)}, {_esc(label)}")
         status.update(f"Run {engine.run_id} ({label})…")
 
         def follow(event: Any) -> None:
@@ -681,7 +673,14 @@ def cmd_new(args: argparse.Namespace) -> int:
     return run_new(args)
 
 
+def cmd_lab(args: argparse.Namespace) -> int:
+    from studio.commands.lab import run
+
+    return run(args, _open_store, _console())
+
+
 COMMANDS = {
+    "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,
     "runs": cmd_runs,

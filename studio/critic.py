@@ -24,14 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from studio import structured
 from studio.export.script import Direction, Epilogue, Heading, Script, Speech, build_script
 from studio.model.play import DEFAULT_MODEL
 from studio.store import Store
 
 DEFAULT_CRITIC_MODEL = DEFAULT_MODEL
-ATTEMPTS = 2  # the first reply and one more chance
+ATTEMPTS = structured.ATTEMPTS
 
 # The paper's four criteria (section 3.1), keyed as the critic's JSON keys them.
 CRITERIA: dict[str, tuple[str, str]] = {
@@ -64,7 +65,6 @@ _SHAPE = (
     '"successful_adaptation": {"score": <0-10>, "interpretation": "<one or two sentences>"}, '
     '"summary": "<a short overall interpretation>"}'
 )
-_PLACEHOLDER = re.compile(r"[\s.…]*|<[^<>]*>|one or two sentences|a short overall interpretation", re.IGNORECASE)
 
 _KEY_ALIASES = {"behavioral_change": "behavioural_change", "narrative_deviation": "narrative_divergence"}
 _SCORE_KEYS = ("score", "rating", "value", "points")
@@ -86,10 +86,8 @@ class Score(BaseModel):
 
     @field_validator("interpretation")
     @classmethod
-    def _not_a_placeholder(cls, value: str) -> str:
-        if _PLACEHOLDER.fullmatch(value.strip()):
-            raise ValueError("is the example's placeholder, not an interpretation")
-        return value
+    def _words(cls, value: str) -> str:
+        return structured.words(value)
 
 
 class Verdict(BaseModel):
@@ -105,38 +103,18 @@ class Verdict(BaseModel):
     @classmethod
     def _summary(cls, value: Any) -> str:
         text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
-        return "" if _PLACEHOLDER.fullmatch(text.strip()) else text
+        return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
 
     def criteria(self) -> dict[str, dict[str, Any]]:
         return {key: getattr(self, key).model_dump() for key in CRITERIA}
 
 
-def _key(name: str) -> str:
-    key = re.sub(r"[\s\-]+", "_", str(name).strip().lower())
-    return _KEY_ALIASES.get(key, key)
-
-
-def _json_objects(text: str):
-    """Every JSON object in `text`, in order: fenced, bare or wrapped in prose."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            yield value
+def _key(name: Any) -> str:
+    return structured.key(name, _KEY_ALIASES)
 
 
 def _score(value: Any) -> Any:
-    """Whole numbers however written ("7", "7/10", 7.0); anything else is left for validation to refuse."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+)\s*(?:/\s*10\s*)?", value)
-        if match:
-            return int(match.group(1))
-    return value
+    return structured.whole_number(value, out_of=10)
 
 
 def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
@@ -163,33 +141,9 @@ def _normalise(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _describe(exc: ValidationError) -> str:
-    problems = []
-    for err in exc.errors()[:4]:
-        where = ".".join(str(p) for p in err["loc"])
-        shown = repr(err.get("input"))
-        shown = shown if len(shown) <= 40 else shown[:39] + "…"
-        got = f" (got {shown})" if err["type"] != "missing" and "input" in err else ""
-        if err["type"] == "missing":
-            problems.append(f"{where} is missing")
-        else:
-            message = re.sub(r"^value error, ", "", err["msg"], flags=re.IGNORECASE)
-            problems.append(f"{where}: {message[:1].lower()}{message[1:]}{got}")
-    more = len(exc.errors()) - len(problems)
-    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
-
-
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
     """The critic's reply read as a verdict, or None and one line saying what is wrong with it."""
-    first_error: str | None = None
-    for obj in _json_objects(text or ""):
-        try:
-            return Verdict.model_validate(_normalise(obj)), None
-        except ValidationError as exc:
-            first_error = first_error or _describe(exc)
-    if first_error:
-        return None, first_error
-    return None, "no JSON object could be read from the reply"
+    return structured.read(text, Verdict, _normalise)
 
 
 # -- what the critic reads --------------------------------------------------------------------------
@@ -431,6 +385,7 @@ def experiment_casts(
 ):
     """The two casts of the experiment, identical but for the superego. Bad input raises InputError."""
     from studio.model import InputError, load_play, resolve_cast
+    from studio.model.loading import with_overrides
 
     play = load_play(play_path)
     if play.cast.superego is None:
@@ -445,12 +400,7 @@ def experiment_casts(
                 str(play_path), f"cast.{key}.human", "compare runs unattended, with a model in every role",
                 "set human = false, or use 'studio run' to play it yourself",
             )
-    updates: dict[str, Any] = {}
-    if turns is not None:
-        updates["turns"] = turns
-    if seed is not None:
-        updates["seed"] = seed
-    play = play.model_copy(update=updates)
+    play = with_overrides(play, turns=turns, seed=seed)
     without = resolve_cast(play, play_path, model=model, superego=False)
     with_ = resolve_cast(play, play_path, model=model)
     with_.superego.enabled = True

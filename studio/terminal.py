@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from rich.console import Console
@@ -9,6 +10,9 @@ from rich.markup import escape
 
 from studio.store import events as ev
 from studio.store.events import Event
+
+# Seconds without a token before `studio run` says whom it is waiting for.
+WAIT_NOTICE = 3.0
 
 PALETTE = ("cyan", "magenta", "green", "yellow", "bright_blue", "bright_red", "bright_green", "orange3")
 
@@ -27,6 +31,8 @@ class StagePrinter:
         self.colours = {role.name: PALETTE[i % len(PALETTE)] for i, role in enumerate(cast.roles)}
         self.role_names = {role.key: role.name for role in cast.roles}
         self.streaming: Any = None
+        self._timer: threading.Timer | None = None
+        self._model = ""
 
     def _visible(self, kind: str) -> bool:
         return kind in ev.ON_STAGE or (self.backstage and kind in ev.BACKSTAGE)
@@ -50,6 +56,7 @@ class StagePrinter:
         return ""
 
     def token(self, step: Any, token: str) -> None:
+        self.quiet()
         if not self._visible(step.kind):
             return
         if self.streaming is not step:
@@ -61,10 +68,36 @@ class StagePrinter:
         self.console.print(escape(token), end="", style=self._style(step.kind, step.role))
 
     def retry(self, step: Any, attempt: int, reason: str) -> None:
-        """A call starts over: close the void partial line and say so, so no text is shown twice."""
-        if self.streaming is step:
-            self.end_line()
-            self.console.print(f"[dim]  (that line broke off: {escape(reason)}; attempt {attempt})[/]")
+        """A call starts over: close the void partial line and say so, so no text is shown twice.
+        Said even before any token came: a wait of seconds must not look like a hang."""
+        self.quiet()
+        broke = self.streaming is step
+        self.end_line()
+        what = "that line broke off" if broke else f"{self._who(step)} is not answering yet"
+        self.console.print(f"[dim]  ({what}: {escape(reason)})[/]")
+        self.calling(step, "")
+
+    def calling(self, step: Any, model: str) -> None:
+        """A model is asked. If nothing has come back after WAIT_NOTICE seconds, say whom we wait for."""
+        self.quiet()
+        if model:
+            self._model = model
+        timer = threading.Timer(WAIT_NOTICE, self._still_waiting, args=(step, self._model))
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def _still_waiting(self, step: Any, model: str) -> None:
+        if self.streaming is None and self._timer is not None:
+            self.console.print(f"[dim]  (waiting for {escape(self._who(step))}'s model, {escape(model)}…)[/]")
+
+    def quiet(self) -> None:
+        timer, self._timer = getattr(self, "_timer", None), None
+        if timer is not None:
+            timer.cancel()
+
+    def _who(self, step: Any) -> str:
+        return self.role_names.get(step.role, "the model") if step.role else "the model"
 
     def end_line(self) -> None:
         if self.streaming is not None:
@@ -72,6 +105,7 @@ class StagePrinter:
             self.streaming = None
 
     def event(self, event: Event) -> None:
+        self.quiet()
         streamed = self.streaming is not None
         self.end_line()
         if streamed and event.origin == "model":

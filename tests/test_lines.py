@@ -34,13 +34,16 @@ def test_a_line_is_cut_where_another_characters_cue_begins():
     assert kept.text == "We had a dog called Biscuit."
     assert "cue" in kept.cuts
     # a bold or capitalised cue, after a blank line, with a parenthetical: all cues
-    for cue in ("**Sasha:** Go on.", "SASHA: Go on.", "Sasha (leaning in): Go on."):
+    for cue in ("**Sasha:** Go on.", "SASHA: Go on.", "Sasha (leaning in): Go on.", "(Sasha: leans in.)",
+                "[Sasha: Go on.]", "— Sasha: Go on."):
         assert guard_line(f"We had a dog.\n\n{cue}", "Jenny", CAST).text == "We had a dog."
         assert guard_line(f"We had a dog.\n{cue}", "Jenny", CAST).text == "We had a dog."
 
 
 def test_a_reply_that_starts_with_someone_elses_cue_holds_nothing_of_the_speakers():
     assert guard_line("Sasha: And your mother?\nJenny: She left.", "Jenny", CAST).text == ""
+    # seen from the embedded model: someone else's part in brackets, as if a direction
+    assert guard_line("(Sasha: The interviewer leans back.)", "Jenny", CAST).text == ""
     # the speaker's own cue in front is only taken off
     assert guard_line("Jenny: She left in the spring.", "Jenny", CAST).text == "She left in the spring."
 

@@ -89,3 +89,34 @@ def test_two_speakers_with_one_name_are_refused(workdir):
     result = studio("run", play, "--model", "scripted", db=workdir / "s.db")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "already speaks" in result.stderr and "cast.others" in result.stderr, result.stderr
+
+
+def test_two_processes_on_one_run_the_loser_says_so_without_a_traceback(workdir):
+    import asyncio
+    import os
+    import time
+
+    from studio.engine import Engine
+    from studio.store import Store
+
+    db = workdir / "s.db"
+    play = workdir / "plays" / "interview.toml"
+    assert studio("run", play, "--model", "scripted", "--turns", "1", "--role", "jenny=human", db=db).returncode == 0
+    env = {**os.environ, "STUDIO_DB": str(db), "STUDIO_SCRIPTED_DELAY": "0.2", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("COLUMNS", None)
+    slow = subprocess.Popen([*STUDIO, "resume", "1", "--role", "jenny=model"], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(4.0)  # it has opened the run and is writing a line, slowly
+        store = Store(db)
+        try:
+            winner = Engine(store, 1)
+            asyncio.run(winner.step("Not now, Sasha."))  # the human's line lands first
+        finally:
+            store.close()
+        out, err = slow.communicate(timeout=120)
+    finally:
+        if slow.poll() is None:
+            slow.kill()
+    assert slow.returncode == 1, (out, err)
+    assert "another process moved this run on" in err and "Traceback" not in err

@@ -51,3 +51,13 @@ def test_credentials_in_addresses_are_redacted(raw, shown):
 
     assert redact_url_credentials(raw) == shown
     assert "KEY" not in _scrub(raw)
+
+
+def test_an_escape_cut_by_a_piece_boundary_is_removed_live_too():
+    from studio.llm.clean import StreamCleaner, clean_model_text
+
+    nasty = "\x1b]0;pwned\x07Hello \x1b[2J\x1b[?1049hthere \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\.\x1b[31mred\x1b[0m"
+    for size in range(1, 12):
+        cleaner = StreamCleaner()
+        shown = "".join(cleaner.feed(nasty[i : i + size]) for i in range(0, len(nasty), size)) + cleaner.flush()
+        assert shown == clean_model_text(nasty) == "Hello there link.red", size

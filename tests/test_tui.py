@@ -683,7 +683,7 @@ async def test_a_retried_call_drops_what_the_broken_attempt_streamed(studio, mon
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         await pilot.press("s")
-        await wait_for(pilot, lambda: "trying again (attempt 2)" in str(screen.query_one("#activity").render()),
+        await wait_for(pilot, lambda: "attempt 2 of" in str(screen.query_one("#activity").render()),
                        "the retry")
         assert stage(app).live is None or "half-finished" not in stage(app).live.text
         await idle(pilot)

@@ -67,8 +67,8 @@ def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
     if not alternatives:
         return None
-    # 'Sasha:', '**Sasha:**', 'SASHA (softly):' at the start of a line
-    return re.compile(rf"^[\s*_\"'>-]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
+    # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line
+    return re.compile(rf"^[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
 
 
 def cut_loop(text: str) -> tuple[str, bool]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from studio.engine.budget import MIN_KEEP, cut, fit
 from studio.engine.state import RunState, Step
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
@@ -90,6 +91,9 @@ class PromptBook:
             if used > budget_chars and lines:
                 trimmed = True
                 break
+            if used > budget_chars:
+                # the newest line alone is larger than the budget: it is kept, cut, with a mark
+                text = cut(text, max(budget_chars - 24, MIN_KEEP))
             lines.append((event, text))
         lines.reverse()
         return View(lines, trimmed)
@@ -127,7 +131,9 @@ class PromptBook:
     # -- per task ---------------------------------------------------------------------------
 
     def messages(self, step: Step, role: ResolvedRole) -> list[Message]:
-        return getattr(self, f"_{step.task}")(step, role)
+        """The call for `step`, never longer than the role's budget (context less room for the reply)."""
+        built = getattr(self, f"_{step.task}")(step, role)
+        return fit(built, max(role.context_tokens - role.max_tokens, 64))
 
     def _stage_company(self, role: ResolvedRole) -> str:
         company = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]

@@ -16,7 +16,9 @@ _SEQUENCES = re.compile(
     r"|\x1b[ -/]*[0-~]"  # two-byte escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 controls (tabs and line breaks kept) and the explicit bidirectional overrides and isolates, which
+# can make a terminal show text in an order other than the one stored ("Trojan Source").
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_model_text(text: str) -> str:
@@ -25,9 +27,60 @@ def clean_model_text(text: str) -> str:
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 
+class StreamCleaner:
+    """Cleans a stream piece by piece, holding back an escape sequence a piece boundary cut in two, so
+    what is shown live matches what is stored (a held tail is short: at most HOLD characters)."""
+
+    HOLD = 256
+
+    def __init__(self) -> None:
+        self._carry = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._carry + piece
+        self._carry = ""
+        cut = max(text.rfind("\x1b"), text.rfind("\x9b"))
+        if cut >= 0 and len(text) - cut <= self.HOLD and _unfinished(text[cut:]):
+            text, self._carry = text[:cut], text[cut:]
+        return clean_model_text(text)
+
+    def flush(self) -> str:
+        text, self._carry = self._carry, ""
+        return clean_model_text(text)
+
+
+def _unfinished(tail: str) -> bool:
+    """Whether `tail` (starting at an escape) may still be completed by what comes next."""
+    if len(tail) == 1:
+        return True
+    if tail.startswith(("\x1b]", "\x1bP", "\x1b^", "\x1b_", "\x1bX")):
+        return not (tail.endswith("\x07") or "\x1b\\" in tail[1:])
+    return _OPEN_CSI.fullmatch(tail) is not None
+
+
+_OPEN_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*")
+
+
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
 
 
 def redact_url_credentials(text: str) -> str:
     """`http://user:KEY@host/v1` becomes `http://***@host/v1`: a key in an address is never shown."""
     return _URL_CREDENTIALS.sub(r"\1***@", text)
+
+
+# Shapes of provider keys (OpenAI, Anthropic, Groq, xAI, Hugging Face...): never echoed, never stored.
+SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
+
+
+def redact_secrets(text: str) -> str:
+    """Text with credentials in addresses and key-shaped words replaced by ***."""
+    return SECRET_SHAPE.sub("***", redact_url_credentials(text))
+
+
+def shown_value(value: object, limit: int = 60) -> str:
+    """A rejected value as an error message may echo it: short, and never a key."""
+    text = repr(value)
+    if SECRET_SHAPE.search(text) or _URL_CREDENTIALS.search(text):
+        return "(a value that looks like a secret; not shown)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

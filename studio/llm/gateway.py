@@ -10,6 +10,7 @@ stray print tears the screen.
 from __future__ import annotations
 
 import asyncio
+import json
 import contextlib
 import logging
 import os
@@ -21,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from studio.llm.clean import clean_model_text, redact_url_credentials
+from studio.llm.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
 from studio.llm.errors import ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -46,6 +47,8 @@ class CallSettings:
     top_p: float | None = None
     min_p: float | None = None
     repeat_penalty: float | None = None
+    # A step that may end in silence (few do); otherwise an empty reply from a provider is a fault.
+    allow_empty: bool = False
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -54,7 +57,7 @@ class CallSettings:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout,
-            "api_base": self.api_base,
+            "api_base": redact_url_credentials(self.api_base) if self.api_base else None,
         }
         # Recorded only when set, so a take says exactly how its line was sampled.
         for name in ("stop", "top_p", "min_p", "repeat_penalty"):
@@ -191,8 +194,21 @@ class _CallerFault(Exception):
     """Wraps an exception raised by the caller's own on_token, so it is re-raised untouched, not retried."""
 
 
+class BrokenReply(Exception):
+    """A reply that arrived but is not a whole answer (empty, or no text at all): a fault, retried."""
+
+
+# What a cut or garbled stream looks like from inside litellm, httpx or aiohttp.
+_CUT = re.compile(
+    r"payload is not completed|transferencodingerror|not enough data|incomplete ?read|remoteprotocolerror|"
+    r"peer closed connection|connection reset|reset by peer|server disconnected|clientpayloaderror",
+    re.I,
+)
+_GARBLED = re.compile(r"unterminated string|expecting (value|property name|',' delimiter)|extra data|"
+                      r"invalid control character|jsondecodeerror|invalid json", re.I)
+
+
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.I)
-_SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
 _LITELLM_PREFIX = re.compile(r"^((litellm\.)?\w+(Error|Exception|Timeout):\s*|\w+Exception\s*-\s*)")
 _OBJECT_REPR = re.compile(r"\w+:<[^>]*>\s*")
 # Some SDKs report a missing key or a dead socket as a plain 500; the words tell the truth.
@@ -205,7 +221,7 @@ def _scrub(text: str, limit: int = 160) -> str:
     for var, value in os.environ.items():
         if value and len(value) >= 8 and _SECRET_NAME.search(var):
             text = text.replace(value, "***")
-    text = _SECRET_SHAPE.sub("***", redact_url_credentials(text))
+    text = redact_secrets(clean_model_text(text))
     text = " ".join(_OBJECT_REPR.sub("", text).split())
     while (bare := _LITELLM_PREFIX.sub("", text, count=1)) != text:
         text = bare
@@ -268,6 +284,8 @@ def _judge(litellm, exc: BaseException, settings: CallSettings) -> _Verdict:
     route = _route(settings.model)
     if isinstance(exc, TimeoutError):
         return _Verdict(True, f"no answer within {settings.timeout:g}s", "raise the timeout, " + FALLBACK_HINT)
+    if isinstance(exc, BrokenReply):
+        return _Verdict(True, str(exc), FALLBACK_HINT)
     detail = _scrub(str(getattr(exc, "message", None) or exc))
     status = _status(exc)
     if isinstance(exc, litellm.ContextWindowExceededError):
@@ -284,6 +302,10 @@ def _judge(litellm, exc: BaseException, settings: CallSettings) -> _Verdict:
         return _Verdict(True, "rate limited (429)", FALLBACK_HINT)
     if isinstance(exc, litellm.Timeout) or status == 408:
         return _Verdict(True, f"no answer within {settings.timeout:g}s", "raise the timeout, " + FALLBACK_HINT)
+    if _CUT.search(detail) or _CUT.search(type(exc).__name__):
+        return _Verdict(True, "the reply was cut off before it finished", FALLBACK_HINT)
+    if isinstance(exc, json.JSONDecodeError) or _GARBLED.search(detail):
+        return _Verdict(True, f"the provider sent malformed data ({detail})", FALLBACK_HINT)
     if isinstance(exc, litellm.APIConnectionError) or _NO_LINE.search(detail):
         check = f"check the server at {redact_url_credentials(settings.api_base)} is running" if settings.api_base else "check the network"
         return _Verdict(True, f"could not reach the provider ({detail})", f"{check}, {FALLBACK_HINT}")
@@ -319,7 +341,13 @@ class Gateway:
     pause doubles it (with a little jitter so that parallel callers spread out).
     """
 
-    def __init__(self, *, backoff: float = 1.0):
+    def __init__(self, *, backoff: float | None = None):
+        if backoff is None:
+            # STUDIO_RETRY_BACKOFF: the first pause, for a playwright who would rather wait less (or more)
+            try:
+                backoff = max(0.0, float(os.environ.get("STUDIO_RETRY_BACKOFF", "1") or 1))
+            except ValueError:
+                backoff = 1.0
         self.backoff = backoff
 
     async def complete(
@@ -348,6 +376,8 @@ class Gateway:
         """
         started = time.monotonic()
         builtin = _builtin(_route(settings.model))
+        if not builtin:
+            await _litellm_ready()  # its import (seconds, once) is not the provider's time to answer
         attempt = 0
         while True:
             attempt += 1
@@ -363,7 +393,7 @@ class Gateway:
                     cause.attempts = attempt
                     raise cause from None
                 # Judging needs litellm's exception types; a built-in's timeout is judged without them.
-                litellm = None if isinstance(cause, TimeoutError) else await _litellm_ready()
+                litellm = None if isinstance(cause, (TimeoutError, BrokenReply)) else await _litellm_ready()
                 verdict = _judge(litellm, cause, settings)
                 pause = self._pause(attempt, cause)
             if not verdict.retry or attempt > settings.retries:
@@ -372,7 +402,7 @@ class Gateway:
                     settings.model, f"{settings.model}: {verdict.reason}{tries}; {verdict.fix}", attempt
                 ) from None
             if on_retry is not None:
-                on_retry(attempt + 1, verdict.reason)
+                on_retry(attempt + 1, f"{verdict.reason}; trying again in {pause:.0f} s, attempt {attempt + 1} of {settings.retries + 1}")
             await asyncio.sleep(pause)
 
     def _pause(self, attempt: int, exc: BaseException) -> float:
@@ -398,13 +428,15 @@ class Gateway:
         else:
             litellm = await _litellm_ready()
             stream = _pieces(await litellm.acompletion(**_request(route, settings, messages)))
-        pieces: list[str] = []
+        pieces: list[str] = []  # as received: a sequence split across two pieces is only whole here
         usage = None
+        shown = StreamCleaner()
         try:
-            async for piece, found in stream:
-                piece = clean_model_text(piece or "")
+            async for raw, found in stream:
+                if raw:
+                    pieces.append(raw)
+                piece = shown.feed(raw or "")
                 if piece:
-                    pieces.append(piece)
                     if on_token is not None:
                         try:
                             on_token(piece)
@@ -417,8 +449,11 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await stream.aclose()
             raise
-        # Cleaned again whole: a sequence split across two pieces is removed from what is stored.
+        # Cleaned whole: a sequence split across two pieces is removed from what is stored.
         text = clean_model_text("".join(pieces))
+        if not text.strip() and not settings.allow_empty and not _builtin(route):
+            # A 200 with no content, or a body that was not an answer: nothing was said, so nothing is kept.
+            raise BrokenReply("the reply held no text (empty, or not an answer)")
         return text, _usage(litellm, usage, route, messages, text)
 
 

@@ -209,6 +209,11 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
     where = f"scene {scene} turn {turn}"
     if task == "critic":
         return critic_report(_last_user_text(messages))
+    if task == "move":
+        # A dilemma move: a pure function of the prompt, so a rerun plays the same game.
+        digest = hashlib.sha256(f"{character}|{_last_user_text(messages)}|{messages[0].get('content', '')}".encode()).digest()
+        move = "C" if digest[0] % 3 else "D"
+        return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
     if task == "direct":
         return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
     spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys)

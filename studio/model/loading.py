@@ -45,6 +45,8 @@ _FIXES = {
     "list_type": "write it as a list, [ ... ]",
     "too_short": "give at least one",
     "string_too_short": "it must not be empty",
+    "string_too_long": "shorten it",
+    "too_long": "give fewer",
 }
 
 
@@ -87,6 +89,8 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
+        from studio.llm.clean import shown_value  # only on the error path: keeps start-up light
+
         err = exc.errors()[0]
         field = prefix + _field_path(err["loc"])
         kind = err["type"]
@@ -99,7 +103,7 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
             fix = _FIXES["missing"]
         else:
             if "input" in err and kind != "extra_forbidden":
-                problem += f" (got {err['input']!r})"
+                problem += f" (got {shown_value(err['input'])})"
             fix = _FIXES.get(kind, "see the README for the fields this file takes")
         raise InputError(str(path), field or None, problem, fix) from None
 
@@ -107,6 +111,43 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
 def load_play(path: str | os.PathLike[str]) -> Play:
     p = Path(path)
     return _validate(Play, _read_toml(p, "play"), p)
+
+
+def with_overrides(
+    play: Play,
+    *,
+    turns: int | None = None,
+    scenes: int | None = None,
+    seed: int | None = None,
+) -> Play:
+    """The play with the command line's --turns/--scenes/--seed, checked by the same rules as the file.
+
+    Bounds are checked before anything is built, so `--scenes 100000000` is refused, not allocated.
+    """
+    from studio.model.play import MAX_SCENES, MAX_TURNS
+
+    updates: dict[str, Any] = {}
+    if turns is not None:
+        if not 1 <= turns <= MAX_TURNS:
+            raise InputError("--turns", None, f"must be between 1 and {MAX_TURNS}, not {turns}", "e.g. --turns 4")
+        updates["turns"] = turns
+    if scenes is not None:
+        if not 1 <= scenes <= MAX_SCENES:
+            raise InputError("--scenes", None, f"must be between 1 and {MAX_SCENES}, not {scenes}", "e.g. --scenes 2")
+        briefs = play.scenes
+        updates["scenes"] = scenes if isinstance(briefs, int) else (list(briefs) + [""] * scenes)[:scenes]
+    if seed is not None:
+        if not -(2**63) <= seed < 2**63:
+            raise InputError("--seed", None, "must fit in 64 bits", "e.g. --seed 7")
+        updates["seed"] = seed
+    if not updates:
+        return play
+    try:
+        return Play.model_validate({**play.model_dump(), **updates})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        flag = "--" + str(err["loc"][0]) if err["loc"] else "the command line"
+        raise InputError(flag, None, err["msg"], "see 'studio run --help'") from None
 
 
 def load_character(path: str | os.PathLike[str]) -> CharacterSheet:

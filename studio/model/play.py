@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -20,6 +21,13 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
 }
 DEFAULT_CONTEXT_TOKENS = 1400
 
+# Upper bounds, shared by the files and the command line's overrides (one rule, two doors).
+MAX_TURNS = 10_000
+MAX_SCENES = 1000
+MAX_NAME = 100
+MAX_DESCRIPTION = 4000
+MAX_PROMPT = 20_000
+
 # The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
 STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
@@ -31,21 +39,36 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(value: str) -> str:
+    """Names and titles head pages and label lines: one line of printable text, no terminal control."""
+    if _CONTROL.search(value):
+        raise ValueError(
+            "must be one line of printable text (no line breaks, tabs, control characters or direction overrides)"
+        )
+    return value
+
+
 class ModelFields(_Strict):
     """Settings any role or character may carry; unset fields fall back to the next layer."""
 
-    model: str | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, ge=1, le=32768)
     context_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
-    api_base: str | None = None
+    api_base: str | None = Field(default=None, max_length=500)
     timeout: float | None = Field(default=None, gt=0, le=3600)
 
 
 class CharacterSheet(ModelFields, MindFields):
-    name: str = Field(min_length=1)
-    description: str = Field(default="", description="what the other characters know of them")
-    prompt: str = Field(min_length=1, description="who they are and how they speak")
+    _one_line_name = field_validator("name")(classmethod(lambda cls, v: one_line(v)))
+
+    # Bounds keep one sheet from filling every prompt it enters (a prompt is sent on every call).
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION, description="what the other characters know of them")
+    prompt: str = Field(min_length=1, max_length=MAX_PROMPT, description="who they are and how they speak")
 
 
 class StrategySchedule(_Strict):
@@ -85,7 +108,7 @@ class SuperegoSettings(_Strict):
 
 
 class CastMember(ModelFields):
-    character: str = Field(min_length=1, description="a file in characters/ (its stem) or a path")
+    character: str = Field(min_length=1, max_length=300, description="a file in characters/ (its stem) or a path")
     human: bool = False
 
 
@@ -101,22 +124,28 @@ class Cast(_Strict):
 
 
 class Play(_Strict):
-    title: str = Field(min_length=1)
-    author: str = "Anonymous"
-    premise: str = ""
+    title: str = Field(min_length=1, max_length=MAX_NAME * 2)
+    author: str = Field(default="Anonymous", max_length=MAX_NAME * 2)
+    premise: str = Field(default="", max_length=MAX_DESCRIPTION * 2)
     seed: int = 0
-    turns: int = Field(default=10, ge=1, le=10_000, description="turns per scene")
+    turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
     scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
     cast: Cast
 
+    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
+
     @field_validator("scenes")
     @classmethod
     def _scenes(cls, value: int | list[str]) -> int | list[str]:
-        if isinstance(value, int) and not 1 <= value <= 1000:
-            raise ValueError("scenes must be between 1 and 1000")
+        if isinstance(value, int) and not 1 <= value <= MAX_SCENES:
+            raise ValueError(f"scenes must be between 1 and {MAX_SCENES}")
         if isinstance(value, list) and not value:
             raise ValueError("give at least one scene brief")
+        if isinstance(value, list) and len(value) > MAX_SCENES:
+            raise ValueError(f"at most {MAX_SCENES} scene briefs")
+        if isinstance(value, list) and any(len(b) > MAX_DESCRIPTION for b in value):
+            raise ValueError(f"a scene brief has at most {MAX_DESCRIPTION} characters")
         return value
 
     @property

@@ -31,6 +31,15 @@ class TokenStreamed(Message):
         self.token = token
 
 
+class ModelCalled(Message):
+    """A model has been asked for a step; nothing has streamed yet."""
+
+    def __init__(self, step: Any, model: str) -> None:
+        super().__init__()
+        self.step = step
+        self.model = model
+
+
 class RetryStarted(Message):
     """The model's attempt broke off: what it streamed so far is void and it starts over."""
 
@@ -59,12 +68,16 @@ class EngineRelay:
         engine.event_listeners.append(self._event)
         engine.token_listeners.append(self._token)
         engine.retry_listeners.append(self._retry)
+        engine.call_listeners.append(self._call)
 
     def _event(self, event: Any) -> None:
         self.target.post_message(EventCommitted(event))
 
     def _token(self, step: Any, token: str) -> None:
         self.target.post_message(TokenStreamed(step, token))
+
+    def _call(self, step: Any, model: str) -> None:
+        self.target.post_message(ModelCalled(step, model))
 
     def _retry(self, step: Any, attempt: int, reason: str) -> None:
         self.target.post_message(RetryStarted(step, attempt, reason))
@@ -75,6 +88,7 @@ class EngineRelay:
             (self.engine.event_listeners, self._event),
             (self.engine.token_listeners, self._token),
             (self.engine.retry_listeners, self._retry),
+            (self.engine.call_listeners, self._call),
         ):
             if callback in listeners:
                 listeners.remove(callback)

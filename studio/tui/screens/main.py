@@ -28,7 +28,7 @@ from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.screens.desk import DeskActions
-from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, RetryStarted, TokenStreamed
+from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, ModelCalled, RetryStarted, TokenStreamed
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
@@ -194,14 +194,24 @@ class MainScreen(DeskActions, Screen[None]):
             self.query_one("#stage", StageView).stream(step.kind, step.role, name, message.token)
         self.query_one(ActivityLine).token(self.engine, step, message.token)
 
+    @on(ModelCalled)
+    def _called(self, message: ModelCalled) -> None:
+        """A model is asked: until its first token, say whom the studio waits for."""
+        step = message.step
+        role = self.engine.cast.role(step.role) if step.role else None
+        name = role.name if role else "The model"
+        verb = views.TASK_VERBS.get(step.task, step.task)
+        self._set_activity(f"… {name} {verb}: waiting for {message.model}")
+
     @on(RetryStarted)
     def _retry(self, message: RetryStarted) -> None:
+        """The model's attempt broke off and starts over: what it streamed so far is void."""
         self.query_one("#stage", StageView).drop_live()
         activity = self.query_one(ActivityLine)
         activity.reset()
         role = self.engine.cast.role(message.step.role) if message.step.role else None
         name = role.name if role else "The model"
-        activity.say(f"↻ {name}: {message.reason}; trying again (attempt {message.attempt})")
+        activity.say(f"↻ {name}: {message.reason}")
 
     @on(EventCommitted)
     def _committed(self, message: EventCommitted) -> None:

@@ -1,0 +1,92 @@
+"""`studio lab`: the papers' experiments in batch. Today: the iterated Prisoner's Dilemma."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+
+def register(sub: Any, db_option: Any) -> None:
+    lab = sub.add_parser("lab", help="run the papers' experiments in batch, with statistics")
+    labs = lab.add_subparsers(dest="lab_command", required=True, metavar="EXPERIMENT")
+    pdp = labs.add_parser("pd", help="the iterated Prisoner's Dilemma: six groups against four rule partners")
+    pdp.add_argument("--group", action="append", default=[], metavar="NAME", help="a group to run (repeatable; default all six)")
+    pdp.add_argument("--partner", action="append", default=[], metavar="NAME", help="a partner (repeatable; default all four)")
+    pdp.add_argument("--reps", type=int, default=30, metavar="N", help="trials per group and partner (default 30, as the paper)")
+    pdp.add_argument("--concurrency", type=int, default=8, metavar="K", help="trials at once (the embedded model: 1)")
+    pdp.add_argument("--model", default=None, metavar="M", help="the simulacra's model (default local/smollm2)")
+    pdp.add_argument("--json", action="store_true", help="print the cells and the hypotheses as JSON")
+    db_option(pdp)
+    status = labs.add_parser("status", help="what each experiment has done and what failed")
+    db_option(status)
+
+
+def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
+    from studio.model import InputError
+
+    store = open_store(args.db)
+    if args.lab_command == "status":
+        from studio.lab.trials import Trials
+
+        rows = Trials(store).experiments()
+        if not rows:
+            console.print("No experiments yet. Start one: studio lab pd --model scripted --reps 3")
+        for name, done, failed in rows:
+            console.print(f"{name}: {done} trials done, {failed} failed", markup=False)
+        return 0
+    from studio.lab import pd
+    from studio.lab.runner import Plan, run as run_plan
+    from studio.lab.stats import cells, hypotheses
+    from studio.model.play import DEFAULT_MODEL
+
+    for flag, chosen, known in (("--group", args.group, pd.GROUPS), ("--partner", args.partner, pd.PARTNERS)):
+        for name in chosen:
+            if name not in known:
+                raise InputError(flag, name, "is not one of the experiment's", f"use one of: {', '.join(known)}")
+    if not 1 <= args.reps <= 1000:
+        raise InputError("--reps", None, f"must be between 1 and 1000, not {args.reps}", "e.g. --reps 30")
+    if not 1 <= args.concurrency <= 256:
+        raise InputError("--concurrency", None, f"must be between 1 and 256, not {args.concurrency}", "e.g. --concurrency 8")
+    model = args.model or DEFAULT_MODEL
+    from studio.llm import check_model
+
+    problem = check_model(model)
+    if problem:
+        raise InputError("--model", model, problem, "see 'studio models'")
+    plan = Plan(args.group or list(pd.GROUPS), args.partner or list(pd.PARTNERS), args.reps, model)
+    err = console.__class__(stderr=True, highlight=False)
+    with err.status(f"{len(plan.keys())} trials on {model}…") as status:
+        def progress(name: str, done: int, failed: int, total: int) -> None:
+            status.update(f"{done}/{total} trials done, {failed} failed · {name}")
+
+        finished, failed = asyncio.run(run_plan(store, plan, args.concurrency, progress=progress))
+    table = cells(finished)
+    found = hypotheses(finished)
+    if args.json:
+        print(json.dumps({
+            "model": model, "trials": len(finished), "failed": failed,
+            "cells": [{"group": g, "partner": p, **{k: v.as_dict() for k, v in c.items()}} for (g, p), c in table.items()],
+            "hypotheses": [f.as_dict() for f in found],
+        }))
+        return 0 if not failed else 1
+    from rich.table import Table
+
+    grid = Table("group", "partner", "n", "cooperation (95% CI)", "score (95% CI)", title=f"Prisoner's Dilemma on {model}")
+    for (group, partner), cell in table.items():
+        c, s = cell["cooperation"], cell["score"]
+        grid.add_row(group, pd.PARTNER_WORDS[partner], str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
+                     f"{s.mean:.1f} ({s.low:.1f} to {s.high:.1f})")
+    console.print(grid)
+    tests = Table("", "claim", "test", "effect", "p", "supported")
+    for f in found:
+        tests.add_row(f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
+                      "-" if f.p is None else f"{f.p:.3g}", {True: "yes", False: "no", None: "too few data"}[f.supported])
+    console.print(tests)
+    if failed:
+        print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
+              "run the same command again to retry them.", file=sys.stderr)
+        return 1
+    return 0
