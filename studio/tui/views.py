@@ -31,6 +31,7 @@ TASK_VERBS = {
     "revise": "revises the reply",
     "rewrite_prompt": "rewrites the protagonist's prompt",
     "epilogue": "writes the epilogue",
+    "pick": "picks who speaks next",  # an ensemble's moderator
 }
 
 
@@ -245,7 +246,9 @@ def notes(engine: Any) -> RenderableType:
         for number, brief in enumerate(play.scenes, start=1):
             marker = "▶ " if number == state.scene else "  "
             line = Text(f"{marker}Scene {number}: ", style="bold" if number == state.scene else "dim bold")
-            line.append(brief, style="" if number == state.scene else "dim")
+            # a brief is words, or (in an ensemble) a scene with its words and its entrances
+            words = brief if isinstance(brief, str) else getattr(brief, "brief", "")
+            line.append(words, style="" if number == state.scene else "dim")
             parts.append(line)
     elif play.premise.strip():
         parts.append(Text("Premise: ", style="bold").append(play.premise.strip(), style="dim"))
