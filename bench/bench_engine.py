@@ -24,6 +24,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from studio.engine import Engine  # noqa: E402
 from studio.llm import Completion, Gateway  # noqa: E402
@@ -114,6 +115,10 @@ async def main() -> None:
             print(f"  {turns:5d} turns: median {medians[turns] * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms")
         print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}\n")
     await prompt_growth()
+    from bench_ensemble import ensemble_rows
+
+    print()
+    await ensemble_rows()
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 1. Launch to first frame: `studio open plays/interview.toml --model scripted` in a fresh interpreter,
    in a real terminal (tmux) when there is one, until the app has drawn its first screen. Also says
-   whether litellm had been imported by then. Goal: at most 0.5 s, litellm not imported.
+   whether litellm had been imported by then. Goal: at most 0.5 s, litellm not imported. Also the picker
+   (`studio` alone), CPU seconds beside wall seconds, and a bare Textual app as the floor.
 2. Keypress to the first streamed token on screen, with the scripted model: `s` is pressed and the
    clock stops when the stage renders a row of the line being written. Median over N presses, after
    the background warm-up has imported litellm (the cold first press is reported apart). Goal: at most
@@ -26,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -45,15 +47,47 @@ QUICK = "--quick" in sys.argv
 # -- 1. launch to first frame -----------------------------------------------------------------
 
 
-def launch_once(tmp: Path, use_tmux: bool) -> tuple[float, bool]:
+LAUNCHES = {
+    "studio open plays/interview.toml --model scripted": ["-m", "studio.cli", "open", "plays/interview.toml",
+                                                          "--model", "scripted"],
+    # `studio` alone in a terminal is `studio open` with nothing named: the picker
+    "studio (the picker)": ["-m", "studio.cli", "open"],
+}
+# The floor: a Textual app with one line of text and a footer, drawn once, with the same probe.
+BARE_TEXTUAL = """
+import json, os, sys, time
+from textual.app import App
+from textual.widgets import Footer, Static
+
+class Bare(App):
+    def compose(self):
+        yield Static("hello")
+        yield Footer()
+
+    def on_mount(self):
+        self.call_after_refresh(self.drawn)
+
+    def drawn(self):
+        with open(os.environ["STUDIO_TUI_PROBE"], "w") as out:
+            json.dump({"first_frame": time.time(), "cpu": time.process_time(), "litellm": False,
+                       "pydantic": "pydantic" in sys.modules}, out)
+        self.exit()
+
+Bare().run()
+"""
+
+
+def launch_once(tmp: Path, use_tmux: bool, args: list[str] | None = None) -> dict:
+    """Wall seconds from the command to the first frame, and the CPU seconds the process spent by then
+    (on a shared machine the wall time grows with everyone else's load; the CPU time much less)."""
     probe = tmp / f"probe-{uuid.uuid4().hex[:6]}.json"
     env_vars = {"STUDIO_TUI_PROBE": str(probe), "STUDIO_TUI_PROBE_EXIT": "1", "STUDIO_DB": str(tmp / "launch.db")}
-    command = [sys.executable, "-m", "studio.cli", "open", "plays/interview.toml", "--model", "scripted"]
+    command = [sys.executable, *(args or LAUNCHES["studio open plays/interview.toml --model scripted"])]
     started = time.time()
     if use_tmux:
         socket = f"studio-bench-{uuid.uuid4().hex[:6]}"
         exports = " ".join(f"{k}={v}" for k, v in env_vars.items())
-        shell = f"unset COLUMNS LINES; cd {ROOT} && {exports} {' '.join(command)}"
+        shell = f"unset COLUMNS LINES; cd {ROOT} && {exports} {shlex.join(command)}"
         started = time.time()
         subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", shell], check=True)
         deadline = time.time() + 30
@@ -65,20 +99,36 @@ def launch_once(tmp: Path, use_tmux: bool) -> tuple[float, bool]:
         env = dict(os.environ, TEXTUAL_DRIVER="textual.drivers.headless_driver:HeadlessDriver", **env_vars)
         subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, timeout=60)
     seen = json.loads(probe.read_text())
-    return seen["first_frame"] - started, seen["litellm"]
+    return {"wall": seen["first_frame"] - started, "cpu": seen.get("cpu", float("nan")),
+            "litellm": seen["litellm"], "pydantic": seen.get("pydantic")}
 
 
 def bench_launch(tmp: Path) -> dict:
     use_tmux = shutil.which("tmux") is not None
-    launch_once(tmp, use_tmux)  # warm the disk cache
-    runs = [launch_once(tmp, use_tmux) for _ in range(3 if QUICK else 7)]
-    seconds = [r[0] for r in runs]
-    return {
-        "terminal": "tmux" if use_tmux else "headless",
-        "median_s": statistics.median(seconds),
-        "max_s": max(seconds),
-        "litellm_imported": any(r[1] for r in runs),
-    }
+    # An installed studio has its bytecode compiled after the first run; a checkout run with
+    # PYTHONDONTWRITEBYTECODE would compile every module of the studio again at each launch.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "studio")], check=True, capture_output=True)
+    results = {}
+    for label, args in {**LAUNCHES, "a bare Textual app (the floor)": ["-c", BARE_TEXTUAL]}.items():
+        launch_once(tmp, use_tmux, args)  # warm the disk cache
+        runs = [launch_once(tmp, use_tmux, args) for _ in range(3 if QUICK else 7)]
+        results[label] = {
+            "median_s": statistics.median(r["wall"] for r in runs),
+            "max_s": max(r["wall"] for r in runs),
+            "median_cpu_s": statistics.median(r["cpu"] for r in runs),
+            "litellm_imported": any(r["litellm"] for r in runs),
+            "pydantic_imported": any(r["pydantic"] for r in runs),
+        }
+    return {"terminal": "tmux" if use_tmux else "headless", "load": os.getloadavg()[0], "launches": results}
+
+
+def report_launch(tmp: Path) -> None:
+    launch = bench_launch(tmp)
+    print(f"launch to first frame ({launch['terminal']}, load average {launch['load']:.1f} on "
+          f"{os.cpu_count()} cores): wall median / worst, CPU seconds median")
+    for label, r in launch["launches"].items():
+        print(f"  {label}: {r['median_s']:.3f} / {r['max_s']:.3f} s, CPU {r['median_cpu_s']:.3f} s; "
+              f"litellm imported: {r['litellm_imported']}, pydantic imported: {r['pydantic_imported']}")
 
 
 # -- 2. keypress to first token ---------------------------------------------------------------
@@ -397,23 +447,14 @@ def main() -> None:
         elif part == "long":
             print(json.dumps(asyncio.run(bench_long_run(Path(sys.argv[sys.argv.index("--part") + 2])))))
         return
-    if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1] == "launch":
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only in ("desk", "launch"):
         with tempfile.TemporaryDirectory() as name:
-            launch = bench_launch(Path(name))
-        print(f"launch to first frame ({launch['terminal']}): median {launch['median_s']:.3f} s, "
-              f"max {launch['max_s']:.3f} s; litellm imported by then: {launch['litellm_imported']}")
-        return
-    if "--only" in sys.argv and sys.argv[sys.argv.index("--only") + 1] == "desk":
-        with tempfile.TemporaryDirectory() as name:
-            report_desk(Path(name))
+            (report_desk if only == "desk" else report_launch)(Path(name))
         return
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        launch = bench_launch(tmp)
-        print(
-            f"launch to first frame ({launch['terminal']}): median {launch['median_s']:.3f} s, "
-            f"max {launch['max_s']:.3f} s; litellm imported by then: {launch['litellm_imported']}"
-        )
+        report_launch(tmp)
         keypress = _in_a_fresh_process("keypress")
         print(
             f"keypress to first streamed token on screen (scripted): median {keypress['median_ms']:.1f} ms, "

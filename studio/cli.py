@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -63,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="one event per line as JSON")
     show.add_argument("--all", action="store_true", help="every take, not only the current one (with --json)")
     show.add_argument("--take", metavar="NAME|EVENT", help="show a named take, or the take ending at this event")
+    show.add_argument("--as", dest="as_name", metavar="NAME", help="only what this character witnessed, as it heard it")
     _db_option(show)
 
     resume = sub.add_parser("resume", help="continue a run where it stopped")
@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--backstage", action="store_true", help="also stream the backstage")
     resume.add_argument("--role", action="append", default=[], metavar="ROLE=human|model",
                         help="take over a role (human) or give it back (model) before continuing")
+    resume.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
+    resume.add_argument("--policy", metavar="POLICY", help="switch who speaks next from here on")
     _db_option(resume)
 
     rewind = sub.add_parser("rewind", help="move a run back; the abandoned lines stay as a take")
@@ -88,10 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     _cast_options(open_)
     _db_option(open_)
 
-    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown or PDF")
+    export = sub.add_parser("export", help="write a run as a script: Fountain, Markdown, Final Draft or PDF")
     export.add_argument("run", help="a run number")
     export.add_argument(
-        "--format", default="fountain", choices=["fountain", "markdown", "pdf"], help="the script's format (default fountain)"
+        "--format",
+        choices=["fountain", "markdown", "fdx", "pdf", "play-pdf"],
+        help="the script's format: pdf is a screenplay, play-pdf a stage play, fdx Final Draft "
+        "(default fountain, or play-pdf where the play says layout = \"stage\")",
     )
     export.add_argument("--out", metavar="PATH", help="a file, or a folder for the default name (default exports/)")
     export.add_argument("--backstage", action="store_true", help="include the inner voice: notes beside the lines it shaped")
@@ -125,9 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.runs import register as register_runs
 
     register_runs(sub, _db_option)
+    from studio.commands.ensemble import register as register_ensemble
+
+    register_ensemble(sub, _db_option)
     from studio.commands.lab import register as register_lab
 
     register_lab(sub, _db_option)
+    from studio.commands.game import register as register_game
+
+    register_game(sub, _db_option)
     return parser
 
 
@@ -251,6 +262,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         for role in roles:
             (engine.take_over if choice == "human" else engine.release)(role.key)
+    if not engine.finished and (args.next or args.policy):
+        from studio.commands.ensemble import steer
+
+        steer(engine, args.next, args.policy)
     if engine.finished:
         _console().print(f"Run {run_id} is finished. 'studio show {run_id}' prints it.")
         return 0
@@ -259,6 +274,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    import asyncio  # here: `studio --help` and the listing commands need no event loop
     from studio.engine import EngineError
     from studio.terminal import StagePrinter
 
@@ -387,6 +403,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     path = engine.path
     if args.take is not None:
         path = store.take(run_id, _take_head(store, run_id, args.take))
+    if args.as_name:
+        from studio.commands.ensemble import through_eyes
+
+        path = through_eyes(engine, path, args.as_name)
     if args.json:
         events = store.events(run_id) if args.all else path
         for event in events:
@@ -408,6 +428,33 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     print_usage(console, store, engine)
     return 0
+
+
+def cmd_step(args: argparse.Namespace) -> int:
+    from studio.commands.ensemble import cmd_step as body
+
+    return body(args, lambda run: _open_engine(args, run), _console(), _esc)
+
+
+def cmd_stage(args: argparse.Namespace) -> int:
+    from studio.commands.ensemble import cmd_stage as body
+
+    return body(args, lambda run: _open_engine(args, run, gateway=object()), _console(), _esc)
+
+
+def _open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    run_id = _run_id(run)
+    try:
+        engine = Engine(store, run_id, gateway=gateway)
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    if gateway is None:
+        _check_models(engine.cast, f"run {run_id}")
+    return engine
 
 
 def cmd_rewind(args: argparse.Namespace) -> int:
@@ -446,15 +493,15 @@ def cmd_override(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from studio.llm import BUILTIN_MODELS
-    from studio.model import ResolvedCast, load_play, resolve_cast
-    from studio.store import StoreError
-
+    # Each branch imports only what it needs: the picker draws its first frame without pydantic's models.
     store = _open_store(args.db)
     roles = _parse_roles(args.role)
     start: dict[str, Any] = {}
     target = args.target
     if target is not None and target.isdigit():
+        from studio.model import ResolvedCast
+        from studio.store import StoreError
+
         run_id = _run_id(target)
         if args.model:
             raise InputError(
@@ -470,6 +517,9 @@ def cmd_open(args: argparse.Namespace) -> int:
                 raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         start["run_id"] = run_id
     elif target is not None:
+        from studio.llm import BUILTIN_MODELS
+        from studio.model import load_play, resolve_cast
+
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)
         # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
@@ -491,7 +541,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     run_id = _run_id(args.run)
     head = _take_head(store, run_id, args.take)
     try:
-        path = export_run(store, run_id, args.format, out=args.out, backstage=args.backstage, head=head)
+        path = export_run(
+            store, run_id, args.format, out=args.out, backstage=args.backstage, head=head,
+            warn=lambda message: print(f"warning: {message}", file=sys.stderr),
+        )
     except StoreError as exc:
         field = "--take" if args.take is not None and "event" in str(exc) else "RUN"
         raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None
@@ -547,6 +600,7 @@ def _print_critiques(console: Any, critiques: list[Any]) -> None:
 
 
 def cmd_critique(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import CriticError, critique_run, stored_critiques
     from studio.llm import ModelError
     from studio.store import StoreError
@@ -600,6 +654,7 @@ def cmd_critique(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    import asyncio
     from studio.critic import compare, experiment_casts
     from studio.engine import EngineError
     from studio.llm import ModelError
@@ -679,7 +734,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return run(args, _open_store, _console())
 
 
+def cmd_game(args: argparse.Namespace) -> int:
+    from studio.commands.game import run
+
+    return run(args, _open_store, _run_id)
+
+
 COMMANDS = {
+    "game": cmd_game,
     "lab": cmd_lab,
     "models": cmd_models,
     "run": cmd_run,
@@ -695,6 +757,8 @@ COMMANDS = {
     "compare": cmd_compare,
     "open": cmd_open,
     "new": cmd_new,
+    "step": cmd_step,
+    "stage": cmd_stage,
 }
 
 

@@ -21,6 +21,8 @@ _BACKSTAGE_LABEL = {
     ev.DRAFT: "drafts",
     ev.CRITIQUE: "critiques",
     ev.REWRITE_PROMPT: "rewrites the prompt",
+    ev.PICK: "picks",
+    ev.SUMMARY: "sums up",
 }
 
 

@@ -15,6 +15,8 @@ from fountain import ElementType, FountainParser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import aw_reader
+from aw_reader import needs_afterwriting
 from conftest import make_cast
 from studio.export import export_run, render
 from studio.export.script import build_script
@@ -152,9 +154,19 @@ def expected(store: Store, run_id: int, backstage: bool) -> list[tuple]:
 
 
 def check(store: Store, run_id: int, text: str, backstage: bool) -> None:
-    """The parsed document item by item against the rules; a note must carry its backstage text."""
-    got = items(parse(text))
-    want = expected(store, run_id, backstage)
+    """The parsed document item by item against the rules; a note must carry its backstage text.
+    Where afterwriting is installed it must read the same (it prints no notes)."""
+    _check(items(parse(text)), expected(store, run_id, backstage))
+    if aw_reader.modules() is not None:
+        _check(aw_reader.items(aw_reader.read(text)), [w for w in expected(store, run_id, backstage) if w[0] != "note"])
+
+
+def unescape_title(value: str) -> str:
+    """A title-page value as the spec reads it: emphasis escapes resolved, zero-width spaces gone."""
+    return unzw(re.sub(r"\\([\\*_])", r"\1", value))
+
+
+def _check(got: list[tuple], want: list[tuple]) -> None:
     assert [g[0] for g in got] == [w[0] for w in want]
     for g, w in zip(got, want):
         if w[0] == "note":
@@ -185,8 +197,8 @@ async def test_shipped_play_reads_back_as_the_run(engine_for, store, tmp_path, p
     doc = parser.parse(text)
 
     play_ = engine.cast.play
-    assert doc.metadata["title"] == play_.title
-    assert doc.metadata["author"] == play_.author
+    assert unescape_title(doc.metadata["title"]) == play_.title
+    assert unescape_title(doc.metadata["author"]) == play_.author
     assert doc.metadata["credit"] == "Written by"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", doc.metadata["draft date"])
 
@@ -341,7 +353,7 @@ def synthetic_run(store: Store, texts: list[str]) -> int:
     return run_id
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(model_text, min_size=8, max_size=8), backstage=st.booleans())
 def test_any_model_text_leaves_the_structure_alone(texts, backstage):
     store = Store(":memory:")
@@ -352,3 +364,56 @@ def test_any_model_text_leaves_the_structure_alone(texts, backstage):
         check(store, run_id, text, backstage)
     finally:
         store.close()
+
+
+TRICKY = [
+    "A line with */ in it, and the rest of the script must survive.",
+    "Then /* an opening that never closes.",
+    "…\nShe waits.",
+    "静かな部屋。\n彼女は待つ。",
+    "12:00\nNoon.",
+    "She turns.\nINT. HOUSE - NIGHT",
+    "She turns.\nCUT TO:",
+    "The brief says go TO: the door",
+    "He stops.\nFADE OUT.",
+    "She looks up.\nTO:",
+]
+
+
+@pytest.mark.parametrize("direction", TRICKY)
+def test_directions_every_reader_agrees_on(store, direction):
+    run_id = synthetic_run(store, [direction, "After it, Sasha speaks.", "", "", "", "And Jenny answers.", "", direction])
+    text = render(build_script(store, run_id), "fountain")
+    assert FountainParser().validate(text) == []
+    check(store, run_id, text, backstage=False)
+
+
+@pytest.mark.parametrize("name", ["Bob_Smith", "Dealer #2 ^", "Ana^", "*Star*", "李小龙", "Mr. /* X */"])
+def test_cues_and_title_page_are_escaped(store, name):
+    cast = make_cast("interview.toml")
+    cast.play.title = "# Evil *Play* [[x]] " + name
+    cast.play.author = "Bob_Smith & /*co*/"
+    run_id = store.create_run(cast.play.title, cast.play_path, cast.model_dump_json(), {})
+    head = store.append(run_id, None, ev.SCENE, "Scene 1", scene=1, turn=1).id
+    head = store.append(run_id, head, ev.STAGE, "Hello there.", role="other", character=name, scene=1, turn=1).id
+    store.append(run_id, head, ev.STAGE, "Hi.", role="ego", character="Jenny", scene=1, turn=1)
+    text = render(build_script(store, run_id), "fountain")
+    doc = parse(text)
+    assert unescape_title(doc.metadata["title"]) == cast.play.title
+    assert unescape_title(doc.metadata["author"]) == cast.play.author
+    cues = [unzw(e.text) for e in doc.elements if e.type == ElementType.CHARACTER]
+    assert cues == [" ".join(name.split()).upper(), "JENNY"]
+    if aw_reader.modules() is not None:
+        aw = aw_reader.read(text)
+        assert aw_reader.title_page(aw)["title"] == cast.play.title
+        assert aw_reader.title_page(aw)["author"] == cast.play.author
+        read = aw_reader.items(aw)
+        assert [i[1] for i in read if i[0] == "speech"] == cues
+        assert not any(i[0] == "dual" for i in read)
+
+
+@needs_afterwriting
+def test_afterwriting_is_really_reading():
+    """The second reader is live: a plain script reads as expected, an unescaped boneyard swallows."""
+    assert ("action", "She waits.") in aw_reader.items(aw_reader.read(".SCENE 1\n\nShe waits.\n"))
+    assert ("action", "She waits.") not in aw_reader.items(aw_reader.read(".SCENE 1\n\nA /* b\n\nShe waits.\n"))

@@ -21,6 +21,18 @@ def _python(code: str) -> str:
     return done.stdout.strip()
 
 
+def test_the_command_line_loads_pydantic_only_for_a_command_that_reads_a_play():
+    loaded = _python(
+        "import sys, studio.cli, studio.model\n"
+        "studio.cli.build_parser()\n"
+        "assert studio.model.InputError\n"
+        "print('pydantic' in sys.modules)"
+    )
+    assert loaded == "False"
+    # and the lazy names still resolve, to the one definition
+    assert _python("from studio.model import Play, load_play; from studio.model.play import Play as P; print(Play is P)") == "True"
+
+
 @pytest.mark.parametrize("module", ["studio.tui", "studio.tui.app", "studio.cli"])
 def test_importing_the_app_imports_neither_litellm_nor_the_engine(module):
     loaded = _python(
@@ -55,3 +67,6 @@ def test_the_first_frame_comes_before_litellm(tmp_path, args):
     assert done.returncode == 0, done.stderr
     seen = json.loads(probe.read_text())
     assert seen["litellm"] is False
+    if args == ["open"]:
+        # the picker lists files and runs: pydantic's models wait until a play is opened
+        assert seen["pydantic"] is False

@@ -42,8 +42,13 @@ def test_a_line_is_cut_where_another_characters_cue_begins():
 
 def test_a_reply_that_starts_with_someone_elses_cue_holds_nothing_of_the_speakers():
     assert guard_line("Sasha: And your mother?\nJenny: She left.", "Jenny", CAST).text == ""
-    # seen from the embedded model: someone else's part in brackets, as if a direction
-    assert guard_line("(Sasha: The interviewer leans back.)", "Jenny", CAST).text == ""
+    # the embedded model's habit: the other's part slipped in as a bracketed aside
+    for reply in ("(Sasha: The interviewer leans back against a counter-chair.)", "[Sasha: Go on.]"):
+        kept = guard_line(reply, "Jenny", CAST)
+        assert (kept.text, kept.cuts) == ("", ["cue"])
+    # a bracket that only mentions someone is the speaker's own business
+    aside = "(to Sasha: quietly) We never spoke of it."
+    assert guard_line(aside, "Jenny", CAST).text == aside
     # the speaker's own cue in front is only taken off
     assert guard_line("Jenny: She left in the spring.", "Jenny", CAST).text == "She left in the spring."
 

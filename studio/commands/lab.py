@@ -1,4 +1,4 @@
-"""`studio lab`: the papers' experiments in batch. Today: the iterated Prisoner's Dilemma."""
+"""`studio lab`: the papers' experiments in batch: the iterated Prisoner's Dilemma and the social game's two."""
 
 from __future__ import annotations
 
@@ -20,6 +20,15 @@ def register(sub: Any, db_option: Any) -> None:
     pdp.add_argument("--model", default=None, metavar="M", help="the simulacra's model (default local/smollm2)")
     pdp.add_argument("--json", action="store_true", help="print the cells and the hypotheses as JSON")
     db_option(pdp)
+    game = labs.add_parser("game", help="the social game's experiments: architecture or persona against placement")
+    game.add_argument("experiment", choices=("architecture", "persona"), help="what is varied between players")
+    game.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
+    game.add_argument("--split", default="3:3", metavar="C:A", help="persona: charismatic:aloof players (default 3:3)")
+    game.add_argument("--play", default="plays/island.toml", metavar="PLAY", help="the game's play (default plays/island.toml)")
+    game.add_argument("--model", default=None, metavar="M", help="the players' model (default local/smollm2)")
+    game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
+    game.add_argument("--json", action="store_true", help="print the result as JSON")
+    db_option(game)
     status = labs.add_parser("status", help="what each experiment has done and what failed")
     db_option(status)
 
@@ -37,6 +46,8 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         for name, done, failed in rows:
             console.print(f"{name}: {done} trials done, {failed} failed", markup=False)
         return 0
+    if args.lab_command == "game":
+        return _game(args, store, console)
     from studio.lab import pd
     from studio.lab.runner import Plan, run as run_plan
     from studio.lab.stats import cells, hypotheses
@@ -88,5 +99,51 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     if failed:
         print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
               "run the same command again to retry them.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
+    import re
+    from pathlib import Path
+
+    from studio.game.analysis import compare_placements, table
+    from studio.game.experiments import GamePlan, run_sync
+    from studio.model import InputError
+    from studio.model.play import DEFAULT_MODEL
+
+    if not 1 <= args.games <= 10_000:
+        raise InputError("--games", None, f"must be between 1 and 10000, not {args.games}", "e.g. --games 10")
+    split = re.fullmatch(r"(\d+):(\d+)", args.split.strip())
+    if not split or int(split.group(1)) < 1 or int(split.group(2)) < 1:
+        raise InputError("--split", args.split, "give charismatic:aloof counts, both at least 1", "e.g. --split 3:3")
+    model = args.model or DEFAULT_MODEL
+    from studio.llm import check_model
+
+    problem = check_model(model)
+    if problem:
+        raise InputError("--model", model, problem, "see 'studio models'")
+    from studio.model import load_play
+
+    play = load_play(args.play)
+    if play.form != "social_game":
+        raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
+    players = len(play.cast.characters)
+    if args.experiment == "persona" and int(split.group(1)) + int(split.group(2)) > players:
+        raise InputError("--split", args.split, f"more than the play's {players} players", "e.g. --split 3:3")
+    plan = GamePlan(args.experiment, args.games, model, Path(args.play), (int(split.group(1)), int(split.group(2))))
+    err = console.__class__(stderr=True, highlight=False)
+    with err.status(f"{plan.games} games on {model}…") as status:
+        groups, records, failed = run_sync(store, plan, progress=lambda i, n: status.update(f"game {i}/{n}"),
+                                           first_round=args.first_round)
+    result = compare_placements(groups)
+    if args.json:
+        print(json.dumps({"experiment": plan.name, "games": len(records), "failed": failed,
+                          "runs": [r["run"] for r in records], **result.as_dict()}))
+        return 0 if not failed else 1
+    console.print(f"{plan.name}: {len(records)} games (runs {', '.join(str(r['run']) for r in records)})", markup=False)
+    console.print(table(result), markup=False, highlight=False)
+    if failed:
+        print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)
         return 1
     return 0

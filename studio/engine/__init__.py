@@ -1,6 +1,6 @@
 """The turn pipeline, free of any UI: director, other, superego strategies, ego, epilogue."""
 
-from studio.engine.engine import Engine, EngineError, NeedsHuman, Pending, RunFinished
+from studio.engine.engine import Engine, EngineError, NeedsHuman, NeedsPick, Pending, RunFinished
 from studio.engine.state import RunState, Step, is_direction
 
-__all__ = ["Engine", "EngineError", "NeedsHuman", "Pending", "RunFinished", "RunState", "Step", "is_direction"]
+__all__ = ["Engine", "EngineError", "NeedsHuman", "NeedsPick", "Pending", "RunFinished", "RunState", "Step", "is_direction"]

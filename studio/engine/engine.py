@@ -15,7 +15,9 @@ from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
-from studio.engine.prompts import PromptBook
+from studio.engine.checkpoints import Checkpoints
+from studio.engine.budget import fit
+from studio.engine.forms import form_for
 from studio.engine.state import RunState, Step, is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
 from studio.store import Store, StoreError, events as ev
@@ -33,6 +35,14 @@ class NeedsHuman(Exception):
         self.step = step
         self.role = role
         super().__init__(f"{role.name} ({role.key}) is played by a human: waiting for their line")
+
+
+class NeedsPick(Exception):
+    """The turn policy leaves the choice of the next speaker to the playwright: call pick(name)."""
+
+    def __init__(self, step: Step, choices: list[str], suggestion: str | None):
+        self.step, self.choices, self.suggestion = step, choices, suggestion
+        super().__init__("who speaks next? pick one of: " + ", ".join(choices))
 
 
 class RunFinished(Exception):
@@ -113,6 +123,7 @@ class Engine:
         self.run_id = run_id
         info = store.run(run_id)
         self.cast = _with_credentials(run_id, ResolvedCast.model_validate_json(info.cast_json))
+        self.form = form_for(self.cast)
         self.options = info.options
         if gateway is None:
             from studio.llm import Gateway
@@ -144,7 +155,44 @@ class Engine:
         """Read the take from the store: after a crash, a rewind, or another process's work."""
         self.path: list[Event] = self.store.take(self.run_id)
         self.by_id: dict[int, Event] = {e.id: e for e in self.path}
-        self.state = RunState.replay(self.cast, self.path)
+        self._controls = self.store.controls(self.run_id)
+        self._marks = Checkpoints()
+        self._refold(0, None)
+
+    def _refold(self, start: int, state: Any) -> None:
+        """Fold the take from event `start` on, from `state` (None: a fresh state), noting checkpoints."""
+        if state is None:
+            start, state = 0, self.form.new_state(self.cast)
+        for i in range(start, len(self.path)):
+            self.form.fold(state, self.path[i])
+            self._marks.note(i + 1, state)
+        self.state = state
+        # The playwright's controls belong to the run, not to a take: the newest of each stays in force.
+        if any(e.id not in self.by_id for e in self._controls):
+            for event in self._controls:
+                self.form.keep_control(self.state, event)
+
+    def _move_head(self, target: int | None) -> None:
+        """Point the run at `target`; within this take (or a short branch off it) without rereading it."""
+        self.store.set_head(self.run_id, target)
+        branch: list[Event] = []
+        tip = target
+        while tip is not None and tip not in self.by_id and len(branch) < 256:
+            event = self.store.event(tip)
+            branch.append(event)
+            tip = event.parent
+        if tip is not None and tip not in self.by_id:
+            self.reload()  # far from this take: read it whole
+            return
+        keep = 0 if tip is None else next(i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == tip) + 1
+        for event in self.path[keep:]:
+            del self.by_id[event.id]
+        del self.path[keep:]
+        for event in reversed(branch):
+            self.path.append(event)
+            self.by_id[event.id] = event
+        start, state = self._marks.restore(keep)
+        self._refold(start, state)
 
     @property
     def head(self) -> int | None:
@@ -157,24 +205,39 @@ class Engine:
     def role(self, key: str) -> ResolvedRole:
         return self.cast.role(key)
 
+    def _is_human(self, key: str | None) -> bool:
+        return key is not None and key in self.state.humans
+
     def pending(self) -> Pending | None:
-        step = self.state.next_step()
+        step = self.form.next_step(self.state)
         if step is None:
             return None
+        if step.role is None:
+            return Pending(step, None, step.kind == ev.PICK)  # a pick with no seat is the playwright's
         role = self.cast.role(step.role) if step.role else None
-        return Pending(step, role, self.state.is_human(step.role))
+        return Pending(step, role, self._is_human(step.role))
 
     # -- committing ----------------------------------------------------------------------
 
     def _commit(self, kind: str, text: str, *, branch_from: Event | None = None, **fields: Any) -> Event:
         parent = branch_from.parent if branch_from is not None else self.head
+        if kind not in (ev.CONTROL, ev.NOTE, ev.ERROR):
+            data = dict(fields.pop("data", None) or {})
+            if "present" not in data:
+                present = self.form.present(self.state, kind, fields.get("role"), data)
+                if present is not None:
+                    data["present"] = present
+            fields["data"] = data
         event = self.store.append(self.run_id, parent, kind, text, branch=branch_from is not None, **fields)
         if branch_from is not None:
             self.reload()
         else:
             self.path.append(event)
             self.by_id[event.id] = event
-            self.state.apply(event)
+            self.form.fold(self.state, event)
+            self._marks.note(len(self.path), self.state)
+        if kind == ev.CONTROL:
+            self._controls.append(event)
         for listener in self.event_listeners:
             listener(event)
         return event
@@ -183,24 +246,39 @@ class Engine:
 
     async def step(self, text: str | None = None) -> Event:
         """Take the next step. A human role's step needs `text`; a model's may be given one (a human line)."""
-        step = self.state.next_step()
+        step = self.form.next_step(self.state)
         if step is None:
             raise RunFinished(f"run {self.run_id} is finished")
         if step.kind == ev.SCENE:
             return self._commit(
-                ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio"
+                ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
+                data=self.form.scene_data(self.state, step),
             )
+        if step.kind == ev.PICK and step.role is None:
+            if text is not None:
+                return self.pick(text)
+            raise NeedsPick(step, self.stage_choices(), self._suggestion())
+        if step.role is None:  # the form's own move (a scheduled entrance): no seat, no model
+            reply = self.form.read(self.state, step, None, "")
+            return self._commit(reply.kind or step.kind, reply.text, scene=step.scene, turn=step.turn,
+                                origin="studio", data={"task": step.task, **reply.data})
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
-        if text is None and self.state.is_human(role.key):
+        if text is None and self._is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
             return self._commit_line(step, role, text, origin="human")
-        messages = PromptBook(self.state, self.path, self.by_id).messages(step, role)
+        answer = self.form.rule_for(self.state, step, role)
+        if answer is not None:
+            return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
+        # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
+        messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
+                       max(role.context_tokens - role.max_tokens, 64))
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
-        speaker = self.state.other_line.character if step.task == "rewrite_speech" and self.state.other_line else None
+        heard = getattr(self.state, "other_line", None)  # the line an inner voice reworks
+        speaker = heard.character if step.task == "rewrite_speech" and heard else None
         settings = settings_for(
             model=role.model,
             temperature=role.temperature,
@@ -270,8 +348,9 @@ class Engine:
         """Cut a model's answer to its own line; see studio.engine.lines."""
         speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
         speaker = role.name
-        if step.task == "rewrite_speech" and self.state.other_line is not None:
-            speaker = self.state.other_line.character or role.name
+        heard = getattr(self.state, "other_line", None)
+        if step.task == "rewrite_speech" and heard is not None:
+            speaker = heard.character or role.name
         # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
         said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else ()
         return guard_line(text, speaker, [r.name for r in self.cast.roles], said, speech=speech)
@@ -296,25 +375,15 @@ class Engine:
         if fields.get("origin") != "model":
             text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
         kind = step.kind
-        data: dict[str, Any] = {"task": step.task}
-        if guard:
-            data["guard"] = guard
         if kind == ev.DIRECTION or (kind == ev.STAGE and is_direction(text)):
             kind = ev.DIRECTION
             text = strip_italics(text)
-        if kind == ev.REWRITE_SPEECH and self.state.other_line is not None:
-            data["source"] = self.state.other_line.id
-        if kind == ev.REWRITE_PROMPT:
-            data["replaces"] = self.state.ego_prompt
-            data["source"] = self.head_line_id()
-        if step.role == "ego" and kind in (ev.STAGE, ev.DIRECTION):
-            shaped = list(self.state.shaping)
-            if self.state.ego_prompt_event is not None and not self.state.prompt_first_used:
-                shaped.insert(0, self.state.ego_prompt_event)
-            data["shaped_by"] = shaped
-            data["prompt_event"] = self.state.ego_prompt_event
-            if self.state.draft is not None:
-                data["kept_draft"] = _same(self.state.draft.text, text)
+        reply = self.form.read(self.state, step, role, text)
+        text, kind = reply.text, reply.kind or kind
+        data: dict[str, Any] = {"task": step.task}
+        if guard:
+            data["guard"] = guard
+        data.update(reply.data)
         if self._direction is not None and not self._direction.empty:
             data["direction"] = self._direction.record()
         if step.task == "direct" and not text:
@@ -345,6 +414,8 @@ class Engine:
             if pending is None:
                 return done
             text = None
+            if pending.human and pending.role is None and human is None:
+                raise NeedsPick(pending.step, self.stage_choices(), self._suggestion())
             if pending.human:
                 if human is None:
                     raise NeedsHuman(pending.step, pending.role)  # type: ignore[arg-type]
@@ -353,13 +424,7 @@ class Engine:
                     text = await text
             event = await self.step(text)
             done.append(event)
-            if event.kind == ev.EPILOGUE:
-                return done
-            if event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION):
-                # a prompt rewrite belongs to the turn that caused it
-                nxt = self.pending()
-                if nxt is not None and nxt.step.kind == ev.REWRITE_PROMPT and not nxt.human:
-                    done.append(await self.step())
+            if self.form.ends_turn(self.state, done):
                 return done
 
     async def play_to_end(self, human: Callable[[Pending], Any] | None = None) -> list[Event]:
@@ -379,8 +444,7 @@ class Engine:
             if index is None:
                 break
             target = path[index].parent
-        self.store.set_head(self.run_id, target)
-        self.reload()
+        self._move_head(target)
         return target
 
     def _turn_start(self, path: list[Event], head: int | None) -> int | None:
@@ -400,8 +464,7 @@ class Engine:
         return i
 
     def rewind_to(self, event_id: int | None) -> None:
-        self.store.set_head(self.run_id, event_id)
-        self.reload()
+        self._move_head(event_id)
 
     def override(self, event_id: int, text: str) -> Event:
         """Replace a committed line with the human's own: the run branches from there."""
@@ -437,10 +500,14 @@ class Engine:
         """
         steer = Direction(direction, temperature)  # a bad temperature fails before anything moves
         original = self.by_id.get(event_id) or self.store.event(event_id)
+        before = self.head
         self.rewind_to(original.parent)
         self._direction = None if steer.empty else steer
         try:
             return await self.step()
+        except Exception:
+            self.rewind_to(before)  # a failed new take leaves the run where it was; the error stays logged
+            raise
         finally:
             self._direction = None
 
@@ -480,6 +547,73 @@ class Engine:
         word = "on" if enabled else "off"
         return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
 
+    def draw(self, fact: str, choices: list[Any]) -> Event:
+        """A random choice committed as a fact, so a rewind or a take replays the same draw."""
+        import random
+
+        if not choices:
+            raise ValueError(f"nothing to draw {fact!r} from")
+        rng = random.Random(f"{self.cast.play.seed}:{self.head}:{fact}")
+        value = rng.choice(list(choices))
+        return self._commit(ev.CONTROL, f"Drawn: {fact} = {value}.", origin="studio", scene=self.state.scene,
+                            data={"facts": {fact: value}, "draw": {"fact": fact, "choices": list(choices)}})
+
+    # -- an ensemble's stage: who speaks next, who is on ----------------------------------------
+
+    def _character(self, name: str) -> ResolvedRole:
+        matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
+        if len(matches) != 1:
+            names = ", ".join(r.name for r in self.cast.roles if r.kind in ("ego", "other"))
+            raise ValueError(f"no single character called {name!r}; use one of: {names}")
+        return matches[0]
+
+    def stage_choices(self) -> list[str]:
+        """The names that may speak next: the characters on stage, the policy's suggestion first."""
+        on = getattr(self.state, "on_stage", None)
+        keys = [r.key for r in self.cast.roles if r.kind in ("ego", "other") and (on is None or r.key in on)]
+        first = self._suggestion()
+        names = [self.cast.role(k).name for k in keys]
+        return sorted(names, key=lambda n: n != first)
+
+    def _suggestion(self) -> str | None:
+        suggest = getattr(self.state, "suggestion", None)
+        key = suggest() if suggest else None
+        return self.cast.role(key).name if key else None
+
+    def pick(self, name: str) -> Event:
+        """The playwright names the next speaker: a backstage event, so rewinds and takes keep it."""
+        if not hasattr(self.state, "picked"):
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers; --next needs an ensemble")
+        role = self._character(name)
+        if role.key not in self.state.on_stage:
+            raise ValueError(f"{role.name} is not on stage; bring them on first (studio stage RUN --enter {role.name})")
+        return self._commit(ev.PICK, f"{role.name}: the playwright's pick", origin="human", scene=self.state.scene,
+                            turn=self.state.turn + 1, data={"pick": role.key, "reason": "the playwright's pick"})
+
+    def stage_move(self, name: str, enter: bool) -> Event:
+        """Send a character on or off: a direction the audience sees, and the fact that moves presence."""
+        if not hasattr(self.state, "on_stage"):
+            raise ValueError(f"everyone stays on stage in a {self.form.name} play; entrances need an ensemble")
+        from studio.engine.forms.ensemble import move_stage
+
+        role = self._character(name)
+        if (role.key in self.state.on_stage) == enter:
+            raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
+        move = {"enter" if enter else "exit": role.key}
+        text = f"{role.name} {'enters' if enter else 'leaves'}."
+        return self._commit(ev.DIRECTION, text, origin="human", scene=self.state.scene, turn=self.state.turn,
+                            data={"task": "stage_move", "facts": {"on_stage": move_stage(self.state, move)},
+                                  "stage": move})
+
+    def switch_policy(self, policy: str) -> Event:
+        from studio.model.play import POLICIES
+
+        if policy not in POLICIES:
+            raise ValueError(f"unknown turn policy {policy!r}; use one of {', '.join(POLICIES)}")
+        if not hasattr(self.state, "policy"):
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers")
+        return self._control({"policy": policy}, f"Who speaks next: {policy}.")
+
     def note(self, text: str) -> Event:
         """A playwright's note: the director and the characters hear it on the next turn."""
         return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
@@ -510,11 +644,6 @@ def _add_usage(first: dict, second: dict) -> dict:
     total = {k: int(first.get(k, 0) or 0) + int(second.get(k, 0) or 0) for k in set(first) | set(second)}
     total["calls"] = int(first.get("calls", 1) or 1) + int(second.get("calls", 1) or 1)
     return total
-
-
-def _same(a: str, b: str) -> bool:
-    norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
-    return norm(a) == norm(b)
 
 
 def _same_slot(kind: str) -> tuple[str, ...]:

@@ -173,3 +173,9 @@ def guard_line(
 def clean_line(text: str, name: str) -> str:
     """A model's line without cues, a second paragraph, wrapping quotes, loops or a broken-off end."""
     return guard_line(text, name).text
+
+
+def same_line(a: str, b: str) -> bool:
+    """Two takes of a line that differ only in spacing, case or outer quotes are the same line."""
+    norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
+    return norm(a) == norm(b)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studio.engine.budget import MIN_KEEP, cut, fit
+from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.state import RunState, Step
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
@@ -131,9 +131,8 @@ class PromptBook:
     # -- per task ---------------------------------------------------------------------------
 
     def messages(self, step: Step, role: ResolvedRole) -> list[Message]:
-        """The call for `step`, never longer than the role's budget (context less room for the reply)."""
-        built = getattr(self, f"_{step.task}")(step, role)
-        return fit(built, max(role.context_tokens - role.max_tokens, 64))
+        """The call for `step` (the engine then holds it to the role's budget: studio/engine/budget.py)."""
+        return getattr(self, f"_{step.task}")(step, role)
 
     def _stage_company(self, role: ResolvedRole) -> str:
         company = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from studio.model.play import ResolvedCast
 from studio.store import events as ev
@@ -63,14 +64,14 @@ class RunState:
     shaping: list[int] = field(default_factory=list)  # backstage ids that will shape the next ego line
     notes: list[Event] = field(default_factory=list)  # playwright's notes not yet heard by a turn
     heard_notes: list[Event] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    last_line_id: int | None = None  # the newest stage line or direction  # folded from every event's data["facts"]
 
     @classmethod
     def replay(cls, cast: ResolvedCast, path: list[Event]) -> "RunState":
-        state = cls(cast=cast, ego_prompt=cast.ego.sheet.prompt)
-        state.humans = {r.key for r in cast.roles if r.human}
-        for event in path:
-            state.apply(event)
-        return state
+        from studio.engine.forms.drama import DramaMachine
+
+        return DramaMachine().replay(cast, path)
 
     # -- what the play is, under the switches in force -------------------------------------
 
@@ -159,6 +160,8 @@ class RunState:
 
     def apply(self, event: Event) -> None:
         kind = event.kind
+        if kind in (ev.STAGE, ev.DIRECTION):
+            self.last_line_id = event.id
         if kind == ev.CONTROL:
             self._control(event)
             return

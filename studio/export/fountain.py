@@ -5,15 +5,20 @@ boneyard, a line starting with `.`, `@`, `!`, `#`, `=`, `~` or `>` forces an ele
 the page, an all-caps line after a blank one is a cue, `INT.` starts a scene heading, and a blank
 line ends a speech. Model text may contain any of it. So every line a model wrote is escaped:
 
-* `*`, `_` and `\\` before them get Fountain's backslash escape (`\\*`, `\\_`, `\\\\`);
-* `[[`, `]]`, `/*` and `*/` inside a note, and `[[`/`]]` anywhere, are split by an invisible
-  zero-width space (U+200B), since Fountain has no escape for them;
-* a line that starts with a forcing character (or `(` inside a speech) starts with a zero-width
-  space instead, so it is read as text; an action paragraph whose first line could pass for a cue,
-  a scene heading or a transition is forced with `!`; the first line of a speech that could pass
-  for one is prefixed with a zero-width space;
+* `*` and `_` get Fountain's backslash escape (`\\*`, `\\_`); a `\\` before them is kept apart by a
+  zero-width space, since readers disagree on `\\\\`;
+* `[[`, `]]`, `/*` and `*/` are split by an invisible zero-width space (U+200B), since Fountain has
+  no escape for them (afterwriting reads `/*` and `*/` as a boneyard's ends even when escaped);
+  so is ` TO:` (one reader takes any line holding it as a transition) and a cue's closing `^`
+  (dual dialogue);
+* a line that starts with a forcing character (or `(` inside a speech), or that could pass for a
+  scene heading or a transition wherever it falls, starts with a zero-width space instead, so it
+  is read as text; an action paragraph whose first line has no lower-case letter (so a reader
+  could take it for a cue: `...`, CJK, capitals) is forced with `!`; the first line of a speech
+  that could pass for a cue is prefixed with a zero-width space;
 * blank lines inside a speech become a line of two spaces (the spec's way to keep a speech whole);
-  inside a direction they are folded, so one direction stays one paragraph.
+  inside a direction they are folded, so one direction stays one paragraph;
+* title-page values get the same inline escaping, since readers apply emphasis there too.
 
 The structure itself (headings, cues, parentheticals, notes) is written only by this module.
 """
@@ -30,6 +35,8 @@ ZWSP = "\u200b"
 _FORCING = frozenset(".@!#=~>")
 # A scene heading by its prefix, case-insensitive, as the spec reads one.
 _HEADING = re.compile(r"^(?:INT|EXT|EST|I/E|INT\.?/EXT)(?:\s*\.|\s)", re.IGNORECASE)
+# Transitions as the most eager reader (afterwriting) finds them at the start of any line.
+_TRANSITION_START = re.compile(r"^(?:FADE (?:TO BLACK|OUT)|CUT TO BLACK)\.|^TO:$")
 # A cue Fountain would recognise unforced: upper-case ASCII letters, digits and a little punctuation.
 _PLAIN_CUE = re.compile(r"^(?=[A-Z0-9 .'-]*[A-Z])[A-Z0-9][A-Z0-9 .'-]*$")
 
@@ -44,13 +51,19 @@ def escape_inline(text: str) -> str:
     out: list[str] = []
     for i, ch in enumerate(text):
         if ch == "\\":
-            # Only a backslash that a reader would take as an escape needs escaping itself.
-            out.append("\\\\" if text[i + 1 : i + 2] in ("\\", "*", "_") else "\\")
-        elif ch in "*_":
-            out.append("\\" + ch)
+            # A backslash a reader could take as an escape is kept apart from what follows: readers
+            # disagree on `\\\\` (afterwriting prints both), but none joins across a zero-width space.
+            out.append("\\" + ZWSP if text[i + 1 : i + 2] in ("\\", "*", "_") else "\\")
+        elif ch == "*":
+            # `\*/` and `/\*` still open or close a boneyard for afterwriting: keep the slash apart.
+            before = ZWSP if text[i - 1 : i] == "/" else ""
+            after = ZWSP if text[i + 1 : i + 2] == "/" else ""
+            out.append(before + "\\*" + after)
+        elif ch == "_":
+            out.append("\\_")
         else:
             out.append(ch)
-    return _split_brackets("".join(out))
+    return _split_brackets("".join(out)).replace(" TO:", " TO" + ZWSP + ":")
 
 
 def _split_brackets(text: str) -> str:
@@ -68,12 +81,17 @@ def _risky(line: str) -> bool:
     return bool(_HEADING.match(line)) or (has_upper and not has_lower) or line.rstrip().endswith("TO:")
 
 
+def _heading_like(line: str) -> bool:
+    """Would some reader take this line for a scene heading or a transition wherever it stands?"""
+    return bool(_HEADING.match(line) or _TRANSITION_START.match(line) or line.rstrip().endswith("TO:"))
+
+
 def text_line(raw: str, *, in_speech: bool, opening: bool = False) -> str:
     """One escaped line. `opening`: the first line of a speech, read right after a cue or parenthetical."""
     line = escape_inline(raw)
     if not line:
         return line
-    if line[0] in _FORCING or (in_speech and line[0] == "(") or line.startswith("==="):
+    if line[0] in _FORCING or (in_speech and line[0] == "(") or line.startswith("===") or _heading_like(line):
         return ZWSP + line
     if in_speech and opening and _risky(line):
         return ZWSP + line
@@ -101,9 +119,13 @@ def speech_lines(text: str, *, opening: bool) -> list[str]:
 
 
 def action_lines(text: str) -> list[str]:
-    """A direction as one action paragraph, forced with `!` when its first line could be misread."""
+    """A direction as one action paragraph, forced with `!` when its first line could be misread.
+
+    A line without a lower-case letter opening a paragraph is a cue to afterwriting (`...`, CJK,
+    digits), not only one in capitals, so any such first line is forced.
+    """
     lines = [text_line(raw, in_speech=False) for raw in _lines(text) if raw]
-    if lines and _risky(lines[0]):
+    if lines and (_risky(lines[0]) or lines[0] == lines[0].upper()):
         lines[0] = "!" + lines[0]
     return lines
 
@@ -125,11 +147,15 @@ def cue(name: str) -> str:
     upper = " ".join(name.split()).upper()
     if _PLAIN_CUE.match(upper) and not _HEADING.match(upper) and not upper.endswith("TO:"):
         return upper
-    return "@" + upper
+    escaped = escape_inline(upper)
+    if escaped.endswith("^"):
+        escaped += ZWSP  # a closing caret asks for dual dialogue
+    return "@" + escaped
 
 
 def _title_value(text: str) -> str:
-    return " ".join(text.split())
+    """One title-page value, escaped: readers apply emphasis and notes there as in the script."""
+    return escape_inline(" ".join(text.split()))
 
 
 def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
@@ -153,8 +179,10 @@ def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
 def render_note(note: Backstage) -> str:
     where = f"scene {note.scene}, turn {note.turn}" if note.turn else f"scene {note.scene}"
     body = note_text(note.text)
-    if body.endswith("]"):
-        body += ZWSP  # or its last bracket and ours would read as the note's end, one bracket early
+    if body.endswith(("]", "/")):
+        # Or its last bracket and ours read as the note's end one bracket early; or, for a reader
+        # that turns notes into boneyards (`]]` into `*/`), its slash and our brackets open one.
+        body += ZWSP
     return f"[[BACKSTAGE, {where}. {note_text(note.label)}: {body}]]"
 
 
@@ -172,9 +200,10 @@ def render_fountain(script: Script) -> str:
     ]
     for block in script.blocks:
         if isinstance(block, Heading):
-            paragraphs.append("." + escape_inline(block.title))
+            # After the forcing mark a reader still sees the text's own first character (`~` makes lyrics).
+            paragraphs.append("." + text_line(block.title, in_speech=False))
             if block.brief:
-                paragraphs.append("= " + escape_inline(block.brief))
+                paragraphs.append("= " + text_line(block.brief, in_speech=False))
         elif isinstance(block, Direction):
             lines = action_lines(block.text)
             if lines:

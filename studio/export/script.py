@@ -37,6 +37,8 @@ _BACKSTAGE_VERBS = {
     ev.DRAFT: "{ego} drafts",
     ev.CRITIQUE: "{superego} critiques the draft",
     ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
+    ev.PICK: "who speaks next",
+    ev.SUMMARY: "what is remembered, summed up",
 }
 
 
@@ -107,6 +109,8 @@ class Script:
     finished: bool
     backstage: bool
     blocks: list[Block] = field(default_factory=list)
+    layout: str = "screen"  # the play's own choice of typeset layout: "screen" or "stage"
+    setting: str = ""
 
     @property
     def draft_date(self) -> str:
@@ -164,6 +168,13 @@ def split_business(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(parts)
 
 
+def parenthesise(text: str) -> str:
+    """Business as a parenthetical: `(x)` once, even when the model already wrote the brackets
+    (`*(laughs)*`)."""
+    text = " ".join(text.split())
+    return text if text.startswith("(") and text.endswith(")") else f"({text})"
+
+
 def superego_at_work(cast: ResolvedCast) -> bool:
     """True when the run was set to have an inner voice with at least one strategy on."""
     if not cast.superego.enabled or not cast.has("superego"):
@@ -213,6 +224,8 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         models=models,
         finished=any(e.kind == ev.EPILOGUE for e in path),
         backstage=backstage,
+        layout=cast.play.layout,
+        setting=" ".join(clean_text(cast.play.setting).split()),
     )
     by_id = {e.id: e for e in path}
     shaped: dict[int, int] = {}

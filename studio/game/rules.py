@@ -177,12 +177,13 @@ def _words(reply: dict[str, Any] | str) -> tuple[str | None, str | None]:
 
 def act(rules: GameRules, state: GameState, player: str, action: Action) -> tuple[GameState, dict[str, Any]]:
     """Apply one legal action. Returns the new state and the facts to record (what happened, to whom)."""
-    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": state.where[player]}
+    here = state.where[player]
+    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": here}
     if action.verb == MOVE:
         where = dict(state.where)
         where[player] = action.target or where[player]
         state = replace(state, where=where)
-        facts["outcome"] = f"{player} walks to {action.target}."
+        facts["outcome"] = f"{player} walks from {here} to {action.target}."
     elif action.verb == SEARCH:
         idol = rules.idol
         found = (
@@ -199,9 +200,9 @@ def act(rules: GameRules, state: GameState, player: str, action: Action) -> tupl
             facts["outcome"] = f"{player} searches {state.where[player]} and finds nothing."
             facts["found"] = False
     elif action.verb == TALK:
-        facts["outcome"] = f"{player} talks with {action.target}."
+        facts["outcome"] = f"At {here}, {player} takes {action.target} aside to talk."
     else:
-        facts["outcome"] = f"{player} waits."
+        facts["outcome"] = f"{player} waits at {here}."
     return state, facts
 
 

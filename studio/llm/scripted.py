@@ -214,8 +214,14 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         digest = hashlib.sha256(f"{character}|{_last_user_text(messages)}|{messages[0].get('content', '')}".encode()).digest()
         move = "C" if digest[0] % 3 else "D"
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
+    if task in ("act", "vote", "jury", "goals", "impressions"):
+        return _game_reply(task, character, turn, _last_user_text(messages))
     if task == "direct":
         return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
+    if task == "pick":
+        offered = re.search(r"Choose one of: ([^\n]+)\.", _last_user_text(messages))
+        names = offered.group(1).split(", ") if offered else [character]
+        return f"{_pick(tuple(names), *keys)} - (scripted) their turn, {where}"
     spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys)
     if task == "speak":
         return f"(scripted) {character} as {role}, {where}: {spoken}"
@@ -232,6 +238,24 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
     if task == "epilogue":
         return f"(scripted) epilogue for {character} after scene {scene}: {_pick(_EPILOGUES, *keys).format(name=character)}"
     return f"(scripted) {character} ({role}, {task}), {where}: {spoken}"
+
+
+def _game_reply(task: str, character: str, turn: int, asked: str) -> str:
+    """A social-game choice: one of the options the prompt lists, picked by a hash, so a replay agrees."""
+    if task == "goals":
+        return json.dumps({"goals": [f"(scripted) keep {character} in the game", "(scripted) find an ally"]})
+    if task == "impressions":
+        names = re.search(r"for each of (.+?), say", asked)
+        about = [n.strip() for n in names.group(1).split(",")] if names else []
+        return json.dumps({n: {"trust": (len(n) + turn) % 5 - 2, "liking": len(n) % 3 - 1, "wants": "(scripted) to win"}
+                           for n in about})
+    found = re.search(r"(?:one of|from): (.+?)\.(?:\n|$| Give| Reply)", asked) if task != "jury" else \
+        re.search(r"finalists are (.+?)\.", asked)
+    options = re.split(r"; | and |, ", found.group(1)) if found else ["wait"]
+    choice = _pick(tuple(o.strip() for o in options if o.strip()), character, task, turn, asked[-200:])
+    if task == "act":
+        return f"{choice} (scripted)"
+    return json.dumps({"vote": choice, "reason": f"(scripted) {character} chooses {choice}"})
 
 
 _WORD = re.compile(r"\s*\S+\s*")

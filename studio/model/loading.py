@@ -214,7 +214,9 @@ def resolve_cast(
 ) -> ResolvedCast:
     """Apply, in order: role defaults, the character's settings, the play's, --model, then --role."""
     path = Path(play_path)
-    seats: list[tuple[str, str, CastMember, str]] = [("ego", "ego", play.cast.ego, "cast.ego")]
+    seats: list[tuple[str, str, CastMember, str]] = []
+    if play.cast.ego is not None:
+        seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
     if play.cast.superego is not None:
         seats.append(("superego", "superego", play.cast.superego, "cast.superego"))
     for i, member in enumerate(play.cast.others):
@@ -222,6 +224,12 @@ def resolve_cast(
         seats.append((key, "other", member, f"cast.others[{i}]"))
     if play.cast.director is not None:
         seats.append(("director", "director", play.cast.director, "cast.director"))
+    if play.cast.moderator is not None:
+        seats.append(("moderator", "moderator", play.cast.moderator, "cast.moderator"))
+    for i, member in enumerate(play.cast.characters):
+        seats.append((f"c{i + 1}", "other", member, f"cast.characters[{i}]"))
+        if member.voice is not None:
+            seats.append((f"c{i + 1}.voice", "superego", member.voice, f"cast.characters[{i}].voice"))
 
     resolved: list[ResolvedRole] = []
     for key, kind, member, field in seats:
@@ -238,7 +246,10 @@ def resolve_cast(
         sheet = load_character(cpath)
         s = _settings([sheet, member, {"model": model}], kind)
         resolved.append(
-            ResolvedRole(key=key, kind=kind, sheet=sheet, human=member.human, **s)  # type: ignore[arg-type]
+            ResolvedRole(
+                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
+                schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
+            )  # type: ignore[arg-type]
         )
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
@@ -259,9 +270,13 @@ def resolve_cast(
     cast = ResolvedCast(play=play, play_path=str(path), roles=resolved, superego=cast_settings)
     if superego is False or play.cast.superego is None:
         cast.superego.enabled = False
+    voices = [r.schedules for r in cast.roles if r.schedules is not None]
+    for settings in voices if superego is False else ():
+        settings.enabled = False
     if strategies is not None:
-        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
-            cast.superego.schedule(name).enabled = name in strategies
+        for settings in [cast.superego, *voices]:
+            for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+                settings.schedule(name).enabled = name in strategies
     for word, choice in (roles or {}).items():
         matches = cast.matching(word)
         if not matches:
@@ -273,12 +288,24 @@ def resolve_cast(
             else:
                 role.model = choice
                 role.human = False
+    if play.game is not None:
+        # the island names its players: each name must be one of the cast's
+        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
+        for table, names in (("start", play.game.start), ("architecture", play.game.architecture)):
+            for name in names:
+                if name.casefold() not in players:
+                    raise InputError(str(path), f"game.{table}.{name}", "names no player of this play",
+                                     "use a name from the cast's characters")
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     server = os.environ.get("STUDIO_API_BASE", "").strip()
     for role in cast.roles if server else ():
         if role.api_base is None and role.model.startswith("openai/"):
             role.api_base = server
     return cast
+
+
+def _voice_schedules(member: CastMember) -> SuperegoSettings:
+    return SuperegoSettings.model_validate(member.model_dump(include=set(SuperegoSettings.model_fields)))
 
 
 def fill(template: str, **values: str) -> str:

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.game.world import GameRules
 from studio.mind.sheet import MindFields
 
 DEFAULT_MODEL = "local/smollm2"
@@ -18,6 +19,7 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
     "other": {"temperature": 0.4, "max_tokens": 120},
     "ego": {"temperature": 1.0, "max_tokens": 120},
     "superego": {"temperature": 1.0, "max_tokens": 160},
+    "moderator": {"temperature": 0.2, "max_tokens": 60},
 }
 DEFAULT_CONTEXT_TOKENS = 1400
 
@@ -32,7 +34,9 @@ MAX_PROMPT = 20_000
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
 STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
 
-RoleKind = Literal["ego", "superego", "other", "director"]
+RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
+# Who speaks next in an ensemble; see studio.engine.forms.ensemble.
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
 
 
 class _Strict(BaseModel):
@@ -84,8 +88,9 @@ class StrategySchedule(_Strict):
             raise ValueError("give either 'every' or 'probability', not both")
         return self
 
-    def fires(self, seed: int, strategy: str, turn: int) -> bool:
-        if not self.enabled:
+    def fires(self, seed: int, strategy: str, turn: int, *, switched_on: bool = False) -> bool:
+        """`switched_on`: the playwright turned the strategy on, whatever the play file says."""
+        if not (self.enabled or switched_on):
             return False
         if self.probability is not None:
             return random.Random(f"{seed}:{strategy}:{turn}").random() < self.probability
@@ -110,17 +115,43 @@ class SuperegoSettings(_Strict):
 class CastMember(ModelFields):
     character: str = Field(min_length=1, max_length=300, description="a file in characters/ (its stem) or a path")
     human: bool = False
+    rule: str | None = Field(default=None, description="fill this seat by a named rule, not a model")
+
+
+    @field_validator("rule")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        from studio.engine.forms import RULES
+
+        if value is not None and value not in RULES:
+            raise ValueError(f"unknown rule {value!r}; use one of {', '.join(sorted(RULES))}")
+        return value
 
 
 class SuperegoMember(CastMember, SuperegoSettings):
     pass
 
 
+class EnsembleMember(CastMember):
+    """A character of an ensemble; `voice` gives it an inner voice of its own, with its own schedules."""
+
+    voice: SuperegoMember | None = None
+
+
 class Cast(_Strict):
-    ego: CastMember
+    ego: CastMember | None = None
     superego: SuperegoMember | None = None
-    others: list[CastMember] = Field(min_length=1)
+    others: list[CastMember] = Field(default_factory=list)
     director: CastMember | None = None
+    characters: list[EnsembleMember] = Field(default_factory=list, description="an ensemble's characters")
+    moderator: CastMember | None = None
+
+
+class SceneBrief(_Strict):
+    brief: str = Field(default="", max_length=MAX_DESCRIPTION)
+    on_stage: list[str] | None = Field(default=None, description="who is on stage when the scene opens")
+    enter: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they enter")
+    exit: dict[str, int] = Field(default_factory=dict, description="name = the turn of the scene after which they leave")
 
 
 class Play(_Strict):
@@ -129,22 +160,63 @@ class Play(_Strict):
     premise: str = Field(default="", max_length=MAX_DESCRIPTION * 2)
     seed: int = 0
     turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
-    scenes: int | list[str] = Field(default=1, description="a count, or one brief per scene")
+    scenes: int | list[str | SceneBrief] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    layout: Literal["screen", "stage"] = Field(
+        default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
+    )
+    setting: str = Field(
+        default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
+    )
+    form: str = Field(default="drama_machine", description="the rules the play follows")
+    game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
+    next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     cast: Cast
+
+    @field_validator("next")
+    @classmethod
+    def _next(cls, value: str) -> str:
+        if value not in POLICIES:
+            raise ValueError(f"unknown turn policy {value!r}; use one of {', '.join(POLICIES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _cast_fits_form(self) -> "Play":
+        if self.form == "drama_machine":
+            if self.cast.ego is None:
+                raise ValueError("cast.ego: the Drama Machine needs an ego; add [cast.ego] character = \"...\"")
+            if not self.cast.others:
+                raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
+        elif self.form == "ensemble" and len(self.cast.characters) < 2:
+            raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
+        elif self.form == "social_game":
+            if self.game is None:
+                raise ValueError("game: the social game needs its island; add a [game] table with [[game.places]]")
+            if len(self.cast.characters) < 3:
+                raise ValueError("cast.characters: the social game needs at least three players")
+        return self
+
+    @field_validator("form")
+    @classmethod
+    def _form(cls, value: str) -> str:
+        from studio.engine.forms import FORMS
+
+        if value not in FORMS:
+            raise ValueError(f"unknown form {value!r}; use one of {', '.join(sorted(FORMS))}")
+        return value
 
     _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("scenes")
     @classmethod
-    def _scenes(cls, value: int | list[str]) -> int | list[str]:
+    def _scenes(cls, value: int | list[str | SceneBrief]) -> int | list[str | SceneBrief]:
         if isinstance(value, int) and not 1 <= value <= MAX_SCENES:
             raise ValueError(f"scenes must be between 1 and {MAX_SCENES}")
         if isinstance(value, list) and not value:
             raise ValueError("give at least one scene brief")
         if isinstance(value, list) and len(value) > MAX_SCENES:
             raise ValueError(f"at most {MAX_SCENES} scene briefs")
-        if isinstance(value, list) and any(len(b) > MAX_DESCRIPTION for b in value):
+        if isinstance(value, list) and any(len(b if isinstance(b, str) else b.brief) > MAX_DESCRIPTION for b in value):
             raise ValueError(f"a scene brief has at most {MAX_DESCRIPTION} characters")
         return value
 
@@ -154,8 +226,30 @@ class Play(_Strict):
 
     def brief(self, scene: int) -> str:
         if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
-            return self.scenes[scene - 1]
+            entry = self.scenes[scene - 1]
+            return entry if isinstance(entry, str) else entry.brief
         return ""
+
+    def _entry(self, scene: int) -> "SceneBrief | None":
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry
+        return None
+
+    def entrances(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.enter if entry else {}
+
+    def exits(self, scene: int) -> dict[str, int]:
+        entry = self._entry(scene)
+        return entry.exit if entry else {}
+
+    def on_stage(self, scene: int) -> list[str] | None:
+        """Who the brief puts on stage as the scene opens (names), or None: leave the stage as it is."""
+        if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
+            entry = self.scenes[scene - 1]
+            return None if isinstance(entry, str) else entry.on_stage
+        return None
 
 
 class ResolvedRole(BaseModel):
@@ -171,6 +265,8 @@ class ResolvedRole(BaseModel):
     api_base: str | None = None
     timeout: float = 120.0
     human: bool = False
+    rule: str | None = None
+    schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies
 
     @property
     def name(self) -> str:
@@ -196,7 +292,10 @@ class ResolvedCast(BaseModel):
 
     @property
     def ego(self) -> ResolvedRole:
-        return self.role("ego")
+        """The Drama Machine's ego; in an ensemble, its first character (the one the app centres)."""
+        if self.has("ego"):
+            return self.role("ego")
+        return self.others[0]
 
     @property
     def others(self) -> list[ResolvedRole]:

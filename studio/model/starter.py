@@ -11,8 +11,6 @@ import re
 import unicodedata
 from pathlib import Path
 
-import tomlkit
-
 from studio.model.errors import InputError
 
 
@@ -25,10 +23,14 @@ def slug(text: str) -> str:
 
 def _q(text: str) -> str:
     """A TOML basic string, escaped: names come from the command line and may hold anything."""
+    import tomlkit  # here, not at the top: `studio`'s argument parser imports this module for `studio new`
+
     return tomlkit.string(text).as_string()
 
 
 def _block(text: str) -> str:
+    import tomlkit
+
     body = tomlkit.string(text, multiline=True).as_string()[3:-3]
     return f'"""\n{body}\n"""'
 

@@ -341,6 +341,13 @@ class Store:
         )
         return [_row_event(r) for r in rows]
 
+    def controls(self, run_id: int) -> list[Event]:
+        """The playwright's control events of every take, oldest first: the controls in force now."""
+        rows = self._all(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE run_id = ? AND kind = 'control' ORDER BY id", (run_id,)
+        )
+        return [_row_event(r) for r in rows]
+
     def take(self, run_id: int, head: int | None = None) -> list[Event]:
         """The take ending at `head` (the run's head by default), first event first."""
         if head is None:

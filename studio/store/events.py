@@ -13,13 +13,24 @@ DRAFT = "backstage.draft"
 CRITIQUE = "backstage.critique"
 REWRITE_SPEECH = "backstage.rewrite_speech"
 REWRITE_PROMPT = "backstage.rewrite_prompt"
+PICK = "backstage.pick"  # who speaks next, and why (a moderator's or director's choice, or the playwright's)
+SUMMARY = "backstage.summary"  # a seat's own summary of lines that no longer fit its budget
+# The social game's private records (studio.engine.forms.social).
+CHOICE = "backstage.choice"  # an answer the rules could not use (asked again once)
+GOALS = "backstage.goals"
+VOTE = "backstage.vote"
+MEMORY = "backstage.memory"  # a player's own note of a conversation
+IMPRESSIONS = "backstage.impressions"
+REFLECTION = "backstage.reflection"
 EPILOGUE = "epilogue"
 NOTE = "note"
 CONTROL = "control"
 ERROR = "error"
 
-KINDS = (SCENE, STAGE, DIRECTION, DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, EPILOGUE, NOTE, CONTROL, ERROR)
-BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT)
+GAME = (CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION)
+KINDS = (SCENE, STAGE, DIRECTION, DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, *GAME, EPILOGUE,
+         NOTE, CONTROL, ERROR)
+BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, *GAME)
 # What an audience sees: the scene headings, directions and spoken lines, and the closing epilogue.
 ON_STAGE = (SCENE, STAGE, DIRECTION, EPILOGUE)
 
@@ -49,6 +60,19 @@ class Event:
     @property
     def on_stage(self) -> bool:
         return self.kind in ON_STAGE
+
+    @property
+    def present(self) -> list[str] | None:
+        """The character seats that witnessed this event; None for runs recorded before presence was kept."""
+        value = self.data.get("present")
+        return None if value is None else list(value)
+
+    def witnessed_by(self, key: str) -> bool:
+        private = self.data.get("private")
+        if private is not None and private != key:
+            return False
+        present = self.data.get("present")
+        return present is None or key in present
 
     @property
     def shaped_by(self) -> list[int]:

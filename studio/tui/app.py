@@ -121,7 +121,14 @@ class StudioApp(App[None]):
         probe = os.environ.get("STUDIO_TUI_PROBE")
         if probe:
             Path(probe).write_text(
-                json.dumps({"first_frame": self._first_frame_at, "litellm": "litellm" in sys.modules})
+                json.dumps({
+                    "first_frame": self._first_frame_at,
+                    # CPU seconds the process spent getting here: on a shared machine, the figure that
+                    # does not grow with other people's load.
+                    "cpu": time.process_time(),
+                    "litellm": "litellm" in sys.modules,
+                    "pydantic": "pydantic" in sys.modules,
+                })
             )
             if os.environ.get("STUDIO_TUI_PROBE_EXIT") == "1":
                 self.exit()

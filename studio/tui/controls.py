@@ -261,7 +261,8 @@ MAIN: tuple[Control, ...] = (
         CAST,
         show=False,
     ),
-    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown or PDF.", APP,
+    Control("export", "x", "export", "Export",
+            "Export the current take: Fountain, Markdown, Final Draft, or a screenplay or stage-play PDF.", APP,
             show=False),
     Control(
         "critiques",

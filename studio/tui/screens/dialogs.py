@@ -116,7 +116,8 @@ class StrategiesScreen(Dialog):
 class ExportScreen(Dialog):
     """Format, backstage or not, and where: handed back as a dict for the exporter."""
 
-    FORMATS = ("fountain", "markdown", "pdf")
+    FORMATS = ("fountain", "markdown", "fdx", "pdf", "play-pdf")
+    LABELS = {"fdx": "Final Draft", "pdf": "PDF, screenplay", "play-pdf": "PDF, stage play"}
 
     def __init__(self, default_dir: str = "exports") -> None:
         super().__init__()
@@ -127,7 +128,7 @@ class ExportScreen(Dialog):
             yield Label("Export the current take", classes="dialog-title")
             with RadioSet(id="export-format"):
                 for i, fmt in enumerate(self.FORMATS):
-                    label = "PDF" if fmt == "pdf" else fmt.capitalize()
+                    label = self.LABELS.get(fmt, fmt.capitalize())
                     yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
             yield Checkbox("Include the backstage", id="export-backstage")
             yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")

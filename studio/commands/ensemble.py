@@ -1,0 +1,103 @@
+"""CLI bodies for an ensemble's stage: one step at a time, who speaks next, entrances and exits,
+and a run seen through one character's eyes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+from typing import Any
+
+from studio.model.errors import InputError
+from studio.store import events as ev
+
+
+def register(sub: Any, db_option: Any) -> None:
+    step = sub.add_parser("step", help="play one turn of a run (an ensemble: --next picks who speaks)")
+    step.add_argument("run", help="a run number")
+    step.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
+    step.add_argument("--policy", metavar="POLICY", help="switch who speaks next from here on: alternate, "
+                      "round_robin, moderator, director, mentions or human")
+    step.add_argument("--backstage", action="store_true", help="also print the backstage")
+    db_option(step)
+    stage = sub.add_parser("stage", help="send characters on or off stage in an ensemble run")
+    stage.add_argument("run", help="a run number")
+    stage.add_argument("--enter", action="append", default=[], metavar="NAME", help="bring a character on")
+    stage.add_argument("--exit", action="append", default=[], metavar="NAME", help="send a character off")
+    db_option(stage)
+
+
+def steer(engine: Any, next_name: str | None, policy: str | None) -> None:
+    """Apply --policy then --next before the run goes on; each is an event, so takes keep them."""
+    try:
+        if policy:
+            engine.switch_policy(policy)
+        if next_name:
+            engine.pick(next_name)
+    except ValueError as exc:
+        raise InputError("--next" if next_name and not policy else "--policy", next_name or policy, str(exc),
+                         "see 'studio show RUN --backstage' for who is on stage") from None
+
+
+def cmd_step(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
+    from studio.engine import EngineError, NeedsHuman, NeedsPick
+    from studio.terminal import StagePrinter
+
+    engine = open_engine(args.run)
+    if engine.finished:
+        console.print(f"Run {engine.run_id} is finished.")
+        return 0
+    steer(engine, args.next, args.policy)
+    printer = StagePrinter(console, engine.cast, backstage=args.backstage)
+    try:
+        events = asyncio.run(engine.play_turn())
+    except NeedsPick as exc:
+        console.print(f"Who speaks next? {esc(', '.join(exc.choices))}: "
+                      f"'studio step {engine.run_id} --next NAME'.")
+        return 0
+    except NeedsHuman as exc:
+        console.print(f"{esc(exc)}: 'studio resume {engine.run_id}' asks for the line.")
+        return 0
+    except EngineError as exc:
+        console.print(f"[red]Model error:[/] {esc(exc)}")
+        return 1
+    printer.replay(events)
+    printer.end_line()
+    return 0
+
+
+def cmd_stage(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
+    engine = open_engine(args.run)
+    if not args.enter and not args.exit:
+        raise InputError("command line", "--enter/--exit", "nothing to do", "e.g. studio stage 3 --enter Ben")
+    for names, enter in ((args.exit, False), (args.enter, True)):
+        for name in names:
+            try:
+                event = engine.stage_move(name, enter)
+            except ValueError as exc:
+                raise InputError("--enter" if enter else "--exit", name, str(exc),
+                                 "see 'studio show RUN' for who is on stage") from None
+            console.print(f"[italic]{esc(event.text)}[/]")
+    return 0
+
+
+def through_eyes(engine: Any, path: list[Any], name: str) -> list[Any]:
+    """The take as one character knows it: only what it witnessed, the lines its inner voice
+    rewrote as it heard them, and its own inner voice's work."""
+    matches = [r for r in engine.cast.matching(name) if r.kind in ("ego", "other")]
+    if len(matches) != 1:
+        names = ", ".join(r.name for r in engine.cast.roles if r.kind in ("ego", "other"))
+        raise InputError("--as", name, "is not one character of this run", f"use one of: {names}")
+    key = matches[0].key
+    inner = {key, f"{key}.voice"} | ({"superego"} if key == "ego" else set())
+    heard = engine.state.heard  # the Drama Machine keys it by line; an ensemble by (line, hearer)
+    by_id = {e.id: e for e in path}
+    out = []
+    for event in path:
+        if not event.witnessed_by(key) or (event.is_backstage and event.role not in inner):
+            continue
+        rewrite = heard.get((event.id, key), heard.get(event.id) if key == "ego" and event.role != "ego" else None)
+        if event.kind in (ev.STAGE, ev.DIRECTION) and rewrite in by_id:
+            event = dataclasses.replace(event, text=by_id[rewrite].text)
+        out.append(event)
+    return out

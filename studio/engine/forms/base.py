@@ -1,0 +1,132 @@
+"""What every form of play shares: seats, facts, replies and the protocol the engine drives.
+
+A form is a play's rules. The engine owns the store, the models and the playwright's hand; the form
+owns everything that differs between a Drama Machine scene, an ensemble, a dilemma or an interview:
+what the state is, what comes next, what a seat is shown, how its reply is read, how an event changes
+the state. Because the state is only ever a fold of committed events, rewind, takes and resume work
+for every form without the form doing anything for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from studio.store.events import Event
+
+if TYPE_CHECKING:
+    from studio.engine.state import Step
+    from studio.model.play import ResolvedCast, ResolvedRole
+
+Message = dict[str, str]
+FILLS = ("model", "human", "rule")
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A place in the cast: who sits in it, whether it is on stage, and who fills it."""
+
+    key: str
+    name: str
+    kind: str  # ego | other | superego | director | moderator | ...
+    fill: str = "model"  # model | human | rule
+    character: bool = True  # a character on stage (False: director, moderator, an inner voice)
+    inner_voice: str | None = None  # the key of this character's inner voice seat, if it has one
+    voice_of: str | None = None  # for an inner voice: the key of the character it belongs to
+
+
+@dataclass
+class Reply:
+    """A seat's answer as the form reads it: the text to commit, and anything it adds to the event."""
+
+    text: str
+    kind: str | None = None  # commit as another kind than the step's (e.g. a direction)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def fold_facts(facts: dict[str, Any], event: Event) -> None:
+    """Any event may set facts; later events win. A value of None removes the fact."""
+    for key, value in (event.data.get("facts") or {}).items():
+        if value is None:
+            facts.pop(key, None)
+        else:
+            facts[key] = value
+
+
+# A rule fills a seat without a model: given the form's state, the step and the seat's role, it answers.
+Rule = Callable[[Any, "Step", "ResolvedRole"], str]
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str) -> Callable[[Rule], Rule]:
+    """Register a rule seat's answer under a name a play file can use (`rule = "tit_for_tat"`)."""
+
+    def register(fn: Rule) -> Rule:
+        RULES[name] = fn
+        return fn
+
+    return register
+
+
+class Form:
+    """The protocol. Subclasses override what differs; the defaults suit a form with one phase list."""
+
+    name = "form"
+
+    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+        return [
+            Seat(r.key, r.name, r.kind, "human" if r.human else "model", r.kind in ("ego", "other"))
+            for r in cast.roles
+        ]
+
+    def new_state(self, cast: "ResolvedCast") -> Any:
+        raise NotImplementedError
+
+    def replay(self, cast: "ResolvedCast", path: list[Event]) -> Any:
+        state = self.new_state(cast)
+        for event in path:
+            self.fold(state, event)
+        return state
+
+    def fold(self, state: Any, event: Event) -> None:
+        """Change the state by one committed event. Pure: same events, same state."""
+        raise NotImplementedError
+
+    def next_step(self, state: Any) -> "Step | None":
+        raise NotImplementedError
+
+    def messages(self, state: Any, path: list[Event], by_id: dict[int, Event], step: "Step",
+                 role: "ResolvedRole") -> list[Message]:
+        raise NotImplementedError
+
+    def read(self, state: Any, step: "Step", role: "ResolvedRole", text: str) -> Reply:
+        """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
+        return Reply(text)
+
+    def keep_control(self, state: Any, event: Event) -> None:
+        """Apply only the playwright's standing controls of a control event (take-overs, switches, a
+        policy), never its facts: after a rewind or a take switch the controls made last stay in force."""
+
+    def present(self, state: Any, kind: str, role: str | None, data: dict[str, Any]) -> list[str] | None:
+        """The character seats who witness an event about to be committed (recorded in its data)."""
+        return None
+
+    def scene_data(self, state: Any, step: "Step") -> dict[str, Any]:
+        """What a scene heading event carries besides its text (an ensemble: who is on stage)."""
+        return {}
+
+    def ends_turn(self, state: Any, done: list[Event]) -> bool:
+        """Whether the events stepped so far (newest last) complete one turn of play_turn."""
+        event = done[-1]
+        return event.kind == "epilogue" or (event.kind in ("stage", "direction") and event.role is not None)
+
+    def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
+        """The rule that fills this step's seat, or None when a model or a human does."""
+        name = getattr(role, "rule", None)
+        return RULES.get(name) if name else None
+
+
+@rule("listens")
+def _listens(state: Any, step: "Step", role: "ResolvedRole") -> str:
+    """A character kept on stage at no cost: present, witnessing, silent."""
+    return f"*{role.name} listens.*"

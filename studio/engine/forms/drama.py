@@ -1,0 +1,89 @@
+"""The Drama Machine as a form: the ego, its superego, the others in rotation, a director who opens scenes.
+
+The phase machine lives in studio.engine.state and the prompts in studio.engine.prompts; this form is
+the seam through which the engine reaches them, so the calls it makes are exactly those recorded in
+tests/data/golden_calls.json.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
+from studio.engine.lines import same_line
+from studio.store import events as ev
+from studio.engine.prompts import PromptBook
+from studio.engine.state import RunState, Step
+from studio.store.events import Event
+
+if TYPE_CHECKING:
+    from studio.model.play import ResolvedCast, ResolvedRole
+
+
+class DramaMachine(Form):
+    name = "drama_machine"
+
+    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+        seats = []
+        for r in cast.roles:
+            fill = "human" if r.human else "model"
+            if r.kind == "ego":
+                voice = "superego" if cast.has("superego") else None
+                seats.append(Seat(r.key, r.name, r.kind, fill, True, inner_voice=voice))
+            elif r.kind == "superego":
+                seats.append(Seat(r.key, r.name, r.kind, fill, False, voice_of="ego"))
+            else:
+                seats.append(Seat(r.key, r.name, r.kind, fill, r.kind == "other"))
+        return seats
+
+    def new_state(self, cast: "ResolvedCast") -> RunState:
+        state = RunState(cast=cast, ego_prompt=cast.ego.sheet.prompt)
+        state.humans = {r.key for r in cast.roles if r.human}
+        return state
+
+    def fold(self, state: RunState, event: Event) -> None:
+        fold_facts(state.facts, event)
+        state.apply(event)
+
+    def keep_control(self, state: RunState, event: Event) -> None:
+        state._control(event)
+
+    def next_step(self, state: RunState) -> Step | None:
+        return state.next_step()
+
+    def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
+                 role: "ResolvedRole") -> list[Message]:
+        return PromptBook(state, path, by_id).messages(step, role)
+
+    def read(self, state: RunState, step: Step, role: "ResolvedRole", text: str) -> Reply:
+        """Link the line to what shaped it: the line a rewrite reworks, the inner voice's work on a turn."""
+        data: dict = {}
+        if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:
+            data["source"] = state.other_line.id
+        if step.kind == ev.REWRITE_PROMPT:
+            data["replaces"] = state.ego_prompt
+            data["source"] = state.last_line_id
+        if step.role == "ego" and step.kind == ev.STAGE:
+            shaped = list(state.shaping)
+            if state.ego_prompt_event is not None and not state.prompt_first_used:
+                shaped.insert(0, state.ego_prompt_event)
+            data["shaped_by"] = shaped
+            data["prompt_event"] = state.ego_prompt_event
+            if state.draft is not None:
+                data["kept_draft"] = same_line(state.draft.text, text)
+        return Reply(text, data=data)
+
+    def present(self, state: RunState, kind: str, role: str | None, data: dict) -> list[str]:
+        """Everyone in a Drama Machine scene is on stage throughout."""
+        return [r.key for r in state.cast.roles if r.kind in ("ego", "other")]
+
+    def ends_turn(self, state: RunState, done: list[Event]) -> bool:
+        event = done[-1]
+        ego_line = lambda e: e.role == "ego" and e.kind in (ev.STAGE, ev.DIRECTION)  # noqa: E731
+        if event.kind == ev.EPILOGUE or (event.kind == ev.REWRITE_PROMPT and len(done) > 1 and ego_line(done[-2])):
+            return True
+        if ego_line(event):
+            nxt = state.next_step()
+            # a prompt rewrite belongs to the turn that caused it
+            return nxt is None or nxt.kind != ev.REWRITE_PROMPT or state.is_human(nxt.role)
+        return False

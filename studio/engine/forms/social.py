@@ -1,0 +1,397 @@
+"""The social game of paper 002 as a form: players on an island act, talk, vote one another out, and a
+jury of the voted-out picks the winner.
+
+The rules are studio.game.rules (pure functions); this form only decides what comes next, what each
+player is shown (studio.game.prompts, built from what that player witnessed), how a reply is read, and
+how a committed event changes the state. Every choice, vote, tie draw and conversation is an event, so
+rewind, takes and resume replay a game exactly.
+
+A round: each player still in with the goals module sets goals; then `actions_per_round` ticks, each a
+turn per player in a seeded shuffled order (an action; a talk opens a conversation of `talk_lines` lines a
+side, heard by everyone in the place, ended by each speaker's own summary and, with the impressions module,
+an update of their impressions); then a secret vote by everyone still in, the tally (the form's own move:
+the host reads the votes), and a private reflection each. With two left, the jury votes and the host
+names the winner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from studio import structured
+from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
+from studio.engine.state import Step
+from studio.game import prompts, rules
+from studio.game.world import GameRules
+from studio.store import events as ev
+from studio.store.events import Event
+
+if TYPE_CHECKING:
+    from studio.model.play import ResolvedCast, ResolvedRole
+
+CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION = ev.GAME
+
+RECALL = 8  # memories shown in a prompt, newest first
+PERSONAS = {
+    "charismatic": "People warm to you quickly: you are magnetic, talkative and easy to trust.",
+    "aloof": "You keep people at arm's length: reserved, hard to read, slow to open up.",
+}
+
+
+@dataclass
+class SocialState:
+    cast: "ResolvedCast"
+    rules: GameRules
+    seed: int
+    names: dict[str, str]  # seat key -> player name
+    game: rules.GameState
+    scene: int = 0  # the round
+    turn: int = 0  # steps committed by players, for the record
+    finished: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)
+    humans: set[str] = field(default_factory=set)
+    queue: list[tuple] = field(default_factory=list)  # what comes next, head first
+    problem: str | None = None  # the last answer to the head of the queue was unusable: why
+    talk: tuple = ()  # (speaker, line) pairs of the conversation under way
+    votes: dict[str, str] = field(default_factory=dict)
+    memories: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    goals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    impressions: dict[str, dict[str, str]] = field(default_factory=dict)
+    tallies: list[dict[str, Any]] = field(default_factory=list)
+
+    def key(self, name: str) -> str:
+        return next(k for k, n in self.names.items() if n == name)
+
+    def remember(self, keys: list[str], text: str) -> None:
+        for k in keys:
+            self.memories[k] = self.memories.get(k, ()) + (text,)
+
+
+class SocialGame(Form):
+    name = "social_game"
+
+    # -- the cast ---------------------------------------------------------------------------
+
+    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+        return [Seat(r.key, r.name, "player", "human" if r.human else "model", True) for r in cast.roles
+                if r.kind == "other"]
+
+    def new_state(self, cast: "ResolvedCast") -> SocialState:
+        game_rules = cast.play.game
+        players = [r for r in cast.roles if r.kind == "other"]
+        names = {r.key: r.name for r in players}
+        state = SocialState(cast, game_rules, cast.play.seed, names,
+                            rules.start(game_rules, [r.name for r in players], cast.play.seed))
+        state.humans = {r.key for r in cast.roles if r.human}
+        return state
+
+    # -- what comes next --------------------------------------------------------------------
+
+    def next_step(self, state: SocialState) -> Step | None:
+        if state.finished:
+            return None
+        if not state.queue:
+            self._plan(state)
+        head = state.queue[0]
+        what = head[0]
+        # An action's reply is private reasoning (its outcome, a direction, is what the stage sees).
+        kinds = {"round": ev.SCENE, "goals": GOALS, "act": CHOICE, "talk": ev.STAGE, "summary": MEMORY,
+                 "impressions": IMPRESSIONS, "vote": VOTE, "tally": ev.DIRECTION, "reflect": REFLECTION,
+                 "jury": VOTE, "verdict": ev.DIRECTION}
+        role = head[1] if what not in ("round", "tally", "verdict") else None
+        scene = state.game.round if what == "round" else state.scene
+        return Step(kinds[what], what, role, scene, state.turn + 1)
+
+    def scene_data(self, state: SocialState, step: Step) -> dict[str, Any]:
+        """A round's heading: the form's own step, seen by everyone in the game."""
+        return {"task": "round", **self._everyone(state)}
+
+    def _plan(self, state: SocialState) -> None:
+        """Fill the queue for the next part of the game. Pure: it depends only on the state."""
+        game = state.game
+        if game.finished:
+            state.finished = True
+            return
+        if game.final:
+            if not state.votes and game.jury:
+                state.queue = [("jury", state.key(j)) for j in game.jury] + [("verdict",)]
+                return
+        if state.scene < game.round:
+            state.queue = [("round",)]
+            state.queue += [("goals", state.key(p)) for p in sorted(game.alive)
+                            if "goals" in state.rules.modules(p)]
+            state.queue += [("act", state.key(p)) for p in rules.turn_order(game, state.seed)]
+            return
+        if rules.voting_due(game, state.rules):
+            state.queue = [("vote", state.key(p)) for p in sorted(game.alive)] + [("tally",)]
+            return
+        state.queue = [("act", state.key(p)) for p in rules.turn_order(game, state.seed)]
+
+    # -- the prompts ------------------------------------------------------------------------
+
+    def view(self, state: SocialState, key: str) -> prompts.PlayerView:
+        name = state.names[key]
+        game = state.game
+        role = state.cast.role(key)
+        modules = state.rules.modules(name)
+        persona = role.sheet.prompt.strip()
+        style = PERSONAS.get((role.sheet.archetype or "").lower())
+        if style:
+            persona += "\n" + style
+        idol = state.rules.idol
+        hint = idol.hint if idol and idol.hint else ("A hidden idol somewhere on the island saves its finder from "
+                                                     "one vote." if idol else "")
+        place = game.where.get(name, "")
+        return prompts.PlayerView(
+            name=name, persona=persona, rules=prompts.rules_text(len(state.names), state.rules.actions_per_round, hint),
+            round=game.round, place=place or "the jury bench",
+            place_description=state.rules.place(place).description if place else "",
+            here=game.here(name) if place else (), paths=state.rules.neighbours(place) if place else (),
+            memories=tuple(reversed(state.memories.get(key, ())[-RECALL:])),
+            goals=state.goals.get(key, ()) if "goals" in modules else (),
+            impressions=state.impressions.get(key, {}) if "impressions" in modules else {},
+            still_in=game.alive, jury=game.jury, holds_idol=game.idol_holder == name,
+        )
+
+    def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
+                 role: "ResolvedRole") -> list[Message]:
+        view = self.view(state, role.key)
+        name = view.name
+        head = state.queue[0]
+        if step.task == "act":
+            options = [a.describe() for a in rules.legal_actions(state.rules, state.game, name)]
+            return prompts.action(view, options, state.problem)
+        if step.task == "talk":
+            a, b = head[2], head[3]
+            partner = b if role.key == a else a
+            return prompts.conversation(view, state.names[partner], state.talk, opening=not state.talk)
+        if step.task == "summary":
+            return prompts.summary(view, state.names[head[2]], state.talk)
+        if step.task == "impressions":
+            return prompts.impressions(view, [p for p in state.game.alive if p != name])
+        if step.task == "vote":
+            return prompts.vote(view, rules.valid_vote_targets(state.game, name), state.problem)
+        if step.task == "jury":
+            return prompts.jury_vote(view, state.game.alive, state.problem)
+        if step.task == "goals":
+            return prompts.goals(view)
+        return prompts.reflection(view)
+
+    # -- reading replies --------------------------------------------------------------------
+
+    def read(self, state: SocialState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+        game = state.game
+        if step.task == "round":
+            return Reply(f"Round {game.round}", data=self._everyone(state))
+        if step.task == "tally":
+            _, result = rules.tally(game, dict(state.votes), state.seed)
+            return Reply(self._announce(result), data={"tally": result, **self._everyone(state)})
+        if step.task == "verdict":
+            votes = {j: v for j, v in state.votes.items()}
+            _, result = rules.jury_verdict(game, votes, state.seed)
+            counts = ", ".join(f"{n} {c}" for n, c in sorted(result["counts"].items()))
+            tie = " It was a tie, settled by a draw." if "draw" in result else ""
+            text = f"The jury has voted ({counts or 'no valid votes'}).{tie} {result['winner']} wins the game."
+            return Reply(text, data={"verdict": result, **self._everyone(state)})
+        assert role is not None
+        name = role.name
+        private = {"private": role.key, "present": [role.key]}
+        if step.task == "act":
+            action, problem = rules.read_action(state.rules, game, name, _as_reply(text))
+            if action is None:
+                if state.problem is None:  # asked again once
+                    return Reply(text, kind=CHOICE, data={"invalid": problem, **private})
+                action = rules.Action(rules.WAIT)
+                forced = problem
+            else:
+                forced = None
+            _, facts = rules.act(state.rules, game, name, action)
+            witnesses = set(game.here(name)) | {name}
+            if action.verb == rules.MOVE:
+                witnesses |= {p for p in game.alive if game.where.get(p) == action.target}
+            data = {"action": action.verb, "target": action.target, "outcome": facts, "reply": text,
+                    "present": sorted(state.key(p) for p in witnesses)}
+            if facts.get("found"):
+                data["facts"] = {"idol.holder": name}
+                # what a searcher finds, only they know
+                data["present"] = [role.key]
+            if forced:
+                data["forced"] = forced
+            return Reply(facts["outcome"], kind=ev.DIRECTION, data=data)
+        if step.task == "talk":
+            place = game.where.get(name)
+            present = sorted(state.key(p) for p in game.alive if game.where.get(p) == place)
+            return Reply(text, data={"present": present})
+        if step.task in ("vote", "jury"):
+            vote, reason, problem = rules.read_vote(game, name, _as_reply(text))
+            if vote is None and state.problem is None:
+                return Reply(text, kind=CHOICE, data={"invalid": problem, **private})
+            shown = f"{name} votes for {vote}." if vote else f"{name} casts no valid vote."
+            if reason:
+                shown += f" Reason: {reason}"
+            return Reply(shown, data={"vote": vote, "reason": reason, "reply": text, **private})
+        if step.task == "goals":
+            goals = _goals(text)
+            return Reply("\n".join(f"- {g}" for g in goals) or text, data={"goals": goals, **private})
+        if step.task == "impressions":
+            found = _impressions(text, [p for p in game.alive if p != name])
+            return Reply(text, data={"impressions": found, **private})
+        return Reply(text, data=private)  # summary, reflection
+
+    @staticmethod
+    def _everyone(state: SocialState) -> dict[str, Any]:
+        return {"present": sorted(state.key(p) for p in state.game.alive + state.game.jury)}
+
+    @staticmethod
+    def _announce(result: dict[str, Any]) -> str:
+        counts = ", ".join(f"{n} {c}" for n, c in sorted(result["counts"].items(), key=lambda x: (-x[1], x[0])))
+        text = f"The votes are read: {counts or 'no valid votes'}."
+        if result.get("idol_played_by"):
+            text += f" {result['idol_played_by']} plays the idol: the votes against them do not count."
+        if "draw" in result:
+            text += f" A tie between {' and '.join(result['tie'])}, settled by a draw."
+        return text + f" {result['eliminated']} leaves the game and joins the jury."
+
+    def present(self, state: SocialState, kind: str, role: str | None, data: dict[str, Any]) -> list[str] | None:
+        return data.get("present")
+
+    # -- the state, one event at a time -----------------------------------------------------
+
+    def fold(self, state: SocialState, event: Event) -> None:
+        fold_facts(state.facts, event)
+        if event.kind in (ev.NOTE, ev.ERROR):
+            return
+        if event.kind == ev.CONTROL:
+            self._control(state, event)
+            return
+        if not state.queue:
+            self._plan(state)
+        if not state.queue:
+            return
+        head = state.queue[0]
+        what = head[0]
+        task = event.data.get("task")
+        if task != what:
+            return  # not the game's own step (a note or a direction by the playwright): nothing changes
+        if event.kind == CHOICE:
+            state.problem = event.data.get("invalid") or "the answer could not be used"
+            return
+        state.problem = None
+        state.queue.pop(0)
+        state.turn += 1
+        game = state.game
+        if what == "round":
+            state.scene = game.round
+            state.votes = {}
+        elif what == "goals":
+            state.goals[head[1]] = tuple(event.data.get("goals") or ())
+        elif what == "act":
+            self._fold_action(state, head[1], event)
+        elif what == "talk":
+            state.talk = state.talk + ((event.character or state.names.get(head[1], ""), event.text),)
+            hearers = list(event.data.get("present") or [])
+            state.remember(hearers, f"{event.character} said: {event.text}")
+        elif what in ("summary", "reflect"):
+            state.remember([head[1]], event.text)
+            if what == "summary" and not any(q[0] == "summary" for q in state.queue):
+                state.talk = ()
+        elif what == "impressions":
+            found = event.data.get("impressions") or {}
+            if found:
+                state.impressions[head[1]] = {**state.impressions.get(head[1], {}), **found}
+        elif what in ("vote", "jury"):
+            if event.data.get("vote"):
+                state.votes[state.names[head[1]]] = event.data["vote"]
+        elif what == "tally":
+            state.game, result = rules.tally(game, dict(state.votes), state.seed)
+            state.tallies.append(result)
+            state.votes = {}
+            state.remember(list(self._everyone(state)["present"]), event.text)
+            state.queue = [("reflect", state.key(p)) for p in sorted(state.game.alive)] + state.queue
+        elif what == "verdict":
+            state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
+            state.finished = True
+        if what == "act" and not state.queue:
+            state.game = rules.advance(state.game, state.rules)
+
+    def _fold_action(self, state: SocialState, key: str, event: Event) -> None:
+        name = state.names[key]
+        action = rules.Action(event.data.get("action") or rules.WAIT, event.data.get("target"))
+        state.game, _ = rules.act(state.rules, state.game, name, action)
+        state.remember(list(event.data.get("present") or [key]), event.text)
+        if action.verb == rules.TALK and action.target:
+            partner = state.key(action.target)
+            lines = []
+            for _ in range(state.rules.talk_lines):
+                lines += [("talk", key, key, partner), ("talk", partner, key, partner)]
+            after = [("summary", key, partner), ("summary", partner, key)]
+            for k in (key, partner):
+                if "impressions" in state.rules.modules(state.names[k]):
+                    after.append(("impressions", k))
+            state.queue = lines + after + state.queue
+            state.talk = ()
+
+    def _control(self, state: SocialState, event: Event) -> None:
+        for key, on in (event.data.get("human") or {}).items():
+            (state.humans.add if on else state.humans.discard)(key)
+
+    def ends_turn(self, state: SocialState, done: list[Event]) -> bool:
+        """A turn of `play_turn` is one player's action, with any conversation it opened."""
+        event = done[-1]
+        if event.kind == ev.DIRECTION and event.data.get("task") in ("act", "tally", "verdict"):
+            return not any(q[0] in ("talk", "summary", "impressions") for q in state.queue)
+        if event.data.get("task") in ("summary", "impressions"):
+            return not any(q[0] in ("talk", "summary", "impressions") for q in state.queue)
+        return False
+
+
+def _as_reply(text: str) -> dict[str, Any] | str:
+    """The first JSON object in a reply, or the reply's words."""
+    return next(structured.json_objects(text), None) or text
+
+
+def _goals(text: str) -> list[str]:
+    obj = next(structured.json_objects(text), None)
+    items = obj.get("goals") if isinstance(obj, dict) else None
+    if not isinstance(items, list):
+        items = [line.strip(" -*0123456789.)") for line in text.splitlines()]
+    return [str(g).strip()[:300] for g in items if str(g).strip()][:3]
+
+
+def _impressions(text: str, about: list[str]) -> dict[str, str]:
+    """Impressions of players still in, as short plain text: 'trust 1, liking -1; wants the idol'."""
+    out: dict[str, str] = {}
+    for obj in structured.json_objects(text):
+        for who, value in obj.items():
+            name = next((p for p in about if rules._mentions(str(who), p)), None)
+            if name is None:
+                continue
+            if isinstance(value, dict):
+                parts = []
+                for k in ("trust", "liking"):
+                    n = structured.whole_number(value.get(k))
+                    if isinstance(n, int) and -2 <= n <= 2:
+                        parts.append(f"{k} {n:+d}")
+                wants = str(value.get("wants") or "").strip()
+                out[name] = ", ".join(parts) + (f"; wants {wants[:200]}" if wants else "")
+            elif str(value).strip():
+                out[name] = str(value).strip()[:200]
+        if out:
+            break
+    return out
+
+
+def game_report(state: SocialState) -> dict[str, Any]:
+    """Placements, every vote and each player's closing impressions: the game report's data."""
+    return {
+        "winner": state.game.winner,
+        "placements": state.game.placements(),
+        "votes": [dict(v) for v in state.game.votes],
+        "tallies": state.tallies,
+        "impressions": {state.names[k]: v for k, v in state.impressions.items()},
+        "architecture": {n: state.rules.architecture.get(n, "both") for n in state.names.values()},
+    }
+
+
+__all__ = ["SocialGame", "SocialState", "game_report"]

@@ -1,0 +1,80 @@
+"""A script as Final Draft XML (.fdx), the file a screenwriter's collaborators open.
+
+Written with the standard library's ElementTree, so every string is XML-escaped by the writer and
+no model text can become markup. Each paragraph is typed the way Final Draft types its own: Scene
+Heading, Action, Character, Parenthetical, Dialogue; the playwright's brief is the scene's title
+(Final Draft's SceneProperties), the title page is Final Draft's TitlePage, and the epilogue (and,
+with `backstage`, the appendix of the inner voice's notes) starts a new page.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, parenthesise, split_business
+
+# XML 1.0 cannot carry these at all, escaped or not: they become U+FFFD, never vanish.
+_NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
+
+
+def _text(value: str) -> str:
+    return _NOT_XML.sub("\ufffd", value)
+
+
+def _paragraph(parent: ET.Element, kind: str, text: str, **attrs: str) -> ET.Element:
+    para = ET.SubElement(parent, "Paragraph", {"Type": kind, **attrs})
+    ET.SubElement(para, "Text").text = _text(text)
+    return para
+
+
+def _speech(content: ET.Element, name: str, parts: list[tuple[str, str]]) -> None:
+    """A cue, then each parenthetical and each line of dialogue as its own paragraph."""
+    _paragraph(content, "Character", " ".join(name.split()).upper())
+    wrote = False
+    for kind, text in parts:
+        if kind == "business":
+            _paragraph(content, "Parenthetical", parenthesise(text))
+            wrote = True
+            continue
+        for line in (raw.strip() for raw in text.splitlines()):
+            if line:
+                _paragraph(content, "Dialogue", line)
+                wrote = True
+    if not wrote:
+        _paragraph(content, "Parenthetical", "(silence)")
+
+
+def render_fdx(script: Script) -> str:
+    root = ET.Element("FinalDraft", {"DocumentType": "Script", "Template": "No", "Version": "5"})
+    content = ET.SubElement(root, "Content")
+    notes: list[Backstage] = []
+    for block in script.blocks:
+        if isinstance(block, Heading):
+            para = _paragraph(content, "Scene Heading", block.title)
+            if block.brief:
+                ET.SubElement(para, "SceneProperties", {"Title": _text(block.brief)})
+        elif isinstance(block, Direction):
+            lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+            if lines:
+                _paragraph(content, "Action", " ".join(lines))
+        elif isinstance(block, Speech):
+            _speech(content, block.character, list(block.parts))
+        elif isinstance(block, Backstage):
+            notes.append(block)
+        elif isinstance(block, Epilogue):
+            _paragraph(content, "Scene Heading", "EPILOGUE", StartsNewPage="Yes")
+            _speech(content, block.character, list(split_business(block.text)))
+    if script.backstage:
+        _paragraph(content, "Scene Heading", "BACKSTAGE", StartsNewPage="Yes")
+        if not notes:
+            _paragraph(content, "Action", "Nothing happened backstage in this take.")
+        for note in notes:
+            where = f"scene {note.scene}, turn {note.turn}" if note.turn else f"scene {note.scene}"
+            _speech(content, note.character, [("business", f"{note.label}, {where}"), ("line", note.text)])
+
+    title = ET.SubElement(ET.SubElement(root, "TitlePage"), "Content")
+    for line in (script.title, "", "Written by", script.author, "", script.source, f"Draft date: {script.draft_date}"):
+        _paragraph(title, "Action", " ".join(line.split()), Alignment="Center")
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8" standalone="no" ?>\n' + ET.tostring(root, encoding="unicode") + "\n"

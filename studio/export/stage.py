@@ -1,0 +1,109 @@
+"""A script as a stage play, in the standard US stage-play format, typeset with reportlab.
+
+The convention is the one US publishers' guides (Samuel French, now Concord Theatricals) and most
+US playwriting competitions ask for: 12 pt Courier, a 1.5" binding margin and 1" elsewhere; a
+title page (title in capitals, "by", the author; contact/source lower left); a cast page listing
+each character in capitals with a short description, then the setting; each scene under a
+centred heading with the setting paragraph (here the playwright's brief) below it; character
+names centred in capitals above their lines; dialogue across the full measure; stage directions
+indented well in from the left and set in italics, and in parentheses on their own line where
+they fall inside a speech; entrances and exits are directions like any other; "END OF PLAY"
+centred after the last line; page numbers from the first page of the play.
+
+The protagonist's epilogue is its own section after the play, on its own page; the backstage,
+when asked for, is an appendix after that, as in the screenplay.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.units import inch
+from reportlab.platypus import CondPageBreak, PageBreak, Paragraph, Spacer
+
+from studio.export import typeset
+from studio.export.pdf import (
+    LINE,
+    _style,
+    backstage_appendix,
+    epilogue_parts,
+    speech_flowable,
+    where,
+    write_pdf,
+)
+from studio.export.script import Direction, Epilogue, Heading, Script, Speech, parenthesise
+
+NAME = _style("stage-name", 0, 6, alignment=TA_CENTER)
+LINES = _style("stage-lines", 0, 6)
+INNER = _style("stage-inner", 1.0, 4.0)  # a direction inside a speech: its own line, parenthesised
+DIRECTION = _style("stage-direction", 2.0, 4.0, spaceBefore=LINE)  # the 3.5" stage-direction column
+HEADING = _style("stage-heading", 0, 6, alignment=TA_CENTER, spaceBefore=2 * LINE, spaceAfter=0, keepWithNext=1)
+TITLE = _style("stage-title", 0, 6, alignment=TA_CENTER, fontSize=18, leading=24)
+CENTRE = _style("stage-centre", 0, 6, alignment=TA_CENTER)
+LEFT = _style("stage-left", 0, 6)
+CAST = _style("stage-cast", 0.5, 5.5, spaceBefore=LINE, firstLineIndent=-0.5 * inch)
+
+
+def _speech(f: typeset.Fonts, name: str, parts, here: str):
+    return speech_flowable(f, name, parts, here, cue=NAME, paren=INNER, dialogue=LINES, paren_style=parenthesise,
+                           italic_paren=True)
+
+
+def _heading(text: str, f: typeset.Fonts | None = None, here: str = "") -> Paragraph:
+    html = f.markup(text, here) if f else text
+    return Paragraph(f"<u>{html}</u>", HEADING)
+
+
+def _front_matter(f: typeset.Fonts, script: Script) -> list:
+    here = where(None, script)
+    story = [Spacer(1, 3 * inch), Paragraph(f.markup(script.title.upper(), here), TITLE), Spacer(1, LINE * 2)]
+    story += [Paragraph("by", CENTRE), Spacer(1, LINE), Paragraph(f.markup(script.author, here), CENTRE)]
+    story += [Spacer(1, 3.5 * inch), Paragraph(f.markup(script.source, here), LEFT)]
+    story += [Paragraph(f.markup(script.draft_date, here), LEFT), PageBreak()]
+    story += [Paragraph("<u>CHARACTERS</u>", CENTRE), Spacer(1, LINE)]
+    for entry in script.on_stage_cast:
+        where_cast = f"the cast page ({entry.name})"
+        text = f.markup(entry.name.upper(), where_cast)
+        if entry.description.strip():
+            text += ": " + f.markup(" ".join(entry.description.split()), where_cast)
+        story.append(Paragraph(text, CAST))
+    setting = script.setting or " ".join(script.premise.split())
+    if setting:
+        story += [Spacer(1, 2 * LINE), Paragraph("<u>SETTING</u>", CENTRE), Spacer(1, LINE)]
+        story.append(Paragraph(f.markup(setting, "the cast page (setting)"), LEFT))
+    story.append(PageBreak())
+    return story
+
+
+def _play(script: Script, f: typeset.Fonts) -> list:
+    story = _front_matter(f, script)
+    for block in script.blocks:
+        here = where(block, script)
+        if isinstance(block, Heading):
+            story += [CondPageBreak(6 * LINE), _heading(block.title, f, here)]
+            if block.brief:
+                story.append(Paragraph(f.markup(block.brief, here, italic=True), DIRECTION))
+        elif isinstance(block, Direction):
+            lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+            if lines:
+                story.append(Paragraph("<br/>".join(f.markup(line, here, italic=True) for line in lines), DIRECTION))
+        elif isinstance(block, Speech):
+            story.append(_speech(f, block.character, block.parts, here))
+        elif isinstance(block, Epilogue):
+            story += [PageBreak(), _heading("EPILOGUE")]
+            story.append(_speech(f, block.character, epilogue_parts(block.text), here))
+    ending = "END OF PLAY" if script.finished else "(The run stopped here: the play is unfinished.)"
+    story += [Spacer(1, 2 * LINE), Paragraph(ending, CENTRE)]
+    if script.backstage:
+        story += backstage_appendix(f, script, _heading, lambda n, p, h: _speech(f, n, p, h))
+    return story
+
+
+def render_play_pdf(script: Script, path: Path, warn: Callable[[str], None] | None = None) -> list[str]:
+    """Typeset `script` as a stage play into `path`; returns (and passes to `warn`) each line with a
+    character no font could print."""
+    f = typeset.fonts(warn)
+    write_pdf(path, _play(script, f), script, front=2, number_from=1)
+    return f.missing

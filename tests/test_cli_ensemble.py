@@ -1,0 +1,40 @@
+"""The ensemble at the command line: one step at a time, --next, entrances and exits, show --as."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import studio
+
+
+def _events(db, run=1):
+    out = studio("show", run, "--json", "--backstage", db=db).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_step_with_next_stage_moves_and_show_as(tmp_path):
+    db = tmp_path / "s.db"
+    # a run to pause: one step of the ensemble at a time
+    made = studio("run", "plays/last_crossing.toml", "--model", "scripted", "--turns", "4", db=db, input="")
+    assert made.returncode == 0, made.stderr
+    studio("rewind", 1, "--turns", "30", db=db)
+    first = studio("step", 1, "--next", "Marit", db=db)
+    assert first.returncode == 0, first.stderr
+    events = _events(db)
+    assert [e["kind"] for e in events if e["kind"] in ("stage", "backstage.pick")][:2] == ["backstage.pick", "stage"]
+    assert [e["character"] for e in events if e["kind"] == "stage"][0] == "Marit"
+    bad = studio("step", 1, "--next", "Oskar", db=db)
+    assert bad.returncode == 2 and "not on stage" in bad.stderr and "Traceback" not in bad.stderr
+    moved = studio("stage", 1, "--enter", "Oskar", "--exit", "Tomas", db=db)
+    assert moved.returncode == 0 and "Oskar enters." in moved.stdout and "Tomas leaves." in moved.stdout
+    assert studio("step", 1, "--next", "Oskar", db=db).returncode == 0
+    assert studio("step", 1, "--policy", "round_robin", db=db).returncode == 0
+    lines = [e for e in _events(db) if e["kind"] == "stage"]
+    assert lines[1]["character"] == "Oskar"
+    tomas = studio("show", 1, "--as", "Tomas", db=db).stdout
+    assert lines[0]["text"][:40] in tomas
+    assert lines[1]["text"][:40] not in tomas  # said after Tomas left
+    oskar = studio("show", 1, "--as", "Oskar", db=db).stdout
+    assert lines[0]["text"][:40] not in oskar and lines[1]["text"][:40] in oskar
+    wrong = studio("show", 1, "--as", "Nobody", db=db)
+    assert wrong.returncode == 2 and "Ines" in wrong.stderr

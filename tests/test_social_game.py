@@ -1,0 +1,194 @@
+"""The social game run by the engine on the scripted model: rules, presence, votes, the jury, replay, a human."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conftest import PLAYS, RecordingGateway
+from studio.engine import Engine
+from studio.llm import scripted
+from studio.model import load_play, resolve_cast
+from studio.store import events as ev
+
+
+def island(store, gateway=None, roles=None, **game):
+    play = load_play(PLAYS / "island.toml")
+    if game:
+        play = play.model_copy(update={"game": play.game.model_copy(update=game)})
+    cast = resolve_cast(play, PLAYS / "island.toml", model="scripted", roles=roles)
+    return Engine.create(store, cast, {}, gateway=gateway or RecordingGateway())
+
+
+def stage_and_votes(engine):
+    return [(e.kind, e.character, e.text) for e in engine.path if e.kind in (ev.STAGE, ev.DIRECTION, ev.VOTE, ev.SCENE)]
+
+
+def test_a_whole_game_ends_with_a_winner_chosen_by_the_jury(store):
+    engine = island(store)
+    asyncio.run(engine.play_to_end())
+    game = engine.state.game
+    assert engine.finished and game.winner in game.alive and len(game.alive) == 2
+    assert len(game.jury) == 6 and sorted(game.placements().values()) == list(range(1, 9))
+    verdict = engine.path[-1]
+    assert verdict.kind == ev.DIRECTION and f"{game.winner} wins the game" in verdict.text
+    tallies = [e for e in engine.path if e.data.get("task") == "tally"]
+    assert len(tallies) == 6
+    for event in tallies:  # each reading names who left, and it is the most-voted (or a drawn tie)
+        result = event.data["tally"]
+        counts = {k: v for k, v in result["counts"].items() if k != result.get("idol_played_by")}
+        top = max(counts.values(), default=0)
+        assert counts.get(result["eliminated"], 0) == top or result.get("draw") is not None
+
+
+def test_an_impossible_action_is_asked_again_once_then_becomes_wait(store):
+    scripted.queue("fly to the moon", task="act")
+    scripted.queue("swim to Ocean", task="act")  # not one walk from where anyone starts... still impossible
+    engine = island(store)
+    first = engine.state.queue[0] if engine.state.queue else None
+    asyncio.run(engine.play_turn())
+    while not any(e.data.get("task") == "act" and e.kind == ev.DIRECTION for e in engine.path):
+        asyncio.run(engine.play_turn())
+    choice = [e for e in engine.path if e.kind == ev.CHOICE]
+    action = next(e for e in engine.path if e.data.get("task") == "act" and e.kind == ev.DIRECTION)
+    assert len(choice) == 1 and "say one action" in choice[0].data["invalid"]
+    assert " waits at " in action.text and action.data["forced"]
+    assert choice[0].data["private"] == action.role  # the unusable answer is the player's own business
+
+
+def test_a_conversation_is_remembered_by_exactly_those_present(store):
+    engine = island(store)
+    while not any(e.kind == ev.STAGE for e in engine.path):
+        asyncio.run(engine.play_turn())
+    line = next(e for e in engine.path if e.kind == ev.STAGE)
+    game = engine.state.game
+    place = game.where[line.character]
+    there = {engine.state.key(p) for p in game.alive if game.where.get(p) == place}
+    assert set(line.data["present"]) == there
+    for key, name in engine.state.names.items():
+        remembered = any(line.text in m for m in engine.state.memories.get(key, ()))
+        assert remembered == (key in there), name
+        assert line.witnessed_by(key) == (key in there)
+
+
+def test_votes_are_secret_and_ties_break_by_the_recorded_draw(store):
+    engine = island(store)
+    asyncio.run(engine.play_to_end())
+    votes = [e for e in engine.path if e.kind == ev.VOTE]
+    assert votes and all(e.data["private"] == e.role and e.data["present"] == [e.role] for e in votes)
+    ties = [e.data["tally"] for e in engine.path if e.data.get("task") == "tally" and "draw" in e.data["tally"]]
+    for result in ties:  # the draw recorded is the one the rule makes from the seed
+        assert result["eliminated"] == result["tie"][result["draw"]]
+
+
+def test_a_game_replays_identically_after_rewind(store):
+    engine = island(store)
+    asyncio.run(engine.play_to_end())
+    before = stage_and_votes(engine)
+    engine.rewind(12)
+    assert not engine.finished
+    asyncio.run(engine.play_to_end())
+    assert stage_and_votes(engine) == before
+    assert engine.state.game.placements() == island_placements(store)
+
+
+def island_placements(store):
+    again = island(store)
+    asyncio.run(again.play_to_end())
+    return again.state.game.placements()
+
+
+def test_a_human_can_play_a_contestant(store):
+    engine = island(store, roles={"Amara Osei": "human"})
+    asked = []
+
+    def human(pending):
+        asked.append(pending.step.task)
+        return {"act": "talk to Bruno", "talk": "Bruno, stay close to me tonight.", "summary": "Bruno listened.",
+                "impressions": '{"Bruno Keller": {"trust": 1, "liking": 1, "wants": "an ally"}}',
+                "goals": '{"goals": ["Win Bruno over"]}', "vote": "Hiro Tanaka", "reflect": "Quiet round.",
+                "jury": "Bruno Keller"}[pending.step.task]
+
+    for _ in range(40):
+        asyncio.run(engine.play_turn(human))
+    assert "act" in asked and "goals" in asked
+    talk = next(e for e in engine.path if e.origin == "human" and e.data.get("task") == "act")
+    assert talk.text == "At Camp, Amara Osei takes Bruno Keller aside to talk." and talk.data["action"] == "talk"
+    assert any(e.origin == "human" and e.kind == ev.STAGE and "stay close" in e.text for e in engine.path)
+
+
+def test_architecture_switches_modules_off_per_player(store):
+    gateway = RecordingGateway()
+    engine = island(store, gateway, architecture={"Amara Osei": "none", "Bruno Keller": "goals"})
+    for _ in range(30):
+        asyncio.run(engine.play_turn())
+    asked = {(ctx.character, ctx.task) for ctx, _ in gateway.calls}
+    assert ("Amara Osei", "goals") not in asked and ("Bruno Keller", "goals") in asked
+    assert ("Amara Osei", "impressions") not in asked and ("Bruno Keller", "impressions") not in asked
+
+
+def test_an_island_naming_a_stranger_is_refused(tmp_path):
+    from studio.model import InputError
+
+    text = (PLAYS / "island.toml").read_text().replace('"Hiro Tanaka" = "Jungle Path"', '"Nobody" = "Camp"')
+    bad = PLAYS.parent / "plays" / "_bad_island.toml"
+    try:
+        bad.write_text(text)
+        with pytest.raises(InputError, match="game.start.Nobody"):
+            resolve_cast(load_play(bad), bad, model="scripted")
+    finally:
+        bad.unlink()
+
+
+def test_the_game_report_lists_placements_votes_and_alliances(tmp_path):
+    import json
+
+    from test_cli import studio
+
+    db = tmp_path / "s.db"
+    assert studio("run", PLAYS / "island.toml", "--model", "scripted", db=db).returncode == 0
+    report = json.loads(studio("game", "1", "--json", db=db).stdout)
+    assert sorted(report["placements"].values()) == list(range(1, 9))
+    assert report["winner"] == min(report["placements"], key=report["placements"].get)
+    assert len([v for v in report["votes"] if v["round"] != "final"]) == 8 + 7 + 6 + 5 + 4 + 3
+    assert all(v["reason"] for v in report["votes"] if v["round"] != "final")
+    out = tmp_path / "report.md"
+    assert studio("game", "1", "--out", str(out), db=db).returncode == 0
+    text = out.read_text()
+    assert f"**Winner: {report['winner']}**" in text and "## Alliances" in text
+    assert studio("run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1", db=db).returncode == 0
+    wrong = studio("game", "2", db=db)
+    assert wrong.returncode == 2 and "social_game" in wrong.stderr
+
+
+def test_the_architecture_experiment_assigns_balanced_conditions_and_resumes(store):
+    from studio.game.experiments import GamePlan, assignment, run_sync
+
+    plan = GamePlan("architecture", 2, "scripted", PLAYS / "island.toml")
+    names = [f"P{i}" for i in range(8)]
+    arms = assignment(plan, names, 0)
+    assert sorted(arms.values()) == sorted(["none", "goals", "impressions", "both"] * 2)
+    assert assignment(plan, names, 0) == arms and assignment(plan, names, 1) != arms
+    groups, records, failed = run_sync(store, plan)
+    assert len(records) == 2 and not failed
+    # every game is an ordinary run, and players out in round 1 are left out, as the paper did
+    assert sum(len(v) for v in groups.values()) == 2 * 7
+    run = store.run(records[0]["run"])
+    assert "game 1" in run.title
+    gateway = RecordingGateway()
+    again, _, _ = run_sync(store, plan, gateway=gateway)
+    assert gateway.calls == [] and again == groups
+
+
+def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
+    from studio.game.experiments import GamePlan, cast_for
+
+    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4))
+    cast, groups = cast_for(plan, 0)
+    assert sorted(groups.values()).count("charismatic") == 2 and list(groups.values()).count("aloof") == 4
+    for role in cast.roles:
+        group = groups[role.name]
+        assert role.sheet.prompt.startswith(f"You are {role.name}.")
+        assert role.sheet.archetype == (None if group == "neutral" else group)
+        assert role.sheet.traits.extraversion == {"charismatic": 2, "aloof": -2, "neutral": 0}[group]
