@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     runs = sub.add_parser("runs", help="list saved runs")
     runs.add_argument("--json", action="store_true", help="one JSON object per run")
+    runs.add_argument("--all", action="store_true", help="also list archived runs")
     _db_option(runs)
 
     show = sub.add_parser("show", help="print a run")
@@ -129,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     from studio.commands.cards import register as register_cards
 
     register_cards(sub)
+    from studio.commands.runs import register as register_runs
+
+    register_runs(sub, _db_option)
     from studio.commands.ensemble import register as register_ensemble
 
     register_ensemble(sub, _db_option)
@@ -344,29 +348,50 @@ class _Stop(Exception):
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    store = _open_store(args.db)
-    runs = store.runs()
     from studio import usage
+    from studio.commands import runs as listing
 
+    store = _open_store(args.db)
     if args.json:
-        for info in runs:
-            print(json.dumps({**info.as_dict(), "usage": usage.run_usage(store, info.id).as_dict()}))
+        for info in store.runs():
+            if info.archived and not args.all:
+                continue
+            summary = listing.summarize(store, info)
+            print(json.dumps({**info.as_dict(), "status": summary.status, "models": summary.models,
+                              "usage": usage.run_usage(store, info.id).as_dict()}))
         return 0
-    from datetime import datetime
-
-    from rich.table import Table
-
-    table = Table("run", "play", "started", "events", "head", "tokens", "cost")
-    for info in runs:
-        started = datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
-        spent = usage.run_usage(store, info.id).total
-        table.add_row(str(info.id), _esc(info.title), started, str(info.events), str(info.head or "-"),
-                      usage.tokens(spent.prompt_tokens + spent.completion_tokens), usage.money(spent.cost))
+    table = listing.table(store, args)
     console = _console()
-    if runs:
+    if table.row_count:
         console.print(table)
+    elif store.runs():
+        console.print(f"Every run in {store.path} is archived: 'studio runs --all' lists them.")
     else:
         console.print(f"No runs in {store.path} yet. Start one: studio run plays/interview.toml")
+    return 0
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    from studio.commands.runs import cmd_rename as rename
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    try:
+        print(rename(store, _run_id(args.run), args.name))
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'") from None
+    return 0
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from studio.commands.runs import cmd_archive as archive
+    from studio.store import StoreError
+
+    store = _open_store(args.db)
+    try:
+        print(archive(store, _run_id(args.run), args.undo))
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'") from None
     return 0
 
 
@@ -597,6 +622,8 @@ COMMANDS = {
     "models": cmd_models,
     "run": cmd_run,
     "runs": cmd_runs,
+    "rename": cmd_rename,
+    "archive": cmd_archive,
     "show": cmd_show,
     "resume": cmd_resume,
     "rewind": cmd_rewind,

@@ -23,6 +23,12 @@ def store(tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _private_settings(tmp_path_factory, monkeypatch):
+    """The app remembers its theme under $XDG_CONFIG_HOME: never the tester's own, never shared by tests."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture(autouse=True)
 def _fresh_script():
     from studio.llm import scripted
 

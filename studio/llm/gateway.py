@@ -528,4 +528,30 @@ def check_cast_models(cast, where: str) -> None:
         if role.model not in seen:
             seen[role.model] = check_model(role.model)
         if seen[role.model]:
+            sheet = _sheet_file(cast, role)
+            if sheet is not None:
+                # the sheet chose this model: that file is the one to fix, not the play
+                raise InputError(str(sheet), "model", seen[role.model] or "",
+                                 f"edit {sheet.name} (c in the app) or give the play a --role model")
             raise InputError(where, f"cast.{role.key}.model", seen[role.model] or "", None)
+
+
+def _sheet_file(cast, role):
+    """The character file whose `model` a role runs on, when the model came from there."""
+    if not role.sheet.model or role.sheet.model != role.model:
+        return None
+    try:
+        from pathlib import Path
+
+        from studio.model.loading import character_path
+
+        seats = cast.play.cast
+        if role.key in ("ego", "superego", "director"):
+            member = getattr(seats, role.key)
+        elif role.key == "other":
+            member = seats.others[0]
+        else:
+            member = seats.others[int(role.key[5:]) - 1]
+        return character_path(member.character, Path(cast.play_path))
+    except Exception:  # noqa: BLE001 - a cast of another shape names the play instead
+        return None

@@ -97,6 +97,8 @@ class RunInfo:
     head: int | None
     events: int = 0
     status: str = ""
+    name: str = ""  # the playwright's own name for the run; the play's title stays in `title`
+    archived: bool = False  # hidden from the lists, never deleted
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +109,8 @@ class RunInfo:
             "head": self.head,
             "events": self.events,
             "status": self.status,
+            "name": self.name,
+            "archived": self.archived,
             "options": self.options,
         }
 
@@ -158,12 +162,21 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
             self.conn.executescript(_SCHEMA)
+            self._add_run_columns()
             self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
 
     def close(self) -> None:
         self.conn.close()
+
+    def _add_run_columns(self) -> None:
+        """Bring an older database up to date in place: columns are only ever added, with defaults that
+        mean what the old database meant (no name, not archived), so running it twice changes nothing."""
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+        for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0")):
+            if column not in have:
+                self.conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
 
     # runs -----------------------------------------------------------------
 
@@ -188,18 +201,32 @@ class Store:
 
     def run(self, run_id: int) -> RunInfo:
         row = self._one(
-            "SELECT id, created, title, play_path, cast_json, options, head FROM runs WHERE id = ?", (run_id,)
+            "SELECT id, created, title, play_path, cast_json, options, head, name, archived FROM runs WHERE id = ?",
+            (run_id,),
         )
         if row is None:
-            raise StoreError(f"{self.path}: no run {run_id}; 'studio runs' lists the runs there")
-        return RunInfo(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6])
+            raise StoreError(f"{self.path}: no run {run_id}; 'studio runs --all' lists the runs there")
+        return RunInfo(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6], name=row[7],
+                       archived=bool(row[8]))
 
     def runs(self) -> list[RunInfo]:
         rows = self._all(
             "SELECT r.id, r.created, r.title, r.play_path, '', r.options, r.head, "
-            "(SELECT COUNT(*) FROM events e WHERE e.run_id = r.id) FROM runs r ORDER BY r.id"
+            "(SELECT COUNT(*) FROM events e WHERE e.run_id = r.id), r.name, r.archived FROM runs r ORDER BY r.id"
         )
-        return [RunInfo(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7]) for r in rows]
+        return [RunInfo(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], name=r[8], archived=bool(r[9]))
+                for r in rows]
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        """Run metadata, not part of the play: no event, so rewinds and takes never undo a name."""
+        self.run(run_id)
+        clean = "".join(ch for ch in name if ch.isprintable()).strip()  # never terminal control
+        self._run("UPDATE runs SET name = ? WHERE id = ?", (clean, run_id))
+
+    def archive_run(self, run_id: int, archived: bool = True) -> None:
+        """Hide a run from the lists or bring it back; its events are kept either way."""
+        self.run(run_id)
+        self._run("UPDATE runs SET archived = ? WHERE id = ?", (int(archived), run_id))
 
     def head(self, run_id: int) -> int | None:
         row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))

@@ -59,6 +59,7 @@ class StudioApp(App[None]):
 
     def on_mount(self) -> None:
         self._quiet_collector()
+        self._remember_theme()
         if self._start_play is not None:
             path, cast, options = self._start_play
             self._open_cast(cast, options)
@@ -66,6 +67,15 @@ class StudioApp(App[None]):
             self.open_run(self._start_run, self.roles)
         else:
             self.show_picker(first=True)
+
+    def _remember_theme(self) -> None:
+        """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored."""
+        from studio import settings
+
+        chosen = settings.load().get("theme")
+        if isinstance(chosen, str) and chosen in self.available_themes:
+            self.theme = chosen
+        self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
 
     # -- frames on time ----------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ MAIN: tuple[Control, ...] = (
         "play",
         "p",
         "play",
-        "Play/Pause",
+        "Play",
         "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
         RUN,
     ),
@@ -94,10 +94,19 @@ MAIN: tuple[Control, ...] = (
         key_display="]",
     ),
     Control(
+        "diff-takes",
+        "d",
+        "diff_takes",
+        "Diff takes",
+        "Compare the selected line with another take of it, side by side or as one text with the changes marked.",
+        LINES,
+        show=False,
+    ),
+    Control(
         "edit-line",
         "e",
         "edit_line",
-        "Edit line",
+        "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
     ),
@@ -180,6 +189,7 @@ MAIN: tuple[Control, ...] = (
         "Edit sheet",
         "Edit the highlighted character's sheet; validated as you type, saved to characters/.",
         CAST,
+        show=False,  # the footer keeps to what fits in 120 columns; ? and the palette list the rest
     ),
     Control(
         "toggle-stage", "1", "toggle_pane('stage')", "Stage", "Show or hide the stage.", PANES, show=False
@@ -251,7 +261,9 @@ MAIN: tuple[Control, ...] = (
         CAST,
         show=False,
     ),
-    Control("export", "x", "export", "Export", "Export the current take: Fountain, Markdown, Final Draft, or a screenplay or stage-play PDF.", APP),
+    Control("export", "x", "export", "Export",
+            "Export the current take: Fountain, Markdown, Final Draft, or a screenplay or stage-play PDF.", APP,
+            show=False),
     Control(
         "critiques",
         "K",
@@ -261,13 +273,14 @@ MAIN: tuple[Control, ...] = (
         APP,
         show=False,
     ),
-    Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP),
+    Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP, show=False),
 )
 
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
     Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP),
+    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP,
+            show=False),
 )
 
 # Moving on the stage; bound on the stage itself.
@@ -301,6 +314,8 @@ TEXT: tuple[Control, ...] = (
 # The take tree.
 TREE: tuple[Control, ...] = (
     Control("follow-take", "enter", "follow", "Follow", "Follow the chosen take: the stage shows it.", LINES),
+    Control("diff-take", "d", "diff", "Diff", "Compare the chosen take's first line with the take it forks from, "
+            "word by word.", LINES),
     Control("star-take", "asterisk", "star", "Star", "Star the chosen take, or unstar it.", LINES, key_display="*"),
     Control("name-take", "m", "name", "Name", "Name the chosen take ('studio show RUN --take NAME').", LINES),
 )
@@ -309,6 +324,10 @@ TREE: tuple[Control, ...] = (
 PICKER: tuple[Control, ...] = (
     Control("new-play", "n", "new_play", "New play", "Start a play from nothing: a form, validated as you type.", APP),
     Control("new-character", "c", "new_character", "New character", "Write a new character's sheet.", APP),
+    Control("rename-run", "m", "rename_run", "Rename", "Give the highlighted run a name of your own.", APP),
+    Control("archive-run", "a", "archive_run", "Archive", "Hide the highlighted run, or bring an archived one back; "
+            "nothing is deleted.", APP),
+    Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL

@@ -104,7 +104,10 @@ class CritiqueScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#critique-table", DataTable)
-        table.add_columns("#", "when", "critic", *[label for label, _ in CRITERIA.values()], "take")
+        # criteria names on two lines: one line each would push the last past a 120-column dialog
+        table.header_height = 2
+        labels = [Text(label.replace(" ", "\n", 1)) for label, _ in CRITERIA.values()]
+        table.add_columns("#", "when", "critic", *labels, "take")
         self.reload()
         table.focus()
 

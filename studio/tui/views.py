@@ -31,6 +31,7 @@ TASK_VERBS = {
     "revise": "revises the reply",
     "rewrite_prompt": "rewrites the protagonist's prompt",
     "epilogue": "writes the epilogue",
+    "pick": "picks who speaks next",  # an ensemble's moderator
 }
 
 
@@ -73,7 +74,7 @@ def _take_label(engine: Any, event: Event, takes: dict[int, tuple[int, int]] | N
     else:
         siblings = [t.id for t in engine.takes(event.id)]
         index, count = (siblings.index(event.id) + 1 if event.id in siblings else 1), len(siblings)
-    return f"take {index} of {count}" if count > 1 else ""
+    return f"take {index} of {count} (d compares)" if count > 1 else ""
 
 
 def origin_note(event: Event) -> str:
@@ -98,7 +99,7 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
         return Text("")
     parts: list[RenderableType] = []
     who = event.character or "The stage"
-    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"turn {event.turn}" if event.turn else "",
+    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"run turn {event.turn}" if event.turn else "",
                          _take_label(engine, event, takes), origin_note(event)) if f]
     parts.append(Text(f"{who} · " + " · ".join(facts) if facts else who, style="bold underline"))
     parts.append(Text(""))
@@ -245,7 +246,9 @@ def notes(engine: Any) -> RenderableType:
         for number, brief in enumerate(play.scenes, start=1):
             marker = "▶ " if number == state.scene else "  "
             line = Text(f"{marker}Scene {number}: ", style="bold" if number == state.scene else "dim bold")
-            line.append(brief, style="" if number == state.scene else "dim")
+            # a brief is words, or (in an ensemble) a scene with its words and its entrances
+            words = brief if isinstance(brief, str) else getattr(brief, "brief", "")
+            line.append(words, style="" if number == state.scene else "dim")
             parts.append(line)
     elif play.premise.strip():
         parts.append(Text("Premise: ", style="bold").append(play.premise.strip(), style="dim"))
@@ -355,20 +358,21 @@ def status(engine: Any) -> Text:
     text.append(play.title, style="bold")
     text.append(f" · run {engine.run_id}")
     text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+    # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
     text.append(f" · turn {state.turn_in_scene}/{play.turns}")
+    if state.turn:
+        text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
-    if engine.cast.has("superego") and engine.cast.superego.enabled:
-        text.append(" · superego:")
-        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
-            on = state.strategy_on(name)
-            word = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}[name]
-            text.append(" ")
-            text.append(word, style="bold green" if on else "dim strike")
-    if state.humans:
+    if state.humans:  # before the superego: the one fact here that changes what a key does
         names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
         text.append(" · you play ")
         text.append(names, style="bold yellow")
+    if engine.cast.has("superego") and engine.cast.superego.enabled:
+        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
+        on = [word for name, word in words.items() if state.strategy_on(name)]
+        text.append(" · superego: ")
+        text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     spent = usage.live(engine).total
     if spent.calls:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -35,6 +35,12 @@ class CharacterScreen(ModalScreen[Path | None]):
         self._role_label = role_label
         self.valid: CharacterSheet | None = sheet
         self.problems: dict[str, str] = {}
+        # model name -> what is wrong with it (None: routable); filled off the loop, since asking
+        # whether a provider serves a name may import litellm
+        self._models: dict[str, str | None] = {}
+        self._checking: set[str] = set()
+        if sheet.model:
+            self._models[sheet.model] = None  # as opened: the run already started with it
 
     def compose(self) -> ComposeResult:
         sheet = self._sheet
@@ -88,9 +94,17 @@ class CharacterScreen(ModalScreen[Path | None]):
                     kind = "a whole number" if NUMBERS[field] is int else "a number"
                     problems[field] = f"write it as {kind}"
                 continue
-            if field == "model" and not raw:
-                data.pop("model", None)
-                continue
+            if field == "model":
+                if not raw:
+                    data.pop("model", None)
+                    continue
+                if raw not in self._models:
+                    problems[field] = "checking the name…"
+                    if raw not in self._checking:
+                        self._checking.add(raw)
+                        self._check_model(raw)
+                elif self._models[raw]:
+                    problems[field] = str(self._models[raw])
             data[field] = raw
         self.problems = problems
         return data
@@ -112,9 +126,23 @@ class CharacterScreen(ModalScreen[Path | None]):
             widget = self.query_one(f"#field-{field}")
             widget.set_class(field in problems, "-invalid")
         message = "  ".join(f"{field}: {problem}" for field, problem in problems.items())
+        if message:
+            message = f"{self._path.name}: {message}"
         self.query_one("#character-problems", Static).update(Text(message or "Valid."))
         self.query_one("#character-problems").set_class(bool(problems), "-invalid")
         self.query_one("#character-save", Button).disabled = self.valid is None
+
+    @work(thread=True, group="model-check", exit_on_error=False)
+    def _check_model(self, name: str) -> None:
+        from studio.llm import check_model
+
+        problem = check_model(name)
+        self.app.call_from_thread(self._model_checked, name, problem)
+
+    def _model_checked(self, name: str, problem: str | None) -> None:
+        self._models[name] = problem
+        if self.is_mounted:
+            self._validate()
 
     @on(Input.Changed)
     @on(TextArea.Changed)
@@ -126,7 +154,7 @@ class CharacterScreen(ModalScreen[Path | None]):
     def action_save(self) -> None:
         self._validate()
         if self.valid is None:
-            self.notify("Not saved: " + "; ".join(f"{k}: {v}" for k, v in self.problems.items()),
+            self.notify(f"Not saved: {self._path}: " + "; ".join(f"{k}: {v}" for k, v in self.problems.items()),
                         severity="error")
             return
         try:

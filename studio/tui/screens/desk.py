@@ -126,7 +126,12 @@ class DeskActions:
 
         def chosen(result: Any) -> None:
             self._marks = marks(engine.store, engine.run_id)  # stars and names set in the tree
-            if result is not None:
+            if result is not None and result[0] == "diff":
+                from studio.tui.screens.diff import open_diff
+
+                self.resync(select=self._stage().selected_id)  # type: ignore[attr-defined]
+                open_diff(self, engine, result[1])
+            elif result is not None:
                 self.run_worker(self._follow(result[1]), group="follow", exit_on_error=False)  # type: ignore[attr-defined]
             else:
                 self.resync(select=self._stage().selected_id)  # type: ignore[attr-defined]

@@ -143,7 +143,7 @@ class ExportScreen(Dialog):
         return {
             "fmt": self.FORMATS[index],
             "backstage": self.query_one("#export-backstage", Checkbox).value,
-            "out": Path(path) if path else None,
+            "out": path or None,  # a string keeps the trailing slash that names a folder
         }
 
     @on(Button.Pressed, "#export-go")

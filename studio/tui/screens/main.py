@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import threading
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Callable
@@ -21,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from studio.store import events as ev
@@ -29,6 +28,8 @@ from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.screens.desk import DeskActions
+from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, ModelCalled, RetryStarted, TokenStreamed
+from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
@@ -50,16 +51,14 @@ class MainScreen(DeskActions, Screen[None]):
         self._human: asyncio.Future[str] | None = None
         self._view_head: int | None = None
         self._takes: dict[int, tuple[int, int]] = {}
-        self._tokens = 0
-        self._writing = ""
+        self._relay: EngineRelay | None = None
         self._backstage_timer: Any = None
         self._settling = False
-        self._thread = threading.get_ident()
 
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("Opening…", id="status")
+        yield StatusLine("Opening…", id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
                 yield StageView(id="stage")
@@ -68,7 +67,7 @@ class MainScreen(DeskActions, Screen[None]):
                 yield BackstagePane(id="backstage-pane", classes="pane")
                 yield NotesPane(id="notes-pane", classes="pane")
             yield CastPane(id="cast-pane", classes="pane")
-        yield Static("", id="activity")
+        yield ActivityLine("", id="activity")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -105,7 +104,7 @@ class MainScreen(DeskActions, Screen[None]):
             takes = _take_counts(engine.store.events(engine.run_id))
             self._marks = take_marks(engine.store, engine.run_id)
             entries = [entry_for(e, _tag(e, takes, self._marks)) for e in engine.stage()]
-            colours = palette(role.name for role in engine.cast.roles)
+            colours = palette((role.name for role in engine.cast.roles), self.app.current_theme.dark)
             if entries:
                 entries[0].first = True
             for entry in entries:
@@ -125,31 +124,23 @@ class MainScreen(DeskActions, Screen[None]):
         self._view_head = engine.head
         stage = self.query_one("#stage", StageView)
         stage.set_cast(role.name for role in engine.cast.roles)
-        engine.token_listeners.append(self._on_token)
-        engine.retry_listeners.append(self._on_retry)
-        engine.event_listeners.append(self._on_event)
-        engine.call_listeners.append(self._on_call)
+        self._relay = EngineRelay(engine, self)
         for message in said:
             self.notify(message)
-        self.query_one("#status", Static).update(views.status(engine), layout=False)
+        self.query_one(StatusLine).show(engine)
         self._set_activity(self._idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
         self._settling = True
         stage.replace(entries)
         self._settling = False
+        # a reopened run picks up where it stopped: its newest line, once the stage knows its height
+        self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
         self.app.warm_up()  # type: ignore[attr-defined]
 
     def on_unmount(self) -> None:
-        if self.engine is not None:
-            with suppress(ValueError):
-                self.engine.token_listeners.remove(self._on_token)
-            with suppress(ValueError):
-                self.engine.retry_listeners.remove(self._on_retry)
-            with suppress(ValueError):
-                self.engine.event_listeners.remove(self._on_event)
-            with suppress(ValueError):
-                self.engine.call_listeners.remove(self._on_call)
+        if self._relay is not None:
+            self._relay.close()
 
     # -- keeping the panes in step with the run ------------------------------------------------
 
@@ -157,7 +148,7 @@ class MainScreen(DeskActions, Screen[None]):
         engine = self.engine
         if engine is None:
             return
-        self.query_one("#status", Static).update(views.status(engine), layout=False)
+        self.query_one(StatusLine).show(engine)
         self.query_one(NotesPane).show(engine, latest)
         self.query_one(CastPane).show(engine)
         if select is not None:
@@ -171,6 +162,8 @@ class MainScreen(DeskActions, Screen[None]):
         entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in engine.stage()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
+        if not self.busy:
+            self._set_activity(self._idle_hint())
 
     def _show_backstage(self, soon: bool = False) -> None:
         """`soon`: while the engine writes, explain at most a few times a second; each explanation
@@ -192,45 +185,42 @@ class MainScreen(DeskActions, Screen[None]):
     def _selected(self, message: StageView.Selected) -> None:
         self._show_backstage(soon=message.followed)
 
-    def _on_token(self, step: Any, token: str) -> None:
-        if threading.get_ident() != self._thread:
-            self.app.call_from_thread(self._on_token, step, token)
-            return
-        self._tokens += 1
+    @on(TokenStreamed)
+    def _token(self, message: TokenStreamed) -> None:
+        step = message.step
         if step.kind in ev.ON_STAGE and step.kind != ev.SCENE:
             role = self.engine.cast.role(step.role) if step.role else None
-            self.query_one("#stage", StageView).stream(step.kind, step.role, role.name if role else None, token)
-        self._writing += token
-        self._show_writing(step)
+            name = role.name if role else None
+            self.query_one("#stage", StageView).stream(step.kind, step.role, name, message.token)
+        self.query_one(ActivityLine).token(self.engine, step, message.token)
 
-    def _on_call(self, step: Any, model: str) -> None:
+    @on(ModelCalled)
+    def _called(self, message: ModelCalled) -> None:
         """A model is asked: until its first token, say whom the studio waits for."""
-        if threading.get_ident() != self._thread:
-            self.app.call_from_thread(self._on_call, step, model)
-            return
+        step = message.step
         role = self.engine.cast.role(step.role) if step.role else None
         name = role.name if role else "The model"
         verb = views.TASK_VERBS.get(step.task, step.task)
-        self._set_activity(f"… {name} {verb}: waiting for {model}")
+        self._set_activity(f"… {name} {verb}: waiting for {message.model}")
 
-    def _on_retry(self, step: Any, attempt: int, reason: str) -> None:
+    @on(RetryStarted)
+    def _retry(self, message: RetryStarted) -> None:
         """The model's attempt broke off and starts over: what it streamed so far is void."""
-        if threading.get_ident() != self._thread:
-            self.app.call_from_thread(self._on_retry, step, attempt, reason)
-            return
         self.query_one("#stage", StageView).drop_live()
-        self._tokens = 0
-        self._writing = ""
-        role = self.engine.cast.role(step.role) if step.role else None
+        activity = self.query_one(ActivityLine)
+        activity.reset()
+        role = self.engine.cast.role(message.step.role) if message.step.role else None
         name = role.name if role else "The model"
-        self._set_activity(f"↻ {name}: {reason}")
+        activity.say(f"↻ {name}: {message.reason}")
 
-    def _on_event(self, event: Any) -> None:
-        if threading.get_ident() != self._thread:
-            self.app.call_from_thread(self._on_event, event)
+    @on(EventCommitted)
+    def _committed(self, message: EventCommitted) -> None:
+        event = message.event
+        self.query_one(ActivityLine).reset()
+        if event.id not in self.engine.by_id or event.id == self._view_head:
+            # a take left behind, or a head the screen already shows (an edit resyncs at once)
+            self.query_one(StatusLine).show(self.engine)
             return
-        self._tokens = 0
-        self._writing = ""
         if event.parent != self._view_head:
             self._note_take(event)
             self.resync(select=event.id if event.on_stage else None)
@@ -242,7 +232,7 @@ class MainScreen(DeskActions, Screen[None]):
             stage.append(entry_for(event, _tag(event, self._takes)))
         else:
             stage.drop_live()
-        self.query_one("#status", Static).update(views.status(self.engine), layout=False)
+        self.query_one(StatusLine).show(self.engine)
         if event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director":
             self.query_one(NotesPane).show(self.engine)
         if event.kind in (ev.REWRITE_PROMPT, ev.CONTROL):
@@ -264,25 +254,10 @@ class MainScreen(DeskActions, Screen[None]):
     # -- the activity line ---------------------------------------------------------------------
 
     def _set_activity(self, text: str) -> None:
-        self.query_one("#activity", Static).update(Text(text), layout=False)
-
-    def _show_writing(self, step: Any) -> None:
-        role = self.engine.cast.role(step.role) if step.role else None
-        name = role.name if role else "The studio"
-        verb = views.TASK_VERBS.get(step.task, step.task)
-        tail = " ".join(self._writing.split())[-60:]
-        self._set_activity(f"● {name} {verb} · {self._tokens} tokens · {tail}")
+        self.query_one(ActivityLine).say(text)
 
     def _idle_hint(self) -> str:
-        engine = self.engine
-        if engine is None:
-            return ""
-        if engine.finished:
-            return "The play is finished: r rewinds, e edits a line, g writes a new take, x exports."
-        pending = engine.pending()
-        if pending is not None and pending.human and pending.role is not None:
-            return f"{views.next_step(engine)}: s opens your input box · ? lists every key"
-        return f"{views.next_step(engine)} · s steps a turn · p plays the scene · ? lists every key"
+        return idle_hint(self.engine)
 
     # -- workers -------------------------------------------------------------------------------
 
@@ -363,8 +338,7 @@ class MainScreen(DeskActions, Screen[None]):
             stage = self.query_one("#stage", StageView)
             stage.drop_live()
             self.query_one(HumanInput).close()
-            self._tokens = 0
-            self._writing = ""
+            self.query_one(ActivityLine).reset()
             if self.engine is not None:
                 self.refresh_panes()
             if state == WorkerState.CANCELLED:
@@ -413,20 +387,28 @@ class MainScreen(DeskActions, Screen[None]):
     # -- the human's turn ----------------------------------------------------------------------
 
     async def _ask_human(self, pending: Any) -> str:
-        role = pending.role
-        task = pending.step.task
-        label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
-        box = self.query_one(HumanInput)
         loop = asyncio.get_running_loop()
         self._human = loop.create_future()
-        self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
-        box.open(label, f"{role.name}'s line (Enter sends, Esc pauses)")
+        self.post_message(HumanTurn(pending))
         try:
             return await self._human
         finally:
             self._human = None
-            box.close()
+            self.query_one(HumanInput).close()
             self.query_one("#stage", StageView).focus()
+
+    @on(HumanTurn)
+    def _human_turn(self, message: HumanTurn) -> None:
+        if self._human is None or self._human.done():
+            return  # paused before the box could open
+        role = message.pending.role
+        task = message.pending.step.task
+        label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
+        self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
+        self.query_one(HumanInput).open(label, f"{role.name}'s line (Enter sends, Esc pauses)")
+        # the box takes rows from the stage: keep the line being answered in sight above it
+        stage = self.query_one("#stage", StageView)
+        self.call_after_refresh(stage.action_last)
 
     @on(Input.Submitted, "#human-line")
     def _human_line(self, event: Input.Submitted) -> None:
@@ -444,6 +426,8 @@ class MainScreen(DeskActions, Screen[None]):
             return
         self.engine.note(text)
         event.input.value = ""
+        # back to the stage, so the next key is a control again, not a letter of another note
+        self.query_one("#stage", StageView).focus()
         self.notify("Noted: the director and the characters hear it next turn.")
 
     def key_escape(self) -> None:
@@ -523,6 +507,14 @@ class MainScreen(DeskActions, Screen[None]):
         self.engine.choose_take(target)
         self.resync(select=target)
         self.notify(f"Take {ids.index(target) + 1} of {len(ids)}.")
+
+    def action_diff_takes(self) -> None:
+        event = self._selected_event()
+        if event is None:
+            return
+        from studio.tui.screens.diff import open_diff
+
+        open_diff(self, self.engine, event.id)
 
     def action_edit_line(self) -> None:
         event = self._selected_event()

@@ -67,7 +67,8 @@ class TakeTreeScreen(Dialog):
             tree.guide_depth = 2
             yield tree
             yield Input(placeholder="a name for this take (Enter saves, empty clears, Esc cancels)", id="take-name")
-            yield Label("Enter follows the take · * stars it · m names it · Esc closes.", classes="dialog-help")
+            yield Label("Enter follows the take · d compares it with the take it forks from · * stars it · m names it · "
+                        "Esc closes.", classes="dialog-help")
 
     def on_mount(self) -> None:
         dialog = self.query_one("#take-tree-dialog")
@@ -100,6 +101,11 @@ class TakeTreeScreen(Dialog):
     def _branch(self) -> Branch | None:
         node = self.query_one("#take-tree", Tree).cursor_node
         return node.data if node is not None else None
+
+    def action_diff(self) -> None:
+        branch = self._branch()
+        if branch is not None:
+            self.dismiss(("diff", (branch.first_line or branch.start).id))
 
     def action_follow(self) -> None:
         branch = self._branch()

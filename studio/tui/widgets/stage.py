@@ -25,6 +25,8 @@ from studio.tui.highlight import mark_matches
 from studio.tui.wrap import Line, wrap
 
 PALETTE = ("#5fafd7", "#d787d7", "#87d787", "#d7af5f", "#8787ff", "#ff8787", "#5fd7af", "#ffaf5f")
+# the same hues, dark enough to read on a pale background (each above 4.5:1 contrast on white)
+LIGHT_PALETTE = ("#005f87", "#87008a", "#1f6f1f", "#7a5500", "#3a3aaf", "#b00020", "#00695c", "#a34700")
 
 
 @dataclass
@@ -51,9 +53,10 @@ class Entry:
         self._width = -1
 
 
-def palette(names: Iterable[str]) -> dict[str, str]:
-    """Each character's colour, by their place in the cast."""
-    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+def palette(names: Iterable[str], dark: bool = True) -> dict[str, str]:
+    """Each character's colour, by their place in the cast; the theme decides how light it may be."""
+    colours = PALETTE if dark else LIGHT_PALETTE
+    return {name: colours[i % len(colours)] for i, name in enumerate(names)}
 
 
 def entry_for(event: Any, tag: str = "") -> Entry:
@@ -114,18 +117,24 @@ class StageView(ScrollView, can_focus=True):
         self.cursor = -1
         self.follow = True
         self.colours: dict[str, str] = {}
+        self._names: list[str] = []
         self._wrap_width = 0
         self._styles: dict[str, Style] = {}
         self.highlight: Any = None  # a compiled search pattern whose matches are marked on screen
 
     # -- content -------------------------------------------------------------------------
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.set_cast(self._names))
+
     def set_cast(self, names: Iterable[str]) -> None:
-        colours = palette(names)
+        self._names = list(names)
+        colours = palette(self._names, self.app.current_theme.dark)
         if colours != self.colours:
             self.colours = colours
             for entry in self.entries:
                 entry.invalidate()
+            self.refresh()
 
     @property
     def wrap_width(self) -> int:

@@ -1,0 +1,39 @@
+"""The playwright's own settings, kept between sessions (the app's theme, for now).
+
+One small TOML file under $XDG_CONFIG_HOME/studio/ (~/.config/studio/ by default). A damaged file
+never stops the app: it is read as empty and rewritten whole on the next change.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+
+def config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "studio" / "config.toml"
+
+
+def load() -> dict[str, Any]:
+    try:
+        return tomllib.loads(config_path().read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def save(**changes: Any) -> None:
+    """Write atomically: a crash mid-write leaves the old file, never half a new one."""
+    import tomli_w
+
+    data = {**load(), **changes}
+    path = config_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only home costs the remembered theme, not the session

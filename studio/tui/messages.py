@@ -1,0 +1,94 @@
+"""What the engine tells the app, as typed Textual messages.
+
+The engine calls plain listeners from whatever thread drives it (the app's loop for model calls, a
+thread worker for opening or batch work). Posting a message is safe from any thread and lands in the
+screen's own queue, so handlers never need to ask which thread they are on, and a handler that is slow
+delays only the next message, never the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+
+class EventCommitted(Message):
+    """An event reached the store: the stage, panes and status line catch up with it."""
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+
+class TokenStreamed(Message):
+    """A piece of the line being written, for the live stage entry and the activity line."""
+
+    def __init__(self, step: Any, token: str) -> None:
+        super().__init__()
+        self.step = step
+        self.token = token
+
+
+class ModelCalled(Message):
+    """A model has been asked for a step; nothing has streamed yet."""
+
+    def __init__(self, step: Any, model: str) -> None:
+        super().__init__()
+        self.step = step
+        self.model = model
+
+
+class RetryStarted(Message):
+    """The model's attempt broke off: what it streamed so far is void and it starts over."""
+
+    def __init__(self, step: Any, attempt: int, reason: str) -> None:
+        super().__init__()
+        self.step = step
+        self.attempt = attempt
+        self.reason = reason
+
+
+class HumanTurn(Message):
+    """A human role's step has come; queued behind the tokens and events before it, so the input box
+    and its prompt appear only once the screen shows everything that led to the line being answered."""
+
+    def __init__(self, pending: Any) -> None:
+        super().__init__()
+        self.pending = pending
+
+
+class EngineRelay:
+    """Subscribes to one engine on behalf of one widget and turns each callback into a message."""
+
+    def __init__(self, engine: Any, target: MessagePump) -> None:
+        self.engine = engine
+        self.target = target
+        engine.event_listeners.append(self._event)
+        engine.token_listeners.append(self._token)
+        engine.retry_listeners.append(self._retry)
+        engine.call_listeners.append(self._call)
+
+    def _event(self, event: Any) -> None:
+        self.target.post_message(EventCommitted(event))
+
+    def _token(self, step: Any, token: str) -> None:
+        self.target.post_message(TokenStreamed(step, token))
+
+    def _call(self, step: Any, model: str) -> None:
+        self.target.post_message(ModelCalled(step, model))
+
+    def _retry(self, step: Any, attempt: int, reason: str) -> None:
+        self.target.post_message(RetryStarted(step, attempt, reason))
+
+    def close(self) -> None:
+        """Stop relaying: a screen that is gone must not keep the engine calling into it."""
+        for listeners, callback in (
+            (self.engine.event_listeners, self._event),
+            (self.engine.token_listeners, self._token),
+            (self.engine.retry_listeners, self._retry),
+            (self.engine.call_listeners, self._call),
+        ):
+            if callback in listeners:
+                listeners.remove(callback)

@@ -1,0 +1,57 @@
+"""The two one-line widgets around the panes: where the run stands, and what is happening now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from studio.tui import views
+
+
+class StatusLine(Static):
+    """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine."""
+
+    def show(self, engine: Any) -> None:
+        self.update(views.status(engine), layout=False)
+
+
+class ActivityLine(Static):
+    """What the engine is doing this second (who writes, how far) or, when idle, the next key to press."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tokens = 0
+        self.writing = ""
+
+    def say(self, text: str) -> None:
+        self.update(Text(text), layout=False)
+
+    def reset(self) -> None:
+        """A line was committed or abandoned: the count and the tail start over for the next one."""
+        self.tokens = 0
+        self.writing = ""
+
+    def token(self, engine: Any, step: Any, token: str) -> None:
+        self.tokens += 1
+        self.writing += token
+        role = engine.cast.role(step.role) if step.role else None
+        name = role.name if role else "The studio"
+        verb = views.TASK_VERBS.get(step.task, step.task)
+        tail = " ".join(self.writing.split())[-60:]
+        self.say(f"● {name} {verb} · {self.tokens} tokens · {tail}")
+
+    def idle(self, engine: Any) -> None:
+        self.say(idle_hint(engine))
+
+
+def idle_hint(engine: Any) -> str:
+    if engine is None:
+        return ""
+    if engine.finished:
+        return "The play is finished: r rewinds, e edits a line, g writes a new take, x exports."
+    pending = engine.pending()
+    if pending is not None and pending.human and pending.role is not None:
+        return f"{views.next_step(engine)}: s opens your input box · ? lists every key"
+    return f"{views.next_step(engine)} · s steps a turn · p plays the scene · ? lists every key"
