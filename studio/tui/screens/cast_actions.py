@@ -1,0 +1,128 @@
+"""The run screen's controls over the cast and the run as a whole: who plays whom, the superego's
+strategies, a character's sheet, export, critiques and the picker. A mixin of MainScreen, kept apart so
+the screen's file holds the panes and the engine's workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from studio.tui import views
+from studio.tui.widgets.panes import CastPane
+
+
+class CastActions:
+    def action_roles(self) -> None:
+        if not self._ready():
+            return
+        from studio.tui.screens.dialogs import RolesScreen
+
+        humans = self.engine.state.humans
+        rows = [(r.key, r.name, r.key in humans, r.model) for r in self.engine.cast.roles]
+        self.app.push_screen(RolesScreen(rows), self.toggle_role)
+
+    def toggle_role(self, key: str | None) -> None:
+        if key is None or self.engine is None:
+            return
+        role = self.engine.cast.role(key)
+        if key in self.engine.state.humans:
+            self.engine.release(key)
+            if self._human is not None:
+                self.run_worker(self.pause(), group="pause")
+            self.notify(f"{role.name} ({key}) goes back to {role.model}.")
+        else:
+            self.engine.take_over(key)
+            self.notify(f"You play {role.name} ({key}) now: an input box opens on their turn.")
+        self.refresh_panes()
+        self._set_activity(self._idle_hint())
+
+    def action_strategies(self) -> None:
+        if not self._ready():
+            return
+        if not (self.engine.cast.has("superego") and self.engine.cast.superego.enabled):
+            self.notify("This run has no superego.", severity="warning")
+            return
+        from studio.tui.screens.dialogs import StrategiesScreen
+
+        states = {name: self.engine.state.strategy_on(name) for name in views.STRATEGY_LABELS}
+        self.app.push_screen(StrategiesScreen(states, self.switch_strategy))
+
+    def switch_strategy(self, name: str, enabled: bool) -> None:
+        self.engine.switch_strategy(name, enabled)
+        self.refresh_panes()
+        self.notify(f"Superego {name.replace('_', ' ')} {'on' if enabled else 'off'} from the next step.")
+
+    def action_edit_character(self) -> None:
+        if not self._ready():
+            return
+        cast = self.query_one(CastPane)
+        if not cast.display:
+            self._show_pane("cast")
+        key = cast.role_key or "ego"
+        if self.focused is not cast and not cast.has_focus:
+            cast.focus()
+        self.edit_character(key)
+
+    def edit_character(self, key: str) -> None:
+        from studio.model import load_character
+        from studio.model.loading import character_path
+        from studio.tui.screens.character import CharacterScreen
+
+        cast = self.engine.cast
+        member = _member(cast.play.cast, key)
+        path = character_path(member.character, Path(cast.play_path)) if member is not None else None
+        if path is None:
+            self.notify(f"No character file found for {cast.role(key).name}.", severity="error")
+            return
+        try:
+            sheet = load_character(path)
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc, "open the sheet")
+            return
+        role = cast.role(key)
+
+        def saved(result: Path | None) -> None:
+            if result is not None:
+                self.notify(f"Saved {result}. This run keeps its cast; new runs use the new sheet.",
+                            title="Character saved")
+
+        self.app.push_screen(CharacterScreen(sheet, path, f"{role.name} ({key})"), saved)
+
+    def action_export(self) -> None:
+        if not self._ready():
+            return
+        try:
+            from studio.export import export_run  # noqa: F401
+        except ImportError:
+            self.notify("Export is not available yet.", title="Export", severity="warning")
+            return
+        from studio.tui.screens.dialogs import ExportScreen
+
+        def chosen(choice: dict[str, Any] | None) -> None:
+            if choice is not None:
+                self._export(choice)
+
+        self.app.push_screen(ExportScreen(), chosen)
+
+    def action_critiques(self) -> None:
+        if not self._ready():
+            return
+        self.app.show_critiques(self.engine)  # type: ignore[attr-defined]
+
+    async def action_open(self) -> None:
+        await self.pause()
+        self.app.show_picker()  # type: ignore[attr-defined]
+
+
+def _member(cast: Any, key: str) -> Any:
+    if key == "ego":
+        return cast.ego
+    if key == "superego":
+        return cast.superego
+    if key == "director":
+        return cast.director
+    if key == "other":
+        return cast.others[0]
+    if key.startswith("other"):
+        return cast.others[int(key[5:]) - 1]
+    return None
