@@ -76,15 +76,20 @@ def _situation(view: PlayerView) -> str:
     return "\n".join(lines)
 
 
+def _call(view: PlayerView, ask: str, problem: str | None = None) -> list[Message]:
+    """The player's system prompt and one question; a second chance says what was wrong with the first."""
+    if problem:
+        ask += f"\n(Your last answer could not be used: {problem}.)"
+    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+
+
 def action(view: PlayerView, options: Sequence[str], problem: str | None = None) -> list[Message]:
     ask = (
         f"{_situation(view)}\n\nWhat do you do now? Choose one of: {'; '.join(options)}.\n"
         'Reply with JSON like {"action": "talk", "target": "Name"} or {"action": "move", "target": "Place"}, '
         '{"action": "search"} or {"action": "wait"}; or just say it, e.g. "talk to Name".'
     )
-    if problem:
-        ask += f"\n(Your last answer could not be used: {problem}.)"
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask, problem)
 
 
 def conversation(view: PlayerView, partner: str, transcript: Sequence[tuple[str, str]], opening: bool) -> list[Message]:
@@ -115,7 +120,7 @@ def summary(view: PlayerView, partner: str, transcript: Sequence[tuple[str, str]
         f"You just talked with {partner} at {view.place}:\n{said}\n\n"
         "Note for yourself, in one or two sentences, what was said, agreed or hidden that matters for the game."
     )
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask)
 
 
 def vote(view: PlayerView, options: Sequence[str], problem: str | None = None) -> list[Message]:
@@ -124,9 +129,7 @@ def vote(view: PlayerView, options: Sequence[str], problem: str | None = None) -
         f"home, from: {', '.join(options)}. Give your private reason.\n"
         'Reply with JSON like {"vote": "Name", "reason": "..."}.'
     )
-    if problem:
-        ask += f"\n(Your last answer could not be used: {problem}.)"
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask, problem)
 
 
 def jury_vote(view: PlayerView, finalists: Sequence[str], problem: str | None = None) -> list[Message]:
@@ -135,9 +138,7 @@ def jury_vote(view: PlayerView, finalists: Sequence[str], problem: str | None = 
         "played the better game and deserves to win? Give your reason.\n"
         'Reply with JSON like {"vote": "Name", "reason": "..."}.'
     )
-    if problem:
-        ask += f"\n(Your last answer could not be used: {problem}.)"
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask, problem)
 
 
 def goals(view: PlayerView) -> list[Message]:
@@ -145,7 +146,7 @@ def goals(view: PlayerView) -> list[Message]:
         f"{_situation(view)}\n\nA new round begins. Set yourself up to three goals for it, the most important "
         'first, each a short sentence. Reply with JSON like {"goals": ["...", "..."]}.'
     )
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask)
 
 
 def impressions(view: PlayerView, about: Sequence[str]) -> list[Message]:
@@ -154,7 +155,7 @@ def impressions(view: PlayerView, about: Sequence[str]) -> list[Message]:
         "far you trust them (-2 to 2), how much you like them (-2 to 2) and what you think they want. "
         'Reply with JSON like {"Name": {"trust": 1, "liking": 0, "wants": "..."}}.'
     )
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask)
 
 
 def reflection(view: PlayerView) -> list[Message]:
@@ -162,4 +163,4 @@ def reflection(view: PlayerView) -> list[Message]:
         f"{_situation(view)}\n\nThe vote is done. Looking back on this round, what have you learnt about the "
         "game and the others? Two or three sentences, for yourself only."
     )
-    return [{"role": "system", "content": _system(view)}, {"role": "user", "content": ask}]
+    return _call(view, ask)
