@@ -78,7 +78,7 @@ async def test_a_draw_is_an_event_so_a_reload_keeps_it(engine_for):
     assert engine.state.facts["weather"] == event.data["facts"]["weather"]
 
 
-# The worked example of /work/helpers/FORM_API.md, kept running here so the guide cannot rot.
+# The worked example of docs/forms.md, kept running here so the guide cannot rot.
 COINS = """
 from dataclasses import dataclass, field
 from studio.engine.forms.base import Form, Reply, fold_facts, rule
