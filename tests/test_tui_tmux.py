@@ -90,7 +90,8 @@ def test_step_rewind_take_over_and_type_a_line_in_a_real_terminal(tmux, tmp_path
     tmux.wait_for("JENNY (ego) · speaks · your line")
     tmux.type("I never said that.")
     tmux.keys("Enter")
-    screen = tmux.wait_for("JENNY  I never said that.", "yours")
+    # the activity line is redrawn when the worker that committed the line ends, a frame after the stage
+    screen = tmux.wait_for("JENNY  I never said that.", "yours", "Next: Sasha speaks")
     assert "Next: Sasha speaks" in screen
 
     tmux.keys("q")
