@@ -70,3 +70,35 @@ def test_the_first_frame_comes_before_litellm(tmp_path, args):
     if args == ["open"]:
         # the picker lists files and runs: pydantic's models wait until a play is opened
         assert seen["pydantic"] is False
+
+
+def test_the_app_imports_litellm_only_for_a_cast_that_can_call_it(tmp_path):
+    """A cast of built-in models never needs litellm: importing it anyway would take seconds of CPU from
+    the embedded model's first turn. A hosted model's cast gets it warmed up in the background."""
+    code = f"""
+import asyncio, sys
+from pathlib import Path
+from studio.model import load_play, resolve_cast
+from studio.store import Store
+from studio.tui.app import StudioApp
+
+async def opened(model, db, idle):
+    path = Path('plays/interview.toml')
+    cast = resolve_cast(load_play(path), path, model=model)
+    app = StudioApp(Store(Path(db)), play=(path, cast, {{}}))
+    async with app.run_test() as pilot:
+        while getattr(app.screen, 'engine', None) is None:
+            await pilot.pause(0.05)
+        waited = 0.0
+        while waited < idle and 'litellm' not in sys.modules:
+            await pilot.pause(0.25)
+            waited += 0.25
+    return 'litellm' in sys.modules
+
+async def main():
+    print(await opened('scripted', r'{tmp_path / "a.db"}', 3.0))
+    print(await opened('openai/gpt-4o-mini', r'{tmp_path / "b.db"}', 30.0))
+
+asyncio.run(main())
+"""
+    assert _python(code).split() == ["False", "True"]

@@ -21,6 +21,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from studio.llm.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
 from studio.llm.errors import ModelError
@@ -152,6 +153,21 @@ def _route(name: str) -> str:
 
 def _builtin(route: str) -> bool:
     return route.startswith(("scripted/", "local/"))
+
+
+def needs_litellm(cast: Any) -> bool:
+    """Whether running this cast can ever call litellm: a role on a hosted model, or a sheet's embeddings.
+
+    A cast of built-in models never does, so a UI need not spend seconds of CPU importing it (on the
+    embedded model those seconds are taken from the model's own first turn).
+    """
+    for role in getattr(cast, "roles", ()):
+        if not _builtin(_route(role.model)):
+            return True
+        memory = getattr(role.sheet, "memory", None)
+        if getattr(memory, "embedding_model", None):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- check_model

@@ -137,7 +137,10 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
         # a reopened run picks up where it stopped: its newest line, once the stage knows its height
         self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
-        self.app.warm_up()  # type: ignore[attr-defined]
+        from studio.llm.gateway import needs_litellm
+
+        if needs_litellm(engine.cast):
+            self.app.warm_up()  # type: ignore[attr-defined]
 
     def on_unmount(self) -> None:
         if self._relay is not None:
