@@ -1,0 +1,122 @@
+"""What an experiment file's `kind` names: the contract between the lab's runner and each experiment.
+
+An experiment is a play (of any form) x conditions x repetitions. `studio lab run EXPERIMENT.toml` reads
+the file, finds its kind here and asks it for the plan (every trial, each with a key that stays the same
+from one run of the command to the next), runs the trials that are missing, at most `concurrency` at once,
+recording each in the store's `lab_trials` table, and finally asks the kind for its report: tables and
+figures that the runner renders as text, CSV, JSON, Markdown, terminal charts and image files.
+
+A kind is a small object registered with `@register`; the runner never needs to know what a trial is.
+The figures are plain data (bars with intervals, lines over steps, a radar of two profiles), so one
+renderer draws them for every kind, in the terminal and as files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One trial of the plan. `key` is unique within the experiment and stable across reruns."""
+
+    key: str
+    condition: str  # the cell it belongs to, as reports group it ("cooperative vs tit_for_tat_c")
+    rep: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TrialContext:
+    """What a trial may use. `run_id` is the run a previous, unfinished attempt of this trial started:
+    the kind continues it from its last event instead of starting again. A kind that makes a run calls
+    `started(run_id)` as soon as the run exists, so an interrupted trial can be continued."""
+
+    store: Any
+    gateway: Any
+    model: str
+    spec: dict[str, Any]
+    source: str  # the experiment file, for messages
+    run_id: int | None = None
+    started: Callable[[int], None] = lambda run_id: None
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+
+@dataclass
+class Bars:
+    """Bars with 95% intervals: `series` maps a series name to one (mean, low, high) per category."""
+
+    name: str  # the file stem of the image
+    title: str
+    categories: list[str]
+    series: dict[str, list[tuple[float, float, float]]]
+    ylabel: str = ""
+
+
+@dataclass
+class Lines:
+    """Values over steps (scenes, rounds): `series` maps a name to one value per step (None: not measured)."""
+
+    name: str
+    title: str
+    steps: list[str]
+    series: dict[str, list[float | None]]
+    ylabel: str = ""
+
+
+@dataclass
+class Radar:
+    """Profiles over the same axes (designed vs measured Big Five), each value within `scale`."""
+
+    name: str
+    title: str
+    axes: list[str]
+    series: dict[str, list[float | None]]
+    scale: tuple[float, float] = (1.0, 5.0)
+
+
+Figure = Bars | Lines | Radar
+
+
+@dataclass
+class Report:
+    title: str
+    tables: list[Table] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # plain sentences: what the numbers can and cannot say
+
+
+class Kind(Protocol):
+    name: str
+    summary: str  # one line for `studio lab run --help` and `studio lab status`
+
+    def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
+        """Validate the experiment file's own table; raise InputError naming `source`, the field and the fix.
+        Return the spec with defaults filled in."""
+
+    def plan(self, spec: dict[str, Any]) -> Sequence[TrialSpec]:
+        ...
+
+    def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> Awaitable[dict[str, Any]]:
+        """Play one trial; return its result as JSON-able data (with `"run": id` if it made a run).
+        Raise to fail it: the error is recorded and the other trials go on."""
+
+    def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
+        """Tables and figures from every finished trial's result (keyed by trial key)."""
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    KINDS[kind.name] = kind
+    return kind
