@@ -32,7 +32,7 @@ def test_map_errors_name_the_field():
         GameRules.model_validate({"places": [{"name": "Camp", "paths": ["Moon"]}]})
     with pytest.raises(ValidationError, match="idol.hidden_at"):
         GameRules.model_validate({"places": [{"name": "Camp"}], "idol": {"hidden_at": "Cave"}})
-    with pytest.raises(ValidationError, match="architecture of 'Ana'"):
+    with pytest.raises(ValidationError, match="'Ana' has architecture"):
         GameRules.model_validate({"places": [{"name": "Camp"}], "architecture": {"Ana": "telepathy"}})
     with pytest.raises(ValidationError, match="share a name"):
         GameRules.model_validate({"places": [{"name": "Camp"}, {"name": "camp"}]})

@@ -192,3 +192,32 @@ def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
         assert role.sheet.prompt.startswith(f"You are {role.name}.")
         assert role.sheet.archetype == (None if group == "neutral" else group)
         assert role.sheet.traits.extraversion == {"charismatic": 2, "aloof": -2, "neutral": 0}[group]
+
+
+def test_a_path_to_nowhere_is_one_clear_line_naming_file_field_and_fix(capsys):
+    from studio.cli import main
+
+    text = (PLAYS / "island.toml").read_text().replace('paths = ["', 'paths = ["Nowhere", "', 1)
+    bad = PLAYS / "_nowhere_island.toml"
+    try:
+        bad.write_text(text)
+        assert main(["run", str(bad), "--model", "scripted", "--db", ":memory:"]) == 2
+    finally:
+        bad.unlink()
+    err = capsys.readouterr().err
+    assert "_nowhere_island.toml" in err and "game.places" in err and "'Nowhere'" in err
+    assert "Value error" not in err and "{'" not in err and "Traceback" not in err
+    assert "fix: name one of the places" in err
+
+
+def test_lab_game_finds_the_island_from_any_folder(tmp_path, monkeypatch, capsys):
+    import json
+
+    from studio.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["lab", "game", "persona", "--games", "1", "--split", "1:1", "--model", "scripted",
+                 "--db", str(tmp_path / "lab.db"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["groups"], out

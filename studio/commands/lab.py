@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -24,7 +25,7 @@ def register(sub: Any, db_option: Any) -> None:
     game.add_argument("experiment", choices=("architecture", "persona"), help="what is varied between players")
     game.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
     game.add_argument("--split", default="3:3", metavar="C:A", help="persona: charismatic:aloof players (default 3:3)")
-    game.add_argument("--play", default="plays/island.toml", metavar="PLAY", help="the game's play (default plays/island.toml)")
+    game.add_argument("--play", default=None, metavar="PLAY", help="the game's play (default: the project's plays/island.toml)")
     game.add_argument("--model", default=None, metavar="M", help="the players' model (default local/smollm2)")
     game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -125,6 +126,8 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
         raise InputError("--model", model, problem, "see 'studio models'")
     from studio.model import load_play
 
+    if args.play is None:
+        args.play = str(_default_island())
     play = load_play(args.play)
     if play.form != "social_game":
         raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
@@ -147,3 +150,16 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
         print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)
         return 1
     return 0
+
+
+def _default_island() -> Path:
+    """The island that ships with studio: found from the working folder or from the package, not the cwd alone."""
+    from studio.model import InputError
+
+    import studio
+
+    for root in (Path.cwd(), Path(studio.__file__).resolve().parent.parent):
+        if (root / "plays" / "island.toml").is_file():
+            return root / "plays" / "island.toml"
+    raise InputError("--play", None, "has no default here: plays/island.toml is neither in this folder nor beside the studio package",
+                     "name a social-game play, e.g. --play path/to/island.toml")

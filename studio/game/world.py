@@ -56,7 +56,7 @@ class GameRules(_Strict):
         for name, arch in value.items():
             if arch not in ARCHITECTURES:
                 raise ValueError(
-                    f"architecture of {name!r} is {arch!r}; use one of {', '.join(ARCHITECTURES)}"
+                    f"{name!r} has architecture {arch!r}; use one of {', '.join(ARCHITECTURES)}"
                 )
         return value
 
@@ -65,17 +65,18 @@ class GameRules(_Strict):
         names = [p.name for p in self.places]
         lowered = [n.lower() for n in names]
         if len(set(lowered)) != len(lowered):
-            raise ValueError("two places share a name; give each place its own name")
+            raise ValueError("places: two places share a name; give each place its own name")
         known = set(lowered)
         for place in self.places:
             for target in place.paths:
                 if target.lower() not in known:
-                    raise ValueError(f"place {place.name!r} has a path to {target!r}, which is not a place")
+                    raise ValueError(f"places: {place.name!r} has a path to {target!r}, which is not a place; "
+                        f"name one of the places ({', '.join(names)}) or add a place called {target!r}")
         for player, where in self.start.items():
             if where.lower() not in known:
-                raise ValueError(f"start of {player!r} is {where!r}, which is not a place")
+                raise ValueError(f"start: {player!r} starts at {where!r}, which is not a place; name one of: {', '.join(names)}")
         if self.idol and self.idol.hidden_at.lower() not in known:
-            raise ValueError(f"idol.hidden_at is {self.idol.hidden_at!r}, which is not a place")
+            raise ValueError(f"idol.hidden_at: {self.idol.hidden_at!r}, which is not a place; name one of: {', '.join(names)}")
         return self
 
     def place(self, name: str) -> Place:
