@@ -222,6 +222,9 @@ MAIN: tuple[Control, ...] = (
         show=False,
     ),
     Control(
+        "toggle-game", "5", "toggle_pane('game')", "Game", "Show or hide the game view (social games).", PANES, show=False
+    ),
+    Control(
         "widen-side",
         "less_than_sign",
         "resize(5)",

@@ -113,7 +113,11 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
         if direction.get("temperature") is not None:
             said.append(f"temperature {direction['temperature']:g}")
         parts += _section("Your direction for this take", " · ".join(said), "italic")
-    if event.kind == ev.SCENE:
+    from studio.tui.widgets import game
+
+    if game.is_game(engine):
+        parts += [Text(event.text or "")] + [Text("")] + game.private_reasoning(engine, event)
+    elif event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
         parts += _backstage_ego(engine, event)
@@ -240,7 +244,7 @@ def notes(engine: Any) -> RenderableType:
     """The director's pane: scene briefs, the director's interventions and the playwright's notes."""
     play = engine.cast.play
     state = engine.state
-    pending = {n.id for n in state.notes}
+    pending = {n.id for n in getattr(state, "notes", ())}
     parts: list[RenderableType] = []
     if isinstance(play.scenes, list):
         for number, brief in enumerate(play.scenes, start=1):
@@ -357,9 +361,14 @@ def status(engine: Any) -> Text:
     text = Text()
     text.append(play.title, style="bold")
     text.append(f" · run {engine.run_id}")
-    text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
-    # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
-    text.append(f" · turn {state.turn_in_scene}/{play.turns}")
+    game = getattr(state, "game", None)
+    if game is not None and hasattr(game, "alive"):  # the social game counts rounds and ticks, not scenes
+        text.append(f" · round {game.round} · tick {min(game.tick, state.rules.actions_per_round)}"
+                    f"/{state.rules.actions_per_round} · {len(game.alive)} players left")
+    else:
+        text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+        # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
+        text.append(f" · turn {state.turn_in_scene}/{play.turns}")
     if state.turn:
         text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:

@@ -31,10 +31,11 @@ from studio.tui.screens.cast_actions import CastActions
 from studio.tui.screens.desk import DeskActions
 from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, ModelCalled, RetryStarted, TokenStreamed
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
+from studio.tui.widgets.game import GamePane
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
-PANES = ("stage", "backstage", "notes", "cast")
+PANES = ("stage", "backstage", "notes", "cast", "game")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
@@ -67,17 +68,19 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
             with Vertical(id="side"):
                 yield BackstagePane(id="backstage-pane", classes="pane")
                 yield NotesPane(id="notes-pane", classes="pane")
+                yield GamePane(id="game-pane", classes="pane")
             yield CastPane(id="cast-pane", classes="pane")
         yield ActivityLine("", id="activity")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         titles = {"stage-pane": "Stage", "backstage-pane": "Backstage", "notes-pane": "Director's notes",
-                  "cast-pane": "Cast"}
+                  "cast-pane": "Cast", "game-pane": "Game"}
         for pane, title in titles.items():
             self.query_one(f"#{pane}").border_title = title
         self.query_one(HumanInput).display = False
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
+        self.query_one("#game-pane").display = False
         self._fix_side()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
@@ -155,6 +158,8 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
         self.query_one(StatusLine).show(engine)
         self.query_one(NotesPane).show(engine, latest)
         self.query_one(CastPane).show(engine)
+        if self.query_one("#game-pane").display:
+            self.query_one(GamePane).show(engine)
         if select is not None:
             self.query_one("#stage", StageView).select_event(select)
         self._show_backstage()
@@ -241,6 +246,8 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
             self.query_one(NotesPane).show(self.engine)
         if event.kind in (ev.REWRITE_PROMPT, ev.CONTROL):
             self.query_one(CastPane).show(self.engine)
+        if self.query_one("#game-pane").display:
+            self.query_one(GamePane).show(self.engine)
         if not event.on_stage:
             self._show_backstage(soon=True)
 
@@ -577,12 +584,14 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
         self._fix_side()
         if name == "backstage":
             self._show_backstage()
+        if name == "game" and self.engine is not None:
+            self.query_one(GamePane).show(self.engine)
 
     def _fix_side(self) -> None:
         """Share the width: the stage keeps what the side panes leave, and never less than 45%."""
         side = self.query_one("#side")
         cast = self.query_one("#cast-pane")
-        side.display = self.query_one("#backstage-pane").display or self.query_one("#notes-pane").display
+        side.display = any(self.query_one(f"#{p}-pane").display for p in ("backstage", "notes", "game"))
         stage_shown = self.query_one("#stage-pane").display
         width = self.side_width
         if side.display and cast.display:
