@@ -52,3 +52,35 @@ async def test_the_game_view_shows_positions_the_tally_and_follows_a_rewind(stud
         text = game_view(screen)
         assert not screen.engine.state.tallies
         assert "Vote, round 1" not in text and "Round 1" in text
+
+
+async def test_a_human_seat_chooses_actions_and_votes_in_the_app(studio):
+    from test_tui import wait_for
+
+    app = studio("island.toml", roles={"Amara Osei": "human"})
+    answers = {"act": "wait", "talk": "Stay close tonight.", "summary": "We talked.", "vote": "Hiro Tanaka",
+               "reflect": "A quiet round.", "jury": "Bruno Keller",
+               "impressions": '{"Bruno Keller": {"trust": 1, "liking": 1, "wants": "an ally"}}',
+               "goals": '{"goals": ["Win Bruno over"]}'}
+    asked = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        human = screen.query_one("#human")
+        for _ in range(2000):
+            if engine.state.tallies:
+                break
+            if human.display:
+                task = engine.state.queue[0][0]
+                asked.append(task)
+                screen.query_one("#human-line").value = answers.get(task, "wait")
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: not human.display or engine.state.queue[0][0] != task
+                               or len(asked) > 500, "the answer to be taken")
+            elif not screen.busy:
+                await pilot.press("s")
+            await pilot.pause(0.02)
+        assert "act" in asked and "vote" in asked, asked
+        amara = [e for e in engine.path if e.origin == "human" and e.character == "Amara Osei"]
+        assert any(e.data.get("task") == "act" for e in amara)
+        assert any(e.data.get("vote") == "Hiro Tanaka" for e in amara), [(e.kind, e.data) for e in amara]
