@@ -1,0 +1,28 @@
+"""The game view (key 5) as an SVG snapshot: the island after a few steps of a scripted game."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_tui import idle, opened, step, studio  # noqa: F401  (studio is a fixture)
+
+
+@pytest.fixture(autouse=True)
+def _no_warm_up(monkeypatch):
+    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+
+
+def test_the_game_view_mid_round(snap_compare, studio):
+    """Island on the scripted model, six steps in, the game pane open beside the stage."""
+
+    async def run_before(pilot):
+        await opened(pilot)
+        await step(pilot, 6)
+        await pilot.press("2")  # the backstage off: the game view gets the side
+        await pilot.press("3")
+        await pilot.press("5")
+        await idle(pilot)
+        for widget in pilot.app.screen.query("Input"):
+            widget.cursor_blink = False
+
+    assert snap_compare(studio("island.toml"), terminal_size=(120, 40), run_before=run_before)
