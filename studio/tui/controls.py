@@ -183,6 +183,35 @@ MAIN: tuple[Control, ...] = (
         CAST,
     ),
     Control(
+        "who-next",
+        "w",
+        "who_next",
+        "Who next",
+        "In an ensemble: choose who speaks next from those on stage (the policy's suggestion first), or switch "
+        "the policy that decides.",
+        CAST,
+        show=False,
+    ),
+    Control(
+        "enter-exit",
+        "E",
+        "enter_exit",
+        "Enter/exit",
+        "In an ensemble: send a character on or off stage; the stage shows the entrance or exit.",
+        CAST,
+        show=False,
+    ),
+    Control(
+        "view-as",
+        "V",
+        "view_as",
+        "View as",
+        "In an ensemble: show the stage through one character's eyes (only what they witnessed); V again shows "
+        "everyone.",
+        CAST,
+        show=False,
+    ),
+    Control(
         "edit-character",
         "c",
         "edit_character",

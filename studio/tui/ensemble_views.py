@@ -212,7 +212,18 @@ def card_line(engine: Any, role: Any) -> Text | None:
 
 
 def through_eyes(engine: Any, name: str) -> list[Event]:
-    """The take's stage lines as one character knows them (the same lens as `studio show --as`)."""
+    """The take's stage lines as one character knows them (the same lens as `studio show --as`); a line
+    the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
+    import dataclasses
+
     from studio.commands.ensemble import through_eyes as lens
 
-    return [e for e in lens(engine, engine.path, name) if e.on_stage]
+    out = []
+    for event in lens(engine, engine.path, name):
+        if not event.on_stage:
+            continue
+        said = engine.by_id.get(event.id)
+        if said is not None and said.text != event.text:
+            event = dataclasses.replace(event, data={**event.data, "heard_as": name})
+        out.append(event)
+    return out
