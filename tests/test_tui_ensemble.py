@@ -204,3 +204,22 @@ async def test_the_controls_say_so_on_a_play_that_is_not_an_ensemble(studio):
             await pilot.pause()
             assert isinstance(app.screen, MainScreen)
         assert notifications(app).count("needs an ensemble play") == 3
+
+
+async def test_every_line_of_a_whole_ensemble_play_explains_itself(engine_for):
+    """Three scenes with an exit and an entrance from the play, the epilogue: each line's backstage and the
+    status line render, and the scheduled moves say the play sent them."""
+    from studio.tui import views
+
+    engine = engine_for(PLAY)
+    await engine.play_to_end()
+    said = {}
+    for event in engine.stage():
+        said[event.id] = _plain(views.backstage(engine, event.id))
+        assert said[event.id].startswith(event.character or "The stage"), said[event.id]
+    moves = [e for e in engine.stage() if e.data.get("task") == "stage_move"]
+    assert [e.text for e in moves] == ["Tomas leaves.", "Oskar enters."]
+    assert all("Sent by the scene's plan in the play" in said[e.id] for e in moves)
+    oskar_first = next(e for e in engine.stage() if e.character == "Oskar")
+    assert "Oskar" in said[oskar_first.id].split("Witnessed by", 1)[1]
+    assert "finished" in _plain(views.status(engine))
