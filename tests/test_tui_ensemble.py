@@ -223,3 +223,20 @@ async def test_every_line_of_a_whole_ensemble_play_explains_itself(engine_for):
     oskar_first = next(e for e in engine.stage() if e.character == "Oskar")
     assert "Oskar" in said[oskar_first.id].split("Witnessed by", 1)[1]
     assert "finished" in _plain(views.status(engine))
+
+
+async def test_v_switches_every_inner_voice_and_the_status_line_says_which_are_off(studio):
+    app = studio(PLAY)
+    async with app.run_test(size=(200, 30)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        await pilot.press("v")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "StrategiesScreen", "the switches")
+        assert app.screen.query_one("#strategy-critique").value is True
+        app.screen.query_one("#strategy-critique").value = False
+        await pilot.pause()
+        await pilot.press("escape")
+        assert engine.state.strategy_switch == {"critique": False}
+        assert "(critique off)" in screen_text(app).splitlines()[0]
+        await step(pilot, 6)
+        assert not [e for e in engine.path if e.kind == ev.CRITIQUE]
