@@ -8,6 +8,7 @@ event that rewinds, takes and resumes replay; viewing as a character changes not
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from typing import Any
 
 from rich.text import Text
@@ -167,8 +168,9 @@ class EnsembleActions:
         try:
             result = await answer
         finally:
-            if self.app.screen is screen:
-                screen.dismiss(None)
+            if self.app.screen is screen:  # paused or quitting while the dialog was open
+                with suppress(Exception):
+                    screen.dismiss(None)
         if result is not None and result[0] == "pick":
             return str(result[1])
         if result is not None:
