@@ -67,6 +67,7 @@ async def test_a_human_policy_opens_the_dialog_by_itself_and_esc_pauses(studio):
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         engine = screen.engine
+        await step(pilot)
         await pilot.press("w")
         await _choose(pilot, WhoNextScreen, "policy:human")
         assert engine.state.policy == "human"
@@ -92,7 +93,7 @@ async def test_a_human_policy_opens_the_dialog_by_itself_and_esc_pauses(studio):
         await idle(pilot)
         assert engine.state.policy == "round_robin"
         await step(pilot)
-        assert len(_lines(engine)) == 2 and not isinstance(app.screen, WhoNextScreen)
+        assert len(_lines(engine)) == 3 and not isinstance(app.screen, WhoNextScreen)
 
 
 async def test_enter_and_exit_show_the_direction_and_change_who_can_be_picked(studio):
@@ -240,3 +241,16 @@ async def test_v_switches_every_inner_voice_and_the_status_line_says_which_are_o
         assert "(critique off)" in screen_text(app).splitlines()[0]
         await step(pilot, 6)
         assert not [e for e in engine.path if e.kind == ev.CRITIQUE]
+
+
+async def test_before_a_scene_opens_w_and_e_wait_for_its_heading(studio):
+    """A pick made before the heading could name someone the scene does not have on stage."""
+    app = studio(PLAY)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        for key in ("w", "E"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, MainScreen)
+        assert notifications(app).count("Scene 1 sets who is on stage") == 2
+        assert screen.engine.path == []

@@ -104,6 +104,15 @@ class EnsembleActions:
             return False
         return True
 
+    def _scene_open(self) -> bool:
+        """A pick or a stage move made before a scene heading would be undone by the scene's own cast."""
+        pending = self.engine.pending()
+        if pending is not None and pending.step.kind == ev.SCENE:
+            self.notify(f"Scene {pending.step.scene} sets who is on stage as it opens: s opens it, then choose.",
+                        severity="warning")
+            return False
+        return True
+
     # -- who speaks next (w) ------------------------------------------------------------------
 
     def _who_screen(self, waiting: bool) -> WhoNextScreen:
@@ -119,6 +128,8 @@ class EnsembleActions:
             self.report(_finished())
             return
         await self.pause()
+        if not self._scene_open():
+            return
         state = self.engine.state
         if state.phase in ("critique", "revise") and state.speaker:
             name = self.engine.cast.role(state.speaker).name
@@ -183,6 +194,8 @@ class EnsembleActions:
         if not self._ensemble_ready("Sending characters on and off"):
             return
         await self.pause()
+        if self.engine.finished or not self._scene_open():
+            return
         here = ens.on_stage(self.engine)
         rows = []
         for role in ens.characters(self.engine):
