@@ -138,8 +138,10 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         # a reopened run picks up where it stopped: its newest line, once the stage knows its height
         self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
+        from studio.llm import local
         from studio.llm.gateway import needs_litellm
 
+        local.sharing_with_ui()  # the embedded model leaves the UI a core while it writes
         if needs_litellm(engine.cast):
             self.app.warm_up()  # type: ignore[attr-defined]
 
