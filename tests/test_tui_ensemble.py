@@ -10,6 +10,7 @@ from studio.store import events as ev
 
 pytest.importorskip("textual")
 
+from studio.tui.screens.dialogs import RolesScreen  # noqa: E402
 from studio.tui.screens.ensemble import CharacterChoiceScreen, WhoNextScreen  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402
 
@@ -49,7 +50,7 @@ async def test_w_lists_who_is_on_stage_with_the_suggestion_first_and_the_pick_sp
         picks = [o for o in _who_options(app) if o.startswith("pick:")]
         assert picks[0] == f"pick:{suggestion}"
         assert sorted(p[5:] for p in picks) == ["Ines", "Marit", "Tomas"]  # Oskar is not on stage yet
-        assert "suggested (moderator)" in screen_text(app)
+        assert "suggested: next in the rotation" in screen_text(app)
         chosen = next(p[5:] for p in picks if p[5:] != suggestion)
         await _choose(pilot, WhoNextScreen, f"pick:{chosen}")
         await wait_for(pilot, lambda: screen.job is not None, "the turn")
@@ -159,7 +160,8 @@ async def test_rewind_keeps_the_policy_switch_and_the_take_over_made_in_the_app(
         await step(pilot, 2)
         await pilot.press("w")
         await _choose(pilot, WhoNextScreen, "policy:round_robin")
-        screen.toggle_role("c3")  # what t then Enter on Marit does
+        await pilot.press("t")
+        await _choose(pilot, RolesScreen, "c3")  # Marit
         await step(pilot)  # whoever speaks, the run goes on a turn past the switches
         await pilot.press("r")
         await pilot.press("r")

@@ -59,3 +59,18 @@ def test_the_run_viewed_as_one_character(snap_compare, studio):
         _steady(pilot.app)
 
     assert snap_compare(studio(PLAY), terminal_size=SIZE, run_before=run_before)
+
+
+def test_who_speaks_next(snap_compare, studio):
+    """One turn in, w: the three on stage with the rotation's suggestion first and marked, then the
+    policies with the play's own (moderator) marked."""
+
+    async def run_before(pilot):
+        await opened(pilot)
+        await step(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "WhoNextScreen", "the dialog")
+        await pilot.pause(0.3)
+        _steady(pilot.app)
+
+    assert snap_compare(studio(PLAY), terminal_size=SIZE, run_before=run_before)

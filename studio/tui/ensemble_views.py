@@ -87,6 +87,14 @@ def lens_mark(name: str) -> Text:
     return Text(f" VIEW AS {name.upper()} (V: everyone) ", style="bold reverse")
 
 
+def suggestion_reason(engine: Any) -> str:
+    """Why the first name of "who speaks next" is suggested, in the dialog's words."""
+    state = engine.state
+    if state.policy == "mentions" and state.mentioned() is not None:
+        return "named in the last line"
+    return "next in the rotation"
+
+
 def next_pick() -> str:
     return "Next: you pick who speaks next (w)"
 

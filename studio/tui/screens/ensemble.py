@@ -23,11 +23,11 @@ from studio.tui import ensemble_views as ens
 from studio.tui.screens.dialogs import Dialog
 
 POLICY_HELP = {
-    "alternate": "the next character on stage after the last speaker",
+    "alternate": "the next one on stage after the last speaker",
     "round_robin": "the same rotation, in cast order",
-    "moderator": "the moderator's model names the speaker, with a reason",
-    "director": "the director picks, and may direct, bring on or send off",
-    "mentions": "a character named in the last line answers it",
+    "moderator": "the moderator's model names one, with a reason",
+    "director": "the director picks, and may direct or move",
+    "mentions": "whoever the last line names answers it",
     "human": "you pick every speaker",
 }
 
@@ -39,9 +39,9 @@ class WhoNextScreen(Dialog):
     """
 
     def __init__(self, choices: list[str], suggestion: str | None, policy: str, policies: tuple[str, ...],
-                 waiting: bool = False) -> None:
+                 waiting: bool = False, why: str = "") -> None:
         super().__init__()
-        self._choices, self._suggestion, self._policy = choices, suggestion, policy
+        self._choices, self._suggestion, self._policy, self._why = choices, suggestion, policy, why
         self._policies, self._waiting = policies, waiting
 
     def compose(self) -> ComposeResult:
@@ -52,19 +52,22 @@ class WhoNextScreen(Dialog):
             for name in self._choices:
                 text = Text(name, style="bold")
                 if name == self._suggestion:
-                    text.append(f"   ← suggested ({self._policy})", style="green")
+                    text.append(f"   ← suggested: {self._why}" if self._why else "   ← suggested", style="green")
                 options.append(Option(text, id=f"pick:{name}"))
             if not self._choices:
                 options.append(Option(Text("Nobody is on stage: E brings someone on.", style="dim"), disabled=True))
             options.append(None)
+            options.append(Option(Text("Or who decides, from the next turn on:", style="italic"), disabled=True))
             for policy in self._policies:
                 text = Text("● " if policy == self._policy else "  ")
-                text.append(f"from now on: {policy}", style="bold" if policy == self._policy else "")
-                text.append(f"  {POLICY_HELP.get(policy, '')}", style="dim")
+                text.append(f"{policy:<12}", style="bold" if policy == self._policy else "")
+                text.append(f" {POLICY_HELP.get(policy, '')}", style="dim")
                 options.append(Option(text, id=f"policy:{policy}"))
             yield OptionList(*options, id="who-list")
             help_ = ("Enter on a character: they speak next. On a policy: it decides from the next turn on. "
                      + ("Esc pauses the run." if self._waiting else "Esc closes."))
+            if self._policy in ("moderator", "director"):
+                help_ += f" The {self._policy}'s model is asked only when you step, so it is not the suggestion."
             yield Label(help_, classes="dialog-help")
 
     @on(OptionList.OptionSelected, "#who-list")
@@ -119,7 +122,8 @@ class EnsembleActions:
         from studio.model.play import POLICIES
 
         engine = self.engine
-        return WhoNextScreen(engine.stage_choices(), engine._suggestion(), engine.state.policy, POLICIES, waiting)
+        return WhoNextScreen(engine.stage_choices(), engine._suggestion(), engine.state.policy, POLICIES, waiting,
+                             ens.suggestion_reason(engine))
 
     async def action_who_next(self) -> None:
         if not self._ensemble_ready("Choosing who speaks next"):
