@@ -11,7 +11,7 @@ from studio.store import events as ev
 pytest.importorskip("textual")
 
 from studio.tui.screens.dialogs import RolesScreen  # noqa: E402
-from studio.tui.screens.ensemble import CharacterChoiceScreen, WhoNextScreen  # noqa: E402
+from studio.tui.screens.ensemble import CharacterChoiceScreen, VoicesScreen, WhoNextScreen  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402
 
 SIZE = (120, 36)
@@ -228,21 +228,30 @@ async def test_every_line_of_a_whole_ensemble_play_explains_itself(engine_for):
     assert "finished" in _plain(views.status(engine))
 
 
-async def test_v_switches_every_inner_voice_and_the_status_line_says_which_are_off(studio):
+async def test_v_switches_one_inner_voice_and_the_status_line_says_which_is_off(studio):
     app = studio(PLAY)
     async with app.run_test(size=(200, 30)) as pilot:
         screen = await opened(pilot)
         engine = screen.engine
+        await step(pilot)
         await pilot.press("v")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "StrategiesScreen", "the switches")
-        assert app.screen.query_one("#strategy-critique").value is True
-        app.screen.query_one("#strategy-critique").value = False
+        await wait_for(pilot, lambda: isinstance(app.screen, VoicesScreen), "the switches")
+        options = app.screen.query_one("#voices-list")
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert ids == [f"{v}|{s}" for v in ("c1.voice", "c2.voice") for s in ("rewrite_prompt", "rewrite_speech",
+                                                                             "critique")]
+        options.highlighted = ids.index("c1.voice|critique")
+        await pilot.press("enter")
         await pilot.pause()
+        assert "○ off  Pride (Ines) · critique" in screen_text(app)
         await pilot.press("escape")
-        assert engine.state.strategy_switch == {"critique": False}
-        assert "(critique off)" in screen_text(app).splitlines()[0]
-        await step(pilot, 6)
-        assert not [e for e in engine.path if e.kind == ev.CRITIQUE]
+        assert engine.state.strategy_switch == {"c1.voice:critique": False}
+        assert "(Pride: critique off)" in screen_text(app).splitlines()[0]
+        mark = len(engine.path)
+        await step(pilot, 8)
+        later = engine.path[mark:]
+        assert any(e.character == "Ines" and e.kind == ev.STAGE for e in later)
+        assert not [e for e in later if e.kind == ev.CRITIQUE and e.role == "c1.voice"]
 
 
 async def test_before_a_scene_opens_w_and_e_wait_for_its_heading(studio):
@@ -256,3 +265,15 @@ async def test_before_a_scene_opens_w_and_e_wait_for_its_heading(studio):
             assert isinstance(app.screen, MainScreen)
         assert notifications(app).count("Scene 1 sets who is on stage") == 2
         assert screen.engine.path == []
+
+
+async def test_the_palette_switches_one_inner_voice(studio):
+    from studio.tui.commands import ControlsProvider
+
+    app = studio(PLAY)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        hits = {hit.text: hit async for hit in ControlsProvider(screen).discover()}
+        assert "Who next (w)" in hits and "Pride: switch critique off" in hits
+        hits["Doubt: switch rewrite speech off"].command()
+        assert screen.engine.state.strategy_switch == {"c2.voice:rewrite_speech": False}

@@ -62,24 +62,29 @@ def status_tail(engine: Any, text: Text) -> None:
     if voices:
         text.append(" · voices: ")
         text.append(" ".join(voices), style="green")
-        off = [name for name, on in voice_strategies(engine).items() if not on]
-        if off:
-            words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
-            text.append(" (" + " ".join(words[n] for n in off) + " off)", style="dim")
+        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
+        for key, states in voice_switches(engine).items():
+            off = [words[n] for n, on in states.items() if not on]
+            if off:
+                text.append(f" ({engine.cast.role(key).name}: " + " ".join(off) + " off)", style="dim")
 
 
-def voice_strategies(engine: Any) -> dict[str, bool]:
-    """Each strategy, on or off for the inner voices as a whole: the playwright's switch if there was one
-    (`v`, for every voice at once), else whether any voice's schedule uses it. Empty without voices."""
+def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:
+    """Each inner voice's three strategies, on or off: the playwright's switch for that voice if there was
+    one (`v`), else one for every voice, else the voice's schedule in the play."""
     from studio.tui.views import STRATEGY_LABELS
 
-    voices = [v for v in (voice_of(engine, r.key) for r in characters(engine)) if v is not None]
-    voices = [v for v in voices if v.schedules is not None and v.schedules.enabled]
-    if not voices:
-        return {}
     switched = getattr(engine.state, "strategy_switch", {}) or {}
-    return {name: switched[name] if name in switched else any(v.schedules.schedule(name).enabled for v in voices)
-            for name in STRATEGY_LABELS}
+    out = {}
+    for role in characters(engine):
+        voice = voice_of(engine, role.key)
+        if voice is None or voice.schedules is None or not voice.schedules.enabled:
+            continue
+        out[voice.key] = {
+            name: switched.get(f"{voice.key}:{name}", switched.get(name, voice.schedules.schedule(name).enabled))
+            for name in STRATEGY_LABELS
+        }
+    return out
 
 
 def lens_mark(name: str) -> Text:

@@ -39,27 +39,22 @@ class CastActions:
     def action_strategies(self) -> None:
         if not self._ready():
             return
-        from studio.tui import ensemble_views as ens
+        from studio.tui.ensemble_views import is_ensemble
         from studio.tui.screens.dialogs import StrategiesScreen
 
-        if ens.is_ensemble(self.engine):  # one switch per strategy, for every inner voice at once
-            states = ens.voice_strategies(self.engine)
-        elif self.engine.cast.has("superego") and self.engine.cast.superego.enabled:
-            states = {name: self.engine.state.strategy_on(name) for name in views.STRATEGY_LABELS}
-        else:
-            states = {}
-        if not states:
-            self.notify("This run has no superego or inner voice.", severity="warning")
+        if is_ensemble(self.engine):
+            self.voices_dialog()  # type: ignore[attr-defined]  # each inner voice's switches
             return
+        if not (self.engine.cast.has("superego") and self.engine.cast.superego.enabled):
+            self.notify("This run has no superego.", severity="warning")
+            return
+        states = {name: self.engine.state.strategy_on(name) for name in views.STRATEGY_LABELS}
         self.app.push_screen(StrategiesScreen(states, self.switch_strategy))
 
     def switch_strategy(self, name: str, enabled: bool) -> None:
         self.engine.switch_strategy(name, enabled)
         self.refresh_panes()
-        from studio.tui.ensemble_views import is_ensemble
-
-        who = "Every inner voice's" if is_ensemble(self.engine) else "Superego"
-        self.notify(f"{who} {name.replace('_', ' ')} {'on' if enabled else 'off'} from the next step.")
+        self.notify(f"Superego {name.replace('_', ' ')} {'on' if enabled else 'off'} from the next step.")
 
     def action_edit_character(self) -> None:
         if not self._ready():

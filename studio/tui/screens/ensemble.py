@@ -95,6 +95,41 @@ class CharacterChoiceScreen(Dialog):
         self.dismiss(event.option.id)
 
 
+class VoicesScreen(Dialog):
+    """Each inner voice's three strategies; Enter flips the highlighted one at once (a control event)."""
+
+    def __init__(self, rows: list[tuple[str, str, dict[str, bool]]], on_switch: Any) -> None:
+        super().__init__()
+        self._rows, self._on_switch = rows, on_switch
+
+    def _label(self, title: str, name: str, on: bool) -> Text:
+        from studio.tui.views import STRATEGY_LABELS
+
+        text = Text("● on   " if on else "○ off  ", style="green" if on else "dim")
+        text.append(f"{title} · ", style="bold")
+        text.append(STRATEGY_LABELS[name].split(" ", 1)[1])
+        return text
+
+    def compose(self) -> ComposeResult:
+        options = [Option(self._label(title, name, on), id=f"{key}|{name}")
+                   for key, title, states in self._rows for name, on in states.items()]
+        with Vertical(classes="dialog", id="voices-dialog"):
+            yield Label("The inner voices' strategies", classes="dialog-title")
+            yield OptionList(*options, id="voices-list")
+            yield Label("Enter switches the highlighted strategy of that voice alone, from the next step on. "
+                        "Esc closes.", classes="dialog-help")
+
+    @on(OptionList.OptionSelected, "#voices-list")
+    def _flip(self, event: OptionList.OptionSelected) -> None:
+        key, _, name = (event.option.id or "").partition("|")
+        for voice, title, states in self._rows:
+            if voice == key:
+                states[name] = not states[name]
+                self._on_switch(key, name, states[name])
+                event.option_list.replace_option_prompt_at_index(event.option_index,
+                                                                 self._label(title, name, states[name]))
+
+
 class EnsembleActions:
     lens: str | None = None  # the character the stage is seen as (V), or None for everyone
 
@@ -191,6 +226,25 @@ class EnsembleActions:
         if result is not None:
             self._switch_policy(result[1])
         raise asyncio.CancelledError
+
+    # -- the inner voices' strategies (v, in an ensemble) -------------------------------------
+
+    def voices_dialog(self) -> None:
+        switches = ens.voice_switches(self.engine)
+        if not switches:
+            self.notify("No character of this run has an inner voice.", severity="warning")
+            return
+        rows = []
+        for key, states in switches.items():
+            owner = self.engine.cast.role(key[: -len(".voice")]).name
+            rows.append((key, f"{self.engine.cast.role(key).name} ({owner})", states))
+        self.app.push_screen(VoicesScreen(rows, self.switch_voice))
+
+    def switch_voice(self, voice: str, name: str, enabled: bool) -> None:
+        self.engine.switch_strategy(name, enabled, voice=voice)
+        self.refresh_panes()
+        who = self.engine.cast.role(voice).name
+        self.notify(f"{who}: {name.replace('_', ' ')} {'on' if enabled else 'off'} from the next step.")
 
     # -- entrances and exits (E) --------------------------------------------------------------
 
