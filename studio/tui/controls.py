@@ -179,7 +179,8 @@ MAIN: tuple[Control, ...] = (
         "v",
         "strategies",
         "Superego",
-        "Switch each of the superego's strategies on or off, from the next step on.",
+        "Switch each of the superego's strategies on or off (in an ensemble, each inner voice's), from the next "
+        "step on.",
         CAST,
     ),
     Control(
