@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from studio.llm.errors import ModelError
 
@@ -205,6 +206,7 @@ class EmbeddedModel:
             bos_token=self.llama._model.token_get_text(bos) if bos != -1 else "",
         )
         self.cache = PrefixCache(_cache_bytes())
+        self._grammars: dict[str, Any] = {}
         self.cores = Cores()
         self.threads_used = (threads(), threads())
         # Tokens that end a turn or a line are the template's and the stops', never penalised.
@@ -222,6 +224,18 @@ class EmbeddedModel:
         """Count the prompt as it will be sent, before spending time on it."""
         return len(self.prompt(messages)[0])
 
+    def grammar(self, schema: str):
+        """llama.cpp's grammar for a JSON schema, built once per schema: every token sampled keeps the
+        reply inside it, so a tiny model cannot answer a structured question in prose."""
+        import llama_cpp
+
+        if schema not in self._grammars:
+            try:
+                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(schema, verbose=False)
+            except Exception as exc:
+                raise ModelError(MODEL_NAME, f"{MODEL_NAME}: cannot hold a reply to this schema ({exc})") from None
+        return self._grammars[schema]
+
     def generate(
         self,
         messages: list[dict],
@@ -233,8 +247,8 @@ class EmbeddedModel:
     ) -> tuple[str, dict]:
         """Generate on the calling thread, emitting each piece; returns (finish_reason, usage).
 
-        ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p`` and
-        ``repeat_penalty``. The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
+        ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p``,
+        ``repeat_penalty`` and ``schema`` (a JSON schema the reply is held to by a grammar). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
         reused rather than evaluated. Must be called with the stage lock held.
         """
         sampling = dict(sampling or {})
@@ -258,6 +272,8 @@ class EmbeddedModel:
             # copying the line it was just told, so the prompt's last tokens are penalised as well.
             recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
             options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
+        if sampling.get("schema"):
+            options["grammar"] = self.grammar(sampling["schema"])
         pieces: list[str] = []
         finish = "stop"
         stream = self.llama.create_completion(
@@ -405,6 +421,7 @@ async def perform(
     top_p: float | None = None,
     min_p: float | None = None,
     repeat_penalty: float | None = None,
+    schema: str | None = None,
 ) -> AsyncIterator[tuple[str, dict | None]]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -416,7 +433,8 @@ async def perform(
     inbox: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
     halt = threading.Event()
     messages = _plain(messages)
-    sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty}
+    sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
+                "schema": schema}
 
     def post(kind: str, value: object) -> None:
         try:
