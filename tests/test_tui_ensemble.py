@@ -74,6 +74,7 @@ async def test_a_human_policy_opens_the_dialog_by_itself_and_esc_pauses(studio):
         assert engine.state.policy == "human"
         assert [e.data for e in engine.path if e.kind == ev.CONTROL][-1] == {"policy": "human"}
         assert "next: human" in screen_text(app).splitlines()[0]
+        assert "Next: you pick who speaks next · w or s opens the choice" in screen.query_one("#activity").render().plain
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, WhoNextScreen), "the dialog to open by itself")
         assert "It is your pick" in screen_text(app)

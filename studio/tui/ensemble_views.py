@@ -101,7 +101,7 @@ def suggestion_reason(engine: Any) -> str:
 
 
 def next_pick() -> str:
-    return "Next: you pick who speaks next (w)"
+    return "Next: you pick who speaks next"
 
 
 # -- the backstage of a line ---------------------------------------------------------------------

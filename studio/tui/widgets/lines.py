@@ -58,7 +58,7 @@ def idle_hint(engine: Any) -> str:
     if pending is not None and pending.human and pending.role is not None:
         return f"{views.next_step(engine)}: s opens your input box · ? lists every key"
     if pending is not None and pending.human:
-        return f"{views.next_step(engine)} · s asks you too · ? lists every key"
+        return f"{views.next_step(engine)} · w or s opens the choice · E enters/exits · ? every key"
     if views.ens.is_ensemble(engine):
         return f"{views.next_step(engine)} · s steps a turn · w picks who speaks · E enters/exits · ? every key"
     return f"{views.next_step(engine)} · s steps a turn · p plays the scene · ? lists every key"
