@@ -573,11 +573,17 @@ class Engine:
         role = self.cast.role(role_key)
         return self._control({"human": {role_key: False}}, f"{role.name} ({role_key}) goes back to the model.")
 
-    def switch_strategy(self, strategy: str, enabled: bool) -> Event:
+    def switch_strategy(self, strategy: str, enabled: bool, voice: str | None = None) -> Event:
+        """`voice`: one inner voice of an ensemble ("c1.voice"); without it, the superego or every voice."""
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
         word = "on" if enabled else "off"
-        return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+        if voice is None:
+            return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+        if not voice.endswith(".voice") or not self.cast.has(voice):
+            raise ValueError(f"no inner voice {voice!r} in this run")
+        return self._control({"strategy": strategy, "enabled": enabled, "voice": voice},
+                             f"{self.cast.role(voice).name}'s {strategy} switched {word}.")
 
     def draw(self, fact: str, choices: list[Any]) -> Event:
         """A random choice committed as a fact, so a rewind or a take replays the same draw."""
