@@ -313,6 +313,7 @@ async def critique_run(
     gateway: Any = None,
     attempts: int = ATTEMPTS,
     on_token: Callable[[str], None] | None = None,
+    keep: bool = True,
 ) -> Critique:
     """Ask the critic about one take of a run, store the critique with the run, and return it.
 
@@ -370,6 +371,8 @@ async def critique_run(
                 f"in exactly this shape, scores as whole numbers from 0 to 10:\n{_SHAPE}",
             },
         ]
+    if not keep:  # a critique the run keeps as its own event (the critic loop), not in the critiques table
+        return critique
     critique.id = store.add_critique(run_id, critique.head, model, critique.body())
     stored = store.critiques(run_id)
     critique.created = next((row["created"] for row in stored if row["id"] == critique.id), None)

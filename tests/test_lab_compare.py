@@ -30,7 +30,7 @@ def test_the_table_shows_each_conditions_mean_the_difference_and_its_test():
     assert row[1].startswith("3.00 (") and row[1].endswith("n=4")
     assert row[2].startswith("7.00 (") and row[2].endswith("n=4")
     assert row[3] == "+4.00" and float(row[4]) < 0.01 and row[5] == "yes"
-    assert "with the superego: 4 scored, 1 invalid" in table.note
+    assert "with = with the superego: 4 scored, 1 invalid" in table.note
     same = [_result("without", i, s) for i, s in enumerate([3, 5, 4])] + [_result("with", i, s) for i, s in enumerate([4, 3, 5])]
     assert experiment.table_two(_spec(), same).tables[0].rows[0][5] == "no"
 
@@ -68,9 +68,36 @@ def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(t
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["trials"]) == 4 and out["failed"] == {}
-    assert out["tables"][0]["columns"][-1] == "differs at 5%"
+    assert out["tables"][0]["columns"][-3:] == ["with - without", "p (Welch's t)", "differs at 5%"]
     assert main(args) == 0                                          # again: nothing new is played
     again = json.loads(capsys.readouterr().out)
     assert sorted(r["run"] for r in again["trials"].values()) == sorted(r["run"] for r in out["trials"].values())
     assert main(["compare", str(PLAYS / "interview.toml"), "--reps", "0", "--db", db]) == 2
     assert "--reps" in capsys.readouterr().err
+
+
+async def test_the_critic_talks_back_to_the_director_between_scenes(store):
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+    from studio.model.loading import with_overrides
+    from studio.store import events as ev
+
+    play = with_overrides(load_play(PLAYS / "detective.toml").model_copy(update={"critic_loop": True}), turns=1)
+    gateway = RecordingGateway()
+    engine = Engine.create(store, resolve_cast(play, PLAYS / "detective.toml", model="scripted"), {}, gateway=gateway)
+    await engine.play_to_end()
+    reviews = [e for e in engine.path if e.kind == ev.REVIEW]
+    assert [e.scene for e in reviews] == [1, 2]              # as each scene but the last ends
+    assert all(e.data["valid"] and len(e.data["scores"]) == 4 for e in reviews)
+    openings = gateway.shown("director", "direct")
+    assert reviews[0].text not in openings[0] and reviews[0].text in openings[1] and reviews[1].text in openings[2]
+    others = [text for ctx, _ in gateway.calls if ctx.task not in ("direct", "critic")
+              for text in gateway.shown(ctx.role, ctx.task)]
+    assert not any(r.text in text for r in reviews for text in others)   # only the Director reads it
+    assert store.critiques(engine.run_id) == []              # kept as the run's events, not as critiques
+    # a rewind into scene 2 drops the review of scene 2 with the take, and playing on writes it again
+    second = next(e for e in engine.path if e.kind == ev.SCENE and e.scene == 2)
+    engine.rewind_to(second.id)
+    assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1]
+    await engine.play_to_end()
+    assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1, 2]

@@ -118,7 +118,7 @@ def compare_runs(args: argparse.Namespace) -> int:
     _check_models(with_, args.play)
     critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
     store = _open_store(args.db)
-    if args.reps != 1:
+    if args.reps != 1 or args.critic_loop:
         return _repeated(args, store, critic)
     from rich.console import Console
 
@@ -183,19 +183,21 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
     from studio.lab import compare as experiment
     from studio.model import InputError
 
-    if not 2 <= args.reps <= 200:
-        raise InputError("--reps", None, f"{args.reps} is out of range", "give 2 to 200 runs per condition (1: one pair)")
+    if not 1 <= args.reps <= 200:
+        raise InputError("--reps", None, f"{args.reps} is out of range", "give 1 to 200 runs per condition")
     play = str(Path(args.play))
+    conditions = ["without", "with"] + (["critic_loop"] if args.critic_loop else [])
     spec = {"name": f"compare:{Path(play).stem}:{args.model or 'default'}:{critic}:turns={args.turns}:seed={args.seed or 1}",
             "model": args.model, "reps": args.reps,
-            "compare": {"play": play, "turns": args.turns, "seed": args.seed or 1, "critic": critic}}
-    spec = experiment.KIND.check(spec, "")
+            "compare": {"play": play, "turns": args.turns, "seed": args.seed or 1, "critic": critic,
+                        "conditions": conditions}}
+    spec = experiment.KIND.check(spec, play)
     err = Console(stderr=True, highlight=False)
-    total = len(experiment.KIND.plan(spec))
+    plan = [t.key for t in experiment.KIND.plan(spec)]
 
     def on_trial(trial: Any) -> None:
-        err.print(f"Trial {trial.key} of {total} ({experiment.LABELS[trial.condition]}, seed {trial.params['seed']})",
-                  markup=False)
+        err.print(f"Trial {plan.index(trial.key) + 1} of {len(plan)}: {experiment.LABELS[trial.condition]}, "
+                  f"repetition {trial.rep + 1}, seed {trial.params['seed']}", markup=False)
 
     try:
         report, finished, failed = asyncio.run(experiment.run_experiment(store, spec, on_trial=on_trial))

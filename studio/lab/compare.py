@@ -20,8 +20,12 @@ from typing import Any
 
 from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
 
-CONDITIONS = ("without", "with")
-LABELS = {"without": "without the superego", "with": "with the superego"}
+CONDITIONS = ("without", "with", "critic_loop")
+LABELS = {"without": "without the superego", "with": "with the superego",
+          "critic_loop": "with the superego, the Critic talking back"}
+SHORT = {"without": "without", "with": "with", "critic_loop": "loop"}
+# The differences reported, each (baseline, condition): the inner voice's, then the critic loop's on top of it.
+PAIRS = (("without", "with"), ("with", "critic_loop"))
 
 
 class CompareKind:
@@ -44,10 +48,17 @@ class CompareKind:
                 raise InputError(source, f"compare.{name}", f"must be a whole number, not {value!r}",
                                  f"set {name} = 2, or leave it out")
         experiment_casts(path, turns=own.get("turns"), seed=own.get("seed"), model=spec.get("model"))
-        conditions = own.get("conditions", list(CONDITIONS))
+        conditions = own.get("conditions", ["without", "with"])
         if not isinstance(conditions, list) or not conditions or any(c not in CONDITIONS for c in conditions):
             raise InputError(source, "compare.conditions", f"must be some of {list(CONDITIONS)}, not {conditions!r}",
-                             'use conditions = ["without", "with"]')
+                             'use conditions = ["without", "with", "critic_loop"]')
+        if "critic_loop" in conditions:
+            from studio.model import load_play
+
+            if load_play(path).scene_count < 2:
+                raise InputError(source, "compare.conditions", "critic_loop needs a play of two scenes or more "
+                                 "(the Critic talks back as a scene ends, before the next opens)",
+                                 "use a play with several scenes, e.g. plays/detective.toml")
         own.update(play=str(path), conditions=conditions, seed=own.get("seed") or 1)
         return {**spec, "compare": own}
 
@@ -66,8 +77,11 @@ class CompareKind:
         else:
             without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=trial.params["seed"],
                                               model=ctx.model or None)
-            cast = with_ if trial.condition == "with" else without
-            options = {"model": ctx.model, "no_superego": trial.condition == "without", "seed": cast.play.seed,
+            cast = without if trial.condition == "without" else with_
+            if trial.condition == "critic_loop":
+                cast.play = cast.play.model_copy(update={"critic_loop": True})
+            options = {"model": ctx.model, "no_superego": trial.condition == "without",
+                       "critic_loop": trial.condition == "critic_loop", "seed": cast.play.seed,
                        "turns": cast.play.turns, "experiment": ctx.spec.get("name", "compare")}
             engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
             ctx.started(engine.run_id)
@@ -85,8 +99,6 @@ class CompareKind:
 def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     """The paper's table 2 from finished trials: per criterion, each condition's mean and interval, the
     difference and Welch's t test."""
-    from scipy import stats as sp
-
     from studio.critic import CRITERIA
     from studio.lab.stats import mean_ci
 
@@ -94,6 +106,7 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     conditions = [c for c in own.get("conditions", CONDITIONS) if c in CONDITIONS]
     valid = {c: [r for r in results if r.get("condition") == c and r.get("valid")] for c in conditions}
     invalid = {c: sum(1 for r in results if r.get("condition") == c and not r.get("valid")) for c in conditions}
+    pairs = [(a, b) for a, b in PAIRS if a in conditions and b in conditions]
     rows: list[list[Any]] = []
     bars: dict[str, list[tuple[float, float, float]]] = {LABELS[c]: [] for c in conditions}
     for key, (title, _) in CRITERIA.items():
@@ -103,23 +116,13 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
             est = mean_ci(values[c])
             row.append(_estimate(est))
             bars[LABELS[c]].append((est.mean, est.low, est.high))
-        if set(conditions) == set(CONDITIONS):
-            a, b = values["without"], values["with"]
-            if len(a) >= 2 and len(b) >= 2 and (_spread(a) or _spread(b)):
-                test = sp.ttest_ind(b, a, equal_var=False)
-                diff = sum(b) / len(b) - sum(a) / len(a)
-                p = float(test.pvalue)
-                row += [f"{diff:+.2f}", f"{p:.3f}", "yes" if p < 0.05 else "no"]
-            elif a and b:
-                diff = sum(b) / len(b) - sum(a) / len(a)
-                row += [f"{diff:+.2f}", "-", "too few data" if min(len(a), len(b)) < 2 else "no spread"]
-            else:
-                row += ["-", "-", "too few data"]
+        for base, other in pairs:
+            row += _difference(values[base], values[other])
         rows.append(row)
-    columns = ["criterion"] + [f"{LABELS[c]} (mean, 95% CI)" for c in conditions]
-    if set(conditions) == set(CONDITIONS):
-        columns += ["difference (with - without)", "p (Welch's t)", "differs at 5%"]
-    counts = ", ".join(f"{LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
+    columns = ["criterion"] + [f"{SHORT[c]}: mean (95% CI)" for c in conditions]
+    for base, other in pairs:
+        columns += [f"{SHORT[other]} - {SHORT[base]}", "p (Welch's t)", "differs at 5%"]
+    counts = "; ".join(f"{SHORT[c]} = {LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
     play = Path(own.get("play", "?")).name
     return Report(
         title=f"Does the inner voice help? {play}",
@@ -129,6 +132,21 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         notes=["An invalid critique is left out, never counted as 0.",
                "Each repetition's two runs share a seed: they differ only by the inner voice."],
     )
+
+
+def _difference(a: list[float], b: list[float]) -> list[str]:
+    """b's mean minus a's, Welch's t test of it, and whether it differs at 5%."""
+    from scipy import stats as sp
+
+    if not a or not b:
+        return ["-", "-", "too few data"]
+    diff = f"{sum(b) / len(b) - sum(a) / len(a):+.2f}"
+    if min(len(a), len(b)) < 2:
+        return [diff, "-", "too few data"]
+    if not (_spread(a) or _spread(b)):
+        return [diff, "-", "no spread"]
+    p = float(sp.ttest_ind(b, a, equal_var=False).pvalue)
+    return [diff, f"{p:.3f}", "yes" if p < 0.05 else "no"]
 
 
 def _spread(values: list[float]) -> bool:
