@@ -22,6 +22,9 @@ from studio.store import Store
 ROOT = Path(__file__).resolve().parent.parent
 CHARACTERS = ["ines_ferry", "tomas_ferry", "marit_ferry", "oskar_ferry", "jenny", "timothy", "mara_lighthouse",
               "sasha_interviewer"]
+# The same eight without an inner life (mara_lighthouse has moods, goals and knowledge): the ensemble's
+# own cost, apart from what studio/mind adds to every step of a character that has one.
+PLAIN = [c if c != "mara_lighthouse" else "ashley" for c in CHARACTERS]
 VOICES = ["pride_ferry", "doubt_ferry", "cleo", "ben"]
 
 
@@ -47,9 +50,9 @@ class PickingModel:
                                                  "total_tokens": tokens + 1}, 1, 0.0)
 
 
-def ensemble_play(turns: int) -> Play:
+def ensemble_play(turns: int, cast: list[str] = CHARACTERS) -> Play:
     characters = []
-    for i, stem in enumerate(CHARACTERS):
+    for i, stem in enumerate(cast):
         member: dict = {"character": stem}
         if i < len(VOICES):
             member["voice"] = {"character": VOICES[i], "rewrite_prompt": {"every": 10},
@@ -61,14 +64,14 @@ def ensemble_play(turns: int) -> Play:
     })
 
 
-def make(turns: int, db: Path) -> tuple[Engine, PickingModel]:
-    cast = resolve_cast(ensemble_play(turns), ROOT / "plays" / "bench.toml", model="scripted")
+def make(turns: int, db: Path, names: list[str] = CHARACTERS) -> tuple[Engine, PickingModel]:
+    cast = resolve_cast(ensemble_play(turns, names), ROOT / "plays" / "bench.toml", model="scripted")
     model = PickingModel()
     return Engine.create(Store(db), cast, {}, gateway=model), model
 
 
-async def per_turn(turns: int) -> tuple[list[float], Engine, PickingModel]:
-    engine, model = make(turns, Path(tempfile.mkdtemp()) / "bench.db")
+async def per_turn(turns: int, names: list[str] = CHARACTERS) -> tuple[list[float], Engine, PickingModel]:
+    engine, model = make(turns, Path(tempfile.mkdtemp()) / "bench.db", names)
     out = []
     while not engine.finished:
         model.spent = 0.0
@@ -106,10 +109,16 @@ async def hand_at_the_end(engine: Engine, model: PickingModel, repeats: int = 7)
 
 
 async def ensemble_rows() -> None:
-    print("Ensemble: 8 characters, 4 inner voices, a moderator picking each speaker, instant model:")
+    for names, label in ((CHARACTERS, "one of them (mara_lighthouse) with an inner life"),
+                         (PLAIN, "no inner lives (ashley in mara_lighthouse's place)")):
+        await _rows(names, label)
+
+
+async def _rows(names: list[str], label: str) -> None:
+    print(f"Ensemble: 8 characters, 4 inner voices, a moderator picking each speaker, instant model; {label}:")
     medians = {}
     for turns in (10, 100, 1000):
-        times, engine, model = await per_turn(turns)
+        times, engine, model = await per_turn(turns, names)
         medians[turns] = statistics.median(times)
         print(f"  {turns:5d} turns: engine time per turn median {medians[turns] * 1000:.3f} ms")
     print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}")
@@ -124,3 +133,9 @@ async def ensemble_rows() -> None:
     for name, samples in (await hand_at_the_end(engine, model)).items():
         print(f"    {name}: median {_median_ms(samples)}")
     engine.store.close()
+
+
+if __name__ == "__main__":
+    import asyncio
+
+    asyncio.run(ensemble_rows())

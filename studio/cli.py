@@ -118,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=int, metavar="S", help="seed for strategies that fire by probability")
     compare.add_argument("--model", metavar="M", help="model for every role, and for the critic unless --critic")
     compare.add_argument("--critic", metavar="M", help="the critic's model (default: --model, else local/smollm2)")
+    compare.add_argument("--reps", type=int, default=1, metavar="N", help="runs per condition; above 1, the table of means, intervals and tests")
+    compare.add_argument("--critic-loop", action="store_true", help="a third condition: the Critic scores each scene and the Director reads it")
     compare.add_argument("--json", action="store_true", help="print the result as JSON")
     _db_option(compare)
 

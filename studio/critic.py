@@ -17,6 +17,7 @@ Nothing here draws a screen: the CLI and the app render what these functions ret
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import secrets
@@ -312,6 +313,7 @@ async def critique_run(
     gateway: Any = None,
     attempts: int = ATTEMPTS,
     on_token: Callable[[str], None] | None = None,
+    keep: bool = True,
 ) -> Critique:
     """Ask the critic about one take of a run, store the critique with the run, and return it.
 
@@ -319,6 +321,7 @@ async def critique_run(
     cannot be reached (then nothing is stored: no reply is not an invalid reply).
     """
     from studio.llm import CallContext, CallSettings
+    from studio.llm.sampling import EMBEDDED_MIN_P, EMBEDDED_REPEAT_PENALTY, EMBEDDED_TOP_P, is_embedded
 
     model = model or DEFAULT_CRITIC_MODEL
     script = build_script(store, run_id, head=head)
@@ -328,7 +331,13 @@ async def critique_run(
         from studio.llm import Gateway
 
         gateway = Gateway()
-    settings = CallSettings(model=model, temperature=0.2, max_tokens=600, timeout=600.0)
+    settings = CallSettings(model=model, temperature=0.2, max_tokens=600, timeout=600.0,
+                            schema=structured.reply_schema(Verdict, max_text=300))
+    if is_embedded(model):
+        # The tiny model loops without a repeat penalty, and its held strings must close within the budget.
+        settings = dataclasses.replace(settings, schema=structured.reply_schema(Verdict, max_text=160),
+                                       repeat_penalty=EMBEDDED_REPEAT_PENALTY, top_p=EMBEDDED_TOP_P,
+                                       min_p=EMBEDDED_MIN_P)
     ctx = CallContext(role="critic", task="critic", character="Critic")
     messages = messages_for(script, critic_budget(model))
     critique = Critique(
@@ -362,6 +371,8 @@ async def critique_run(
                 f"in exactly this shape, scores as whole numbers from 0 to 10:\n{_SHAPE}",
             },
         ]
+    if not keep:  # a critique the run keeps as its own event (the critic loop), not in the critiques table
+        return critique
     critique.id = store.add_critique(run_id, critique.head, model, critique.body())
     stored = store.critiques(run_id)
     critique.created = next((row["created"] for row in stored if row["id"] == critique.id), None)

@@ -63,7 +63,21 @@ def words(value: str) -> str:
         raise ValueError("is the example's placeholder or empty, not an answer")
     if not _LETTERS.search(text):
         raise ValueError("is not words (a number is not an interpretation)")
+    if _loops(text):
+        raise ValueError("repeats the same words over and over, which is a loop, not an answer")
     return text
+
+
+def _loops(text: str, span: int = 4, times: int = 3) -> bool:
+    """Whether some run of `span` words comes back `times` times or more: a small model caught in a loop."""
+    said = re.findall(r"[\w']+", text.lower())
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(said) - span + 1):
+        run = tuple(said[i:i + span])
+        seen[run] = seen.get(run, 0) + 1
+        if seen[run] >= times:
+            return True
+    return False
 
 
 def describe(exc: ValidationError, limit: int = 4) -> str:
@@ -118,3 +132,30 @@ def ask_again(problem: str, shape: str) -> str:
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema a provider (or llama.cpp's grammar) can hold a reply to, where it supports one."""
     return model.model_json_schema()
+
+
+def reply_schema(model: type[BaseModel] | dict[str, Any], max_text: int = 240) -> str:
+    """The schema a reply is held to, as JSON text for `CallSettings.schema`.
+
+    Every property is required (a grammar would otherwise let a small model stop at `{}`), and a text
+    with no length limit gets `max_text` characters, so a held reply closes its braces within a call's
+    token budget instead of being cut off mid-string. The reader still validates the meaning."""
+    schema = json_schema(model) if isinstance(model, type) else json.loads(json.dumps(model))
+
+    def tighten(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "string" and "enum" not in node and "maxLength" not in node:
+                node["maxLength"] = max_text
+            low, high = node.get("minimum"), node.get("maximum")
+            if node.get("type") == "integer" and isinstance(low, int) and isinstance(high, int) and high - low <= 100:
+                node["enum"] = list(range(low, high + 1))  # a grammar holds an enum; it ignores the bounds
+            if isinstance(node.get("properties"), dict):
+                node["required"] = list(node["properties"])
+            for value in node.values():
+                tighten(value)
+        elif isinstance(node, list):
+            for value in node:
+                tighten(value)
+
+    tighten(schema)
+    return json.dumps(schema, separators=(",", ":"), sort_keys=False)

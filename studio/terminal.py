@@ -23,6 +23,13 @@ _BACKSTAGE_LABEL = {
     ev.REWRITE_PROMPT: "rewrites the prompt",
     ev.PICK: "picks",
     ev.SUMMARY: "sums up",
+    ev.CHOICE: "could not use",
+    ev.GOALS: "sets goals",
+    ev.VOTE: "votes",
+    ev.MEMORY: "remembers",
+    ev.IMPRESSIONS: "sizes up the others",
+    ev.REFLECTION: "reflects",
+    ev.REVIEW: "scores the play so far",
 }
 
 
@@ -43,7 +50,8 @@ class StagePrinter:
         colour = self.colours.get(character or "", "white")
         name = escape(character or "")
         if kind in ev.BACKSTAGE:
-            return f"[dim]  ┆ {name} {_BACKSTAGE_LABEL[kind]}:[/] "
+            label = _BACKSTAGE_LABEL.get(kind, kind.rsplit(".", 1)[-1].replace("_", " "))
+            return f"[dim]  ┆ {name} {escape(label)}:[/] "
         if kind == ev.EPILOGUE:
             return f"\n[bold {colour}]{name}, afterwards:[/] "
         if kind == ev.DIRECTION or role == "director":

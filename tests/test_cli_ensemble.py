@@ -38,3 +38,19 @@ def test_step_with_next_stage_moves_and_show_as(tmp_path):
     assert lines[0]["text"][:40] not in oskar and lines[1]["text"][:40] in oskar
     wrong = studio("show", 1, "--as", "Nobody", db=db)
     assert wrong.returncode == 2 and "Ines" in wrong.stderr
+
+
+def test_step_switches_one_inner_voice(tmp_path):
+    db = tmp_path / "s.db"
+    made = studio("run", "plays/last_crossing.toml", "--model", "scripted", "--turns", "2", db=db, input="")
+    assert made.returncode == 0, made.stderr
+    studio("rewind", 1, "--turns", "30", db=db)
+    done = studio("step", 1, "--switch", "Pride:critique=off", db=db)
+    assert done.returncode == 0, done.stderr
+    controls = [e for e in _events(db) if e["kind"] == "control"]
+    assert controls[-1]["data"] == {"strategy": "critique", "enabled": False, "voice": "c1.voice"}
+    assert "Pride's critique switched off." == controls[-1]["text"]
+    for bad in ("Nobody:critique=off", "Pride:shout=off", "Pride:critique=maybe"):
+        wrong = studio("step", 1, "--switch", bad, db=db)
+        assert wrong.returncode == 2 and "--switch" in wrong.stderr and "Pride" in wrong.stderr, wrong.stderr
+        assert "Traceback" not in wrong.stderr

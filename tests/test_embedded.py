@@ -53,3 +53,36 @@ async def test_the_embedded_models_lines_are_its_own_short_and_unrepeated(engine
     # the system prompt and the older history of a role are not evaluated again on its next call
     later = [e.usage["cached_tokens"] / e.usage["prompt_tokens"] for e in calls if e.turn and e.turn > 1]
     assert later and max(later) > 0.5, later
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_embedded_model_answers_a_dilemma_with_moves_held_to_the_schema(tmp_path):
+    # Asked in words alone, the tiny model answered almost every round in prose: 41 of 42 trials failed.
+    db = tmp_path / "lab.db"
+    result = studio("lab", "pd", "--model", "local/smollm2", "--reps", "1", "--group", "control",
+                    "--partner", "tit_for_tat_c", "--json", db=db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["failed"] == {}, data["failed"]
+    [cell] = data["cells"]
+    assert data["trials"] == 1 and cell["cooperation"]["n"] == 1 and 0.0 <= cell["cooperation"]["mean"] <= 1.0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+async def test_a_held_critique_on_the_embedded_model_has_scores_in_range_and_words():
+    import asyncio
+
+    from studio.critic import Verdict
+    from studio.llm import CallContext, CallSettings, Gateway
+
+    from studio.structured import reply_schema
+
+    settings = CallSettings(model="local/smollm2", temperature=0.2, max_tokens=400, repeat_penalty=1.3,
+                            schema=reply_schema(Verdict, 120))
+    messages = [{"role": "user", "content": "Rate this scene from 0 to 10 on four criteria, in JSON: "
+                 "Ann: I lied to you. Ben: I know. I forgave you years ago."}]
+    reply = await asyncio.wait_for(Gateway().complete(settings, messages, CallContext("critic", "critic", "Critic")), 120)
+    verdict = json.loads(reply.text, strict=False)  # the grammar keeps it one JSON object, whole
+    for key in ("behavioural_change", "introspection", "narrative_divergence", "successful_adaptation"):
+        assert verdict[key]["score"] in range(11)
+        assert isinstance(verdict[key]["interpretation"], str)

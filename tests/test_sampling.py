@@ -85,3 +85,42 @@ def test_a_built_in_model_streams_without_importing_litellm():
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+class _FakeCores:
+    """Stands for /proc/stat: whether the rest of the machine left the cores idle since the last look."""
+
+    def __init__(self, spare: bool):
+        self.spare = spare
+
+    def look(self) -> bool:
+        return self.spare
+
+
+def test_the_embedded_model_takes_every_core_only_while_nothing_else_needs_one(monkeypatch):
+    from studio.llm import local
+
+    monkeypatch.delenv("STUDIO_LLAMA_THREADS", raising=False)
+    monkeypatch.setattr(local.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(local, "_ui_present", False)
+    assert local.threads_now(_FakeCores(spare=True)) == (4, 4)   # an idle machine: all four cores
+    assert local.threads_now(_FakeCores(spare=False)) == (3, 3)  # something else runs: one left free
+    local.sharing_with_ui()                                       # the app draws every token: keep its core
+    assert local.threads_now(_FakeCores(spare=True)) == (3, 3)
+    monkeypatch.setattr(local, "_ui_present", False)
+    monkeypatch.setenv("STUDIO_LLAMA_THREADS", "2")               # the user's number wins, idle or not
+    assert local.threads_now(_FakeCores(spare=True)) == (2, 2)
+
+
+def test_the_cores_count_other_processes_work_not_the_models_own(monkeypatch):
+    from studio.llm import local
+
+    clock = {"wall": 0.0, "busy": 0.0, "mine": 0.0}
+    monkeypatch.setattr(local.Cores, "sample", staticmethod(lambda: (clock["wall"], clock["busy"], clock["mine"])))
+    cores = local.Cores()
+    clock.update(wall=1.0, busy=1.9, mine=1.8)    # the model itself kept two cores busy: still spare
+    assert cores.look() is True
+    clock.update(wall=2.0, busy=3.6, mine=2.8)    # others used 0.7 of a core meanwhile: not spare
+    assert cores.look() is False
+    clock.update(wall=2.1, busy=3.6, mine=2.8)    # too short a window to judge: the last verdict stands
+    assert cores.look() is False

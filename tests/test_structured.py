@@ -55,3 +55,42 @@ def test_a_critique_of_zeros_with_numbers_for_interpretations_is_invalid():
              '"successful_adaptation": {"score": 0, "interpretation": "10"}}')
     verdict, error = parse_verdict(reply)
     assert verdict is None and "not words" in error
+
+
+def test_an_interpretation_that_loops_is_not_an_answer():
+    looping = "The story was a story, and the story was a story, and the story was a story, and the story"
+    with pytest.raises(ValueError, match="loop"):
+        structured.words(looping)
+    assert structured.words("She lies to protect him, and the lie costs her the one person she trusts.")
+
+
+def test_a_reply_schema_can_be_held_by_a_grammar_and_closes_within_a_budget():
+    import json
+
+    class Rated(BaseModel):
+        score: int = Field(ge=0, le=10)
+        reason: str
+        note: str = ""
+
+    schema = json.loads(structured.reply_schema(Rated, max_text=50))
+    props = schema["properties"]
+    assert schema["required"] == ["score", "reason", "note"]      # a grammar cannot stop at "{}"
+    assert props["score"]["enum"] == list(range(11))              # a grammar ignores min/max; it holds enums
+    assert props["reason"]["maxLength"] == 50 and props["note"]["maxLength"] == 50
+
+
+def test_a_provider_that_takes_a_schema_is_sent_it_and_the_take_records_it():
+    import json
+
+    from studio.llm import gateway
+    from studio.llm.gateway import CallSettings
+
+    gateway._load_litellm()
+    held = CallSettings(model="openai/gpt-4o-mini", temperature=0.2, max_tokens=50,
+                        schema=structured.reply_schema({"type": "object", "properties": {"move": {"enum": ["C", "D"]}}}))
+    request = gateway._request("openai/gpt-4o-mini", held, [])
+    assert request["response_format"]["json_schema"]["schema"]["properties"]["move"]["enum"] == ["C", "D"]
+    assert held.public()["schema"]["required"] == ["move"]
+    # a model litellm's bundled map does not know is asked in words only (the reader still checks it)
+    assert "response_format" not in gateway._request("openai/some-local-server-model", held, [])
+    assert json.dumps(CallSettings(model="scripted", temperature=0, max_tokens=5).public())  # no schema: none recorded

@@ -118,6 +118,8 @@ def compare_runs(args: argparse.Namespace) -> int:
     _check_models(with_, args.play)
     critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
     store = _open_store(args.db)
+    if args.reps != 1 or args.critic_loop:
+        return _repeated(args, store, critic)
     from rich.console import Console
 
     console = _console()
@@ -169,3 +171,58 @@ def compare_runs(args: argparse.Namespace) -> int:
         console.print(f"\n[dim]Both runs are kept: 'studio show {a}', 'studio export {b} --format pdf', "
                       f"'studio critique {a} {b}' to ask again.[/]")
     return 0 if all(c.valid for c in critiques) else 1
+
+
+def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
+    """`studio compare PLAY --reps N`: the paper's table 2, N runs per condition, resumable."""
+    import asyncio
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from studio.lab import compare as experiment
+    from studio.model import InputError
+
+    if not 1 <= args.reps <= 200:
+        raise InputError("--reps", None, f"{args.reps} is out of range", "give 1 to 200 runs per condition")
+    play = str(Path(args.play))
+    conditions = ["without", "with"] + (["critic_loop"] if args.critic_loop else [])
+    spec = {"name": f"compare:{Path(play).stem}:{args.model or 'default'}:{critic}:turns={args.turns}:seed={args.seed or 1}",
+            "model": args.model, "reps": args.reps,
+            "compare": {"play": play, "turns": args.turns, "seed": args.seed or 1, "critic": critic,
+                        "conditions": conditions}}
+    spec = experiment.KIND.check(spec, play)
+    err = Console(stderr=True, highlight=False)
+    plan = [t.key for t in experiment.KIND.plan(spec)]
+
+    def on_trial(trial: Any) -> None:
+        err.print(f"Trial {plan.index(trial.key) + 1} of {len(plan)}: {experiment.LABELS[trial.condition]}, "
+                  f"repetition {trial.rep + 1}, seed {trial.params['seed']}", markup=False)
+
+    try:
+        report, finished, failed = asyncio.run(experiment.run_experiment(store, spec, on_trial=on_trial))
+    except KeyboardInterrupt:
+        print("Stopped. Every finished trial is kept; the same command plays only what is missing.", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps({"experiment": spec["name"], "trials": finished, "failed": failed,
+                          "tables": [{"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note}
+                                     for t in report.tables]}, ensure_ascii=False, indent=2))
+    else:
+        from rich.table import Table as RichTable
+        from rich.text import Text
+
+        console = _console()
+        for table in report.tables:
+            shown = RichTable(title=Text(table.title), caption=Text(table.note))
+            for column in table.columns:
+                shown.add_column(Text(column))
+            for row in table.rows:
+                shown.add_row(*(Text(str(cell)) for cell in row))
+            console.print(shown)
+        for key, error in sorted(failed.items()):
+            console.print(Text(f"trial {key} failed: {error}"))
+        runs = sorted(r["run"] for r in finished.values())
+        console.print(Text(f"{len(finished)} trials done, {len(failed)} failed; runs {', '.join(map(str, runs))} "
+                           "are ordinary runs: 'studio show RUN', 'studio critique RUN'."))
+    return 0 if not failed else 1

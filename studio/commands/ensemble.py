@@ -18,6 +18,8 @@ def register(sub: Any, db_option: Any) -> None:
     step.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
     step.add_argument("--policy", metavar="POLICY", help="switch who speaks next from here on: alternate, "
                       "round_robin, moderator, director, mentions or human")
+    step.add_argument("--switch", action="append", default=[], metavar="VOICE:STRATEGY=on|off",
+                      help="switch one inner voice's strategy from here on, e.g. Pride:critique=off")
     step.add_argument("--backstage", action="store_true", help="also print the backstage")
     db_option(step)
     stage = sub.add_parser("stage", help="send characters on or off stage in an ensemble run")
@@ -39,6 +41,23 @@ def steer(engine: Any, next_name: str | None, policy: str | None) -> None:
                          "see 'studio show RUN --backstage' for who is on stage") from None
 
 
+def switch_voices(engine: Any, switches: list[str]) -> None:
+    """`--switch Pride:critique=off`: one inner voice's strategy, as the app's `v` does (a control event)."""
+    from studio.model.play import STRATEGIES
+
+    voices = {r.key: r for r in engine.cast.roles if r.key.endswith(".voice")}
+    for item in switches:
+        name, _, rest = item.partition(":")
+        strategy, _, word = rest.partition("=")
+        found = [k for k, r in voices.items() if name.strip().casefold() in (k, r.name.casefold())]
+        fix = (f"e.g. --switch {next(iter(voices.values())).name}:critique=off; voices: "
+               + ", ".join(r.name for r in voices.values())) if voices else "this run has no inner voice"
+        if len(found) != 1 or strategy not in STRATEGIES or word not in ("on", "off"):
+            raise InputError("--switch", item, f"expected VOICE:STRATEGY=on|off with a strategy of "
+                             f"{', '.join(STRATEGIES)}", fix)
+        engine.switch_strategy(strategy, word == "on", voice=found[0])
+
+
 def cmd_step(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
     from studio.engine import EngineError, NeedsHuman, NeedsPick
     from studio.terminal import StagePrinter
@@ -47,6 +66,7 @@ def cmd_step(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any)
     if engine.finished:
         console.print(f"Run {engine.run_id} is finished.")
         return 0
+    switch_voices(engine, args.switch)
     steer(engine, args.next, args.policy)
     printer = StagePrinter(console, engine.cast, backstage=args.backstage)
     try:

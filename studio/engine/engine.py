@@ -254,6 +254,8 @@ class Engine:
                 from studio.engine.minds import reflect
 
                 await reflect(self, step, None, scene_ended=True)
+            if step.scene > 1 and getattr(self.cast.play, "critic_loop", False):
+                await self._review(step.scene - 1)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
@@ -381,6 +383,26 @@ class Engine:
             if not lines:
                 break
         return said
+
+    async def _review(self, scene: int) -> None:
+        """The Critic talks back: the play so far is scored as scene `scene` ends, once per take, and the
+        verdict is committed backstage, where the Director's next opening reads it."""
+        if any(e.kind == ev.REVIEW and e.scene == scene for e in self.path):
+            return
+        from studio.critic import critique_run
+
+        seat = self.cast.role("director") if self.cast.has("director") else self.cast.roles[0]
+        critique = await critique_run(self.store, self.run_id, model=seat.model, head=self.head,
+                                      gateway=self.gateway, keep=False)
+        scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
+        if critique.valid:
+            text = "; ".join(f"{k.replace('_', ' ')} {v['score']}/10: {v['interpretation'].rstrip('.')}"
+                             for k, v in critique.criteria.items())
+            text += f". {critique.summary}" if critique.summary else ""
+        else:
+            text = f"(the critic's reply could not be used: {critique.error})"
+        self._commit(ev.REVIEW, text, scene=scene, turn=self.state.turn, origin="model", character="Critic",
+                     model=seat.model, data={"valid": critique.valid, "scores": scores, "replies": critique.replies})
 
     # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 
@@ -573,11 +595,17 @@ class Engine:
         role = self.cast.role(role_key)
         return self._control({"human": {role_key: False}}, f"{role.name} ({role_key}) goes back to the model.")
 
-    def switch_strategy(self, strategy: str, enabled: bool) -> Event:
+    def switch_strategy(self, strategy: str, enabled: bool, voice: str | None = None) -> Event:
+        """`voice`: one inner voice of an ensemble ("c1.voice"); without it, the superego or every voice."""
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
         word = "on" if enabled else "off"
-        return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+        if voice is None:
+            return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+        if not voice.endswith(".voice") or not self.cast.has(voice):
+            raise ValueError(f"no inner voice {voice!r} in this run")
+        return self._control({"strategy": strategy, "enabled": enabled, "voice": voice},
+                             f"{self.cast.role(voice).name}'s {strategy} switched {word}.")
 
     def draw(self, fact: str, choices: list[Any]) -> Event:
         """A random choice committed as a fact, so a rewind or a take replays the same draw."""

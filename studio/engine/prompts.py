@@ -270,6 +270,10 @@ class PromptBook:
             ask += f" The playwright's brief for it: {brief}"
         if step.scene == scenes and scenes > 1:
             ask += " It is the last scene: bring about the reversal and the recognition."
+        review = next((e for e in reversed(self.path) if e.kind == ev.REVIEW), None)
+        if review is not None and review.data.get("valid"):
+            ask += (f" A critic has scored the play so far (0-10 on how the protagonist changes): {review.text}"
+                    " Let the new scene answer what the critic found weakest.")
         ask += (
             " Write the stage direction that opens it: where we are and what happens, two or three "
             "sentences in the present tense. No dialogue."

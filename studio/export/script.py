@@ -39,6 +39,13 @@ _BACKSTAGE_VERBS = {
     ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
     ev.PICK: "who speaks next",
     ev.SUMMARY: "what is remembered, summed up",
+    ev.CHOICE: "an answer the rules could not use",
+    ev.GOALS: "{character}'s goals for the round",
+    ev.VOTE: "{character} votes, in secret",
+    ev.MEMORY: "{character} remembers the talk",
+    ev.IMPRESSIONS: "what {character} makes of the others",
+    ev.REFLECTION: "{character} reflects, privately",
+    ev.REVIEW: "the critic scores the play so far",
     # the inner life (studio/mind), shown before the first line each event shaped
     "mind.mood": "{character}'s mood",
     "mind.unlock": "{character} learns",
@@ -240,7 +247,8 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
             shaped.setdefault(source, event.id)
 
     def note(event: Event) -> Backstage:
-        label = _BACKSTAGE_VERBS[event.kind].format(ego=ego, superego=inner, character=event.character or "")
+        verb = _BACKSTAGE_VERBS.get(event.kind, event.kind.rsplit(".", 1)[-1].replace("_", " "))
+        label = verb.format(ego=ego, superego=inner, character=event.character or "")
         return Backstage(
             kind=event.kind,
             character=event.character or names.get(event.role or "", inner),

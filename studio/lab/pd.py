@@ -146,6 +146,14 @@ def _words_move(text: str) -> dict[str, str] | None:
     return None
 
 
+# What a move's reply is held to where the model can be (the embedded model's grammar, providers that
+# take a schema): one of the two letters first, then a short reason.
+MOVE_SCHEMA = structured.reply_schema(
+    {"type": "object", "properties": {"move": {"type": "string", "enum": ["C", "D"]}, "reason": {"type": "string"}}},
+    max_text=120,
+)
+
+
 def read_move(text: str) -> tuple[str | None, str | None]:
     """A model's move: JSON {"move": "C"} or plain words that say one of the two and not the other."""
     move, error = structured.read(text, Move, lambda o: {structured.key(k): v for k, v in o.items()}, _words_move)

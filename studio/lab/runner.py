@@ -53,7 +53,7 @@ async def play_trial(gateway: Any, model: str, group: str, wording: int, partner
     from studio.llm import CallContext
     from studio.llm.gateway import CallSettings
 
-    settings = CallSettings(model=model, temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
+    settings = CallSettings(model=model, temperature=TEMPERATURE, max_tokens=MAX_TOKENS, schema=pd.MOVE_SCHEMA)
     rule = pd.PARTNERS[partner]
     mine: list[str] = []
     theirs: list[str] = []

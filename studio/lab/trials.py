@@ -44,6 +44,16 @@ class Trials:
             ).fetchall()
         return dict(rows)
 
+    def started(self, experiment: str) -> dict[str, dict[str, Any]]:
+        """Trials begun but not finished (left running by a crash, or failed) with what they recorded,
+        e.g. the run they started, so the next attempt can continue it."""
+        with self.store.lock:
+            rows = self.store.conn.execute(
+                "SELECT key, result FROM lab_trials WHERE experiment = ? AND status IN ('running', 'failed')",
+                (experiment,),
+            ).fetchall()
+        return {key: json.loads(result) for key, result in rows}
+
     def record(self, experiment: str, key: str, status: str, result: dict[str, Any] | None = None,
                error: str | None = None) -> None:
         with self.store.lock:

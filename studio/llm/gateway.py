@@ -10,8 +10,8 @@ stray print tears the screen.
 from __future__ import annotations
 
 import asyncio
-import json
 import contextlib
+import json
 import logging
 import os
 import random
@@ -50,6 +50,9 @@ class CallSettings:
     repeat_penalty: float | None = None
     # A step that may end in silence (few do); otherwise an empty reply from a provider is a fault.
     allow_empty: bool = False
+    # A JSON schema (as JSON text) the reply must follow, where the model can be held to it: the embedded
+    # model by a llama.cpp grammar, providers that take a schema by `response_format`; others just read it.
+    schema: str | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -65,6 +68,8 @@ class CallSettings:
             value = getattr(self, name)
             if value:
                 public[name] = list(value) if isinstance(value, tuple) else value
+        if self.schema:
+            public["schema"] = json.loads(self.schema)
         return public
 
 
@@ -498,7 +503,22 @@ def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
         request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
     if settings.top_p is not None:
         request["top_p"] = settings.top_p
+    if settings.schema and _takes_schema(route):
+        request["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": json.loads(settings.schema)},
+        }
     return request
+
+
+def _takes_schema(route: str) -> bool:
+    """Whether litellm's bundled model map says the provider holds a reply to a JSON schema (no network)."""
+    if _litellm is None:
+        return False
+    try:
+        return bool(_litellm.supports_response_schema(model=route))
+    except Exception:  # an unknown model: ask in words only, the reader checks the shape
+        return False
 
 
 async def _pieces(stream):

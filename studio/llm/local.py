@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from studio.llm.errors import ModelError
 
@@ -63,6 +64,95 @@ def threads() -> int:
     if wanted.isdigit() and int(wanted) > 0:
         return int(wanted)
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+class Cores:
+    """Whether the machine has a core to spare right now, judged from the others' CPU use since the last look.
+
+    llama.cpp's threads spin while they wait for each other, so a thread on a core someone else needs
+    stalls them all; on an idle machine the same extra thread nearly doubles the speed (two threads on
+    this project's 2-core machine: prompts 62 -> 135 tokens/s, lines 32 -> 48). So every call looks at
+    what the rest of the machine (this process excluded) used since the call before, from /proc/stat,
+    and takes every core only when the others left one free. Elsewhere it never adapts.
+    """
+
+    WINDOW = 0.25  # seconds: a shorter window keeps the last verdict
+    OTHERS_MAX = 0.35  # cores the rest of the machine may keep busy for one to count as free
+
+    def __init__(self) -> None:
+        self._last = self.sample()
+        self.spare = False
+
+    @staticmethod
+    def sample() -> tuple[float, float, float] | None:
+        """(wall, CPU seconds used by everyone, CPU seconds used by this process), or None off Linux."""
+        try:
+            with open("/proc/stat", encoding="ascii") as stat:
+                fields = [int(x) for x in stat.readline().split()[1:9]]
+            tick = os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+        busy = (user + nice + system + irq + softirq + steal) / tick
+        return time.monotonic(), busy, time.process_time()
+
+    def look(self) -> bool:
+        now = self.sample()
+        if now is None or self._last is None:
+            return False
+        wall = now[0] - self._last[0]
+        if wall < self.WINDOW:
+            return self.spare
+        others = max(0.0, (now[1] - self._last[1]) - (now[2] - self._last[2])) / wall
+        self._last = now
+        self.spare = others < self.OTHERS_MAX
+        return self.spare
+
+
+# Set by the app: a UI drawing each token as it comes needs a core while a line is written.
+_ui_present = False
+
+
+def sharing_with_ui(present: bool = True) -> None:
+    global _ui_present
+    _ui_present = present
+
+
+def threads_now(cores: Cores | None) -> tuple[int, int]:
+    """(threads for writing, threads for reading the prompt) for the next call.
+
+    STUDIO_LLAMA_THREADS fixes both. In the app one core is always left to the UI. Without a UI (`studio
+    run`, `step`, the lab, the benchmarks) every core is taken while the rest of the machine left them idle
+    since the last call, and one is left free as soon as something else runs.
+    """
+    base = threads()
+    if os.environ.get("STUDIO_LLAMA_THREADS", "").isdigit() or cores is None or _ui_present:
+        return base, base
+    every = os.cpu_count() or 1
+    if every <= base or not cores.look():
+        return base, base
+    return every, every
+
+
+def _words_first(schema: str) -> str:
+    """The schema as the grammar holds it: a free text (a reason, an interpretation) begins with a letter
+    and stays on one line. Left to itself the 135M model fills such fields with numbers ("5.6", "982}}"),
+    which the reader then rightly refuses; providers get the schema as it is."""
+    import json
+
+    def words(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node.get("type") == "string" and "enum" not in node and "pattern" not in node:
+                longest = max(2, int(node.get("maxLength", 240)))
+                node = {k: v for k, v in node.items() if k not in ("maxLength", "minLength")}
+                node["pattern"] = '^[A-Za-z][^"\\\\\n]{1,%d}$' % (longest - 1)
+                return node
+            return {k: words(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [words(v) for v in node]
+        return node
+
+    return json.dumps(words(json.loads(schema)))
 
 
 def gguf_path() -> Path:
@@ -118,7 +208,7 @@ class EmbeddedModel:
         except ImportError as exc:
             raise ModelError(MODEL_NAME, f"{MODEL_NAME}: llama-cpp-python is not installed ({exc}); {SETUP_HINT}") from None
         try:
-            # Both the prompt's evaluation (batch threads) and sampling keep a core free.
+            # Both start keeping a core free; each call may take every core while the machine is idle.
             self.llama = llama_cpp.Llama(
                 model_path=str(path), n_ctx=N_CTX, n_threads=threads(), n_threads_batch=threads(), verbose=False
             )
@@ -137,6 +227,9 @@ class EmbeddedModel:
             bos_token=self.llama._model.token_get_text(bos) if bos != -1 else "",
         )
         self.cache = PrefixCache(_cache_bytes())
+        self._grammars: dict[str, Any] = {}
+        self.cores = Cores()
+        self.threads_used = (threads(), threads())
         # Tokens that end a turn or a line are the template's and the stops', never penalised.
         marks = "".join(t for t in ("\n", "<|im_end|>", "<|im_start|>", "<|endoftext|>"))
         self._structural = set(self.llama.tokenize(marks.encode(), add_bos=False, special=True)) | {eos}
@@ -152,6 +245,18 @@ class EmbeddedModel:
         """Count the prompt as it will be sent, before spending time on it."""
         return len(self.prompt(messages)[0])
 
+    def grammar(self, schema: str):
+        """llama.cpp's grammar for a JSON schema, built once per schema: every token sampled keeps the
+        reply inside it, so a tiny model cannot answer a structured question in prose."""
+        import llama_cpp
+
+        if schema not in self._grammars:
+            try:
+                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(_words_first(schema), verbose=False)
+            except Exception as exc:
+                raise ModelError(MODEL_NAME, f"{MODEL_NAME}: cannot hold a reply to this schema ({exc})") from None
+        return self._grammars[schema]
+
     def generate(
         self,
         messages: list[dict],
@@ -163,8 +268,8 @@ class EmbeddedModel:
     ) -> tuple[str, dict]:
         """Generate on the calling thread, emitting each piece; returns (finish_reason, usage).
 
-        ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p`` and
-        ``repeat_penalty``. The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
+        ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p``,
+        ``repeat_penalty`` and ``schema`` (a JSON schema the reply is held to by a grammar). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
         reused rather than evaluated. Must be called with the stage lock held.
         """
         sampling = dict(sampling or {})
@@ -178,12 +283,18 @@ class EmbeddedModel:
             )
         budget = max(1, min(max_tokens, self.n_ctx - prompt))
         reused = self.cache.restore(self.llama, tokens)
+        wanted = threads_now(self.cores)
+        if wanted != self.threads_used:
+            self.llama._ctx.set_n_threads(*wanted)
+            self.threads_used = wanted
         options = {k: sampling[k] for k in ("top_p", "min_p", "repeat_penalty") if sampling.get(k) is not None}
         if sampling.get("repeat_penalty") and PROMPT_PENALTY_WINDOW > 0:
             # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
             # copying the line it was just told, so the prompt's last tokens are penalised as well.
             recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
             options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
+        if sampling.get("schema"):
+            options["grammar"] = self.grammar(sampling["schema"])
         pieces: list[str] = []
         finish = "stop"
         stream = self.llama.create_completion(
@@ -331,6 +442,7 @@ async def perform(
     top_p: float | None = None,
     min_p: float | None = None,
     repeat_penalty: float | None = None,
+    schema: str | None = None,
 ) -> AsyncIterator[tuple[str, dict | None]]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -342,7 +454,8 @@ async def perform(
     inbox: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
     halt = threading.Event()
     messages = _plain(messages)
-    sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty}
+    sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
+                "schema": schema}
 
     def post(kind: str, value: object) -> None:
         try:

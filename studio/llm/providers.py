@@ -33,4 +33,5 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncIterator[tu
         top_p=settings.top_p,
         min_p=settings.min_p,
         repeat_penalty=settings.repeat_penalty,
+        schema=settings.schema,
     )

@@ -9,6 +9,7 @@ reached) raises the gateway's ModelError, because that is not an invalid answer.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
@@ -45,6 +46,9 @@ async def ask(
     attempts: int = 2,
 ) -> Answer[M]:
     answer: Answer[M] = Answer(value=None, model=settings.model)
+    if getattr(settings, "schema", "unset") is None:
+        # Held to the shape where the model can be (the embedded model's grammar, providers' schemas).
+        settings = dataclasses.replace(settings, schema=structured.reply_schema(model))
     for _ in range(max(1, attempts)):
         completion = await gateway.complete(settings, messages, ctx)
         answer.replies.append(completion.text)

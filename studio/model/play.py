@@ -162,6 +162,10 @@ class Play(_Strict):
     turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
     scenes: int | list[str | SceneBrief] = Field(default=1, description="a count, or one brief per scene")
     epilogue: bool = True
+    critic_loop: bool = Field(
+        default=False,
+        description="the Critic scores the play as each scene ends and the Director reads it before opening the next",
+    )
     layout: Literal["screen", "stage"] = Field(
         default="screen", description="how `studio export` typesets the play by default: a screenplay or a stage play"
     )

@@ -42,6 +42,15 @@ class ControlsProvider(Provider):
                     partial(screen.switch_strategy, name, not on),
                     "From the next step on.",
                 )
+        from studio.tui.ensemble_views import voice_switches
+
+        for key, states in voice_switches(engine).items():  # an ensemble's inner voices, one by one
+            for name, on in states.items():
+                yield (
+                    f"{engine.cast.role(key).name}: switch {name.replace('_', ' ')} {'off' if on else 'on'}",
+                    partial(screen.switch_voice, key, name, not on),
+                    "This inner voice alone, from the next step on.",
+                )
 
     async def discover(self) -> Hits:
         for name, runnable, help_text in self._commands():

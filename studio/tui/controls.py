@@ -179,8 +179,38 @@ MAIN: tuple[Control, ...] = (
         "v",
         "strategies",
         "Superego",
-        "Switch each of the superego's strategies on or off, from the next step on.",
+        "Switch each of the superego's strategies on or off (in an ensemble, each inner voice's), from the next "
+        "step on.",
         CAST,
+    ),
+    Control(
+        "who-next",
+        "w",
+        "who_next",
+        "Who next",
+        "In an ensemble: choose who speaks next from those on stage (the policy's suggestion first), or switch "
+        "the policy that decides.",
+        CAST,
+        show=False,
+    ),
+    Control(
+        "enter-exit",
+        "E",
+        "enter_exit",
+        "Enter/exit",
+        "In an ensemble: send a character on or off stage; the stage shows the entrance or exit.",
+        CAST,
+        show=False,
+    ),
+    Control(
+        "view-as",
+        "V",
+        "view_as",
+        "View as",
+        "In an ensemble: show the stage through one character's eyes (only what they witnessed); V again shows "
+        "everyone.",
+        CAST,
+        show=False,
     ),
     Control(
         "edit-character",

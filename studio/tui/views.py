@@ -14,6 +14,7 @@ from rich.text import Text
 from studio import usage
 from studio.store import events as ev
 from studio.store.events import Event
+from studio.tui import ensemble_views as ens
 
 STRATEGY_LABELS = {
     "rewrite_prompt": "1 rewrite prompt",
@@ -119,6 +120,8 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
         parts += [Text(event.text or "")] + [Text("")] + game.private_reasoning(engine, event)
     elif event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
+    if ens.is_ensemble(engine):
+        parts += ens.backstage(engine, event)
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
         parts += _backstage_ego(engine, event)
     elif event.role == "director":
@@ -295,6 +298,8 @@ def role_card(engine: Any, role: Any) -> Text:
     text.append(f"  {role.key}", style="dim")
     text.append("  · played by you" if human else f"  · {role.model}", style="yellow" if human else "")
     text.append(f"\ntemperature {role.temperature:g} · max {role.max_tokens} tokens", style="dim")
+    if ens.is_ensemble(engine):
+        text.append_text(ens.card_line(engine, role) or Text())
     if role.sheet.description:
         text.append("\n" + role.sheet.description, style="italic")
     prompt = role.sheet.prompt.strip()
@@ -354,11 +359,14 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
         text.append(thought, style="italic")
 
 
-def status(engine: Any) -> Text:
-    """The top line: where the run is and which voices are on."""
+def status(engine: Any, lens: str | None = None) -> Text:
+    """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as."""
     state = engine.state
     play = engine.cast.play
     text = Text()
+    if lens:
+        text.append_text(ens.lens_mark(lens))
+        text.append(" ")
     text.append(play.title, style="bold")
     text.append(f" · run {engine.run_id}")
     game = getattr(state, "game", None)
@@ -382,6 +390,8 @@ def status(engine: Any) -> Text:
         on = [word for name, word in words.items() if state.strategy_on(name)]
         text.append(" · superego: ")
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
+    if ens.is_ensemble(engine):
+        ens.status_tail(engine, text)
     spent = usage.live(engine).total
     if spent.calls:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",
@@ -397,6 +407,8 @@ def next_step(engine: Any) -> str:
     step = pending.step
     if step.kind == ev.SCENE:
         return f"Next: scene {step.scene} opens"
+    if step.kind == ev.PICK and pending.role is None:
+        return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"
     who = f"you, as {name}," if pending.human else name
     return f"Next: {who} {TASK_VERBS.get(step.task, step.task)}"

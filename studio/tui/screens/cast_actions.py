@@ -39,11 +39,15 @@ class CastActions:
     def action_strategies(self) -> None:
         if not self._ready():
             return
+        from studio.tui.ensemble_views import is_ensemble
+        from studio.tui.screens.dialogs import StrategiesScreen
+
+        if is_ensemble(self.engine):
+            self.voices_dialog()  # type: ignore[attr-defined]  # each inner voice's switches
+            return
         if not (self.engine.cast.has("superego") and self.engine.cast.superego.enabled):
             self.notify("This run has no superego.", severity="warning")
             return
-        from studio.tui.screens.dialogs import StrategiesScreen
-
         states = {name: self.engine.state.strategy_on(name) for name in views.STRATEGY_LABELS}
         self.app.push_screen(StrategiesScreen(states, self.switch_strategy))
 

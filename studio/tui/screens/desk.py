@@ -30,7 +30,7 @@ class DeskActions:
         engine = self.engine  # type: ignore[attr-defined]
         if all_takes:
             return search_all(engine.store, engine.run_id, query)
-        ids = search_take(engine.stage(), query)
+        ids = search_take(self.stage_events(), query)  # type: ignore[attr-defined]  # what a "view as" shows
         return [engine.by_id[i] for i in ids]
 
     def action_search(self) -> None:

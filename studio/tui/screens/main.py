@@ -29,6 +29,7 @@ from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.screens.cast_actions import CastActions
 from studio.tui.screens.desk import DeskActions
+from studio.tui.screens.ensemble import EnsembleActions
 from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, ModelCalled, RetryStarted, TokenStreamed
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
 from studio.tui.widgets.game import GamePane
@@ -39,7 +40,7 @@ PANES = ("stage", "backstage", "notes", "cast", "game")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
-class MainScreen(DeskActions, CastActions, Screen[None]):
+class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
     side_width: reactive[int] = reactive(40, init=False)
@@ -140,8 +141,10 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
         # a reopened run picks up where it stopped: its newest line, once the stage knows its height
         self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
+        from studio.llm import local
         from studio.llm.gateway import needs_litellm
 
+        local.sharing_with_ui()  # the embedded model leaves the UI a core while it writes
         if needs_litellm(engine.cast):
             self.app.warm_up()  # type: ignore[attr-defined]
 
@@ -168,7 +171,7 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
         """After the head jumped (rewind, a take, an edit): show the take the engine now follows."""
         engine = self.engine
         self._view_head = engine.head
-        entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in engine.stage()]
+        entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in self.stage_events()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
         if not self.busy:
@@ -197,7 +200,7 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
     @on(TokenStreamed)
     def _token(self, message: TokenStreamed) -> None:
         step = message.step
-        if step.kind in ev.ON_STAGE and step.kind != ev.SCENE:
+        if step.kind in ev.ON_STAGE and step.kind != ev.SCENE and not self.lens_blind():
             role = self.engine.cast.role(step.role) if step.role else None
             name = role.name if role else None
             self.query_one("#stage", StageView).stream(step.kind, step.role, name, message.token)
@@ -236,7 +239,9 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
             return
         self._view_head = event.id
         stage = self.query_one("#stage", StageView)
-        if event.on_stage:
+        if self.lens is not None:
+            self.lens_committed(event)
+        elif event.on_stage:
             self._note_take(event)
             stage.append(entry_for(event, _tag(event, self._takes)))
         else:
@@ -398,6 +403,8 @@ class MainScreen(DeskActions, CastActions, Screen[None]):
     # -- the human's turn ----------------------------------------------------------------------
 
     async def _ask_human(self, pending: Any) -> str:
+        if pending.role is None:  # the policy leaves the next speaker to the playwright
+            return await self.ask_pick(pending)
         loop = asyncio.get_running_loop()
         self._human = loop.create_future()
         self.post_message(HumanTurn(pending))
@@ -649,6 +656,8 @@ def _tag(event: Any, takes: dict[int, tuple[int, int]], marks: dict[int, Any] | 
         tags.append("yours")
     elif event.origin == "override":
         tags.append("edited")
+    if event.data.get("heard_as"):
+        tags.append(f"as {event.data['heard_as']} heard it")
     index, count = takes.get(event.id, (1, 1))
     if count > 1:
         tags.append(f"take {index}/{count}")

@@ -11,10 +11,13 @@ from studio.tui import views
 
 
 class StatusLine(Static):
-    """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine."""
+    """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine.
+    `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
+
+    lens: str | None = None
 
     def show(self, engine: Any) -> None:
-        self.update(views.status(engine), layout=False)
+        self.update(views.status(engine, self.lens), layout=False)
 
 
 class ActivityLine(Static):
@@ -54,4 +57,8 @@ def idle_hint(engine: Any) -> str:
     pending = engine.pending()
     if pending is not None and pending.human and pending.role is not None:
         return f"{views.next_step(engine)}: s opens your input box · ? lists every key"
+    if pending is not None and pending.human:
+        return f"{views.next_step(engine)} · w or s opens the choice · E enters/exits · ? every key"
+    if views.ens.is_ensemble(engine):
+        return f"{views.next_step(engine)} · s steps a turn · w picks who speaks · E enters/exits · ? every key"
     return f"{views.next_step(engine)} · s steps a turn · p plays the scene · ? lists every key"

@@ -1,0 +1,209 @@
+"""Does the inner voice help? The Drama Machine's table 2 as a repeated experiment.
+
+One play, run N times without and N times with the superego (repetition r of both conditions shares
+the seed base + r, so the pairs differ only by the inner voice), each run critiqued by the Critic. The
+report gives each criterion's mean score with a 95% t interval per condition, the difference (with
+minus without) and Welch's t test of it: the scores are means of whole numbers on 0-10 that need not
+share a variance between conditions, and with the few repetitions a small lab affords a rank test
+(Mann-Whitney) cannot reach 5% below four trials a side, while Welch's test states an effect with
+its p at any N >= 2. An invalid critique is no score: it is counted and left out, never read as 0.
+
+Every trial is an ordinary run in the store (`studio show`, `export`, the app open it) and a row in
+`lab_trials`, so a rerun plays only what is missing and continues a run left unfinished.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+
+CONDITIONS = ("without", "with", "critic_loop")
+LABELS = {"without": "without the superego", "with": "with the superego",
+          "critic_loop": "with the superego, the Critic talking back"}
+SHORT = {"without": "without", "with": "with", "critic_loop": "loop"}
+# The differences reported, each (baseline, condition): the inner voice's, then the critic loop's on top of it.
+PAIRS = (("without", "with"), ("with", "critic_loop"))
+
+
+class CompareKind:
+    name = "compare"
+    summary = "a play without and with the superego, N times each, scored by the Critic (the paper's table 2)"
+
+    def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
+        from studio.critic import experiment_casts
+        from studio.model import InputError
+
+        own = dict(spec.get("compare") or {})
+        play = own.get("play")
+        if not isinstance(play, str) or not play:
+            raise InputError(source, "compare.play", "names no play", 'add play = "plays/interview.toml"')
+        base = Path(source).parent if source else Path(".")
+        path = Path(play) if Path(play).is_absolute() or Path(play).exists() else base / play
+        for name in ("turns", "seed"):
+            value = own.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise InputError(source, f"compare.{name}", f"must be a whole number, not {value!r}",
+                                 f"set {name} = 2, or leave it out")
+        experiment_casts(path, turns=own.get("turns"), seed=own.get("seed"), model=spec.get("model"))
+        conditions = own.get("conditions", ["without", "with"])
+        if not isinstance(conditions, list) or not conditions or any(c not in CONDITIONS for c in conditions):
+            raise InputError(source, "compare.conditions", f"must be some of {list(CONDITIONS)}, not {conditions!r}",
+                             'use conditions = ["without", "with", "critic_loop"]')
+        if "critic_loop" in conditions:
+            from studio.model import load_play
+
+            if load_play(path).scene_count < 2:
+                raise InputError(source, "compare.conditions", "critic_loop needs a play of two scenes or more "
+                                 "(the Critic talks back as a scene ends, before the next opens)",
+                                 "use a play with several scenes, e.g. plays/detective.toml")
+        own.update(play=str(path), conditions=conditions, seed=own.get("seed") or 1)
+        return {**spec, "compare": own}
+
+    def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
+        own = spec["compare"]
+        return [TrialSpec(f"{condition}/{rep}", condition, rep, {"seed": own["seed"] + rep})
+                for rep in range(int(spec.get("reps", 1))) for condition in own["conditions"]]
+
+    async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
+        from studio.critic import critique_run, experiment_casts
+        from studio.engine import Engine
+
+        own = ctx.spec["compare"]
+        if ctx.run_id is not None:  # an attempt that was cut off: its run goes on from its last event
+            engine = Engine(ctx.store, ctx.run_id, ctx.gateway)
+        else:
+            without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=trial.params["seed"],
+                                              model=ctx.model or None)
+            cast = without if trial.condition == "without" else with_
+            if trial.condition == "critic_loop":
+                cast.play = cast.play.model_copy(update={"critic_loop": True})
+            options = {"model": ctx.model, "no_superego": trial.condition == "without",
+                       "critic_loop": trial.condition == "critic_loop", "seed": cast.play.seed,
+                       "turns": cast.play.turns, "experiment": ctx.spec.get("name", "compare")}
+            engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
+            ctx.started(engine.run_id)
+        await engine.play_to_end()
+        critique = await critique_run(ctx.store, engine.run_id, model=own.get("critic") or ctx.model or None,
+                                      gateway=ctx.gateway)
+        scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
+        return {"run": engine.run_id, "condition": trial.condition, "rep": trial.rep, "seed": trial.params["seed"],
+                "valid": critique.valid, "scores": scores, "critique": critique.id, "error": critique.error}
+
+    def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
+        return table_two(spec, list(results.values()))
+
+
+def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
+    """The paper's table 2 from finished trials: per criterion, each condition's mean and interval, the
+    difference and Welch's t test."""
+    from studio.critic import CRITERIA
+    from studio.lab.stats import mean_ci
+
+    own = spec.get("compare", {})
+    conditions = [c for c in own.get("conditions", CONDITIONS) if c in CONDITIONS]
+    valid = {c: [r for r in results if r.get("condition") == c and r.get("valid")] for c in conditions}
+    invalid = {c: sum(1 for r in results if r.get("condition") == c and not r.get("valid")) for c in conditions}
+    pairs = [(a, b) for a, b in PAIRS if a in conditions and b in conditions]
+    rows: list[list[Any]] = []
+    bars: dict[str, list[tuple[float, float, float]]] = {LABELS[c]: [] for c in conditions}
+    for key, (title, _) in CRITERIA.items():
+        row: list[Any] = [title]
+        values = {c: [float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})] for c in conditions}
+        for c in conditions:
+            est = mean_ci(values[c])
+            row.append(_estimate(est))
+            bars[LABELS[c]].append((est.mean, est.low, est.high))
+        for base, other in pairs:
+            row += _difference(values[base], values[other])
+        rows.append(row)
+    columns = ["criterion"] + [f"{SHORT[c]}: mean (95% CI)" for c in conditions]
+    for base, other in pairs:
+        columns += [f"{SHORT[other]} - {SHORT[base]}", "p (Welch's t)", "differs at 5%"]
+    counts = "; ".join(f"{SHORT[c]} = {LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
+    play = Path(own.get("play", "?")).name
+    return Report(
+        title=f"Does the inner voice help? {play}",
+        tables=[Table(f"The Critic's scores (0-10), {play}", columns, rows, note=counts)],
+        figures=[Bars("compare", f"The Critic's scores, {play}", [t for t, _ in CRITERIA.values()], bars,
+                      ylabel="score (0-10)")],
+        notes=["An invalid critique is left out, never counted as 0.",
+               "Each repetition's two runs share a seed: they differ only by the inner voice."],
+    )
+
+
+def _difference(a: list[float], b: list[float]) -> list[str]:
+    """b's mean minus a's, Welch's t test of it, and whether it differs at 5%."""
+    from scipy import stats as sp
+
+    if not a or not b:
+        return ["-", "-", "too few data"]
+    diff = f"{sum(b) / len(b) - sum(a) / len(a):+.2f}"
+    if min(len(a), len(b)) < 2:
+        return [diff, "-", "too few data"]
+    if not (_spread(a) or _spread(b)):
+        return [diff, "-", "no spread"]
+    p = float(sp.ttest_ind(b, a, equal_var=False).pvalue)
+    return [diff, f"{p:.3f}", "yes" if p < 0.05 else "no"]
+
+
+def _spread(values: list[float]) -> bool:
+    return any(v != values[0] for v in values)
+
+
+def _estimate(est: Any) -> str:
+    if est.n == 0 or math.isnan(est.mean):
+        return "-"
+    if est.n == 1:
+        return f"{est.mean:.2f} (n=1)"
+    return f"{est.mean:.2f} ({est.low:.2f} to {est.high:.2f}), n={est.n}"
+
+
+KIND = register(CompareKind())
+
+
+async def run_experiment(store: Any, spec: dict[str, Any], *, gateway: Any = None, source: str = "",
+                         on_trial: Any = None) -> tuple[Report, dict[str, dict[str, Any]], dict[str, str]]:
+    """Play what is missing of a compare experiment, one trial after another, and report on all of it.
+
+    Trials are recorded in `lab_trials` under the experiment's name: done ones are not played again, a
+    failed one keeps its error and the others go on, one left running continues its run.
+    """
+    from studio.lab.trials import Trials
+
+    if gateway is None:
+        from studio.llm import Gateway
+
+        gateway = Gateway()
+    trials = Trials(store)
+    name = spec["name"]
+    done = trials.done(name)
+    running = trials.started(name)
+    for trial in KIND.plan(spec):
+        if trial.key in done:
+            continue
+        run_of = {"run": (running.get(trial.key) or {}).get("run")}
+
+        def started(run_id: int, key: str = trial.key, run_of: dict = run_of) -> None:
+            run_of["run"] = run_id
+            trials.record(name, key, "running", {"run": run_id})
+
+        ctx = TrialContext(store=store, gateway=gateway, model=spec.get("model") or "", spec=spec, source=source,
+                           run_id=run_of["run"], started=started)
+        if on_trial is not None:
+            on_trial(trial)
+        try:
+            result = await KIND.run_trial(ctx, trial)
+        except Exception as exc:  # recorded; the other trials go on
+            # the run it started (if any) is kept with the failure, so the next attempt continues it
+            trials.record(name, trial.key, "failed", {"run": run_of["run"]} if run_of["run"] else None,
+                          error=str(exc)[:500])
+        else:
+            trials.record(name, trial.key, "done", result)
+    done = trials.done(name)
+    wanted = {t.key for t in KIND.plan(spec)}
+    finished = {k: v for k, v in done.items() if k in wanted}
+    failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
+    return KIND.report(spec, finished), finished, failed

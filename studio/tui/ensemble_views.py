@@ -1,0 +1,260 @@
+"""What the panes say about an ensemble run: any number of characters, inner voices for any of them,
+who is on stage, who picked the speaker and why, and the run through one character's eyes.
+
+Pure functions of the engine, as `studio.tui.views` is; `views` hands an ensemble run over to these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from studio.store import events as ev
+from studio.store.events import Event
+
+
+def is_ensemble(engine: Any) -> bool:
+    return getattr(getattr(engine, "form", None), "name", "") == "ensemble"
+
+
+def characters(engine: Any) -> list[Any]:
+    """The speaking characters, in cast order (inner voices and the moderator or director left out)."""
+    return [r for r in engine.cast.roles if r.kind == "other" and not r.key.endswith(".voice")]
+
+
+def on_stage(engine: Any) -> list[str]:
+    return list(getattr(engine.state, "on_stage", []) or [])
+
+
+def voice_of(engine: Any, key: str) -> Any:
+    """The inner voice seat of a character, or None."""
+    return engine.cast.role(f"{key}.voice") if engine.cast.has(f"{key}.voice") else None
+
+
+def _name(engine: Any, key: str) -> str:
+    return engine.cast.role(key).name if engine.cast.has(key) else key
+
+
+def _section(title: str, body: RenderableType | str, style: str = "") -> list[RenderableType]:
+    if isinstance(body, str):
+        body = Text(body, style=style)
+    return [Text(title, style="bold"), body, Text("")]
+
+
+# -- the status line ---------------------------------------------------------------------------
+
+
+def status_tail(engine: Any, text: Text) -> None:
+    """Who decides the next speaker, who is on stage, and which inner voices are at work."""
+    state = engine.state
+    text.append(" · next: ")
+    text.append(state.policy, style="bold")
+    present = [_name(engine, k) for k in on_stage(engine)]
+    text.append(" · on stage: ")
+    text.append(" ".join(present) if present else "nobody", style="" if present else "dim")
+    voices = []
+    for role in characters(engine):
+        voice = voice_of(engine, role.key)
+        if voice is not None and voice.schedules is not None and voice.schedules.enabled:
+            voices.append(f"{voice.name}→{role.name}")
+    if voices:
+        text.append(" · voices: ")
+        text.append(" ".join(voices), style="green")
+        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
+        for key, states in voice_switches(engine).items():
+            off = [words[n] for n, on in states.items() if not on]
+            if off:
+                text.append(f" ({engine.cast.role(key).name}: " + " ".join(off) + " off)", style="dim")
+
+
+def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:
+    """Each inner voice's three strategies, on or off: the playwright's switch for that voice if there was
+    one (`v`), else one for every voice, else the voice's schedule in the play."""
+    from studio.tui.views import STRATEGY_LABELS
+
+    switched = getattr(engine.state, "strategy_switch", {}) or {}
+    out = {}
+    for role in characters(engine):
+        voice = voice_of(engine, role.key)
+        if voice is None or voice.schedules is None or not voice.schedules.enabled:
+            continue
+        out[voice.key] = {
+            name: switched.get(f"{voice.key}:{name}", switched.get(name, voice.schedules.schedule(name).enabled))
+            for name in STRATEGY_LABELS
+        }
+    return out
+
+
+def lens_mark(name: str) -> Text:
+    """The status line's mark while the stage shows one character's view."""
+    return Text(f" VIEW AS {name.upper()} (V: everyone) ", style="bold reverse")
+
+
+def suggestion_reason(engine: Any) -> str:
+    """Why the first name of "who speaks next" is suggested, in the dialog's words."""
+    state = engine.state
+    if state.policy == "mentions" and state.mentioned() is not None:
+        return "named in the last line"
+    return "next in the rotation"
+
+
+def next_pick() -> str:
+    return "Next: you pick who speaks next"
+
+
+# -- the backstage of a line ---------------------------------------------------------------------
+
+
+def backstage(engine: Any, event: Event) -> list[RenderableType]:
+    """What shaped an ensemble line: the pick and its reason, its speaker's inner voice at work, how
+    each character who heard it heard it, who was not there, and the brief a voice rewrote after it."""
+    if event.kind == ev.SCENE:
+        return _present(engine, event)
+    if event.data.get("task") == "stage_move" or (event.kind == ev.DIRECTION and event.role is None):
+        return _stage_move(engine, event) + _present(engine, event)
+    if event.role == "director":
+        brief = engine.cast.play.brief(event.scene or 0)
+        return _section("The scene's brief", brief or "(none: the director reads the premise)", "italic") + \
+            _present(engine, event)
+    parts: list[RenderableType] = []
+    shaping = [e for e in (engine.by_id.get(i) for i in event.shaped_by) if e is not None]
+    pick = next((e for e in shaping if e.kind == ev.PICK), None)
+    parts += _pick(engine, event, pick)
+    owner = event.character or _name(engine, event.role or "")
+    voice = voice_of(engine, event.role or "")
+    voice_name = voice.name if voice is not None else "the inner voice"
+    draft = next((e for e in shaping if e.kind == ev.DRAFT), None)
+    critique = next((e for e in shaping if e.kind == ev.CRITIQUE), None)
+    if draft is not None:
+        parts += _section(f"{owner}'s draft", draft.text, "italic")
+    if critique is not None:
+        parts += _section(f"{voice_name}'s critique ({owner}'s inner voice)", critique.text, "italic")
+    if draft is not None and event.origin == "model":
+        from studio.tui.views import word_diff
+
+        if event.data.get("kept_draft"):
+            parts += _section("Verdict", f"{owner} kept the draft after {voice_name}'s critique.", "green")
+        else:
+            parts += _section(f"Verdict: {owner} revised the draft", word_diff(draft.text, event.text))
+    if draft is not None or critique is not None:
+        parts += _section("Shaped by", f"{voice_name}, {owner}'s inner voice", "green")
+    elif event.kind in (ev.STAGE, ev.DIRECTION) and event.role is not None:
+        parts += _section("Shaped by", "no inner voice this turn: the line went straight to the stage", "dim")
+    brief = _brief_rewrite_before(engine, event)
+    if brief is not None:
+        parts += _section(f"{owner} spoke under a brief {voice_name} rewrote after turn {brief.turn}", brief.text,
+                          "italic")
+    parts += _hearers(engine, event)
+    parts += _present(engine, event)
+    for later in engine.path:
+        if later.kind == ev.REWRITE_PROMPT and later.data.get("source") == event.id and later.data.get("owner"):
+            from studio.tui.views import word_diff
+
+            who = _name(engine, later.data["owner"])
+            parts += _section(f"After this line, {later.character} rewrote {who}'s brief",
+                              word_diff(later.data.get("replaces", ""), later.text))
+    return parts
+
+
+def _pick(engine: Any, event: Event, pick: Event | None) -> list[RenderableType]:
+    if event.role is None or event.kind == ev.EPILOGUE:
+        return []
+    if pick is None:
+        return _section("Who speaks next", f"{event.character}, by the rotation (no pick this turn)", "dim")
+    reason = str(pick.data.get("reason") or "").strip()
+    if pick.origin == "human":
+        return _section("Who speaks next", f"{event.character}: your pick", "yellow")
+    body = Text()
+    body.append(f"{pick.character} picked {event.character}", style="bold")
+    if reason:
+        body.append(": ")
+        body.append(reason, style="italic")
+    return _section(f"Who speaks next ({pick.role}'s pick, and why)", body)
+
+
+def _brief_rewrite_before(engine: Any, event: Event) -> Event | None:
+    """The newest rewrite of the speaker's brief before this line, if its inner voice made one."""
+    found = None
+    for e in engine.path:
+        if e.id == event.id:
+            return found
+        if e.kind == ev.REWRITE_PROMPT and e.data.get("owner") == event.role:
+            found = e
+    return None
+
+
+def _hearers(engine: Any, event: Event) -> list[RenderableType]:
+    """Each witness who heard the line through an inner voice's rewrite."""
+    heard = getattr(engine.state, "heard", {}) or {}
+    parts: list[RenderableType] = []
+    for key in event.present or []:
+        rewrite_id = heard.get((event.id, key))
+        rewrite = engine.by_id.get(rewrite_id) if rewrite_id is not None else None
+        if rewrite is not None:
+            title = f"{_name(engine, key)} heard it as ({rewrite.character}, {_name(engine, key)}'s inner voice, rewrote it)"
+            parts += _section(title, rewrite.text, "italic")
+    return parts
+
+
+def _present(engine: Any, event: Event) -> list[RenderableType]:
+    present = event.present
+    if present is None:
+        return []
+    names = [r.name for r in characters(engine) if r.key in present]
+    away = [r.name for r in characters(engine) if r.key not in present]
+    body = Text(", ".join(names) if names else "nobody")
+    if away:
+        body.append("\nnot there: " + ", ".join(away), style="dim")
+    return _section("Witnessed by", body)
+
+
+def _stage_move(engine: Any, event: Event) -> list[RenderableType]:
+    if event.origin == "human":
+        who = "you (E)"
+    elif event.origin == "studio":
+        who = "the scene's plan in the play"
+    else:
+        who = event.character or "the director"
+    return _section("Entrance or exit", f"{event.text} Sent by {who}.")
+
+
+# -- the cast pane -------------------------------------------------------------------------------
+
+
+def card_line(engine: Any, role: Any) -> Text | None:
+    """A cast card's ensemble line: on or off stage, and whose inner voice is whose."""
+    if role.key.endswith(".voice"):
+        owner = role.key[: -len(".voice")]
+        return Text(f"\ninner voice of {_name(engine, owner)}", style="green")
+    if role.kind != "other":
+        return None
+    text = Text("\n")
+    here = role.key in on_stage(engine)
+    text.append("on stage" if here else "off stage", style="bold" if here else "dim")
+    voice = voice_of(engine, role.key)
+    if voice is not None:
+        text.append(f" · inner voice: {voice.name}", style="green")
+    return text
+
+
+# -- view as -------------------------------------------------------------------------------------
+
+
+def through_eyes(engine: Any, name: str) -> list[Event]:
+    """The take's stage lines as one character knows them (the same lens as `studio show --as`); a line
+    the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
+    import dataclasses
+
+    from studio.commands.ensemble import through_eyes as lens
+
+    out = []
+    for event in lens(engine, engine.path, name):
+        if not event.on_stage:
+            continue
+        said = engine.by_id.get(event.id)
+        if said is not None and said.text != event.text:
+            event = dataclasses.replace(event, data={**event.data, "heard_as": name})
+        out.append(event)
+    return out

@@ -1,0 +1,103 @@
+"""Does the inner voice help? `studio compare --reps N` as a repeated, resumable experiment (table 2)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import PLAYS, RecordingGateway
+from studio.cli import main
+from studio.lab import compare as experiment
+
+
+def _spec(reps=2, turns=1, name="compare:test"):
+    spec = {"name": name, "model": "scripted", "reps": reps,
+            "compare": {"play": str(PLAYS / "interview.toml"), "turns": turns, "seed": 3}}
+    return experiment.KIND.check(spec, "test.toml")
+
+
+def _result(condition, rep, score, valid=True):
+    keys = ("behavioural_change", "introspection", "narrative_divergence", "successful_adaptation")
+    return {"condition": condition, "rep": rep, "valid": valid, "scores": {k: score for k in keys} if valid else {}}
+
+
+def test_the_table_shows_each_conditions_mean_the_difference_and_its_test():
+    results = ([_result("without", i, s) for i, s in enumerate([2, 3, 4, 3])]
+               + [_result("with", i, s) for i, s in enumerate([7, 8, 6, 7])]
+               + [_result("with", 9, 0, valid=False)])   # an invalid critique is no score, never a 0
+    [table] = experiment.table_two(_spec(), results).tables
+    row = table.rows[0]
+    assert row[0] == "Behavioural Change"
+    assert row[1].startswith("3.00 (") and row[1].endswith("n=4")
+    assert row[2].startswith("7.00 (") and row[2].endswith("n=4")
+    assert row[3] == "+4.00" and float(row[4]) < 0.01 and row[5] == "yes"
+    assert "with = with the superego: 4 scored, 1 invalid" in table.note
+    same = [_result("without", i, s) for i, s in enumerate([3, 5, 4])] + [_result("with", i, s) for i, s in enumerate([4, 3, 5])]
+    assert experiment.table_two(_spec(), same).tables[0].rows[0][5] == "no"
+
+
+async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_its_run(store):
+    class FailsOnce(RecordingGateway):
+        failed = False
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            # the third critique (repetition 1, without the superego) fails once, after its run has played
+            if ctx.task == "critic" and not self.failed and len([c for c in self.calls if c[0].task == "critic"]) == 2:
+                self.failed = True
+                raise RuntimeError("the critic's server went away")
+            return await super().complete(settings, messages, ctx, on_token, on_retry)
+
+    gateway = FailsOnce()
+    spec = _spec(reps=2)
+    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    assert sorted(finished) == ["with/0", "with/1", "without/0"] and list(failed) == ["without/1"]
+    assert "went away" in failed["without/1"]
+    runs_before = len(store.runs())
+    played = len(gateway.calls)
+    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    assert sorted(finished) == ["with/0", "with/1", "without/0", "without/1"] and failed == {}
+    assert len(store.runs()) == runs_before          # the failed trial's run was continued, not begun again
+    assert [c[0].task for c in gateway.calls[played:]] == ["critic"]   # and nothing finished was played again
+    rows = report.tables[0].rows
+    assert all(r[1].endswith("n=2") and r[2].endswith("n=2") for r in rows)
+
+
+def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    args = ["compare", str(PLAYS / "interview.toml"), "--model", "scripted", "--turns", "1", "--reps", "2",
+            "--json", "--db", db]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["trials"]) == 4 and out["failed"] == {}
+    assert out["tables"][0]["columns"][-3:] == ["with - without", "p (Welch's t)", "differs at 5%"]
+    assert main(args) == 0                                          # again: nothing new is played
+    again = json.loads(capsys.readouterr().out)
+    assert sorted(r["run"] for r in again["trials"].values()) == sorted(r["run"] for r in out["trials"].values())
+    assert main(["compare", str(PLAYS / "interview.toml"), "--reps", "0", "--db", db]) == 2
+    assert "--reps" in capsys.readouterr().err
+
+
+async def test_the_critic_talks_back_to_the_director_between_scenes(store):
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+    from studio.model.loading import with_overrides
+    from studio.store import events as ev
+
+    play = with_overrides(load_play(PLAYS / "detective.toml").model_copy(update={"critic_loop": True}), turns=1)
+    gateway = RecordingGateway()
+    engine = Engine.create(store, resolve_cast(play, PLAYS / "detective.toml", model="scripted"), {}, gateway=gateway)
+    await engine.play_to_end()
+    reviews = [e for e in engine.path if e.kind == ev.REVIEW]
+    assert [e.scene for e in reviews] == [1, 2]              # as each scene but the last ends
+    assert all(e.data["valid"] and len(e.data["scores"]) == 4 for e in reviews)
+    openings = gateway.shown("director", "direct")
+    assert reviews[0].text not in openings[0] and reviews[0].text in openings[1] and reviews[1].text in openings[2]
+    others = [text for ctx, _ in gateway.calls if ctx.task not in ("direct", "critic")
+              for text in gateway.shown(ctx.role, ctx.task)]
+    assert not any(r.text in text for r in reviews for text in others)   # only the Director reads it
+    assert store.critiques(engine.run_id) == []              # kept as the run's events, not as critiques
+    # a rewind into scene 2 drops the review of scene 2 with the take, and playing on writes it again
+    second = next(e for e in engine.path if e.kind == ev.SCENE and e.scene == 2)
+    engine.rewind_to(second.id)
+    assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1]
+    await engine.play_to_end()
+    assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1, 2]
