@@ -117,8 +117,8 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
     from studio.tui.widgets import game
 
     if game.is_game(engine):
-        parts += [Text(event.text or "")] + [Text("")] + game.private_reasoning(engine, event)
-    elif event.kind == ev.SCENE:
+        return Group(*parts, Text(event.text or ""), Text(""), *game.private_reasoning(engine, event))
+    if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
         parts += ens.backstage(engine, event)
