@@ -303,6 +303,9 @@ class Engine:
             timeout=role.timeout,
             api_base=role.api_base,
         )
+        schema = self.form.schema(self.state, step, role)
+        if schema:
+            settings = replace(settings, schema=schema)
         if self._direction is not None:
             messages, settings = self._direction.messages(messages), self._direction.settings(settings)
         ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn)

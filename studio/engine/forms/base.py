@@ -124,6 +124,11 @@ class Form:
         event = done[-1]
         return event.kind == "epilogue" or (event.kind in ("stage", "direction") and event.role is not None)
 
+    def schema(self, state: Any, step: "Step", role: "ResolvedRole") -> str | None:
+        """A JSON schema (as text, from studio.structured.reply_schema) this step's reply is held to where
+        the model can be held (the embedded model's grammar, providers that take one); None: free text."""
+        return None
+
     def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""
         name = getattr(role, "rule", None)

@@ -16,6 +16,7 @@ names the winner.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +154,23 @@ class SocialGame(Form):
             impressions=state.impressions.get(key, {}) if "impressions" in modules else {},
             still_in=game.alive, jury=game.jury, holds_idol=game.idol_holder == name,
         )
+
+    def schema(self, state: SocialState, step: Step, role: "ResolvedRole") -> str | None:
+        """An action or a vote is held to what the rules allow right now: a small model then cannot name a
+        place that is not one walk away, or vote for nobody (the embedded model's votes named no player)."""
+        if step.task == "act":
+            choices = []
+            for action in rules.legal_actions(state.rules, state.game, role.name):
+                shape = {"action": {"type": "string", "enum": [action.verb]}}
+                if action.target:
+                    shape["target"] = {"type": "string", "enum": [action.target]}
+                choices.append({"type": "object", "properties": shape, "required": list(shape)})
+            return json.dumps({"anyOf": choices})
+        if step.task in ("vote", "jury"):
+            options = rules.valid_vote_targets(state.game, role.name)
+            return structured.reply_schema({"type": "object", "properties": {
+                "vote": {"type": "string", "enum": options}, "reason": {"type": "string"}}}, max_text=160)
+        return None
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
