@@ -13,6 +13,9 @@ from typing import Any
 def register(sub: Any, db_option: Any) -> None:
     lab = sub.add_parser("lab", help="run the papers' experiments in batch, with statistics")
     labs = lab.add_subparsers(dest="lab_command", required=True, metavar="EXPERIMENT")
+    from studio.commands import lab_run  # `lab run EXPERIMENT.toml` and `lab report`: any kind of experiment
+
+    lab_run.register(labs, db_option)
     pdp = labs.add_parser("pd", help="the iterated Prisoner's Dilemma: six groups against four rule partners")
     pdp.add_argument("--group", action="append", default=[], metavar="NAME", help="a group to run (repeatable; default all six)")
     pdp.add_argument("--partner", action="append", default=[], metavar="NAME", help="a partner (repeatable; default all four)")
@@ -35,17 +38,14 @@ def register(sub: Any, db_option: Any) -> None:
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
+    from studio.commands import lab_run
     from studio.model import InputError
 
+    if args.lab_command in ("run", "report"):
+        return lab_run.run(args, open_store, console)
     store = open_store(args.db)
     if args.lab_command == "status":
-        from studio.lab.trials import Trials
-
-        rows = Trials(store).experiments()
-        if not rows:
-            console.print("No experiments yet. Start one: studio lab pd --model scripted --reps 3")
-        for name, done, failed in rows:
-            console.print(f"{name}: {done} trials done, {failed} failed", markup=False)
+        lab_run.status(store, console)
         return 0
     if args.lab_command == "game":
         return _game(args, store, console)

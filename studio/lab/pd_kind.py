@@ -1,0 +1,134 @@
+"""The iterated Prisoner's Dilemma (paper 004) as a kind of experiment for `studio lab run`.
+
+The experiment file's `[pd]` table chooses the groups and partners (all six and all four by default),
+the wordings repetitions rotate through, and the paper's sampling settings (temperature 0.2, 100 tokens).
+`reps` is the number of trials per group and partner (the paper: 30). A trial is `runner.play_trial`:
+six moves by the model against a rule partner, each reply held to the move's schema. The report gives
+each cell's cooperation rate and mean score with 95% intervals, the hypotheses H1-H9 with their tests
+(`studio.lab.stats`), and the cooperation rate by group and partner as bars with intervals.
+
+A trial is recorded in `lab_trials` with its moves and the model's replies, not as a run in the store:
+a trial cut off midway is played again from its first round (six short calls).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.lab import pd
+from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.runner import MAX_TOKENS, TEMPERATURE, play_trial, trial_key
+
+SUPPORTED = {True: "yes", False: "no", None: "too few data"}
+
+
+class PDKind:
+    name = "pd"
+    summary = "the iterated Prisoner's Dilemma: six groups of simulacra against four rule partners (paper 004)"
+
+    def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
+        from studio.model import InputError
+
+        own = dict(spec.get("pd") or {})
+        known = {"groups", "partners", "wordings", "temperature", "max_tokens"}
+        for key in own:
+            if key not in known:
+                raise InputError(source, f"pd.{key}", "is not a setting of the dilemma", f"use only {', '.join(sorted(known))}")
+        for key, names in (("groups", pd.GROUPS), ("partners", pd.PARTNERS)):
+            chosen = own.get(key, list(names))
+            if not isinstance(chosen, list) or not chosen or any(c not in names for c in chosen):
+                raise InputError(source, f"pd.{key}", f"must be a list of some of {list(names)}, not {chosen!r}",
+                                 f"e.g. {key} = [\"{next(iter(names))}\"], or leave it out for all")
+            own[key] = list(dict.fromkeys(chosen))
+        wordings = own.get("wordings", [0, 1, 2])
+        if not isinstance(wordings, list) or not wordings or any(w not in (0, 1, 2) or isinstance(w, bool) for w in wordings):
+            raise InputError(source, "pd.wordings", f"must be a list of 0, 1 and 2, not {wordings!r}",
+                             "e.g. wordings = [0, 1, 2] (each group's three prompts)")
+        own["wordings"] = wordings
+        temperature = own.get("temperature", TEMPERATURE)
+        if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
+            raise InputError(source, "pd.temperature", f"must be a number from 0 to 2, not {temperature!r}",
+                             f"e.g. temperature = {TEMPERATURE} (the paper's)")
+        tokens = own.get("max_tokens", MAX_TOKENS)
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or not 16 <= tokens <= 4096:
+            raise InputError(source, "pd.max_tokens", f"must be a whole number from 16 to 4096, not {tokens!r}",
+                             f"e.g. max_tokens = {MAX_TOKENS} (the paper's)")
+        own.update(temperature=float(temperature), max_tokens=tokens)
+        return {**spec, "pd": own}
+
+    def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
+        own = spec["pd"]
+        wordings = own["wordings"]
+        out = []
+        for group in own["groups"]:
+            for partner in own["partners"]:
+                for rep in range(int(spec.get("reps", 1))):
+                    wording = wordings[rep % len(wordings)]
+                    out.append(TrialSpec(trial_key(group, wording, partner, rep), f"{group} vs {partner}", rep,
+                                         {"group": group, "wording": wording, "partner": partner}))
+        return out
+
+    async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
+        own = ctx.spec["pd"]
+        p = trial.params
+        return await play_trial(ctx.gateway, ctx.model, p["group"], p["wording"], p["partner"], trial.rep,
+                                temperature=own["temperature"], max_tokens=own["max_tokens"])
+
+    def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
+        return pd_report(spec, list(results.values()))
+
+
+def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
+    from studio.lab.stats import Trial, cells, hypotheses
+
+    own = spec.get("pd", {})
+    trials = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r.get("wording", 0)))
+              for r in results]
+    table = cells(trials)
+    rows = []
+    for (group, partner), cell in table.items():
+        c, s = cell["cooperation"], cell["score"]
+        rows.append([group, partner, c.n, _interval(c, 2), _interval(s, 1)])
+    found = hypotheses(trials)
+    tests = [[f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
+              "-" if f.p is None else f"{f.p:.3g}", SUPPORTED[f.supported]] for f in found]
+    groups = [g for g in own.get("groups", pd.GROUPS)]
+    partners = [p for p in own.get("partners", pd.PARTNERS)]
+    nan = (float("nan"),) * 3
+    series = {}
+    for partner in partners:
+        values = []
+        for group in groups:
+            c = table.get((group, partner), {}).get("cooperation")
+            # a rate lies within 0-1: the figure clips a t interval that reaches beyond (small n)
+            values.append((c.mean, max(0.0, c.low), min(1.0, c.high)) if c is not None else nan)
+        series[pd.PARTNER_WORDS[partner]] = values
+    calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
+    tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
+    moves = "".join(r.get("moves", "") for r in results)
+    notes = [f"{len(results)} trials on {spec.get('model')}, {len(moves)} moves ({moves.count(pd.C)} C, {moves.count(pd.D)} D); "
+             f"{calls} calls, {tokens} tokens.",
+             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts; "
+             "'too few data' below two trials a side.",
+             "Intervals are 95% t intervals over trials (the figure clips them to 0-1); a cell of one trial has none."]
+    return Report(
+        title=spec.get("title") or "The iterated Prisoner's Dilemma",
+        tables=[Table("Cooperation and score per group and partner", ["group", "partner", "n",
+                      "cooperation (95% CI)", "score (95% CI)"], rows, note=f"temperature {own.get('temperature')}, "
+                      f"{own.get('max_tokens')} tokens, payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S}, {pd.ROUNDS} rounds"),
+                Table("The paper's hypotheses", ["", "claim", "test", "effect", "p", "supported"], tests)],
+        figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups, series,
+                      ylabel="cooperation rate")],
+        notes=notes,
+    )
+
+
+def _interval(est: Any, places: int) -> str:
+    if est.n == 0:
+        return "-"
+    if est.n == 1:
+        return f"{est.mean:.{places}f} (n=1)"
+    return f"{est.mean:.{places}f} ({est.low:.{places}f} to {est.high:.{places}f})"
+
+
+KIND = register(PDKind())
