@@ -215,8 +215,12 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     shared = CountingGateway(gateway, tally, changed)
     gate = asyncio.Semaphore(slots(spec["model"], int(spec.get("concurrency", 8))))
 
+    stopping: list[BaseException] = []  # a crash or Ctrl-C in one trial: no other trial begins after it
+
     async def one(trial: TrialSpec) -> None:
         async with gate:
+            if stopping:
+                return
             run_of: dict[str, Any] = {"run": (begun.get(trial.key) or {}).get("run")}
             trials.record(name, trial.key, "running", {"run": run_of["run"]} if run_of["run"] else None)
 
@@ -235,6 +239,9 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 trials.record(name, trial.key, "failed", {"run": run_of["run"]} if run_of["run"] else None,
                               error=f"{type(exc).__name__}: {exc}"[:500] if not str(exc) else str(exc)[:500])
                 tally.failed += 1
+            except BaseException as stop:  # Ctrl-C, cancellation: the trial stays "running", to go on next time
+                stopping.append(stop)
+                raise
             else:
                 trials.record(name, trial.key, "done", result)
                 tally.done += 1

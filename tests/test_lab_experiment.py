@@ -1,0 +1,249 @@
+"""`studio lab run EXPERIMENT.toml` and `studio lab report`: the general runner, on the scripted model and
+rule partners. Resumed experiments play no finished trial again; a failing trial is kept apart; every
+report format reads back; a bad experiment file is named with its field and exits 2."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import sys
+
+import pytest
+
+from conftest import PLAYS, ROOT, RecordingGateway
+from studio.cli import main
+from studio.lab.experiment import load_experiment, run_experiment, slots
+from studio.lab.trials import Trials
+from studio.llm import scripted
+
+PD = """kind = "pd"
+title = "A small dilemma"
+model = "scripted"
+reps = {reps}
+concurrency = {concurrency}
+[pd]
+groups = ["cooperative", "competitive"]
+partners = ["always_defect", "tit_for_tat_c"]
+"""
+
+
+def _file(tmp_path, text, name="dilemma.toml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _pd(tmp_path, reps=2, concurrency=4):
+    return _file(tmp_path, PD.format(reps=reps, concurrency=concurrency))
+
+
+class Crash(BaseException):
+    """A crash or Ctrl-C in the middle of a trial: not an error of the trial, so nothing records it."""
+
+
+class CrashesAt(RecordingGateway):
+    def __init__(self, at, task=None):
+        super().__init__()
+        self.at, self.task = at, task
+
+    async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+        if self.task is None or ctx.task == self.task:
+            self.at -= 1
+            if self.at == 0:
+                raise Crash()
+        return await super().complete(settings, messages, ctx, on_token, on_retry)
+
+
+def test_a_resumed_experiment_runs_no_finished_trial_again(store, tmp_path):
+    experiment = load_experiment(_pd(tmp_path), concurrency=1)
+    assert experiment.name == "dilemma:scripted" and len(experiment.kind.plan(experiment.spec)) == 8
+    crashing = CrashesAt(15)  # trials of six moves, one at a time: two finish, the third is cut off
+    with pytest.raises(Crash):
+        asyncio.run(run_experiment(store, experiment, gateway=crashing))
+    trials = Trials(store)
+    assert len(trials.done(experiment.name)) == 2
+    assert len(trials.started(experiment.name)) == 1  # left running, to be played again
+    again = RecordingGateway()
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
+    assert len(outcome.finished) == 8 and outcome.failed == {}
+    assert len(again.calls) == 6 * 6  # the six trials not done, from their first move; none of the two again
+    nothing = RecordingGateway()
+    asyncio.run(run_experiment(store, experiment, gateway=nothing))
+    assert nothing.calls == []
+    more = RecordingGateway()
+    outcome = asyncio.run(run_experiment(store, load_experiment(_pd(tmp_path), reps=3), gateway=more))
+    assert len(outcome.finished) == 12 and len(more.calls) == 4 * 6  # only the third repetitions
+
+
+def test_a_trial_that_left_a_run_continues_it_instead_of_starting_again(store, tmp_path):
+    path = _file(tmp_path, f"""kind = "compare"
+model = "scripted"
+reps = 1
+[compare]
+play = "{PLAYS / 'interview.toml'}"
+turns = 1
+conditions = ["without"]
+""")
+    experiment = load_experiment(path)
+    crashing = CrashesAt(1, task="critic")  # the run has played; its critique is cut off
+    with pytest.raises(Crash):
+        asyncio.run(run_experiment(store, experiment, gateway=crashing))
+    [(key, record)] = Trials(store).started(experiment.name).items()
+    assert key == "without/0" and record["run"] == store.runs()[-1].id
+    again = RecordingGateway()
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
+    assert outcome.finished["without/0"]["run"] == record["run"] and len(store.runs()) == 1
+    assert [ctx.task for ctx, _ in again.calls] == ["critic"]  # the run's lines were not played again
+
+
+def test_a_trial_that_errors_is_recorded_and_the_rest_finish(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    path = _pd(tmp_path, reps=2, concurrency=1)
+    scripted.queue("!error:400", task="move")  # the first trial's first call is rejected for good
+    assert main(["lab", "run", str(path), "--json", "--db", db]) == 1
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["done"] == 7 and len(out["failed"]) == 1
+    assert "rejected" in next(iter(out["failed"].values()))
+    assert "1 trials failed" in captured.err and "Traceback" not in captured.err
+    assert main(["lab", "status", "--db", db]) == 0
+    assert "dilemma:scripted: 7 trials done, 1 failed" in capsys.readouterr().out
+    assert main(["lab", "run", str(path), "--json", "--db", db]) == 0  # the rerun plays the failed one only
+    out = json.loads(capsys.readouterr().out)
+    assert out["done"] == 8 and out["failed"] == {} and out["played_now"] == 1
+
+
+def test_trials_run_at_once_up_to_the_limit_and_the_embedded_model_gets_one_slot(store, tmp_path):
+    class Slow(RecordingGateway):
+        now = most = 0
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            self.now += 1
+            self.most = max(self.most, self.now)
+            await asyncio.sleep(0.01)
+            try:
+                return await super().complete(settings, messages, ctx, on_token, on_retry)
+            finally:
+                self.now -= 1
+
+    gateway = Slow()
+    asyncio.run(run_experiment(store, load_experiment(_pd(tmp_path, reps=2, concurrency=3)), gateway=gateway))
+    assert gateway.most == 3
+    assert slots("local/smollm2", 16) == 1 and slots("scripted", 16) == 16
+
+
+@pytest.fixture
+def ran(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    path = _pd(tmp_path, reps=3)
+    assert main(["lab", "run", str(path), "--db", db]) == 0
+    shown = capsys.readouterr().out
+    return path, db, shown
+
+
+def test_the_run_prints_the_cells_the_hypotheses_and_a_chart(ran):
+    _, _, shown = ran
+    assert "Cooperation and score per group and partner" in shown and "H9" in shown
+    assert "Cooperation rate by group and partner" in shown  # the terminal chart's title
+    assert "unconditional defector: cooperative" in shown  # and its numbers under it
+
+
+def test_report_as_csv_json_and_markdown(ran, tmp_path, capsys):
+    path, db, _ = ran
+    assert main(["lab", "report", str(path), "--format", "csv", "--db", db]) == 0
+    blocks = capsys.readouterr().out.strip().split("\n\n")
+    rows = list(csv.reader(io.StringIO(blocks[0])))
+    assert rows[0] == ["table", "group", "partner", "n", "cooperation (95% CI)", "score (95% CI)"]
+    assert len(rows) == 1 + 4 and all(r[3] == "3" for r in rows[1:])
+    assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["done"] == 12 and [f["type"] for f in data["figures"]] == ["bars"]
+    assert [t["title"] for t in data["tables"]] == ["Cooperation and score per group and partner", "The paper's hypotheses"]
+    out = tmp_path / "paper" / "dilemma.md"
+    assert main(["lab", "report", str(path), "--format", "md", "--out", str(out), "--db", db]) == 0
+    text = out.read_text()
+    assert "| group | partner | n | cooperation (95% CI) | score (95% CI) |" in text
+    assert "![Cooperation rate by group and partner](dilemma-pd_cooperation.png)" in text
+    assert (tmp_path / "paper" / "dilemma-pd_cooperation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_as_png_and_svg_files(ran, tmp_path, capsys):
+    path, db, _ = ran
+    folder = tmp_path / "plots"
+    assert main(["lab", "report", str(path), "--format", "png", "--out", str(folder), "--db", db]) == 0
+    assert (folder / "dilemma-pd_cooperation.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["lab", "report", str(path), "--format", "svg", "--out", str(folder), "--db", db]) == 0
+    svg = (folder / "dilemma-pd_cooperation.svg").read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg[:400]
+    assert main(["lab", "report", str(path), "--format", "png", "--out", str(folder / "x.png"), "--db", db]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_a_report_before_any_trial_says_to_run_it_first(tmp_path, capsys):
+    path = _pd(tmp_path)
+    assert main(["lab", "report", str(path), "--db", str(tmp_path / "s.db")]) == 2
+    assert "studio lab run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, field", [
+    ('kind = "poker"\n', "'kind'"),
+    ('title = "no kind"\n', "'kind'"),
+    ('kind = "pd"\nreps = 0\n', "'reps'"),
+    ('kind = "pd"\nconcurrency = "many"\n', "'concurrency'"),
+    ('kind = "pd"\nmodel = "nowhere/at-all"\n', "'model'"),
+    ('kind = "pd"\nrepetitions = 3\n', "'repetitions'"),
+    ('kind = "pd"\n[pd]\ngroups = ["pirates"]\n', "'pd.groups'"),
+    ('kind = "pd"\n[pd]\ntemperature = 9\n', "'pd.temperature'"),
+    ('kind = "pd"\n[compare]\nplay = "x"\n', "'compare'"),
+    ('kind = "game"\n[game]\nexperiment = "poker"\n', "'game.experiment'"),
+    ('kind = "compare"\n[compare]\n', "'compare.play'"),
+    ('kind = "pd"\nreps = \n', "not valid TOML"),
+])
+def test_a_bad_experiment_file_names_its_field_and_exits_2(tmp_path, capsys, text, field):
+    path = _file(tmp_path, text, "bad.toml")
+    assert main(["lab", "run", str(path), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and field in err and "fix:" in err and "Traceback" not in err
+    if "poker" in text and "kind" in field:
+        assert "compare, game, pd" in err  # the known kinds
+
+
+def test_the_command_lines_numbers_are_checked_too(tmp_path, capsys):
+    path = _pd(tmp_path)
+    assert main(["lab", "run", str(path), "--reps", "0", "--db", str(tmp_path / "s.db")]) == 2
+    assert "--reps" in capsys.readouterr().err
+    assert main(["lab", "run", str(tmp_path / "missing.toml"), "--db", str(tmp_path / "s.db")]) == 2
+    assert "missing.toml" in capsys.readouterr().err
+
+
+def test_every_shipped_experiment_file_loads():
+    names = sorted(p.stem for p in (ROOT / "experiments").glob("*.toml"))
+    assert names == ["compare_interview", "game_architecture", "game_persona", "pd_paper", "pd_small"]
+    sizes = {n: len(load_experiment(ROOT / "experiments" / f"{n}.toml").kind.plan(
+        load_experiment(ROOT / "experiments" / f"{n}.toml").spec)) for n in names}
+    assert sizes["pd_paper"] == 6 * 4 * 30 and sizes["pd_small"] == 8
+
+
+def test_the_social_games_experiment_runs_as_games_in_the_store(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    args = ["lab", "run", str(ROOT / "experiments" / "game_architecture.toml"), "--model", "scripted", "--reps", "1",
+            "--json", "--db", db]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["done"] == 1 and out["tables"][0]["columns"][:3] == ["group", "players", "mean place"]
+    assert main(["show", "1", "--db", db]) == 0  # the game is an ordinary run
+    assert "Eight on an Island" in capsys.readouterr().out
+
+
+def test_a_radar_without_its_module_is_drawn_as_paired_bars(monkeypatch, tmp_path):
+    from studio.lab import plots
+    from studio.lab.kinds import Radar
+
+    monkeypatch.setitem(sys.modules, "studio.lab.radar", None)  # as if the interview's drawing were absent
+    radar = Radar("profile", "Designed and measured", ["openness", "extraversion"],
+                  {"designed": [4.0, 2.0], "measured": [3.5, None]})
+    text = plots.terminal(radar, 60)
+    assert "designed: openness 4.00; extraversion 2.00" in text and "measured: openness 3.50; extraversion -" in text
+    assert plots.save(radar, tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
