@@ -247,3 +247,13 @@ def test_a_radar_without_its_module_is_drawn_as_paired_bars(monkeypatch, tmp_pat
     text = plots.terminal(radar, 60)
     assert "designed: openness 4.00; extraversion 2.00" in text and "measured: openness 3.50; extraversion -" in text
     assert plots.save(radar, tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_report_takes_in_repetitions_run_beyond_the_files_reps(ran, capsys):
+    path, db, _ = ran
+    assert main(["lab", "run", str(path), "--reps", "4", "--json", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["played_now"] == 4
+    assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["done"] == 16
+    assert main(["lab", "report", str(path), "--reps", "2", "--format", "json", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["done"] == 8

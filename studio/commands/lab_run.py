@@ -90,7 +90,7 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
     from studio.lab.experiment import report_of
     from studio.model import InputError
 
-    outcome = report_of(store, experiment)
+    outcome = report_of(store, experiment, widen=args.reps is None)
     if not outcome.finished:
         raise InputError(str(experiment.path), None, f"has no finished trials yet under {experiment.name}",
                          f"run it first: studio lab run {experiment.path}" + (f" --model {args.model}" if args.model else ""))

@@ -257,11 +257,19 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     return Outcome(experiment, kind.report(spec, finished), finished, failed, tally)
 
 
-def report_of(store: Any, experiment: Experiment) -> Outcome:
-    """The report on what is recorded so far, playing nothing."""
+def report_of(store: Any, experiment: Experiment, widen: bool = True) -> Outcome:
+    """The report on what is recorded so far, playing nothing. With `widen`, repetitions run beyond the
+    file's `reps` (`lab run --reps 10` on a file that says 3) are in it too."""
     from studio.lab.trials import Trials
 
     trials = Trials(store)
+    done = trials.done(experiment.name)
+    reps = int(experiment.spec.get("reps", 1))
+    while widen and reps < MOST_REPS and set(done) - {t.key for t in experiment.kind.plan({**experiment.spec, "reps": reps})}:
+        reps = min(MOST_REPS, reps * 2)
+    if reps != experiment.spec.get("reps"):
+        ran = [t.rep for t in experiment.kind.plan({**experiment.spec, "reps": reps}) if t.key in done]
+        experiment.spec["reps"] = max(ran + [int(experiment.spec.get("reps", 1)) - 1]) + 1
     wanted = {t.key for t in experiment.kind.plan(experiment.spec)}
     finished = {k: v for k, v in trials.done(experiment.name).items() if k in wanted}
     failed = {k: v for k, v in trials.failed(experiment.name).items() if k in wanted}

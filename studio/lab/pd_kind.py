@@ -116,7 +116,7 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         tables=[Table("Cooperation and score per group and partner", ["group", "partner", "n",
                       "cooperation (95% CI)", "score (95% CI)"], rows, note=f"temperature {own.get('temperature')}, "
                       f"{own.get('max_tokens')} tokens, payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S}, {pd.ROUNDS} rounds"),
-                Table("The paper's hypotheses", ["", "claim", "test", "effect", "p", "supported"], tests)],
+                Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "supported"], tests)],
         figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups, series,
                       ylabel="cooperation rate")],
         notes=notes,
