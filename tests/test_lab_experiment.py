@@ -64,11 +64,17 @@ def test_a_resumed_experiment_runs_no_finished_trial_again(store, tmp_path):
         asyncio.run(run_experiment(store, experiment, gateway=crashing))
     trials = Trials(store)
     assert len(trials.done(experiment.name)) == 2
-    assert len(trials.started(experiment.name)) == 1  # left running, to be played again
+    [(cut, record)] = trials.started(experiment.name).items()  # left running, with its run
+    assert len([e for e in store.take(record["run"]) if e.role == "ego"]) == 2  # two moves made before the crash
     again = RecordingGateway()
     outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
     assert len(outcome.finished) == 8 and outcome.failed == {}
-    assert len(again.calls) == 6 * 6  # the six trials not done, from their first move; none of the two again
+    # the cut-off trial goes on from its third move in the same run; the five not begun play six each;
+    # the two done are not played again
+    assert len(again.calls) == 4 + 5 * 6
+    assert outcome.finished[cut]["run"] == record["run"] and len(outcome.finished[cut]["moves"]) == 6
+    assert [c.turn for c, _ in again.calls[:4]] == [3, 4, 5, 6]
+    assert len({r["run"] for r in outcome.finished.values()}) == 8 == len(store.runs())  # a run per trial
     nothing = RecordingGateway()
     asyncio.run(run_experiment(store, experiment, gateway=nothing))
     assert nothing.calls == []
@@ -257,3 +263,54 @@ def test_a_report_takes_in_repetitions_run_beyond_the_files_reps(ran, capsys):
     assert json.loads(capsys.readouterr().out)["done"] == 16
     assert main(["lab", "report", str(path), "--reps", "2", "--format", "json", "--db", db]) == 0
     assert json.loads(capsys.readouterr().out)["done"] == 8
+
+
+def test_each_dilemma_trial_is_a_run_whose_scores_follow_from_the_moves(tmp_path, capsys):
+    from studio.lab import pd
+
+    db = str(tmp_path / "s.db")
+    assert main(["lab", "run", str(_pd(tmp_path, reps=3)), "--json", "--db", db]) == 0
+    out = json.loads(capsys.readouterr().out)
+    done = {k: r for k, r in _trials(db, "dilemma:scripted").items()}
+    assert len(done) == 12 and len({r["run"] for r in done.values()}) == 12
+    for record in done.values():
+        mine, theirs = record["moves"], record["partner_moves"]
+        assert record["total"] == sum(pd.PAYOFF[(a, b)][0] for a, b in zip(mine, theirs))
+        if record["partner"] == "tit_for_tat_c":  # the rule answers the simulacrum's previous move
+            assert theirs == "C" + mine[:-1]
+        else:
+            assert theirs == "DDDDDD"
+    assert "C" in "".join(r["moves"] for r in done.values()) and "D" in "".join(r["moves"] for r in done.values())
+    record = done["competitive/0/always_defect/0"]
+    assert main(["show", str(record["run"]), "--db", db]) == 0
+    shown = capsys.readouterr().out
+    assert "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in shown
+    assert f"Simulacrum 1 (competitive) {record['total']}, Partner (unconditional defector)" in shown
+    assert out["tables"][0]["rows"][0][:3] == ["competitive", "always_defect", 3]
+
+
+def _trials(db, name):
+    from studio.store import Store
+
+    store = Store(db)
+    try:
+        return Trials(store).done(name)
+    finally:
+        store.close()
+
+
+def test_a_reply_that_is_never_a_move_fails_the_trial_and_the_retry_starts_a_new_run(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    path = _file(tmp_path, PD.format(reps=1, concurrency=1).replace(
+        'partners = ["always_defect", "tit_for_tat_c"]', 'partners = ["always_defect"]').replace(
+        'groups = ["cooperative", "competitive"]', 'groups = ["control"]'))
+    for _ in range(2):
+        scripted.queue("I would rather not say.", task="move")
+    assert main(["lab", "run", str(path), "--db", db]) == 1
+    assert "not a move twice" in capsys.readouterr().err
+    assert main(["show", "1", "--db", db]) == 0
+    assert "I would rather not say." not in capsys.readouterr().out  # kept backstage, never on stage
+    assert main(["lab", "run", str(path), "--json", "--db", db]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["done"] == 1 and out["played_now"] == 1
+    assert _trials(db, "dilemma:scripted")["control/0/always_defect/0"]["run"] == 2  # a fresh run, not the invalid one

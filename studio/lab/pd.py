@@ -170,7 +170,13 @@ def instructions(rounds: int = ROUNDS) -> str:
 
 
 def messages(group: str, wording: int, history: Sequence[tuple[str, str]], problem: str | None = None) -> list[dict]:
-    system = f"{GROUPS[group][wording]}\n\n{instructions()}"
+    return persona_messages(GROUPS[group][wording], history, problem)
+
+
+def persona_messages(persona: str, history: Sequence[tuple[str, str]], problem: str | None = None,
+                     rounds: int = ROUNDS) -> list[dict]:
+    """The simulacrum's prompt: its persona, the rules, the rounds so far, and this round's question."""
+    system = f"{persona}\n\n{instructions(rounds)}"
     past = "; ".join(f"round {i + 1}: you {a}, they {b}" for i, (a, b) in enumerate(history)) or "none yet"
     ask = (f"Rounds so far: {past}.\nRound {len(history) + 1}: do you cooperate or defect? "
            'Reply with JSON like {"move": "C", "reason": "..."} or {"move": "D", "reason": "..."}.')

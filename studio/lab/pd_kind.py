@@ -17,7 +17,7 @@ from typing import Any
 
 from studio.lab import pd
 from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
-from studio.lab.runner import MAX_TOKENS, TEMPERATURE, play_trial, trial_key
+from studio.lab.runner import MAX_TOKENS, TEMPERATURE, trial_key
 
 SUPPORTED = {True: "yes", False: "no", None: "too few data"}
 
@@ -69,10 +69,32 @@ class PDKind:
         return out
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
-        own = ctx.spec["pd"]
+        """Play the trial as a run of the dilemma form (studio/engine/forms/dilemma.py), or go on with the
+        run an interrupted attempt left; a run that ended on two unreadable replies fails the trial, and
+        the next attempt starts a new one."""
+        from studio.engine import Engine
+        from studio.store import events as ev
+
+        engine = None
+        if ctx.run_id is not None:
+            engine = Engine(ctx.store, ctx.run_id, ctx.gateway)
+            if engine.state.invalid:
+                engine = None
+        if engine is None:
+            cast = trial_cast(ctx.spec, trial, ctx.model, ctx.source)
+            options = {"model": ctx.model, "experiment": ctx.spec.get("name", "pd"), "trial": trial.key}
+            engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
+            ctx.started(engine.run_id)
+        await engine.play_to_end()
+        state = engine.state
+        if state.invalid:
+            raise ValueError(state.invalid)
+        game = pd.Game(list(state.moves), list(state.partner))
+        replies = [e.data.get("reply", e.text) for e in engine.path if e.role == "ego" and e.kind in (ev.STAGE, ev.CHOICE)]
         p = trial.params
-        return await play_trial(ctx.gateway, ctx.model, p["group"], p["wording"], p["partner"], trial.rep,
-                                temperature=own["temperature"], max_tokens=own["max_tokens"])
+        return {"run": engine.run_id, "group": p["group"], "wording": p["wording"], "partner": p["partner"],
+                "rep": trial.rep, "moves": "".join(game.moves), "partner_moves": "".join(game.partner_moves),
+                "total": game.total, "cooperation": game.cooperation, "replies": replies, "usage": engine.usage()}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         return pd_report(spec, list(results.values()))
@@ -121,6 +143,38 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                       ylabel="cooperation rate")],
         notes=notes,
     )
+
+
+def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str = "") -> Any:
+    """One trial's cast: the simulacrum (its group's wording as its sheet) against a rule partner."""
+    from studio.llm.sampling import EMBEDDED_TEMPERATURE_SCALE, is_embedded
+    from studio.model.play import (Cast, CastMember, CharacterSheet, Play, ResolvedCast, ResolvedRole,
+                                   SuperegoSettings)
+
+    own, p = spec["pd"], trial.params
+    group, partner = p["group"], p["partner"]
+    me = f"Simulacrum {trial.rep + 1} ({group.replace('_', '-')})"
+    them = f"Partner ({pd.PARTNER_WORDS[partner]})"
+    play = Play(title=f"Prisoner's Dilemma: {group.replace('_', '-')} against {pd.PARTNER_WORDS[partner]}, "
+                      f"trial {trial.rep + 1}",
+                premise=pd.instructions(pd.ROUNDS), turns=pd.ROUNDS, scenes=1, epilogue=False, form="dilemma",
+                seed=trial.rep, cast=Cast(ego=CastMember(character=me), others=[CastMember(character=them, rule=f"pd_{partner}")]))
+    # The engine halves every temperature sent to the embedded model (studio/llm/sampling.py); the
+    # experiment's temperature is what the call is sent with, so the seat asks for twice it there.
+    temperature = own["temperature"] / EMBEDDED_TEMPERATURE_SCALE if is_embedded(model) else own["temperature"]
+    from studio.model.play import DEFAULT_CONTEXT_TOKENS
+
+    roles = [
+        ResolvedRole(key="ego", kind="ego", sheet=CharacterSheet(name=me, prompt=pd.GROUPS[group][p["wording"]],
+                     description=f"a simulacrum of the {group.replace('_', '-')} group, wording {p['wording'] + 1}"),
+                     model=model, temperature=min(2.0, temperature), max_tokens=own["max_tokens"],
+                     context_tokens=DEFAULT_CONTEXT_TOKENS),
+        ResolvedRole(key="other", kind="other", sheet=CharacterSheet(name=them, prompt=f"A partner who plays by rule: {pd.PARTNER_WORDS[partner]}.",
+                     description=pd.PARTNER_WORDS[partner]),
+                     model=model, temperature=0.0, max_tokens=16, context_tokens=DEFAULT_CONTEXT_TOKENS,
+                     rule=f"pd_{partner}"),
+    ]
+    return ResolvedCast(play=play, play_path=source, roles=roles, superego=SuperegoSettings(enabled=False))
 
 
 def _interval(est: Any, places: int) -> str:

@@ -24,4 +24,9 @@ def form_for(cast: "ResolvedCast") -> Form:
     return FORMS[name]()
 
 
+# The iterated Prisoner's Dilemma: the lab's `pd` trials are runs of it (studio/lab/pd_kind.py).
+from studio.engine.forms.dilemma import Dilemma  # noqa: E402
+
+FORMS["dilemma"] = Dilemma
+
 __all__ = ["FILLS", "FORMS", "RULES", "Form", "Reply", "Seat", "fold_facts", "form_for", "register", "rule"]

@@ -1,0 +1,130 @@
+"""The iterated Prisoner's Dilemma (paper 004) as a form, so that every trial of the lab's `pd` kind is an
+ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
+last move.
+
+Two seats: the simulacrum (the ego, a model prompted as one of the paper's groups) and the partner (an
+other, filled by a rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`).
+Both move at once each round; the run records the simulacrum's move first and the partner's after it,
+but the partner's rule sees only the simulacrum's earlier moves, and the simulacrum's prompt only the
+rounds already over. A move is held to the move schema and read by `studio.lab.pd.read_move`; a reply
+that is not a move is kept backstage and asked again once with what was wrong; a second one ends the run
+as invalid (the lab records the trial as failed; nothing is guessed). The last event is the result: both
+scores and the simulacrum's cooperation rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts, rule
+from studio.engine.state import Step
+from studio.store import events as ev
+from studio.store.events import Event
+
+if TYPE_CHECKING:
+    from studio.model.play import ResolvedCast, ResolvedRole
+
+WORDS = {"C": "Cooperates.", "D": "Defects."}
+
+
+@dataclass
+class DilemmaState:
+    cast: Any
+    scene: int = 0
+    moves: list[str] = field(default_factory=list)  # the simulacrum's, one a round
+    partner: list[str] = field(default_factory=list)  # the rule partner's
+    problem: str | None = None  # the last reply could not be read as a move: why (asked again once)
+    invalid: str | None = None  # a second unreadable reply in one round ended the run
+    finished: bool = False
+    humans: set[str] = field(default_factory=set)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rounds(self) -> int:
+        return self.cast.play.turns
+
+
+def _partner_rule(name: str):
+    def answer(state: DilemmaState, step: Step, role: "ResolvedRole") -> str:
+        from studio.lab import pd
+
+        return WORDS[pd.PARTNERS[name](state.moves[: len(state.partner)])]
+
+    return answer
+
+
+for _name in ("always_defect", "always_cooperate", "tit_for_tat_c", "tit_for_tat_d"):
+    rule(f"pd_{_name}")(_partner_rule(_name))
+
+
+class Dilemma(Form):
+    name = "dilemma"
+
+    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+        return [Seat(r.key, r.name, r.kind, "rule" if r.rule else ("human" if r.human else "model"), True)
+                for r in cast.roles]
+
+    def new_state(self, cast: "ResolvedCast") -> DilemmaState:
+        return DilemmaState(cast=cast, humans={r.key for r in cast.roles if r.human})
+
+    def fold(self, state: DilemmaState, event: Event) -> None:
+        fold_facts(state.facts, event)
+        if event.kind == ev.SCENE:
+            state.scene = event.scene or 1
+        elif event.kind == ev.CHOICE and event.role == "ego":
+            problem = event.data.get("invalid") or "the reply was not a move"
+            if state.problem is not None:  # the second in a round: the run ends, invalid
+                state.invalid, state.finished = f"round {len(state.moves) + 1}: the reply was not a move twice ({problem})", True
+            state.problem = problem
+        elif event.kind == ev.STAGE and event.data.get("move") in ("C", "D"):
+            (state.moves if event.role == "ego" else state.partner).append(event.data["move"])
+            state.problem = None
+        elif event.kind == ev.EPILOGUE:
+            state.finished = True
+
+    def next_step(self, state: DilemmaState) -> Step | None:
+        if state.finished:
+            return None
+        if state.scene == 0:
+            return Step(ev.SCENE, "scene", None, 1, 0)
+        if len(state.partner) >= state.rounds:
+            return Step(ev.EPILOGUE, "result", None, 1, state.rounds)
+        if len(state.moves) == len(state.partner):
+            # read as a choice (not cut as a spoken line), committed on stage once it is a move
+            return Step(ev.CHOICE, "move", "ego", 1, len(state.moves) + 1)
+        return Step(ev.STAGE, "move", "other", 1, len(state.partner) + 1)
+
+    def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
+                 role: "ResolvedRole") -> list[Message]:
+        from studio.lab import pd
+
+        history = list(zip(state.moves, state.partner))
+        return pd.persona_messages(role.sheet.prompt, history, state.problem, rounds=state.rounds)
+
+    def schema(self, state: DilemmaState, step: Step, role: "ResolvedRole") -> str | None:
+        from studio.lab import pd
+
+        return pd.MOVE_SCHEMA if step.task == "move" and role.key == "ego" else None
+
+    def read(self, state: DilemmaState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+        from studio.lab import pd
+
+        if step.task == "result":
+            game = pd.Game(list(state.moves), list(state.partner))
+            me, them = state.cast.role("ego").name, state.cast.role("other").name
+            said = (f"After {len(game.moves)} rounds: {me} {game.total}, {them} {sum(game.partner_scores)}. "
+                    f"{me} cooperated in {game.moves.count(pd.C)} of {len(game.moves)} rounds.")
+            return Reply(said, data={"moves": "".join(game.moves), "partner_moves": "".join(game.partner_moves),
+                                     "total": game.total, "partner_total": sum(game.partner_scores),
+                                     "cooperation": game.cooperation})
+        assert role is not None
+        if role.key != "ego":  # the rule's move, as its words say
+            return Reply(text, data={"move": "C" if text == WORDS["C"] else "D"})
+        move, problem = pd.read_move(text)
+        if move is None:
+            return Reply(text, kind=ev.CHOICE, data={"invalid": problem})
+        return Reply(WORDS[move], kind=ev.STAGE, data={"move": move, "reply": text})
+
+    def present(self, state: DilemmaState, kind: str, role: str | None, data: dict) -> list[str]:
+        return [r.key for r in state.cast.roles]
