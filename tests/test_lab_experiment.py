@@ -65,7 +65,7 @@ def test_a_resumed_experiment_runs_no_finished_trial_again(store, tmp_path):
     trials = Trials(store)
     assert len(trials.done(experiment.name)) == 2
     [(cut, record)] = trials.started(experiment.name).items()  # left running, with its run
-    assert len([e for e in store.take(record["run"]) if e.role == "ego"]) == 2  # two moves made before the crash
+    assert len([e for e in store.take(record["run"]) if e.role == "simulacrum"]) == 2  # two moves before the crash
     again = RecordingGateway()
     outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
     assert len(outcome.finished) == 8 and outcome.failed == {}
@@ -314,3 +314,29 @@ def test_a_reply_that_is_never_a_move_fails_the_trial_and_the_retry_starts_a_new
     out = json.loads(capsys.readouterr().out)
     assert out["done"] == 1 and out["played_now"] == 1
     assert _trials(db, "dilemma:scripted")["control/0/always_defect/0"]["run"] == 2  # a fresh run, not the invalid one
+
+
+@pytest.fixture
+def dilemma_db(tmp_path):
+    db = tmp_path / "studio.db"
+    assert main(["lab", "run", str(_pd(tmp_path, reps=1)), "--json", "--db", str(db)]) == 0
+    return db
+
+
+async def test_the_app_opens_a_dilemma_trial_like_any_run(dilemma_db, monkeypatch):
+    pytest.importorskip("textual")
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+    from test_tui import opened, screen_text
+
+    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+    store = Store(dilemma_db)
+    try:
+        app = StudioApp(store, run_id=1, model="scripted")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await opened(pilot)
+            text = screen_text(app)
+            assert "SIMULACRUM 1 (COOPERATIVE)" in text and "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in text
+            assert "After 6 rounds" in text and "finished" in text
+    finally:
+        store.close()

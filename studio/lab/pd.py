@@ -156,8 +156,14 @@ MOVE_SCHEMA = structured.reply_schema(
 
 def read_move(text: str) -> tuple[str | None, str | None]:
     """A model's move: JSON {"move": "C"} or plain words that say one of the two and not the other."""
+    move, _, error = read_move_and_reason(text)
+    return move, error
+
+
+def read_move_and_reason(text: str) -> tuple[str | None, str, str | None]:
+    """The move, the reason the reply gave for it (may be empty), and what was wrong if it is no move."""
     move, error = structured.read(text, Move, lambda o: {structured.key(k): v for k, v in o.items()}, _words_move)
-    return (move.move if move else None), error
+    return (move.move if move else None), (move.reason.strip() if move else ""), error
 
 
 def instructions(rounds: int = ROUNDS) -> str:

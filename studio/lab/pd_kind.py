@@ -90,7 +90,7 @@ class PDKind:
         if state.invalid:
             raise ValueError(state.invalid)
         game = pd.Game(list(state.moves), list(state.partner))
-        replies = [e.data.get("reply", e.text) for e in engine.path if e.role == "ego" and e.kind in (ev.STAGE, ev.CHOICE)]
+        replies = [e.data.get("reply", e.text) for e in engine.path if e.role == "simulacrum" and e.kind in (ev.STAGE, ev.CHOICE)]
         p = trial.params
         return {"run": engine.run_id, "group": p["group"], "wording": p["wording"], "partner": p["partner"],
                 "rep": trial.rep, "moves": "".join(game.moves), "partner_moves": "".join(game.partner_moves),
@@ -165,11 +165,11 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
     from studio.model.play import DEFAULT_CONTEXT_TOKENS
 
     roles = [
-        ResolvedRole(key="ego", kind="ego", sheet=CharacterSheet(name=me, prompt=pd.GROUPS[group][p["wording"]],
+        ResolvedRole(key="simulacrum", kind="other", sheet=CharacterSheet(name=me, prompt=pd.GROUPS[group][p["wording"]],
                      description=f"a simulacrum of the {group.replace('_', '-')} group, wording {p['wording'] + 1}"),
                      model=model, temperature=min(2.0, temperature), max_tokens=own["max_tokens"],
                      context_tokens=DEFAULT_CONTEXT_TOKENS),
-        ResolvedRole(key="other", kind="other", sheet=CharacterSheet(name=them, prompt=f"A partner who plays by rule: {pd.PARTNER_WORDS[partner]}.",
+        ResolvedRole(key="partner", kind="other", sheet=CharacterSheet(name=them, prompt=f"A partner who plays by rule: {pd.PARTNER_WORDS[partner]}.",
                      description=pd.PARTNER_WORDS[partner]),
                      model=model, temperature=0.0, max_tokens=16, context_tokens=DEFAULT_CONTEXT_TOKENS,
                      rule=f"pd_{partner}"),

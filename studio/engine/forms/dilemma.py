@@ -2,9 +2,8 @@
 ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
 last move.
 
-Two seats: the simulacrum (the ego, a model prompted as one of the paper's groups) and the partner (an
-other, filled by a rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`).
-Both move at once each round; the run records the simulacrum's move first and the partner's after it,
+Two seats: the simulacrum (a model prompted as one of the paper's groups) and the partner (filled by a
+rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`). Both move at once each round; the run records the simulacrum's move first and the partner's after it,
 but the partner's rule sees only the simulacrum's earlier moves, and the simulacrum's prompt only the
 rounds already over. A move is held to the move schema and read by `studio.lab.pd.read_move`; a reply
 that is not a move is kept backstage and asked again once with what was wrong; a second one ends the run
@@ -26,6 +25,9 @@ if TYPE_CHECKING:
     from studio.model.play import ResolvedCast, ResolvedRole
 
 WORDS = {"C": "Cooperates.", "D": "Defects."}
+# The two seats' keys. Both are characters of kind "other": neither is a Drama Machine ego with an inner
+# voice and a prompt to rewrite, and the app and `studio show` treat them as two characters on stage.
+SIMULACRUM, PARTNER = "simulacrum", "partner"
 
 
 @dataclass
@@ -39,10 +41,23 @@ class DilemmaState:
     finished: bool = False
     humans: set[str] = field(default_factory=set)
     facts: dict[str, Any] = field(default_factory=dict)
+    # What the app's backstage asks of a two-hander: there is no inner voice here, so every move is
+    # heard as made, and no draft or critique waits on a line.
+    heard: dict[int, int] = field(default_factory=dict)
+    other_line: Any = None
+    draft: Any = None
+    critique: Any = None
 
     @property
     def rounds(self) -> int:
         return self.cast.play.turns
+
+    @property
+    def turn(self) -> int:
+        """Rounds played (both moves made): what the app and `studio runs` show as the turn."""
+        return len(self.partner)
+
+    turn_in_scene = turn
 
 
 def _partner_rule(name: str):
@@ -72,15 +87,15 @@ class Dilemma(Form):
         fold_facts(state.facts, event)
         if event.kind == ev.SCENE:
             state.scene = event.scene or 1
-        elif event.kind == ev.CHOICE and event.role == "ego":
+        elif event.kind == ev.CHOICE and event.role == SIMULACRUM:
             problem = event.data.get("invalid") or "the reply was not a move"
             if state.problem is not None:  # the second in a round: the run ends, invalid
                 state.invalid, state.finished = f"round {len(state.moves) + 1}: the reply was not a move twice ({problem})", True
             state.problem = problem
         elif event.kind == ev.STAGE and event.data.get("move") in ("C", "D"):
-            (state.moves if event.role == "ego" else state.partner).append(event.data["move"])
+            (state.moves if event.role == SIMULACRUM else state.partner).append(event.data["move"])
             state.problem = None
-        elif event.kind == ev.EPILOGUE:
+        elif event.kind == ev.DIRECTION and event.data.get("task") == "result":
             state.finished = True
 
     def next_step(self, state: DilemmaState) -> Step | None:
@@ -89,11 +104,11 @@ class Dilemma(Form):
         if state.scene == 0:
             return Step(ev.SCENE, "scene", None, 1, 0)
         if len(state.partner) >= state.rounds:
-            return Step(ev.EPILOGUE, "result", None, 1, state.rounds)
+            return Step(ev.DIRECTION, "result", None, 1, state.rounds)  # the result, as a stage direction
         if len(state.moves) == len(state.partner):
             # read as a choice (not cut as a spoken line), committed on stage once it is a move
-            return Step(ev.CHOICE, "move", "ego", 1, len(state.moves) + 1)
-        return Step(ev.STAGE, "move", "other", 1, len(state.partner) + 1)
+            return Step(ev.CHOICE, "move", SIMULACRUM, 1, len(state.moves) + 1)
+        return Step(ev.STAGE, "move", PARTNER, 1, len(state.partner) + 1)
 
     def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
@@ -105,26 +120,29 @@ class Dilemma(Form):
     def schema(self, state: DilemmaState, step: Step, role: "ResolvedRole") -> str | None:
         from studio.lab import pd
 
-        return pd.MOVE_SCHEMA if step.task == "move" and role.key == "ego" else None
+        return pd.MOVE_SCHEMA if step.task == "move" and role.key == SIMULACRUM else None
 
     def read(self, state: DilemmaState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
         from studio.lab import pd
 
         if step.task == "result":
             game = pd.Game(list(state.moves), list(state.partner))
-            me, them = state.cast.role("ego").name, state.cast.role("other").name
+            me, them = state.cast.role(SIMULACRUM).name, state.cast.role(PARTNER).name
             said = (f"After {len(game.moves)} rounds: {me} {game.total}, {them} {sum(game.partner_scores)}. "
                     f"{me} cooperated in {game.moves.count(pd.C)} of {len(game.moves)} rounds.")
             return Reply(said, data={"moves": "".join(game.moves), "partner_moves": "".join(game.partner_moves),
                                      "total": game.total, "partner_total": sum(game.partner_scores),
                                      "cooperation": game.cooperation})
         assert role is not None
-        if role.key != "ego":  # the rule's move, as its words say
-            return Reply(text, data={"move": "C" if text == WORDS["C"] else "D"})
-        move, problem = pd.read_move(text)
+        if role.key != SIMULACRUM:  # the rule's move, as its words say
+            rule_name = (role.rule or "").removeprefix("pd_")
+            move = pd.PARTNERS[rule_name](state.moves[: len(state.partner)]) if rule_name in pd.PARTNERS else None
+            return Reply(text, data={"move": move or ("C" if text.startswith(WORDS["C"]) else "D")})
+        move, reason, problem = pd.read_move_and_reason(text)
         if move is None:
             return Reply(text, kind=ev.CHOICE, data={"invalid": problem})
-        return Reply(WORDS[move], kind=ev.STAGE, data={"move": move, "reply": text})
+        said = f"{WORDS[move]} {reason}".strip()
+        return Reply(said, kind=ev.STAGE, data={"move": move, "reason": reason, "reply": text})
 
     def present(self, state: DilemmaState, kind: str, role: str | None, data: dict) -> list[str]:
         return [r.key for r in state.cast.roles]
