@@ -237,7 +237,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 result = await kind.run_trial(ctx, trial)
             except Exception as exc:  # recorded with its error (and its run, to continue); the others go on
                 trials.record(name, trial.key, "failed", {"run": run_of["run"]} if run_of["run"] else None,
-                              error=f"{type(exc).__name__}: {exc}"[:500] if not str(exc) else str(exc)[:500])
+                              error=(str(exc) or type(exc).__name__)[:500])
                 tally.failed += 1
             except BaseException as stop:  # Ctrl-C, cancellation: the trial stays "running", to go on next time
                 stopping.append(stop)
