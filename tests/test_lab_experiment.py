@@ -340,3 +340,30 @@ async def test_the_app_opens_a_dilemma_trial_like_any_run(dilemma_db, monkeypatc
             assert "After 6 rounds" in text and "finished" in text
     finally:
         store.close()
+
+
+def test_the_progress_counts_trials_running_done_and_tokens(store, tmp_path):
+    seen = []
+    experiment = load_experiment(_pd(tmp_path, reps=2, concurrency=2))
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=RecordingGateway(),
+                                         progress=lambda t: seen.append((t.done, t.running, t.failed, t.tokens, t.estimate))))
+    assert seen[0][:3] == (0, 0, 0) and seen[-1][:3] == (8, 0, 0)
+    assert max(running for _, running, _, _, _ in seen) == 2  # two at once, as the file says
+    assert seen[-1][3] == outcome.tally.tokens > 0 and seen[-1][4] == 0.0  # nothing left to wait for
+    assert [done for done, *_ in seen] == sorted(done for done, *_ in seen)
+
+
+def test_text_from_a_report_is_printed_as_text_never_as_markup():
+    from rich.console import Console
+
+    from studio.lab.kinds import Report, Table
+    from studio.lab.render import to_console, to_csv
+
+    report = Report("[bold]A title[/bold]", [Table("[red]t[/red]", ["[i]column[/i]"], [["[link=x]cell[/link], with a comma"]])],
+                    notes=["[blink]note[/blink]"])
+    console = Console(record=True, width=100)
+    to_console(report, console)
+    shown = console.export_text()
+    for text in ("[bold]A title[/bold]", "[red]t[/red]", "[i]column[/i]", "[link=x]cell[/link]", "[blink]note[/blink]"):
+        assert text in shown
+    assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[link=x]cell[/link], with a comma"]
