@@ -2,13 +2,13 @@
 
 The experiment file's `[pd]` table chooses the groups and partners (all six and all four by default),
 the wordings repetitions rotate through, and the paper's sampling settings (temperature 0.2, 100 tokens).
-`reps` is the number of trials per group and partner (the paper: 30). A trial is `runner.play_trial`:
-six moves by the model against a rule partner, each reply held to the move's schema. The report gives
-each cell's cooperation rate and mean score with 95% intervals, the hypotheses H1-H9 with their tests
-(`studio.lab.stats`), and the cooperation rate by group and partner as bars with intervals.
-
-A trial is recorded in `lab_trials` with its moves and the model's replies, not as a run in the store:
-a trial cut off midway is played again from its first round (six short calls).
+`reps` is the number of trials per group and partner (the paper: 30). A trial is a run of the dilemma
+form (`studio/engine/forms/dilemma.py`): six moves by the model against a rule partner, each reply held
+to the move's schema, in a run that `studio show`, `export` and the app open and that a trial cut off
+midway continues. The lab's record of it (`lab_trials`) keeps the run, the moves, the scores and the
+model's replies. The report gives each cell's cooperation rate and mean score with 95% intervals, the
+hypotheses H1-H9 with their tests (`studio.lab.stats`), and the cooperation rate by group and partner
+as bars with intervals.
 """
 
 from __future__ import annotations

@@ -49,12 +49,11 @@ def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
     return f"{group}/{wording}/{partner}/{rep}"
 
 
-async def play_trial(gateway: Any, model: str, group: str, wording: int, partner: str, rep: int, *,
-                     temperature: float = TEMPERATURE, max_tokens: int = MAX_TOKENS) -> dict[str, Any]:
+async def play_trial(gateway: Any, model: str, group: str, wording: int, partner: str, rep: int) -> dict[str, Any]:
     from studio.llm import CallContext
     from studio.llm.gateway import CallSettings
 
-    settings = CallSettings(model=model, temperature=temperature, max_tokens=max_tokens, schema=pd.MOVE_SCHEMA)
+    settings = CallSettings(model=model, temperature=TEMPERATURE, max_tokens=MAX_TOKENS, schema=pd.MOVE_SCHEMA)
     rule = pd.PARTNERS[partner]
     mine: list[str] = []
     theirs: list[str] = []
