@@ -169,11 +169,11 @@ class _Bar:
     """A rich progress bar on stderr: trials done of all, running, failed, tokens, elapsed, estimate."""
 
     def __init__(self, console: Any, experiment: Any):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.progress import BarColumn, Progress, TextColumn
 
-        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(bar_width=16),
                                  TextColumn("{task.fields[detail]}", markup=False), console=console, transient=False)
-        self.task = self.progress.add_task(experiment.name, total=None, detail="")
+        self.task = self.progress.add_task(experiment.path.stem, total=None, detail="")
 
     def __enter__(self) -> "_Bar":
         self.progress.start()
@@ -184,9 +184,9 @@ class _Bar:
 
     def update(self, tally: Any) -> None:
         estimate = tally.estimate
-        left = "" if estimate is None else f" · about {_clock(estimate)} left"
-        detail = (f"running {tally.running} · failed {tally.failed} · {tally.tokens:,} tokens · "
-                  f"{_clock(tally.elapsed)} elapsed{left}")
+        left = "" if estimate is None else f" · ~{_clock(estimate)} left"
+        detail = (f"{tally.done}/{tally.total} done · {tally.running} running · {tally.failed} failed · "
+                  f"{tally.tokens:,} tokens · {_clock(tally.elapsed)}{left}")
         self.progress.update(self.task, total=tally.total, completed=tally.done + tally.failed, detail=detail)
 
 
