@@ -367,3 +367,16 @@ def test_text_from_a_report_is_printed_as_text_never_as_markup():
     for text in ("[bold]A title[/bold]", "[red]t[/red]", "[i]column[/i]", "[link=x]cell[/link]", "[blink]note[/blink]"):
         assert text in shown
     assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[link=x]cell[/link], with a comma"]
+
+
+def test_a_game_cut_off_midway_goes_on_in_the_same_run(store):
+    experiment = load_experiment(ROOT / "experiments" / "game_architecture.toml", model="scripted", reps=1)
+    with pytest.raises(Crash):
+        asyncio.run(run_experiment(store, experiment, gateway=CrashesAt(40)))
+    [(key, record)] = Trials(store).started(experiment.name).items()
+    before = len(store.take(record["run"]))
+    assert before > 10
+    again = RecordingGateway()
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
+    assert outcome.finished[key]["run"] == record["run"] and len(store.runs()) == 1
+    assert len(store.take(record["run"])) > before and sorted(outcome.finished[key]["placements"].values()) == list(range(1, 9))
