@@ -226,7 +226,7 @@ def test_the_command_lines_numbers_are_checked_too(tmp_path, capsys):
 
 def test_every_shipped_experiment_file_loads():
     names = sorted(p.stem for p in (ROOT / "experiments").glob("*.toml"))
-    assert {"compare_interview", "game_architecture", "game_persona", "pd_paper", "pd_small"} <= set(names)
+    assert {"compare_interview", "game_architecture", "game_persona", "game_small", "pd_paper", "pd_small"} <= set(names)
     sizes = {n: len(load_experiment(ROOT / "experiments" / f"{n}.toml").kind.plan(
         load_experiment(ROOT / "experiments" / f"{n}.toml").spec)) for n in names}
     assert sizes["pd_paper"] == 6 * 4 * 30 and sizes["pd_small"] == 8
