@@ -330,7 +330,10 @@ class SocialGame(Form):
         elif what == "verdict":
             state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
             state.finished = True
-        if what == "act" and not state.queue:
+        # The tick ends when its last action is done, and with it any conversation that action opened
+        # (its talk, summaries and impressions come after it): advancing only on an action that empties
+        # the queue played the tick again whenever its last player talked.
+        if what in ("act", "talk", "summary", "impressions") and not state.queue:
             state.game = rules.advance(state.game, state.rules)
 
     def _fold_action(self, state: SocialState, key: str, event: Event) -> None:
