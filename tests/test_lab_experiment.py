@@ -380,3 +380,11 @@ def test_a_game_cut_off_midway_goes_on_in_the_same_run(store):
     outcome = asyncio.run(run_experiment(store, experiment, gateway=again))
     assert outcome.finished[key]["run"] == record["run"] and len(store.runs()) == 1
     assert len(store.take(record["run"])) > before and sorted(outcome.finished[key]["placements"].values()) == list(range(1, 9))
+
+
+def test_an_exported_dilemma_trial_is_a_finished_play(dilemma_db, tmp_path):
+    out = tmp_path / "trial.md"
+    assert main(["export", "1", "--format", "markdown", "--out", str(out), "--db", str(dilemma_db)]) == 0
+    text = out.read_text()
+    assert "**Partner (unconditional defector):** Defects." in text and "After 6 rounds" in text
+    assert "unfinished" not in text
