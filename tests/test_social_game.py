@@ -221,3 +221,35 @@ def test_lab_game_finds_the_island_from_any_folder(tmp_path, monkeypatch, capsys
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["groups"], out
+
+
+def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
+    """The schema a player's reply is held to lists exactly what the rules allow at that moment."""
+    import json
+
+    from studio.game import rules
+
+    class Checking(RecordingGateway):
+        engine = None
+        checked = {"act": 0, "vote": 0}
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            state = self.engine.state
+            if ctx.task == "act":
+                legal = rules.legal_actions(state.rules, state.game, ctx.character)
+                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", {"enum": [None]})["enum"][0])
+                           for s in json.loads(settings.schema)["anyOf"]}
+                assert offered == {(a.verb, a.target or None) for a in legal}
+                self.checked["act"] += 1
+            elif ctx.task == "vote":
+                options = json.loads(settings.schema)["properties"]["vote"]["enum"]
+                assert options and ctx.character not in options and set(options) <= set(state.game.alive)
+                self.checked["vote"] += 1
+            return await super().complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+
+    gateway = Checking()
+    engine = island(store, gateway=gateway)
+    gateway.engine = engine
+    while gateway.checked["vote"] < 3 and not engine.finished:
+        asyncio.run(engine.play_turn())
+    assert gateway.checked["act"] >= 8 and gateway.checked["vote"] >= 3
