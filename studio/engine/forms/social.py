@@ -172,6 +172,13 @@ class SocialGame(Form):
                 "vote": {"type": "string", "enum": options}, "reason": {"type": "string"}}}, max_text=160)
         return None
 
+    def choices(self, state: SocialState, step: Step, role: "ResolvedRole") -> list[str] | None:
+        if step.task == "act":
+            return [a.describe() for a in rules.legal_actions(state.rules, state.game, role.name)]
+        if step.task in ("vote", "jury"):
+            return rules.valid_vote_targets(state.game, role.name)
+        return None
+
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
         view = self.view(state, role.key)
