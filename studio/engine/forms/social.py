@@ -337,7 +337,8 @@ class SocialGame(Form):
         elif what == "verdict":
             state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
             state.finished = True
-        if what == "act" and not state.queue:
+        if what in ("act", "talk", "summary", "impressions") and not state.queue:
+            # every player has acted, with any conversation the last one opened: the next tick (or the vote)
             state.game = rules.advance(state.game, state.rules)
 
     def _fold_action(self, state: SocialState, key: str, event: Event) -> None:
