@@ -359,25 +359,38 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
         text.append(thought, style="italic")
 
 
-def status(engine: Any, lens: str | None = None) -> Text:
-    """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as."""
+def status(engine: Any, lens: str | None = None, width: int | None = None) -> Text:
+    """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as.
+    Given the `width` it has, it says less rather than be cut: first the run's turn and the cost go, then the
+    inner voices are counted rather than named, then the run number, then the title."""
+    text = Text()
+    for level in range(5):
+        text = _status(engine, lens, level)
+        if width is None or text.cell_len <= width:
+            break
+    return text
+
+
+def _status(engine: Any, lens: str | None, level: int) -> Text:
     state = engine.state
     play = engine.cast.play
     text = Text()
     if lens:
         text.append_text(ens.lens_mark(lens))
         text.append(" ")
-    text.append(play.title, style="bold")
-    text.append(f" · run {engine.run_id}")
+    if level < 4:
+        text.append(play.title, style="bold")
+    if level < 3:
+        text.append(f" · run {engine.run_id}")
     game = getattr(state, "game", None)
     if game is not None and hasattr(game, "alive"):  # the social game counts rounds and ticks, not scenes
-        text.append(f" · round {game.round} · tick {min(game.tick, state.rules.actions_per_round)}"
+        text.append(f"{' · ' if text.plain else ''}round {game.round} · tick {min(game.tick, state.rules.actions_per_round)}"
                     f"/{state.rules.actions_per_round} · {len(game.alive)} players left")
     else:
-        text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+        text.append(f"{' · ' if text.plain else ''}scene {max(state.scene, 1)}/{play.scene_count}")
         # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
         text.append(f" · turn {state.turn_in_scene}/{play.turns}")
-    if state.turn:
+    if state.turn and level == 0:
         text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
@@ -391,9 +404,9 @@ def status(engine: Any, lens: str | None = None) -> Text:
         text.append(" · superego: ")
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     if ens.is_ensemble(engine):
-        ens.status_tail(engine, text)
+        ens.status_tail(engine, text, level=max(0, level - 1))
     spent = usage.live(engine).total
-    if spent.calls:
+    if spent.calls and level == 0:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",
                     style="dim")
     return text
