@@ -361,6 +361,7 @@ PICKER: tuple[Control, ...] = (
     Control("archive-run", "a", "archive_run", "Archive", "Hide the highlighted run, or bring an archived one back; "
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
+    Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
