@@ -75,9 +75,23 @@ def _tokens(result: dict[str, Any]) -> int:
     return total
 
 
-def read_experiments(store: Any) -> list[Experiment]:
+def _run_tokens(store: Any, runs: list[int]) -> dict[int, int]:
+    """Tokens every call of these runs recorded, in one query."""
+    if not runs:
+        return {}
+    marks = ",".join("?" * len(runs))
+    with store.lock:
+        rows = store.conn.execute(
+            "SELECT run_id, SUM(COALESCE(json_extract(usage, '$.prompt_tokens'), 0) + "
+            f"COALESCE(json_extract(usage, '$.completion_tokens'), 0)) FROM events WHERE run_id IN ({marks}) "
+            "GROUP BY run_id", runs).fetchall()
+    return {int(r): int(t or 0) for r, t in rows}
+
+
+def read_experiments(store: Any, cache: dict[int, int] | None = None) -> list[Experiment]:
     """Every experiment in the store with its trials, newest activity first. An old store without the
-    lab's table has none."""
+    lab's table has none. A trial that made a run and recorded no usage of its own counts its run's
+    tokens; `cache` keeps those of finished trials between refreshes."""
     with store.lock:
         known = store.conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lab_trials'").fetchone()
@@ -96,6 +110,14 @@ def read_experiments(store: Any) -> list[Experiment]:
         row = TrialRow(str(key), str(status), run if isinstance(run, int) else None, error,
                        _tokens(data), float(updated or 0))
         out.setdefault(str(experiment), Experiment(str(experiment))).trials.append(row)
+    cache = {} if cache is None else cache
+    wanted = [t for e in out.values() for t in e.trials if t.run is not None and not t.tokens]
+    missing = sorted({t.run for t in wanted if t.run not in cache or t.status != "done"})  # type: ignore[misc]
+    found = _run_tokens(store, missing)
+    for trial in wanted:
+        if trial.run in found:
+            cache[trial.run] = found[trial.run]  # type: ignore[index]
+        trial.tokens = cache.get(trial.run, 0)  # type: ignore[arg-type]
     return sorted(out.values(), key=lambda e: -max((t.updated for t in e.trials), default=0))
 
 
@@ -160,6 +182,7 @@ class LabScreen(Screen[None]):
         super().__init__()
         self._experiments: list[Experiment] = []
         self._chosen: str | None = None
+        self._tokens: dict[int, int] = {}  # finished trials' run tokens, read once
 
     def compose(self) -> ComposeResult:
         with Vertical(id="lab"):
@@ -179,7 +202,7 @@ class LabScreen(Screen[None]):
         self.query_one("#lab-experiments", OptionList).focus()
 
     def refresh_lab(self) -> None:
-        self._experiments = read_experiments(self.app.store)  # type: ignore[attr-defined]
+        self._experiments = read_experiments(self.app.store, self._tokens)  # type: ignore[attr-defined]
         names = [e.name for e in self._experiments]
         listing = self.query_one("#lab-experiments", OptionList)
         keep = self._chosen if self._chosen in names else (names[0] if names else None)
@@ -227,7 +250,13 @@ class LabScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#lab-experiments")
     def _to_trials(self, event: OptionList.OptionSelected) -> None:
-        self.query_one("#lab-trials", OptionList).focus()
+        self._focus_trials()
+
+    def _focus_trials(self) -> None:
+        trials = self.query_one("#lab-trials", OptionList)
+        if trials.highlighted is None and trials.option_count:
+            trials.highlighted = 0  # Enter right after Tab opens the first trial, not nothing
+        trials.focus()
 
     @on(OptionList.OptionSelected, "#lab-trials")
     def _open(self, event: OptionList.OptionSelected) -> None:
@@ -245,7 +274,10 @@ class LabScreen(Screen[None]):
     def action_switch_list(self) -> None:
         experiments = self.query_one("#lab-experiments", OptionList)
         trials = self.query_one("#lab-trials", OptionList)
-        (experiments if trials.has_focus else trials).focus()
+        if trials.has_focus:
+            experiments.focus()
+        else:
+            self._focus_trials()
 
     def action_back(self) -> None:
         self.app.pop_screen()
