@@ -25,8 +25,19 @@ def minds(engine: Any) -> Any:
         from studio.mind.runner import MindRunner
 
         keys = {r.name: r.key for r in engine.cast.roles if r.kind in ("ego", "other")}
-        engine._mind_runner = MindRunner(sheets, seed=engine.cast.play.seed, keys=keys)
+        engine._mind_runner = MindRunner(sheets, seed=engine.cast.play.seed, keys=keys, facts=engine.cast.play.facts)
     return engine._mind_runner
+
+
+def world(engine: Any) -> Any:
+    """Inner lives and facts at the take's head: the runner's fold (only new events are folded in), or,
+    when no sheet has an inner life, a fold of the take from the play's starting facts."""
+    runner = minds(engine)
+    if runner is not None:
+        return runner.world(engine.path)
+    from studio.mind.state import fold
+
+    return fold(engine.path, engine.cast.play.facts)
 
 
 def stir(engine: Any, step: Step, role: ResolvedRole) -> None:
