@@ -122,6 +122,7 @@ def _same_as_a_full_fold(engine) -> None:
     assert runner.world(engine.path) == fold(engine.path, engine.cast.play.facts)
     fresh = _fresh(runner)
     assert runner.pending_scores(engine.path, None) == fresh.pending_scores(engine.path, None)
+    assert runner.met(engine.path, "Mara") == fresh.met(engine.path, "Mara")
     ask = {"query": "the logbook and the storm", "turn": engine.state.turn + 1, "shown": []}
     assert ([r.as_data() for r in runner.recall("Mara", engine.path, None, **ask)]
             == [r.as_data() for r in fresh.recall("Mara", engine.path, None, **ask)])

@@ -36,6 +36,7 @@ class MindRunner:
         self._world = World(facts=dict(self.facts))
         self._folded: tuple[int, int | None] = (0, None)  # the prefix the world holds
         self._unscored: dict[tuple[str, int], Any] = {}  # (character, line id) -> the line, in path order
+        self._met: dict[str, set[str]] = {}  # character -> who it has seen speak or act on stage
 
     @staticmethod
     def _holds(prefix: tuple[int, int | None], path: Sequence[Any]) -> bool:
@@ -47,7 +48,7 @@ class MindRunner:
         """The world at the end of `path`: the cached one with only the new events folded in. Read it, do
         not change it; the next call may carry on from it."""
         if not self._holds(self._folded, path):
-            self._world, self._folded, self._unscored = World(facts=dict(self.facts)), (0, None), {}
+            self._world, self._folded, self._unscored, self._met = World(facts=dict(self.facts)), (0, None), {}, {}
         start = self._folded[0]
         if start < len(path):
             new = path[start:]
@@ -57,7 +58,16 @@ class MindRunner:
             self._folded = (len(path), path[-1].id)
         return self._world
 
+    def met(self, path: Sequence[Any], name: str) -> set[str]:
+        """Everyone `name` has witnessed saying or doing something on this path (itself included)."""
+        self.world(path)
+        return set(self._met.get(name, ()))
+
     def _track_scores(self, event: Any) -> None:
+        if event.kind in SPOKEN and event.character:
+            for name in self.sheets:
+                if self._saw(name, event, None):
+                    self._met.setdefault(name, set()).add(event.character)
         if event.kind == "stage":
             for name, sheet in self.sheets.items():
                 if (sheet.memory.recall > 0 and name != event.character and self._saw(name, event, None)
