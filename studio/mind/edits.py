@@ -64,8 +64,9 @@ def parse_fact(text: str) -> tuple[str, Any]:
     except json.JSONDecodeError:
         value = raw
     problem = fact_problem(key, value)
-    if problem:
-        raise EditError("fact", f"{key}: {problem[0]}", problem[1])
+    if problem:  # the fix in this door's own syntax, not a play file's
+        fix = f"e.g. {key}=rising, {key}=3 or {key}=true" if problem[1].startswith("write it as") else problem[1]
+        raise EditError("fact", f"{key}: {problem[0]}", fix)
     return key, value
 
 
