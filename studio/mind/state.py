@@ -55,7 +55,9 @@ class World:
     minds: dict[str, MindState] = field(default_factory=dict)
 
     def mind(self, name: str) -> MindState:
-        return self.minds.setdefault(name, MindState())
+        """A character's inner life; an empty one (not stored) for a character no event has touched, so
+        reading a world never changes it."""
+        return self.minds.get(name) or MindState()
 
 
 def fold(events: Iterable[Any], facts: Mapping[str, Any] | None = None) -> World:
@@ -79,7 +81,7 @@ def fold_into(world: World, events: Iterable[Any]) -> None:
             world.fact_events[fact] = event.id
         if kind not in MIND_KINDS or kind == FACT:
             continue
-        mind = world.mind(event.character or "")
+        mind = world.minds.setdefault(event.character or "", MindState())
         if kind == MOOD:
             mind.mood, mind.mood_voice, mind.mood_event = data.get("mood"), data.get("voice", ""), event.id
             mind.mood_at = (int(event.scene or 0), int(event.turn or 0))

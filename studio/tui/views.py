@@ -327,11 +327,10 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
     """Mood, goals, knowledge, impressions and reflections as the take has them, each with its event (#id)."""
     from studio.engine.minds import world
     from studio.mind.moments import current_goals
-    from studio.mind.state import MindState
 
     sheet = role.sheet
     folded = world(engine)
-    mind = folded.minds.get(role.name) or MindState()
+    mind = folded.mind(role.name)
     scene = getattr(engine.state, "scene", 0) or 0
     if sheet.moods:
         text.append("\nmood: ", style="bold")

@@ -99,7 +99,6 @@ class CastActions:
             return
         from studio.engine.minds import world
         from studio.mind.moments import current_goals
-        from studio.mind.state import MindState
         from studio.tui.screens.mind import MindScreen
 
         engine = self.engine
@@ -116,7 +115,7 @@ class CastActions:
             self._show_pane("cast")
         role = next((r for r in lives if r.key == cast.role_key), lives[0])
         folded = world(engine)
-        mind = folded.minds.get(role.name) or MindState()
+        mind = folded.mind(role.name)
         at = {"scene": engine.state.scene or 1, "turn": engine.state.turn}
 
         def chosen(fields: dict[str, Any] | None) -> None:
