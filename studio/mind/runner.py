@@ -4,9 +4,11 @@ It holds no state that the run's events do not. The world, the lines still to be
 memory indexes are caches of the path prefix they were folded from: each call folds only the events
 added since, and a rewind or another take (the prefix is no longer the path's) starts them again from
 the play's facts. A path is a chain of parents and event ids are never reused, so the prefix is known
-by its length and its last id alone, and the check costs nothing. The engine commits what `moment` returns before a character speaks, asks for
-importance and reflections where `pending_scores` and `reflections_due` say, and writes
-`shaping(...)` into the line's data, so the backstage can say which mind events and memories shaped it.
+by its length and its last id alone, and the check costs nothing.
+
+The engine commits what `moment` returns before a character speaks, asks for importance and
+reflections where `pending_scores` and `reflections_due` say, and writes `shaping(...)` into the
+line's data, so the backstage can say which mind events and memories shaped it.
 """
 
 from __future__ import annotations
