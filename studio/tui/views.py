@@ -6,6 +6,7 @@ pane says can be checked without a screen.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -324,11 +325,12 @@ def _bar(value: int) -> str:
 
 def inner_life(engine: Any, role: Any, text: Text) -> None:
     """Mood, goals, knowledge, impressions and reflections as the take has them, each with its event (#id)."""
+    from studio.engine.minds import world
     from studio.mind.moments import current_goals
-    from studio.mind.state import fold
 
     sheet = role.sheet
-    mind = fold(engine.path).mind(role.name)
+    folded = world(engine)
+    mind = folded.mind(role.name)
     scene = getattr(engine.state, "scene", 0) or 0
     if sheet.moods:
         text.append("\nmood: ", style="bold")
@@ -357,6 +359,12 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
     for event_id, thought in mind.reflections[-2:]:
         text.append(f"\nreflected (#{event_id}): ", style="bold")
         text.append(thought, style="italic")
+    read = sorted({item.when.fact for item in sheet.knowledge if item.when is not None and item.when.fact})
+    if read:  # the world facts its knowledge waits on, and the event that set each (none: the play's start)
+        text.append("\nfacts: ", style="bold")
+        text.append(", ".join(f"{key} = {json.dumps(folded.facts[key], ensure_ascii=False)}"
+                              + (f" (#{folded.fact_events[key]})" if key in folded.fact_events else "")
+                              if key in folded.facts else f"{key} unset" for key in read))
 
 
 def status(engine: Any, lens: str | None = None, width: int | None = None) -> Text:

@@ -85,6 +85,7 @@ class SocialGame(Form):
         state = SocialState(cast, game_rules, cast.play.seed, names,
                             rules.start(game_rules, [r.name for r in players], cast.play.seed))
         state.humans = {r.key for r in cast.roles if r.human}
+        state.facts = dict(cast.play.facts)  # the play's starting facts; any event's data["facts"] overrides
         return state
 
     # -- what comes next --------------------------------------------------------------------
