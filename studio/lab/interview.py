@@ -274,6 +274,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                  names: list[str]) -> dict[str, Any]:
     """Scores per method and dimension (None: not measured), the invalid replies' count, every reply kept."""
     assessor = Assessor(gateway, model, names, [])
+    extra: dict[str, Any] = {}
     measured: dict[str, dict[str, float | None]] = {}
     grouped = _by_dimension(chosen)
     if "oc" in methods:
@@ -286,12 +287,16 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         measured["oc"] = score_oc(items, picks)
     if "doc" in methods:
         scores: dict[str, float | None] = {}
+        counted = 0
         for d, group in grouped.items():
             shape = _placements(len(group))
             value = await assessor.ask("doc", doc_messages(d, group, names), shape, _numbers, d) if group else None
             placed = [getattr(value, f"answer_{i + 1}") for i in range(len(group))] if value is not None else []
             scores[d] = sum(placed) / len(placed) if placed else None
+            if len(placed) > 2 and placed == list(range(placed[0], placed[0] + len(placed))):
+                counted += 1  # 1, 2, 3, 4: the answers' numbers, not a judgement of them (kept, and reported)
         measured["doc"] = scores
+        extra["doc_counted"] = counted
     for method in ("er_all", "er_batch"):
         if method not in methods:
             continue
@@ -314,7 +319,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                            and (call["task"] != "er" or ("batch" in call["about"]) == (m == "er_batch"))), None)
             if method:
                 invalid[method] += 1
-    return {"measured": measured, "invalid": invalid, "calls": assessor.calls}
+    return {"measured": measured, "invalid": invalid, "calls": assessor.calls, **extra}
 
 
 def designed(sheet: Any) -> dict[str, float] | None:
