@@ -96,11 +96,12 @@ def interview_cast(sheet: Any, scale: str, *, model: str, seed: int = 1, memory:
                 premise=premise(sheet.name, memory), seed=seed, turns=len(items), scenes=1, epilogue=False,
                 form="interview", cast=Cast(ego=CastMember(character=sheet.name),
                                             others=[CastMember(character=INTERVIEWER, rule="interview_questions")]))
-    ego = ResolvedRole(key="ego", kind="ego", sheet=character, model=sheet.model or model,
+    # The experiment's model plays the character (as --model does for a play); a sheet's own server and
+    # timeout still apply. 0.7 leaves the answers room to vary between repetitions without rambling.
+    ego = ResolvedRole(key="ego", kind="ego", sheet=character, model=model,
                        temperature=sheet.temperature if sheet.temperature is not None else 0.7,
-                       max_tokens=ANSWER_TOKENS, context_tokens=max(sheet.context_tokens or 0, 2048))
-    if model:  # the command line's --model wins over the sheet, as it does for a play
-        ego.model = model
+                       max_tokens=ANSWER_TOKENS, context_tokens=max(sheet.context_tokens or 0, 2048),
+                       api_base=sheet.api_base, timeout=sheet.timeout or 120.0)
     other = ResolvedRole(key="other", kind="other", sheet=interviewer_sheet(asked), model=model,
                          temperature=0.0, max_tokens=60, context_tokens=1400, rule="interview_questions")
     settings = SuperegoSettings(enabled=False)
