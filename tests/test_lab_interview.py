@@ -246,6 +246,10 @@ async def test_the_protagonist_is_interviewed_after_each_scene_from_what_it_had_
     report = development_report(found)
     lines = report.figures[0]
     assert lines.steps == ["scene 1", "scene 2"] and lines.series["openness"] == [2.0, 2.0]
+    from studio.lab.radar import lines_terminal
+
+    drawn = lines_terminal(lines).splitlines()
+    assert drawn[1].split() == ["scene", "1", "scene", "2"] and drawn[2].split()[:3] == ["openness", "2.00", "2.00"]
     calls = len(gateway.calls)
     again = await develop(store, engine.run_id, name=None, scale="mini", methods=["er_all"], model="scripted",
                           gateway=gateway)

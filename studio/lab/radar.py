@@ -88,20 +88,18 @@ def save(radar: Radar, path: str | Path) -> Path:
     return out
 
 
-def lines_terminal(lines: Lines, width: int = 60) -> str:
-    """Values over steps as a plain table, each row ending in a sparkline of its course."""
+def lines_terminal(lines: Lines, width: int = 60, scale: tuple[float, float] = (1.0, 5.0)) -> str:
+    """Values over steps as a plain table, each row ending in a sparkline of its course on the scale."""
     label = max([len(n) for n in lines.series] + [6]) + 1
-    cell = 6
-    shown = lines.steps
-    head = f"{'':{label}}" + "".join(f"{s[-cell + 1:]:>{cell}}" for s in shown)
-    out = [lines.title, head]
+    cell = max([len(s) for s in lines.steps] + [5]) + 1
+    lo, hi = scale
+    out = [lines.title, f"{'':{label}}" + "".join(f"{s:>{cell}}" for s in lines.steps)]
     for name, values in lines.series.items():
-        known = [v for v in values if v is not None]
-        lo, hi = (min(known), max(known)) if known else (0.0, 0.0)
-        spark = "".join(" " if v is None else SPARKS[0 if hi == lo else round((v - lo) / (hi - lo) * (len(SPARKS) - 1))]
+        spark = "".join(" " if v is None else SPARKS[round((min(max(v, lo), hi) - lo) / (hi - lo) * (len(SPARKS) - 1))]
                         for v in values)
         row = "".join(f"{'-' if v is None else f'{v:.2f}':>{cell}}" for v in values)
-        out.append(f"{name:<{label}}{row}  {spark}"[: max(width, label + cell * len(shown) + 2 + len(values))])
+        out.append(f"{name:<{label}}{row}  {spark}")
+    out.append(f"(sparklines from {lo:g} to {hi:g})")
     return "\n".join(out)
 
 
