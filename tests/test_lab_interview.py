@@ -179,8 +179,8 @@ def test_the_report_compares_the_measured_profile_with_the_design():
                {"run": 2, "measured": {"er_all": far}, "invalid": {"er_all": 1}}]
     report = profile_report(design, ["er_all"], results, title="t")
     profiles, agreement = report.tables
-    assert profiles.rows[0] == ["openness", "2", "3.00 ± 1.41 (n=2)"]
-    assert profiles.rows[4] == ["neuroticism", "4", "4.00 ± 0.00 (n=1)"]
+    assert profiles.rows[0] == ["openness", "2", "3.00 ± 1.41"]
+    assert profiles.rows[4] == ["neuroticism", "4", "4.00 ± 0.00 (n=1)"]      # one repetition measured nothing
     row = agreement.rows[0]
     mae_near, mae_far = 2 / 5 / 4, 8 / 4 / 4
     assert row[1] == f"{(mae_near + mae_far) / 2:.3f} ± {abs(mae_far - mae_near) / 2 ** 0.5:.3f}"

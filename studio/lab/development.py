@@ -139,8 +139,9 @@ def development_report(found: dict[str, Any]) -> Report:
     title = f"{found['character']} across the scenes of run {found['run']} ({iv.LABELS[follow]}, 1-5)"
     return Report(
         title=title,
-        tables=[Table(title, ["when", "interview run", *DIMENSIONS, "MAE / range"], rows,
-                      note="each scene's interview answers from what the character witnessed up to that scene's end")],
+        tables=[Table(title, ["when", "run", "O", "C", "E", "A", "N", "MAE / range"], rows,
+                      note="O C E A N: openness, conscientiousness, extraversion, agreeableness, neuroticism; "
+                           "each scene's interview answers from what the character witnessed up to that scene's end")],
         figures=[Lines("development", title, steps, series, ylabel=f"{iv.LABELS[follow]} score (1-5)")],
         notes=[f"{len(found['scenes'])} scenes interviewed; {len(found['failed'])} failed."],
     )

@@ -134,8 +134,11 @@ def _mean_sd(values: list[float]) -> tuple[float | None, float | None]:
     return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
 
 
-def _shown(mean: float | None, sd: float | None, n: int) -> str:
-    return "-" if mean is None else f"{mean:.2f} ± {sd:.2f} (n={n})"
+def _shown(mean: float | None, sd: float | None, n: int, of: int) -> str:
+    """Mean ± sd; the count only when some repetitions measured nothing here."""
+    if mean is None:
+        return "-"
+    return f"{mean:.2f} ± {sd:.2f}" + (f" (n={n})" if n != of else "")
 
 
 def profile_report(design: dict[str, float] | None, methods: list[str], results: list[dict[str, Any]], *,
@@ -149,12 +152,12 @@ def profile_report(design: dict[str, float] | None, methods: list[str], results:
         for m in methods:
             values = [r["measured"][m][d] for r in results if r.get("measured", {}).get(m, {}).get(d) is not None]
             mean, sd = _mean_sd(values)
-            row.append(_shown(mean, sd, len(values)))
+            row.append(_shown(mean, sd, len(values), len(results)))
             means[iv.LABELS[m]].append(mean)
         rows.append(row)
     profiles = Table("Designed and measured, 1-5 (mean ± sd over repetitions)",
                      ["dimension", "designed"] + [iv.LABELS[m] for m in methods], rows,
-                     note="designed = the sheet's trait (-2..+2) + 3")
+                     note=f"designed = the sheet's trait (-2..+2) + 3; {len(results)} repetitions, n where fewer measured")
     agree_rows: list[list[Any]] = []
     for m in methods:
         measured = [r["measured"][m] for r in results if m in r.get("measured", {})]
