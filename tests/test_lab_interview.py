@@ -185,6 +185,8 @@ def test_the_report_compares_the_measured_profile_with_the_design():
     mae_near, mae_far = 2 / 5 / 4, 8 / 4 / 4
     assert row[1] == f"{(mae_near + mae_far) / 2:.3f} ± {abs(mae_far - mae_near) / 2 ** 0.5:.3f}"
     assert row[2:9] == ["1/2", "1/2", "1/2", "2/2", "1/1", "1/1", 1]  # O C E A N, full (far has N unmeasured), invalid
+    baseline = agreement.rows[-1]                                      # knowing nothing: all at the midpoint
+    assert baseline[:2] == ["baseline: all 3", f"{(1 + 2 + 2 + 0 + 1) / 5 / 4:.3f}"] and baseline[5] == "hit"
     radar = report.figures[0]
     assert radar.series["designed"] == [2.0, 5.0, 1.0, 3.0, 4.0] and radar.series["ER (all)"][0] == 3.0
 
