@@ -291,3 +291,29 @@ def test_bad_input_is_one_clear_message_and_exit_2(tmp_path, capsys, args, says)
     assert main(args + ["--db", str(tmp_path / "s.db")]) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+async def test_an_interview_cut_off_is_continued_not_begun_again(store):
+    from studio.lab.interview_kind import KIND, run_experiment
+
+    class DropsOnce(RecordingGateway):
+        dropped = False
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            if ctx.task == "speak" and ctx.turn == 5 and not self.dropped:
+                self.dropped = True
+                raise RuntimeError("the model's server went away")
+            return await super().complete(settings, messages, ctx, on_token, on_retry)
+
+    spec = KIND.check({"model": "scripted", "reps": 1,
+                       "interview": {"character": str(MARA), "methods": ["er_all"]}}, "test.toml")
+    spec["name"] = "interview:test"
+    gateway = DropsOnce()
+    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    assert finished == {} and "went away" in failed["rep/0"]
+    [run] = store.runs()
+    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    assert failed == {} and finished["rep/0"]["run"] == run.id and len(store.runs()) == 1
+    assert finished["rep/0"]["answers"] == 20
+    asked = [c.turn for c, _ in gateway.calls if c.task == "speak"]
+    assert asked == list(range(1, 21))           # the dropped call is not recorded; turns 1-4 were not asked again

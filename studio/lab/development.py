@@ -63,6 +63,7 @@ async def develop(store: Any, run_id: int, *, name: str | None, scale: str, meth
                   on_scene: Any = None) -> dict[str, Any]:
     """Interview the character after each scene of run `run_id`; returns the design and each scene's profile."""
     from studio.engine.engine import Engine
+    from studio.lab.interview_kind import names_of
     from studio.lab.trials import Trials
     from studio.model import InputError
 
@@ -103,8 +104,6 @@ async def develop(store: Any, run_id: int, *, name: str | None, scale: str, meth
             else:
                 interview_run = await iv.interview(store, gateway, run_id=previous)
             chosen = iv.answers(store, interview_run, scale)
-            from studio.lab.interview_kind import names_of
-
             result = await iv.assess(chosen, methods, gateway=gateway, model=assessor or model,
                                      names=names_of(role.name))
         except InputError:
