@@ -116,25 +116,24 @@ async def test_oc_turns_reversed_items_round_and_an_item_invalid_twice_is_left_o
 
 async def test_d_oc_places_each_answer_on_the_dimension_without_reversing():
     chosen = _answers()
-    replies = {"openness": '{"answer_1": 1, "answer_2": 2, "answer_3": 2, "answer_4": 3}',
-               "conscientiousness": '{"1": 5, "2": 5, "3": 4, "4": 4}',                  # keys as bare numbers
-               "extraversion": '```json\n{"answer_1": 1, "answer_2": 1, "answer_3": 1, "answer_4": 1}\n```',
-               "agreeableness": '{"answer_1": 3, "answer_2": 3}',                        # two missing: invalid
-               "neuroticism": '{"answer_1": 4, "answer_2": 4, "answer_3": 5, "answer_4": 3}'}
-    for d in DIMENSIONS:
-        scripted.queue(replies[d], task="doc")
-        if d == "agreeableness":
-            scripted.queue(replies[d], task="doc")
-    result = await iv.assess(chosen, ["doc"], gateway=RecordingGateway(), model="scripted", names=["Mara"])
-    assert result["measured"]["doc"] == {"openness": 2.0, "conscientiousness": 4.5, "extraversion": 1.0,
-                                         "agreeableness": None, "neuroticism": 4.0}
-    assert result["invalid"]["doc"] == 1
-    assert result["doc_counted"] == 0
-    scripted.reset()
-    for d in DIMENSIONS:  # a small model's habit: numbering the answers instead of judging them
-        scripted.queue('{"answer_1": 1, "answer_2": 2, "answer_3": 3, "answer_4": 4}', task="doc")
-    counted = await iv.assess(chosen, ["doc"], gateway=RecordingGateway(), model="scripted", names=["Mara"])
-    assert counted["doc_counted"] == 5 and counted["measured"]["doc"]["openness"] == 2.5
+    placements = {"extraversion": [1, 1, 2, 2], "agreeableness": [4, 4, 4, 4], "conscientiousness": [5, 5, 4, 4],
+                  "openness": [2, 2, 3, 1]}
+    for d in DIMENSIONS:                             # asked a dimension at a time, its answers in scale order
+        for n in placements.get(d, [None] * 4):
+            if n is None:                            # neuroticism: every placement invalid twice, so unmeasured
+                scripted.queue('{"reason": "x", "choice": 3}', task="doc")
+                scripted.queue('{"reason": "Calm enough.", "choice": 0}', task="doc")
+            else:
+                scripted.queue(_choice(n, "The answer shows where she stands."), task="doc")
+    gateway = RecordingGateway()
+    result = await iv.assess(chosen, ["doc"], gateway=gateway, model="scripted", names=["Mara"])
+    # reversed items ("Don't talk a lot.") are not turned round: the option already names the trait's level
+    assert result["measured"]["doc"] == {"openness": 2.0, "conscientiousness": 4.5, "extraversion": 1.5,
+                                         "agreeableness": 4.0, "neuroticism": None}
+    assert result["invalid"]["doc"] == 4
+    extraversion = gateway.calls[8][1][-1]["content"]   # after openness' four and conscientiousness' four
+    assert "clearly introverted" in extraversion and "clearly extraverted" in extraversion
+    assert extraversion.count("They answered") == 1 and "life of the party" in extraversion
 
 
 async def test_expert_rating_all_at_once_and_in_batches():

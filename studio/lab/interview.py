@@ -8,8 +8,9 @@ assessment reads the answers back from the run and asks an assessor model, by fo
 
 - OC: for each item, the assessor says how far the answer agrees with the item's statement (1-5);
   reversed items are turned round and each dimension's items averaged (the scale's own scoring).
-- d-OC: per dimension, the assessor places each of that dimension's answers on the dimension itself
-  (1 = clearly low ... 5 = clearly high), so the options speak of the trait and no item is reversed.
+- d-OC: each answer placed on its item's dimension itself (1 = clearly introverted ... 5 = clearly
+  extraverted), so the options speak of the trait and no item is reversed; each dimension averaged. One
+  answer a call: asked to place four answers at once, the embedded model numbered them 1, 2, 3, 4.
 - ER (all): per dimension, an expert rating of all that dimension's answers at once: a reason and a 1-5 score.
 - ER (batch): the same over batches of at most four answers, averaged.
 
@@ -23,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from studio import structured
 from studio.lab import ipip
@@ -152,25 +153,6 @@ class Choice(BaseModel):
         return structured.words(value)
 
 
-def _placements(count: int) -> type[BaseModel]:
-    """d-OC's reply: one placement per answer, keyed answer_1 ... answer_N."""
-    fields: dict[str, Any] = {f"answer_{i + 1}": (StrictInt, Field(ge=LOW, le=HIGH)) for i in range(count)}
-    return create_model(f"Placements{count}", __config__=ConfigDict(extra="ignore"), **fields)
-
-
-def _numbers(obj: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in obj.items():
-        name = structured.key(k)
-        if isinstance(v, dict):  # {"answer_1": {"score": 4}} is read as 4
-            inner = {structured.key(a): b for a, b in v.items()}
-            v = inner.get("choice", inner.get("score", inner.get("rating", v)))
-        if name.isdigit():
-            name = f"answer_{name}"
-        out[name] = structured.whole_number(v, HIGH)
-    return out
-
-
 def _choice(obj: dict[str, Any]) -> dict[str, Any]:
     data = {structured.key(k): v for k, v in obj.items()}
     value = data.get("choice", data.get("score", data.get("option", data.get("result"))))
@@ -209,13 +191,15 @@ def oc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
-def doc_messages(dimension: str, chosen: list[Answer], names: list[str]) -> list[dict[str, str]]:
+def doc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
+    dimension = answer.item.dimension
     low, high = ENDS[dimension]
-    scale = (f"1 = clearly {low}, 2 = somewhat {low}, 3 = neither, 4 = somewhat {high}, 5 = clearly {high}")
-    keys = ", ".join(f'"answer_{i + 1}": <1-5>' for i in range(len(chosen)))
-    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n\n{_pairs(chosen, names)}\n\n"
-            f"Place the participant on this dimension as each answer shows them ({scale}). "
-            f"Reply as JSON: {{{keys}}}")
+    scale = f"1 = clearly {low}, 2 = somewhat {low}, 3 = neither, 4 = somewhat {high}, 5 = clearly {high}"
+    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
+            f"In an interview the participant was asked: {ipip.anonymise(answer.question, names)}\n"
+            f"They answered: {ipip.anonymise(answer.answer, names)}\n\n"
+            f"Where does this answer place the participant on {dimension}? ({scale}.) "
+            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -275,7 +259,6 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                  names: list[str]) -> dict[str, Any]:
     """Scores per method and dimension (None: not measured), the invalid replies' count, every reply kept."""
     assessor = Assessor(gateway, model, names, [])
-    extra: dict[str, Any] = {}
     measured: dict[str, dict[str, float | None]] = {}
     grouped = _by_dimension(chosen)
     if "oc" in methods:
@@ -288,16 +271,15 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         measured["oc"] = score_oc(items, picks)
     if "doc" in methods:
         scores: dict[str, float | None] = {}
-        counted = 0
         for d, group in grouped.items():
-            shape = _placements(len(group))
-            value = await assessor.ask("doc", doc_messages(d, group, names), shape, _numbers, d) if group else None
-            placed = [getattr(value, f"answer_{i + 1}") for i in range(len(group))] if value is not None else []
+            placed = []
+            for answer in group:
+                value = await assessor.ask("doc", doc_messages(answer, names), Choice, _choice,
+                                           f"item {answer.index + 1}")
+                if value is not None:
+                    placed.append(value.choice)  # type: ignore[union-attr]
             scores[d] = sum(placed) / len(placed) if placed else None
-            if len(placed) > 2 and placed == list(range(placed[0], placed[0] + len(placed))):
-                counted += 1  # 1, 2, 3, 4: the answers' numbers, not a judgement of them (kept, and reported)
         measured["doc"] = scores
-        extra["doc_counted"] = counted
     for method in ("er_all", "er_batch"):
         if method not in methods:
             continue
@@ -320,7 +302,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                            and (call["task"] != "er" or ("batch" in call["about"]) == (m == "er_batch"))), None)
             if method:
                 invalid[method] += 1
-    return {"measured": measured, "invalid": invalid, "calls": assessor.calls, **extra}
+    return {"measured": measured, "invalid": invalid, "calls": assessor.calls}
 
 
 def designed(sheet: Any) -> dict[str, float] | None:

@@ -187,10 +187,6 @@ def profile_report(design: dict[str, float] | None, methods: list[str], results:
     runs = ", ".join(str(r["run"]) for r in results if "run" in r)
     notes = [f"{len(results)} interviews (runs {runs or 'none'}).",
              "An assessor reply that was invalid twice is no score: it is left out, never guessed."]
-    if "doc" in methods:
-        counted = sum(int(r.get("doc_counted", 0)) for r in results)
-        notes.append(f"d-OC: {counted} of {5 * len(results)} replies placed the answers 1, 2, 3, ... in order: "
-                     "the answers' numbers rather than a judgement of them; they are kept, so read d-OC with care.")
     return Report(
         title=title,
         tables=[profiles, agreement],
