@@ -1,4 +1,5 @@
-"""`studio lab`: the papers' experiments in batch: the iterated Prisoner's Dilemma and the social game's two."""
+"""`studio lab`: the papers' experiments in batch: the iterated Prisoner's Dilemma, the social game's two and the
+personality interview (studio/commands/lab_interview.py)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ def register(sub: Any, db_option: Any) -> None:
     game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
     db_option(game)
+    from studio.commands import lab_interview
+
+    lab_interview.register(labs, db_option)
     status = labs.add_parser("status", help="what each experiment has done and what failed")
     db_option(status)
 
@@ -49,6 +53,10 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         return 0
     if args.lab_command == "game":
         return _game(args, store, console)
+    if args.lab_command == "interview":
+        from studio.commands import lab_interview
+
+        return lab_interview.run(args, store, console)
     from studio.lab import pd
     from studio.lab.runner import Plan, run as run_plan
     from studio.lab.stats import cells, hypotheses
