@@ -175,6 +175,8 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server_stub: StubServer
     protocol_version = "HTTP/1.1"
+    # as real servers do: a stream's small writes go out at once, not after the client's delayed ACK (~40 ms)
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass

@@ -431,7 +431,8 @@ class Gateway:
                 verdict = _judge(litellm, cause, settings)
                 where = getattr(exc, "studio_endpoint", None) or getattr(cause, "studio_endpoint", None)
                 if where:  # a routed call: say which of the model's servers failed
-                    verdict = _Verdict(verdict.retry, f"{verdict.reason} at {where}", verdict.fix)
+                    fix = verdict.fix.replace("check the network", f"check the server at {where} is running")
+                    verdict = _Verdict(verdict.retry, f"{verdict.reason} at {where}", fix)
                 pause = self._pause(attempt, cause)
             if not verdict.retry or attempt > settings.retries:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""

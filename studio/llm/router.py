@@ -13,8 +13,8 @@ shuffle picks a deployment before looking at what is free (measured in bench/ben
 README "Benchmarks"). The gateway keeps its retries: a retried call takes a slot again, and since the
 endpoint that failed is avoided, it lands on another one when there is another.
 
-No key is held here: a key comes from the environment as for any litellm call; an endpoint's URL is
-shown with any user:password in it replaced by ``***``.
+No key is held here: a key comes from the environment as for any litellm call, and an endpoint's URL
+may not carry one (a user:password in it is refused as bad input; the OpenAI client cannot use it anyway).
 """
 
 from __future__ import annotations
@@ -33,17 +33,18 @@ DEFAULT_MAX_PARALLEL = 4
 # An endpoint that failed is passed over for this long while another endpoint has a free slot.
 AVOID_AFTER_FAILURE = 5.0
 MAX_ENDPOINTS = 64
+_ROUTER_NOTE = "\n\nLiteLLM: model group"
 
 
-def check_endpoints(values: Iterable[object], where: str, field_name: str) -> tuple[str, ...]:
+def check_endpoints(values: Iterable[object], where: str, field_name: str | None) -> tuple[str, ...]:
     """The endpoints as given, validated: http(s) URLs with a host, each once. Bad input raises InputError
-    naming ``where`` (a file, or the flag) and ``field_name``."""
+    naming ``where`` (a file, or the flag) and ``field_name`` with the item's index (None for a flag)."""
     from studio.model import InputError
 
     fix = "give the server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"
     out: list[str] = []
     for index, value in enumerate(values):
-        name = f"{field_name}[{index}]" if not field_name.startswith("--") else field_name
+        name = f"{field_name}[{index}]" if field_name else None
         if not isinstance(value, str):
             raise InputError(where, name, f"must be a URL in quotes, not {type(value).__name__}", fix)
         url = value.strip()
@@ -57,6 +58,9 @@ def check_endpoints(values: Iterable[object], where: str, field_name: str) -> tu
             port = -1
         if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
             raise InputError(where, name, f"'{shown}' is not an http:// or https:// URL with a host", fix)
+        if parts.username is not None or parts.password is not None:
+            raise InputError(where, name, f"'{shown}' has a user or password in it; keys are never kept in a URL",
+                             "give the bare URL and put the key in the provider's variable, e.g. OPENAI_API_KEY")
         if parts.query or parts.fragment:
             raise InputError(where, name, f"'{shown}' has a query or fragment; a base URL has neither", fix)
         url = url.rstrip("/")
@@ -68,7 +72,7 @@ def check_endpoints(values: Iterable[object], where: str, field_name: str) -> tu
     return tuple(out)
 
 
-def check_routable(model: str, where: str, field_name: str) -> None:
+def check_routable(model: str, where: str, field_name: str | None) -> None:
     """Endpoints serve a model over HTTP; the built-in voices run in this process and have none."""
     from studio.model import InputError
 
@@ -137,20 +141,23 @@ class EndpointRouter:
     # -- slots -----------------------------------------------------------------------------------------
 
     def _pick(self) -> _Endpoint | None:
-        """The free endpoint to use now: not failed lately if possible, then the least busy, then in turn."""
+        """The endpoint to use now, or None to wait for one.
+
+        An endpoint that failed lately is passed over while any other is sound, even a busy one (better
+        to wait for a slot on a server that answers than to spend a retry on one that does not); when
+        every endpoint failed lately they are all tried, the one that failed longest ago first. Among
+        the rest: the fewest calls in flight, ties taken in turn.
+        """
         now = time.monotonic()
-        free = [e for e in self.endpoints if e.in_flight < self.max_parallel]
-        if not free:
-            return None
+        sound = [e for e in self.endpoints if now - e.failed_at >= AVOID_AFTER_FAILURE]
+        pool = sound or sorted(self.endpoints, key=lambda e: e.failed_at)
+        free = [e for e in pool if e.in_flight < self.max_parallel]
+        if not free or not sound:  # none free: a waiter tries again at every release
+            return free[0] if free else None
         count = len(self.endpoints)
         start = self._turn
         self._turn = (self._turn + 1) % count
-
-        def rank(e: _Endpoint) -> tuple:
-            recent = now - e.failed_at < AVOID_AFTER_FAILURE
-            return (recent, e.in_flight, (self.endpoints.index(e) - start) % count)
-
-        return min(free, key=rank)
+        return min(free, key=lambda e: (e.in_flight, (self.endpoints.index(e) - start) % count))
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[_Endpoint]:
@@ -205,23 +212,31 @@ class EndpointRouter:
         """One call (the gateway's litellm request) on ``endpoint``, whose slot the caller holds,
         as (piece, usage) pairs."""
         body = {k: v for k, v in request.items() if k not in ("model", "api_base", "api_key")}
-        stream = await self._litellm_router().acompletion(model=endpoint.deployment, **body)
         try:
-            async for chunk in stream:
-                piece = chunk.choices[0].delta.content if chunk.choices else None
-                yield piece or "", getattr(chunk, "usage", None)
-        finally:
-            with contextlib.suppress(Exception):
-                await stream.aclose()
+            stream = await self._litellm_router().acompletion(model=endpoint.deployment, **body)
+            try:
+                async for chunk in stream:
+                    piece = chunk.choices[0].delta.content if chunk.choices else None
+                    yield piece or "", getattr(chunk, "usage", None)
+            finally:
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+        except Exception as exc:
+            # The router appends paragraphs about fallback groups (there are none here) to the provider's words.
+            message = getattr(exc, "message", None)
+            if isinstance(message, str) and _ROUTER_NOTE in message:
+                with contextlib.suppress(Exception):
+                    exc.message = message.split(_ROUTER_NOTE, 1)[0]
+            raise
 
 
 def make_router(model: str, endpoints: Sequence[str], max_parallel: int = DEFAULT_MAX_PARALLEL, *,
-                where: str = "endpoints", field_name: str = "endpoints") -> EndpointRouter:
+                where: str = "endpoints", field_name: str | None = "endpoints") -> EndpointRouter:
     """A router for ``model`` over ``endpoints`` (validated: bad input raises InputError naming ``where``
     and ``field_name``), at most ``max_parallel`` calls in flight at each endpoint."""
     from studio.model import InputError
 
-    check_routable(model, where, "model")
+    check_routable(model, where, "model" if field_name else None)
     urls = check_endpoints(endpoints, where, field_name)
     if not urls:
         raise InputError(where, field_name, "lists no endpoint", "give at least one base URL")
@@ -229,3 +244,23 @@ def make_router(model: str, endpoints: Sequence[str], max_parallel: int = DEFAUL
         raise InputError(where, "max_parallel", f"must be a whole number from 1 to 256, not {max_parallel!r}",
                          "e.g. max_parallel = 4")
     return EndpointRouter(model, urls, max_parallel)
+
+
+def router_from_table(table: dict, model: str, where: str) -> EndpointRouter | None:
+    """The router an experiment file (or any settings table) asks for with ``endpoints = [...]`` and, if
+    wanted, ``max_parallel = N``; None when it lists no endpoints. Bad input names ``where`` and the field."""
+    from studio.model import InputError
+
+    endpoints = table.get("endpoints")
+    if endpoints is None:
+        if "max_parallel" in table:
+            raise InputError(where, "max_parallel", "is set but no endpoints are listed",
+                             'add endpoints = ["http://127.0.0.1:8000/v1", ...] or remove max_parallel')
+        return None
+    if isinstance(endpoints, str):
+        endpoints = [endpoints]
+    if not isinstance(endpoints, list):
+        raise InputError(where, "endpoints", f"must be a list of URLs, not {type(endpoints).__name__}",
+                         'e.g. endpoints = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]')
+    return make_router(model, endpoints, table.get("max_parallel", DEFAULT_MAX_PARALLEL), where=where,
+                       field_name="endpoints")
