@@ -146,6 +146,27 @@ async def timed(trials: int, concurrency: int, gateway) -> float:
     return wall
 
 
+async def litellm_own_cap(url: str, cap: int, calls: int) -> int:
+    """How many of `calls` simultaneous calls a litellm Router deployment with max_parallel_requests=`cap`
+    refuses: why studio/llm/router.py queues calls for a slot itself instead."""
+    from litellm import Router
+
+    router = Router(model_list=[{"model_name": "capped", "litellm_params": {
+        "model": MODEL, "api_base": url, "api_key": "none", "max_parallel_requests": cap}}], num_retries=0)
+
+    async def one() -> bool:
+        try:
+            stream = await router.acompletion(model="capped", messages=[{"role": "user", "content": "move?"}],
+                                              stream=True, num_retries=0)
+            async for _ in stream:
+                pass
+            return False
+        except Exception as exc:  # noqa: BLE001 - counted, by kind
+            return getattr(exc, "status_code", None) == 429
+
+    return sum(await asyncio.gather(*(one() for _ in range(calls))))
+
+
 async def best(runs: int, measure) -> float:
     """The least of a few runs: the machine is shared, and the best run is the one least disturbed."""
     return min([await measure() for _ in range(runs)])
@@ -160,18 +181,36 @@ async def measure_all() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call at the stub")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure; the best is kept")
+    parser.add_argument("--only-endpoints", action="store_true", help="measure (d) alone")
     args = parser.parse_args()
     n, latency = args.trials, args.latency
     from studio.llm.gateway import warm_up
 
     warm_up()
     rows: list[tuple[str, str]] = []
+    if not args.only_endpoints:
+        rows += await concurrency_rows(n, latency, args.runs)
+    rows += await endpoint_rows(n, latency, args.runs)
+    if not args.only_endpoints:
+        with Stubs(1, latency, concurrency=4) as stubs:
+            refused = await litellm_own_cap(stubs.urls[0], cap=4, calls=8)
+        rows.append(("(e) litellm's own max_parallel_requests=4, 8 calls at once: refused", f"{refused} of 8 (429)"))
 
+    width = max(len(name) for name, _ in rows)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"Lab benchmark: PD trials of {ROUNDS} rounds, stub latency {latency * 1000:.0f} ms, best of "
+          f"{args.runs} runs, {os.cpu_count()} cores, load average {load:.1f}")
+    for name, value in rows:
+        print(f"  {name.ljust(width)}  {value}")
+
+
+async def concurrency_rows(n: int, latency: float, runs: int) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
     with Stubs(1, latency) as stubs:
         gateway = gateway_for(stubs.urls, max_parallel=256)  # one endpoint, no cap: the runner's own concurrency
         await timed(1, 1, gateway)  # first connection, litellm's first call
-        one = await best(args.runs, lambda: timed(1, 1, gateway))
-        batch = await best(args.runs, lambda: timed(n, n, gateway))
+        one = await best(runs, lambda: timed(1, 1, gateway))
+        batch = await best(runs, lambda: timed(n, n, gateway))
     rows += [
         ("(a) one trial, 6 calls x %.0f ms" % (latency * 1000), f"{one:.2f} s"),
         (f"(b) {n} trials at concurrency {n}", f"{batch:.2f} s"),
@@ -181,23 +220,32 @@ async def measure_all() -> None:
 
     with Stubs(1, 0.0) as stubs:
         gateway = gateway_for(stubs.urls, max_parallel=256)
-        await (timed(1, 1, gateway))
-        zero_one = await best(args.runs, lambda: timed(1, 1, gateway))
-        zero_batch = await best(args.runs, lambda: timed(n, n, gateway))
-    instant = await best(args.runs, lambda: timed(n, n, InstantGateway()))
+        await timed(1, 1, gateway)
+        zero_one = await best(runs, lambda: timed(1, 1, gateway))
+        zero_batch = await best(runs, lambda: timed(n, n, gateway))
+        cpu = time.process_time()
+        await timed(n, n, gateway)
+        cpu = (time.process_time() - cpu) / (n * ROUNDS)
+    instant = await best(runs, lambda: timed(n, n, InstantGateway()))
     rows += [
         ("(c) one trial against a 0 ms stub (runner + litellm + HTTP)", f"{zero_one * 1000:.0f} ms"),
         (f"(c) {n} trials at concurrency {n}, 0 ms stub: per trial", f"{zero_batch / n * 1000:.0f} ms"),
         (f"(c) {n} trials, instant in-process model (runner + store): per trial", f"{instant / n * 1000:.1f} ms"),
+        ("(c) this process's CPU per model call (gateway + litellm + HTTP client)", f"{cpu * 1000:.1f} ms"),
     ]
 
+    return rows
+
+
+async def endpoint_rows(n: int, latency: float, runs: int) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
     per_minute: dict[int, float] = {}
     for count in (1, 2, 4):
         with Stubs(count, latency, concurrency=4) as stubs:
             gateway = gateway_for(stubs.urls, max_parallel=4)
             await timed(count, count, gateway)  # a first connection to each stub
             stubs.ask("reset")
-            wall = await best(args.runs, lambda: timed(n, n, gateway))
+            wall = await best(runs, lambda: timed(n, n, gateway))
             seen = stubs.ask("stats")
         per_minute[count] = n / wall * 60
         peaks = "/".join(str(peak) for _, peak in seen)
@@ -207,13 +255,7 @@ async def measure_all() -> None:
         ("(d) throughput, 2 endpoints over 1", f"{per_minute[2] / per_minute[1]:.2f}"),
         ("(d) throughput, 4 endpoints over 1 (goal >= 3.5)", f"{per_minute[4] / per_minute[1]:.2f}"),
     ]
-
-    width = max(len(name) for name, _ in rows)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"Lab benchmark: PD trials of {ROUNDS} rounds, stub latency {latency * 1000:.0f} ms, best of "
-          f"{args.runs} runs, {os.cpu_count()} cores, load average {load:.1f}")
-    for name, value in rows:
-        print(f"  {name.ljust(width)}  {value}")
+    return rows
 
 
 if __name__ == "__main__":

@@ -124,3 +124,18 @@ def test_an_experiment_file_names_the_bad_endpoint_and_its_place():
     router = router_from_table({"endpoints": ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"],
                                 "max_parallel": 2}, MODEL, "pd.toml")
     assert router.max_parallel == 2 and len(router.stats()) == 2
+
+
+def test_a_watched_call_through_the_router_still_streams_and_a_batch_call_comes_whole():
+    from studio.llm import CallContext, CallSettings
+
+    settings = CallSettings(model=MODEL, temperature=0.2, max_tokens=50)
+    ctx = CallContext(role="other", task="line", character="Ines")
+    with stub(Reply("The tide is out and the ferry waits.", chunks=4)) as a:
+        gateway = Gateway(routers=[make_router(MODEL, [a.url])], backoff=0.001)
+        pieces: list[str] = []
+        watched = asyncio.run(gateway.complete(settings, [{"role": "user", "content": "Speak."}], ctx, on_token=pieces.append))
+        batch = asyncio.run(gateway.complete(settings, [{"role": "user", "content": "Speak."}], ctx))
+    assert len(pieces) > 1 and "".join(pieces) == watched.text == "The tide is out and the ferry waits."
+    assert batch.text == watched.text and batch.usage["completion_tokens"] == 8
+    assert [bool(r.get("stream")) for r in a.requests] == [True, False]

@@ -466,7 +466,13 @@ class Gateway:
             stream = providers.perform(route, messages, settings, ctx)
         elif endpoint is not None:  # the slot on one of the model's endpoints is held by the caller
             litellm = await _litellm_ready()
-            stream = self.routers[settings.model].call(endpoint, _request(route, settings, messages))
+            request = _request(route, settings, messages)
+            if on_token is None:
+                # A batch call nobody watches arrive is asked for whole: litellm spends about a third of
+                # the CPU on it that it spends on a stream (bench/bench_lab.py), and a batch is CPU-bound.
+                request["stream"] = False
+                request.pop("stream_options", None)
+            stream = self.routers[settings.model].call(endpoint, request)
         else:
             litellm = await _litellm_ready()
             stream = _pieces(await litellm.acompletion(**_request(route, settings, messages)))

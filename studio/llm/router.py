@@ -209,11 +209,16 @@ class EndpointRouter:
                 yield pair
 
     async def call(self, endpoint: _Endpoint, request: dict) -> AsyncIterator[tuple[str, object]]:
-        """One call (the gateway's litellm request) on ``endpoint``, whose slot the caller holds,
-        as (piece, usage) pairs."""
+        """One call (the gateway's litellm request) on ``endpoint``, whose slot the caller holds, as
+        (piece, usage) pairs: streamed if the request asks for a stream, else one piece."""
         body = {k: v for k, v in request.items() if k not in ("model", "api_base", "api_key")}
         try:
             stream = await self._litellm_router().acompletion(model=endpoint.deployment, **body)
+            if not body.get("stream"):  # asked for whole: one piece, with the usage
+                choices = getattr(stream, "choices", None) or []
+                message = getattr(choices[0], "message", None) if choices else None
+                yield (getattr(message, "content", None) or ""), getattr(stream, "usage", None)
+                return
             try:
                 async for chunk in stream:
                     piece = chunk.choices[0].delta.content if chunk.choices else None
