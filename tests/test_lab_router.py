@@ -139,3 +139,21 @@ def test_a_watched_call_through_the_router_still_streams_and_a_batch_call_comes_
     assert len(pieces) > 1 and "".join(pieces) == watched.text == "The tide is out and the ferry waits."
     assert batch.text == watched.text and batch.usage["completion_tokens"] == 8
     assert [bool(r.get("stream")) for r in a.requests] == [True, False]
+
+
+def test_waiting_for_a_busy_server_does_not_count_against_a_calls_timeout():
+    from studio.llm import CallContext, CallSettings
+
+    # one slot, twelve calls of 0.2 s: the last waits about 2.2 s for its turn, past the 2 s timeout,
+    # and must still be answered (with no retries to hide a timeout)
+    settings = CallSettings(model=MODEL, temperature=0.2, max_tokens=50, timeout=2.0, retries=0)
+    ctx = CallContext(role="other", task="move", character="control")
+    with stub(Reply(MOVE, latency=0.2)) as a:
+        gateway = Gateway(routers=[make_router(MODEL, [a.url], max_parallel=1)], backoff=0.001)
+
+        async def batch():
+            return await asyncio.gather(*(gateway.complete(settings, [{"role": "user", "content": "Move?"}], ctx)
+                                          for _ in range(12)))
+
+        replies = asyncio.run(batch())
+    assert [r.text for r in replies] == [MOVE] * 12 and a.peak == 1
