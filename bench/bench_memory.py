@@ -7,7 +7,12 @@ For scale it also times rank-bm25's BM25Okapi over the same memories, which must
 memory is added and scans every memory per query word, and the engine's own per-turn time (instant
 model, 100 turns; from bench_engine.py), so the added cost reads as a ratio.
 
-Run: .venv/bin/python bench/bench_memory.py [--memories N] [--calls N]
+It then plays one long ensemble run (Mara, with moods, knowledge, memory and reflections, and two
+plain characters; an instant model) and times, per turn, the engine and the part of it spent folding
+the take's mind events (MindRunner.world and pending_scores), early and late in the run: if that part
+grows with the run's length, each turn walks the whole take.
+
+Run: .venv/bin/python bench/bench_memory.py [--memories N] [--calls N] [--fold-turns N]
 """
 
 from __future__ import annotations
@@ -41,7 +46,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--fold-turns", type=int, default=3000, help="the long run's length (0: skip it)")
+    parser.add_argument("--only-fold", action="store_true")
     args = parser.parse_args()
+    if args.fold_turns:
+        asyncio.run(fold_rows(args.fold_turns))
+    if args.only_fold:
+        return
     rng = random.Random(7)
     tail = [f"word{i}" for i in range(5000)]
     lines = [_line(rng, tail) for _ in range(args.memories + args.calls)]
@@ -92,6 +103,66 @@ def main() -> None:
     print(f"Engine's own time per turn (instant model, 100 turns): median {engine * 1000:.3f} ms")
     print(f"  retrieval adds {median / engine:.2f}x that per character per turn"
           f" (goal: retrieval median <= 5 ms: {'met' if median <= 0.005 else 'NOT met'})")
+
+
+async def fold_rows(turns: int) -> None:
+    """Per-turn engine time and mind-fold time in windows of 100 turns, early and late in one long run."""
+    import tempfile
+
+    from bench_ensemble import PickingModel
+
+    from studio.engine import Engine
+    from studio.mind.runner import MindRunner
+    from studio.model import resolve_cast
+    from studio.model.play import Play
+    from studio.store import Store
+
+    play = Play.model_validate({
+        "title": "Bench minds", "form": "ensemble", "next": "round_robin", "turns": turns, "epilogue": False,
+        "cast": {"characters": [{"character": c} for c in ("mara_lighthouse", "sasha_interviewer", "jenny")]},
+    })
+    cast = resolve_cast(play, ROOT / "plays" / "bench.toml", model="scripted")
+    model = PickingModel()
+    engine = Engine.create(Store(Path(tempfile.mkdtemp()) / "fold.db"), cast, {}, gateway=model)
+    spent = {"fold": 0.0, "depth": 0}
+
+    def timed(method):
+        def wrapper(*args, **kwargs):  # only the outermost call counts: world() may call fold()
+            spent["depth"] += 1
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                spent["depth"] -= 1
+                if not spent["depth"]:
+                    spent["fold"] += time.perf_counter() - start
+        return wrapper
+
+    import studio.mind.state as mind_state
+
+    patched = [(MindRunner, name) for name in ("world", "pending_scores")] + [(mind_state, "fold")]
+    originals = [(owner, name, getattr(owner, name)) for owner, name in patched]
+    for owner, name, method in originals:
+        setattr(owner, name, timed(method))
+    rows: list[tuple[float, float, int]] = []  # (engine time, fold time, events in the take)
+    try:
+        while not engine.finished:
+            model.spent, spent["fold"] = 0.0, 0.0
+            start = time.perf_counter()
+            await engine.play_turn()
+            rows.append((time.perf_counter() - start - model.spent, spent["fold"], len(engine.path)))
+    finally:
+        for owner, name, method in originals:
+            setattr(owner, name, method)
+    print(f"Mind fold in one {turns:,}-turn ensemble run (Mara with an inner life + 2 plain characters, instant model):")
+    for first in sorted({0, 900, len(rows) - 100} if len(rows) >= 1000 else {0, len(rows) - 100}):
+        window = rows[max(first, 0): first + 100]
+        engine_ms = statistics.fmean(r[0] for r in window) * 1000
+        fold_ms = statistics.fmean(r[1] for r in window) * 1000
+        median_ms = statistics.median(r[0] for r in window) * 1000
+        print(f"  turns {first + 1:5d}-{first + len(window):5d} ({window[-1][2]:,} events in the take): engine per turn"
+              f" mean {engine_ms:.2f} ms (median {median_ms:.2f}), of which folding minds {fold_ms:.2f} ms")
+    engine.store.close()
 
 
 if __name__ == "__main__":

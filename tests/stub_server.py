@@ -22,6 +22,9 @@ repeats when the list runs out; a callable ``default`` can decide instead). Beha
 - ``Huge(chars)``: a well-formed answer of that many characters.
 
 ``port`` 0 takes a free port; give the port of an earlier server to stand in for it (a restart).
+``concurrency`` N serves at most N chat requests at once, as a real server with N slots does: the
+rest wait their turn inside the server. ``peak`` is the most chat requests that were open at once
+(arrived and not yet answered, waiting ones included): what a client's own limit has to keep down.
 ``GET /v1/models`` lists ``models``. Every request body received is kept in ``requests``.
 """
 
@@ -94,8 +97,12 @@ class StubServer:
         max_requests: int = 200,
         lifetime: float = 60.0,
         port: int = 0,
+        concurrency: int | None = None,
     ):
         self.port = port
+        self.slots = threading.BoundedSemaphore(concurrency) if concurrency else None
+        self.open = 0
+        self.peak = 0
         self.behaviours = list(behaviours or [Reply("A line from the stub.")])
         self.default = default
         self.models = models
@@ -120,7 +127,7 @@ class StubServer:
         class Handler(_Handler):
             server_stub = stub
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         # a client that hangs up mid-answer (a timeout, a reset we asked for) is expected, not news
         self._server.handle_error = lambda request, client_address: None
@@ -160,9 +167,16 @@ class StubServer:
             return self.behaviours[index]
 
 
+class _Server(ThreadingHTTPServer):
+    # a batch opens dozens of connections at once; the default backlog of 5 would drop some (a 1 s retry)
+    request_queue_size = 128
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_stub: StubServer
     protocol_version = "HTTP/1.1"
+    # as real servers do: a stream's small writes go out at once, not after the client's delayed ACK (~40 ms)
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
@@ -175,6 +189,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": "not found"}})
 
     def do_POST(self) -> None:
+        stub = self.server_stub
+        with stub._lock:
+            stub.open += 1
+            stub.peak = max(stub.peak, stub.open)
+        try:
+            if stub.slots is None:
+                self._post()
+            else:
+                with stub.slots:
+                    self._post()
+        finally:
+            with stub._lock:
+                stub.open -= 1
+
+    def _post(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:

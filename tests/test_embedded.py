@@ -86,3 +86,21 @@ async def test_a_held_critique_on_the_embedded_model_has_scores_in_range_and_wor
     for key in ("behavioural_change", "introspection", "narrative_divergence", "successful_adaptation"):
         assert verdict[key]["score"] in range(11)
         assert isinstance(verdict[key]["interpretation"], str)
+
+
+async def test_a_reflection_with_a_long_free_text_field_does_not_crash_the_embedded_model():
+    """A reflection's thoughts may run to 2,000 characters; llama.cpp's grammar spelled that bound out and
+    crashed the process (exit 139, found running plays/keepers_log.toml). It is asked here in-process:
+    a crash would take the test run down with it."""
+    import asyncio
+
+    from studio.llm import CallContext, CallSettings, Gateway
+    from studio.mind.reflection import ReflectionReply
+    from studio.structured import reply_schema
+
+    schema = reply_schema(ReflectionReply)
+    assert '"maxLength":2000' in schema.replace(" ", "")  # the bound that crashed it
+    settings = CallSettings(model="local/smollm2", temperature=0.2, max_tokens=60, schema=schema)
+    messages = [{"role": "user", "content": "Reflect on the scene in JSON: your thoughts, impressions, goals."}]
+    reply = await asyncio.wait_for(Gateway().complete(settings, messages, CallContext("ego", "reflect", "Mara")), 120)
+    assert reply.text.lstrip().startswith("{")  # held to the grammar, and the process is still here

@@ -276,3 +276,38 @@ def test_marks_without_glyphs_are_not_reported_as_missing(store, tmp_path):
     warnings: list[str] = []
     text = norm(" ".join(pdf_pages(export_run(store, run_id, "pdf", out=tmp_path / "m.pdf", warn=warnings.append))))
     assert warnings == [] and "SASHA I \u2764 it." in text and "[U+" not in text
+
+
+def test_a_finished_play_without_an_epilogue_exports_as_finished(store):
+    """A game (or any play with epilogue = false) ends without an epilogue: it is finished all the same,
+    and a game cut off part-way still says it is not."""
+    import asyncio
+
+    from conftest import PLAYS, RecordingGateway
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+
+    cast = resolve_cast(load_play(PLAYS / "island.toml"), PLAYS / "island.toml", model="scripted")
+    engine = Engine.create(store, cast, {}, gateway=RecordingGateway())
+    asyncio.run(engine.play_turn())
+    assert not build_script(store, engine.run_id).finished
+    asyncio.run(engine.play_to_end())
+    assert engine.finished and build_script(store, engine.run_id).finished
+
+
+def test_runs_lists_a_game_by_its_own_state(store):
+    """`studio runs` and the picker replayed every run as a Drama Machine play: a finished game showed
+    as paused at a scene."""
+    import asyncio
+
+    from conftest import PLAYS, RecordingGateway
+    from studio.commands.runs import summaries
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+
+    cast = resolve_cast(load_play(PLAYS / "island.toml"), PLAYS / "island.toml", model="scripted")
+    engine = Engine.create(store, cast, {}, gateway=RecordingGateway())
+    asyncio.run(engine.play_turn())
+    assert summaries(store)[0].status == "paused in round 1"
+    asyncio.run(engine.play_to_end())
+    assert summaries(store)[0].status == "finished"

@@ -120,6 +120,23 @@ def test_the_idol_saves_its_holder_once():
     assert facts["eliminated"] == "Ana" and "idol_played_by" not in facts
 
 
+def test_the_idol_is_played_only_when_its_holder_would_leave():
+    rules, state = game()
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
+    holding, _ = act(rules, state, "Ana", Action(SEARCH))
+    seen = set()
+    for seed in range(20):  # nobody cast a valid vote: a draw among all four decides
+        after, facts = tally(holding, {}, seed=seed)
+        assert facts["draw"] is not None and facts["eliminated"] != "Ana"
+        if facts.get("idol_played_by") == "Ana":  # the draw fell on her: the idol saves her, a second draw decides
+            assert after.idol_spent and after.idol_holder is None
+            seen.add("played")
+        else:  # the draw fell on someone else: she keeps the idol for a round it matters
+            assert after.idol_holder == "Ana" and not after.idol_spent
+            seen.add("kept")
+    assert seen == {"played", "kept"}
+
+
 def test_votes_must_name_someone_still_in():
     rules, state = game()
     assert read_vote(state, "Ana", {"vote": "ben", "reason": "too quiet"})[:2] == ("Ben", "too quiet")

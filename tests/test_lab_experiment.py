@@ -213,7 +213,7 @@ def test_a_bad_experiment_file_names_its_field_and_exits_2(tmp_path, capsys, tex
     err = capsys.readouterr().err
     assert str(path) in err and field in err and "fix:" in err and "Traceback" not in err
     if "poker" in text and "kind" in field:
-        assert all(known in err for known in ("compare", "game", "pd"))  # the known kinds are listed
+        assert all(known in err for known in ("compare", "game", "interview", "pd"))  # the known kinds are listed
 
 
 def test_the_command_lines_numbers_are_checked_too(tmp_path, capsys):
@@ -226,7 +226,8 @@ def test_the_command_lines_numbers_are_checked_too(tmp_path, capsys):
 
 def test_every_shipped_experiment_file_loads():
     names = sorted(p.stem for p in (ROOT / "experiments").glob("*.toml"))
-    assert {"compare_interview", "game_architecture", "game_persona", "game_small", "pd_paper", "pd_small"} <= set(names)
+    assert {"compare_interview", "game_architecture", "game_persona", "game_small", "interview_mara", "pd_paper",
+            "pd_small"} <= set(names)
     sizes = {n: len(load_experiment(ROOT / "experiments" / f"{n}.toml").kind.plan(
         load_experiment(ROOT / "experiments" / f"{n}.toml").spec)) for n in names}
     assert sizes["pd_paper"] == 6 * 4 * 30 and sizes["pd_small"] == 8

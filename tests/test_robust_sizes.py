@@ -107,7 +107,9 @@ def test_a_reopened_run_reads_the_address_again_from_the_play(workdir):
     engine = engine_module.Engine.create(store, cast)
     jenny = next(r for r in engine.cast.roles if r.name == "Jenny")
     assert jenny.api_base == address
-    engine_module._ADDRESSES.clear()  # as in a new process
+    from studio.engine.credentials import ADDRESSES
+
+    ADDRESSES.clear()  # as in a new process
     again = engine_module.Engine(store, engine.run_id)
     assert next(r for r in again.cast.roles if r.name == "Jenny").api_base == address
     # the play no longer says it: the run opens, with the address still hidden

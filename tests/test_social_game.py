@@ -221,3 +221,65 @@ def test_lab_game_finds_the_island_from_any_folder(tmp_path, monkeypatch, capsys
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["groups"], out
+
+
+def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
+    """The schema a player's reply is held to lists exactly what the rules allow at that moment."""
+    import json
+
+    from studio.game import rules
+
+    class Checking(RecordingGateway):
+        engine = None
+        checked = {"act": 0, "vote": 0}
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            state = self.engine.state
+            if ctx.task == "act":
+                legal = rules.legal_actions(state.rules, state.game, ctx.character)
+                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", {"enum": [None]})["enum"][0])
+                           for s in json.loads(settings.schema)["anyOf"]}
+                assert offered == {(a.verb, a.target or None) for a in legal}
+                self.checked["act"] += 1
+            elif ctx.task == "vote":
+                options = json.loads(settings.schema)["properties"]["vote"]["enum"]
+                assert options and ctx.character not in options and set(options) <= set(state.game.alive)
+                self.checked["vote"] += 1
+            return await super().complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+
+    gateway = Checking()
+    engine = island(store, gateway=gateway)
+    gateway.engine = engine
+    while gateway.checked["vote"] < 3 and not engine.finished:
+        asyncio.run(engine.play_turn())
+    assert gateway.checked["act"] >= 8 and gateway.checked["vote"] >= 3
+
+
+def test_a_round_whose_last_actor_talks_still_ends_in_a_vote(store):
+    """Found on the embedded model: when the tick's last action opened a conversation, the tick never
+    advanced and the players acted again and again without ever voting."""
+    from studio.llm import Completion
+
+    class Talkative(RecordingGateway):
+        engine = None
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            if ctx.task == "act":
+                game = self.engine.state.game
+                here = game.where[ctx.character]
+                others = [p for p in game.alive if p != ctx.character and game.where[p] == here]
+                text = f"talk to {others[0]}" if others else "wait"
+                return Completion(text, settings.model, {}, 1, 0.0)
+            return await super().complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+
+    everyone_at_camp = {p: "Camp" for p in load_play(PLAYS / "island.toml").game.start}
+    gateway = Talkative()
+    engine = island(store, gateway=gateway, actions_per_round=1, start=everyone_at_camp)
+    gateway.engine = engine
+    for _ in range(200):
+        if engine.state.tallies:
+            break
+        asyncio.run(engine.play_turn())
+    acts = [e for e in engine.path if e.kind == ev.DIRECTION and e.data.get("task") == "act"]
+    assert engine.state.tallies, f"no vote after {len(acts)} actions"
+    assert len(acts) == 8  # one action each, then the vote

@@ -1,4 +1,5 @@
-"""`studio lab`: the papers' experiments in batch: the iterated Prisoner's Dilemma and the social game's two."""
+"""`studio lab`: the papers' experiments in batch: the iterated Prisoner's Dilemma, the social game's two and the
+personality interview (studio/commands/lab_interview.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ def register(sub: Any, db_option: Any) -> None:
     pdp.add_argument("--reps", type=int, default=30, metavar="N", help="trials per group and partner (default 30, as the paper)")
     pdp.add_argument("--concurrency", type=int, default=8, metavar="K", help="trials at once (the embedded model: 1)")
     pdp.add_argument("--model", default=None, metavar="M", help="the simulacra's model (default local/smollm2)")
+    pdp.add_argument("--endpoint", action="append", default=[], metavar="URL",
+                     help="a server of the model (repeatable): calls are spread over them, e.g. http://127.0.0.1:8000/v1")
+    pdp.add_argument("--max-parallel", type=int, default=4, metavar="N",
+                     help="with --endpoint: calls in flight at each server at most (default 4)")
     pdp.add_argument("--json", action="store_true", help="print the cells and the hypotheses as JSON")
     db_option(pdp)
     game = labs.add_parser("game", help="the social game's experiments: architecture or persona against placement")
@@ -33,6 +38,9 @@ def register(sub: Any, db_option: Any) -> None:
     game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
     db_option(game)
+    from studio.commands import lab_interview
+
+    lab_interview.register(labs, db_option)
     status = labs.add_parser("status", help="what each experiment has done and what failed")
     db_option(status)
 
@@ -49,6 +57,10 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         return 0
     if args.lab_command == "game":
         return _game(args, store, console)
+    if args.lab_command == "interview":
+        from studio.commands import lab_interview
+
+        return lab_interview.run(args, store, console)
     from studio.lab import pd
     from studio.lab.runner import Plan, run as run_plan
     from studio.lab.stats import cells, hypotheses
@@ -68,13 +80,14 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
+    gateway, on = _endpoints(args, model)
     plan = Plan(args.group or list(pd.GROUPS), args.partner or list(pd.PARTNERS), args.reps, model)
     err = console.__class__(stderr=True, highlight=False)
-    with err.status(f"{len(plan.keys())} trials on {model}…") as status:
+    with err.status(f"{len(plan.keys())} trials on {model}{on}…") as status:
         def progress(name: str, done: int, failed: int, total: int) -> None:
             status.update(f"{done}/{total} trials done, {failed} failed · {name}")
 
-        finished, failed = asyncio.run(run_plan(store, plan, args.concurrency, progress=progress))
+        finished, failed = asyncio.run(run_plan(store, plan, args.concurrency, gateway=gateway, progress=progress))
     table = cells(finished)
     found = hypotheses(finished)
     if args.json:
@@ -102,6 +115,25 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
               "run the same command again to retry them.", file=sys.stderr)
         return 1
     return 0
+
+
+def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
+    """A gateway that spreads the model over the --endpoint servers (None without any), and a few words saying so."""
+    from studio.model import InputError
+
+    if not args.endpoint:
+        return None, ""
+    from studio.llm import Gateway
+    from studio.llm.clean import redact_url_credentials
+    from studio.llm.router import check_endpoints, check_routable, make_router
+
+    check_routable(model, "--model", None)
+    urls = check_endpoints(args.endpoint, "--endpoint", None)
+    if not 1 <= args.max_parallel <= 256:
+        raise InputError("--max-parallel", None, f"must be between 1 and 256, not {args.max_parallel}", "e.g. --max-parallel 4")
+    router = make_router(model, urls, args.max_parallel, where="--endpoint", field_name=None)
+    shown = ", ".join(redact_url_credentials(u) for u in urls)
+    return Gateway(routers=[router]), f" over {len(urls)} endpoints ({shown})"
 
 
 def _game(args: argparse.Namespace, store: Any, console: Any) -> int:

@@ -8,7 +8,6 @@ prompt carries and which a rewind drops with the rest of the take.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from studio.model.errors import InputError
@@ -26,17 +25,11 @@ def register(sub: Any, db_option: Any) -> None:
     db_option(mind)
 
 
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
     from rich.text import Text
 
-    from studio.mind import moments
+    from studio.engine.minds import world
+    from studio.mind import edits
     from studio.tui.views import inner_life
 
     engine = open_engine(args.run)
@@ -48,21 +41,18 @@ def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any)
     sheet = role.sheet
     at = {"scene": engine.state.scene or 1, "turn": engine.state.turn}
     changes = []
-    try:
+    flags = {"mood": "--mood", "unlock": "--unlock", "goals": "--goal", "fact": "--fact"}
+    try:  # every change is checked before any is committed: one bad option commits nothing
         if args.mood:
-            changes.append(moments.set_mood(sheet, role.name, args.mood, **at))
+            changes.append(edits.mood(sheet, role.name, args.mood, **at))
         if args.unlock is not None:
-            changes.append(moments.unlock_by_hand(sheet, role.name, args.unlock - 1, **at))
+            changes.append(edits.unlock(sheet, role.name, world(engine).mind(role.name), args.unlock, **at))
         if args.goal:
-            changes.append(moments.goals_by_hand(role.name, args.goal, **at))
-    except ValueError as exc:
-        raise InputError("command line", "--mood" if args.mood else "--unlock", str(exc),
-                         f"see 'studio mind {args.run} {args.name}'") from None
-    for item in args.fact:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InputError("--fact", item, "expected KEY=VALUE", "e.g. --fact storm=true")
-        changes.append(moments.fact_event(key.strip(), _value(value.strip()), origin="human", **at))
+            changes.append(edits.goals(role.name, args.goal, **at))
+        for item in args.fact:
+            changes.append(edits.fact(item, **at))
+    except edits.EditError as exc:
+        raise InputError("command line", flags[exc.field], exc.problem, exc.fix) from None
     for fields in changes:
         event = engine.mind_event(fields)
         console.print(f"[dim]({esc(event.text)})[/]")

@@ -35,7 +35,7 @@ def _date(stamp: float) -> str:
 
 def summarize(store: Any, info: Any) -> RunSummary:
     """Replays the current take (no model is asked) so the status is the engine's own, not a guess."""
-    from studio.engine.state import RunState
+    from studio.engine.forms import form_for
     from studio.model import ResolvedCast
 
     models: list[str] = []
@@ -44,9 +44,9 @@ def summarize(store: Any, info: Any) -> RunSummary:
     try:
         cast = ResolvedCast.model_validate_json(info.cast_json or store.run(info.id).cast_json)
         path = store.take(info.id)
-        state = RunState.replay(cast, path)
+        state = form_for(cast).replay(cast, path)  # each form's own state: a game ends without an epilogue
         for role in cast.roles:
-            if role.key in state.humans:
+            if role.key in getattr(state, "humans", ()):
                 label = "you"
             else:
                 label = role.model
@@ -59,7 +59,11 @@ def summarize(store: Any, info: Any) -> RunSummary:
         elif not path:
             status = "not started"
         else:
-            status = f"paused at scene {max(state.scene, 1)} turn {state.turn_in_scene}"
+            game = getattr(state, "game", None)
+            if game is not None and hasattr(game, "round"):
+                status = f"paused in round {game.round}"
+            else:
+                status = f"paused at scene {max(state.scene, 1)} turn {getattr(state, 'turn_in_scene', state.turn)}"
     except Exception:  # noqa: BLE001 - one damaged run must not hide the others
         pass
     return RunSummary(info.id, info.name or info.title, info.title, status, models, info.created, updated,

@@ -8,14 +8,13 @@ note and switch_strategy.
 
 from __future__ import annotations
 
-import json
-
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
 from studio.engine.checkpoints import Checkpoints
+from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.budget import fit
 from studio.engine.forms import form_for
 from studio.engine.state import RunState, Step, is_direction, strip_italics
@@ -67,62 +66,12 @@ class Pending:
 # Addresses with credentials in them (`http://user:KEY@host`) never reach the store: the stored cast says
 # `***@host`. This process remembers the full address for the runs it created; a later process reads it
 # again from the play file, where the playwright wrote it.
-_ADDRESSES: dict[tuple[int, str], str] = {}
-
-
-def _storable(cast: ResolvedCast) -> str:
-    """The cast as stored: credentials redacted, and checked to read back, so no run is unreadable."""
-    from pydantic import ValidationError
-
-    from studio.llm.clean import redact_url_credentials
-    from studio.model.errors import InputError
-
-    text = json.dumps(_redacted(cast.model_dump(mode="json"), redact_url_credentials), ensure_ascii=False)
-    try:
-        ResolvedCast.model_validate_json(text)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        raise InputError(cast.play_path, field, f"would not read back: {err['msg']}", "correct the play or the option") from None
-    return text
-
-
-def _redacted(value: Any, redact: Any) -> Any:
-    """Every `api_base` in the cast (the role's, the sheet's, the play's), wherever it sits, redacted."""
-    if isinstance(value, dict):
-        return {k: (redact(v) if k == "api_base" and isinstance(v, str) else _redacted(v, redact)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v, redact) for v in value]
-    return value
-
-
-def _with_credentials(run_id: int, cast: ResolvedCast) -> ResolvedCast:
-    hidden = [r for r in cast.roles if r.api_base and "***@" in r.api_base]
-    if not hidden:
-        return cast
-    fresh: dict[str, str] = {}
-    try:
-        from studio.model.loading import load_play, resolve_cast
-
-        again = resolve_cast(load_play(cast.play_path), cast.play_path)
-        fresh = {r.key: r.api_base for r in again.roles if r.api_base}
-    except Exception:  # the play file moved or changed: the stored address stays redacted
-        pass
-    from studio.llm.clean import redact_url_credentials
-
-    for role in hidden:
-        full = _ADDRESSES.get((run_id, role.key)) or fresh.get(role.key)
-        if full and redact_url_credentials(full) == role.api_base:
-            role.api_base = full
-    return cast
-
-
 class Engine:
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
         self.store = store
         self.run_id = run_id
         info = store.run(run_id)
-        self.cast = _with_credentials(run_id, ResolvedCast.model_validate_json(info.cast_json))
+        self.cast = with_credentials(run_id, ResolvedCast.model_validate_json(info.cast_json))
         self.form = form_for(self.cast)
         self.options = info.options
         if gateway is None:
@@ -146,9 +95,9 @@ class Engine:
     def create(
         cls, store: Store, cast: ResolvedCast, options: dict[str, Any] | None = None, gateway: Any = None
     ) -> "Engine":
-        stored = _storable(cast)
+        stored = storable(cast)
         run_id = store.create_run(cast.play.title, cast.play_path, stored, options or {})
-        _ADDRESSES.update({(run_id, r.key): r.api_base for r in cast.roles if r.api_base})
+        ADDRESSES.update({(run_id, r.key): r.api_base for r in cast.roles if r.api_base})
         return cls(store, run_id, gateway)
 
     def reload(self) -> None:

@@ -25,8 +25,19 @@ def minds(engine: Any) -> Any:
         from studio.mind.runner import MindRunner
 
         keys = {r.name: r.key for r in engine.cast.roles if r.kind in ("ego", "other")}
-        engine._mind_runner = MindRunner(sheets, seed=engine.cast.play.seed, keys=keys)
+        engine._mind_runner = MindRunner(sheets, seed=engine.cast.play.seed, keys=keys, facts=engine.cast.play.facts)
     return engine._mind_runner
+
+
+def world(engine: Any) -> Any:
+    """Inner lives and facts at the take's head: the runner's fold (only new events are folded in), or,
+    when no sheet has an inner life, a fold of the take from the play's starting facts."""
+    runner = minds(engine)
+    if runner is not None:
+        return runner.world(engine.path)
+    from studio.mind.state import fold
+
+    return fold(engine.path, engine.cast.play.facts)
 
 
 def stir(engine: Any, step: Step, role: ResolvedRole) -> None:
@@ -94,11 +105,16 @@ async def reflect(engine: Any, step: Step, role: ResolvedRole | None, *, scene_e
         if seat.name not in due or (role is not None and seat.name != role.name):
             continue
         mind = runner.world(engine.path).mind(seat.name)
-        seen = [e for e in engine.path if e.kind in (ev.STAGE, ev.DIRECTION) and e.witnessed_by(seat.key)]
-        met = {e.character for e in seen}
+        seen: list[Event] = []  # the last twelve lines it witnessed, walking back from the head
+        for event in reversed(engine.path):
+            if event.kind in (ev.STAGE, ev.DIRECTION) and event.witnessed_by(seat.key):
+                seen.append(event)
+                if len(seen) == 12:
+                    break
+        met = runner.met(engine.path, seat.name)  # kept as the take is folded, not walked each time
         others = [r.name for r in characters if r.name != seat.name and r.name in met]
         witnessed = [f"{e.character or 'Someone'}: {e.text}" if e.kind == ev.STAGE else f"*{e.text}*"
-                     for e in seen][-12:]
+                     for e in reversed(seen)]
         messages = reflection.messages_for(seat.name, seat.sheet.prompt, current_goals(seat.sheet, mind, step.scene),
                                            witnessed, others, mind.impressions)
         settings = CallSettings(model=seat.model, temperature=0.7, max_tokens=300, timeout=seat.timeout,

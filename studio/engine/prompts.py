@@ -84,7 +84,9 @@ class PromptBook:
         from studio.mind.moments import mind_text
         from studio.mind.state import fold
 
-        return mind_text(sheet, fold(self.path).mind(role.name), self.state.scene)
+        # the runner's world carries on from its last fold; a full fold only when there is no runner
+        world = self.minds.world(self.path) if self.minds is not None else fold(self.path, self.cast.play.facts)
+        return mind_text(sheet, world.mind(role.name), self.state.scene)
 
     def _setting(self, scene: int) -> str:
         play = self.cast.play

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Union
+from typing import Any, Union
 
 from studio.model.play import STRATEGIES, ResolvedCast
 from studio.store import Store, StoreError
@@ -207,6 +207,18 @@ def character_direction(text: str, name: str) -> str:
     return stripped
 
 
+def _finished(cast: Any, path: list[Event]) -> bool:
+    """As the engine decides it (a play without an epilogue, a game, an interview end without one)."""
+    if any(e.kind == ev.EPILOGUE for e in path):
+        return True
+    from studio.engine.forms import form_for
+
+    try:
+        return bool(form_for(cast).replay(cast, path).finished)
+    except Exception:  # noqa: BLE001 - a state that cannot be replayed is not known to be finished
+        return False
+
+
 def build_script(store: Store, run_id: int, head: int | None = None, backstage: bool = False) -> Script:
     """Read one take of a run (the current one unless `head` names another) as a script."""
     info = store.run(run_id)
@@ -235,7 +247,7 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         protagonist=ego,
         superego=inner if at_work else None,
         models=models,
-        finished=any(e.kind == ev.EPILOGUE for e in path) or _ended_without_epilogue(cast, path),
+        finished=_finished(cast, path),
         backstage=backstage,
         layout=cast.play.layout,
         setting=" ".join(clean_text(cast.play.setting).split()),
@@ -304,16 +316,3 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
             # Nothing on stage followed it (a prompt rewritten at the very end): show it where it happened.
             script.blocks.append(note(event))
     return script
-
-
-def _ended_without_epilogue(cast: ResolvedCast, path: list[Event]) -> bool:
-    """A form that ends on its own last event (the social game's verdict, the dilemma's result) rather than
-    an epilogue: its replayed state says whether the run is over. The Drama Machine keeps the epilogue rule."""
-    if getattr(cast.play, "form", "drama_machine") in ("drama_machine", "ensemble"):
-        return False
-    from studio.engine.forms import form_for
-
-    try:
-        return bool(form_for(cast).replay(cast, path).finished)
-    except Exception:  # noqa: BLE001 - an export never fails on a run it cannot replay; it calls it unfinished
-        return False

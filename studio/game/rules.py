@@ -243,12 +243,13 @@ def tally(
     facts: dict[str, Any] = {"round": state.round, "votes": dict(votes), "counts": dict(counts)}
     holder = state.idol_holder if not state.idol_spent else None
     leader = _leaders(counts, state.alive)
-    if holder and holder in leader:
+    out, draw = _break_tie(leader, seed, f"vote:{state.round}")
+    if holder and out == holder:  # the idol is played only when its holder would otherwise leave
         facts["idol_played_by"] = holder
         counts = Counter({k: v for k, v in counts.items() if k != holder})
         state = replace(state, idol_spent=True, idol_holder=None)
         leader = _leaders(counts, [p for p in state.alive if p != holder])
-    out, draw = _break_tie(leader, seed, f"vote:{state.round}")
+        out, draw = _break_tie(leader, seed, f"vote:{state.round}")
     if draw is not None:
         facts["tie"] = sorted(leader)
         facts["draw"] = draw

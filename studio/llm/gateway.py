@@ -362,7 +362,11 @@ class Gateway:
     pause doubles it (with a little jitter so that parallel callers spread out).
     """
 
-    def __init__(self, *, backoff: float | None = None):
+    def __init__(self, *, backoff: float | None = None, routers: Any = ()):
+        # model name -> studio.llm.router.EndpointRouter: that model's calls are spread over its endpoints
+        self.routers: dict[str, Any] = {}
+        for router in routers:
+            self.route(router)
         if backoff is None:
             # STUDIO_RETRY_BACKOFF: the first pause, for a playwright who would rather wait less (or more)
             try:
@@ -370,6 +374,10 @@ class Gateway:
             except ValueError:
                 backoff = 1.0
         self.backoff = backoff
+
+    def route(self, router: Any) -> None:
+        """Send every call for ``router.model`` through ``router`` (see studio.llm.router.make_router)."""
+        self.routers[router.model] = router
 
     async def complete(
         self,
@@ -399,12 +407,17 @@ class Gateway:
         builtin = _builtin(_route(settings.model))
         if not builtin:
             await _litellm_ready()  # its import (seconds, once) is not the provider's time to answer
+        # A model served by several endpoints: each attempt first waits for a free slot on one of them,
+        # outside the attempt's deadline (a queue behind a busy server is not the server being slow).
+        router = None if builtin else self.routers.get(settings.model)
         attempt = 0
         while True:
             attempt += 1
             try:
-                async with asyncio.timeout(settings.timeout):
-                    text, usage = await self._attempt(settings, messages, ctx, on_token)
+                async with contextlib.AsyncExitStack() as held:
+                    endpoint = await held.enter_async_context(router.slot()) if router is not None else None
+                    async with asyncio.timeout(settings.timeout):
+                        text, usage = await self._attempt(settings, messages, ctx, on_token, endpoint)
                 return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
             except _CallerFault as fault:
                 raise fault.__cause__ from None  # type: ignore[misc]
@@ -416,6 +429,10 @@ class Gateway:
                 # Judging needs litellm's exception types; a built-in's timeout is judged without them.
                 litellm = None if isinstance(cause, (TimeoutError, BrokenReply)) else await _litellm_ready()
                 verdict = _judge(litellm, cause, settings)
+                where = getattr(exc, "studio_endpoint", None) or getattr(cause, "studio_endpoint", None)
+                if where:  # a routed call: say which of the model's servers failed
+                    fix = verdict.fix.replace("check the network", f"check the server at {where} is running")
+                    verdict = _Verdict(verdict.retry, f"{verdict.reason} at {where}", fix)
                 pause = self._pause(attempt, cause)
             if not verdict.retry or attempt > settings.retries:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""
@@ -436,6 +453,7 @@ class Gateway:
         messages: list[dict],
         ctx: CallContext,
         on_token: Callable[[str], None] | None,
+        endpoint: Any = None,
     ) -> tuple[str, dict]:
         """One try: the built-ins are called in-process, without litellm (whose import takes seconds that
         a first step should not wait for); every other model goes through litellm. Both yield the same
@@ -446,6 +464,15 @@ class Gateway:
 
             litellm = _litellm
             stream = providers.perform(route, messages, settings, ctx)
+        elif endpoint is not None:  # the slot on one of the model's endpoints is held by the caller
+            litellm = await _litellm_ready()
+            request = _request(route, settings, messages)
+            if on_token is None:
+                # A batch call nobody watches arrive is asked for whole: litellm spends about a third of
+                # the CPU on it that it spends on a stream (bench/bench_lab.py), and a batch is CPU-bound.
+                request["stream"] = False
+                request.pop("stream_options", None)
+            stream = self.routers[settings.model].call(endpoint, request)
         else:
             litellm = await _litellm_ready()
             stream = _pieces(await litellm.acompletion(**_request(route, settings, messages)))

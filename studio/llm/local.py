@@ -134,6 +134,9 @@ def threads_now(cores: Cores | None) -> tuple[int, int]:
     return every, every
 
 
+GRAMMAR_TEXT_MAX = 600
+
+
 def _words_first(schema: str) -> str:
     """The schema as the grammar holds it: a free text (a reason, an interpretation) begins with a letter
     and stays on one line. Left to itself the 135M model fills such fields with numbers ("5.6", "982}}"),
@@ -143,7 +146,10 @@ def _words_first(schema: str) -> str:
     def words(node: Any) -> Any:
         if isinstance(node, dict):
             if node.get("type") == "string" and "enum" not in node and "pattern" not in node:
-                longest = max(2, int(node.get("maxLength", 240)))
+                # llama.cpp spells {1,N} out as N nested options; past about 1,500 its grammar parser
+                # crashes the process (a reflection's 2,000-character thoughts did), so the grammar holds
+                # a text to GRAMMAR_TEXT_MAX characters and the reader still checks the schema's own bound.
+                longest = min(GRAMMAR_TEXT_MAX, max(2, int(node.get("maxLength", 240))))
                 node = {k: v for k, v in node.items() if k not in ("maxLength", "minLength")}
                 node["pattern"] = '^[A-Za-z][^"\\\\\n]{1,%d}$' % (longest - 1)
                 return node

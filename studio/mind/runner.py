@@ -1,10 +1,14 @@
 """The one object an engine talks to about its characters' inner lives, turn by turn.
 
-It holds no state that the run's events do not: the world is folded from the path on each call, and
-the memory indexes are caches keyed by the path they were built from, rebuilt when a rewind or a
-take leaves that path. The engine commits what `moment` returns before a character speaks, asks for
-importance and reflections where `pending_scores` and `reflections_due` say, and writes
-`shaping(...)` into the line's data, so the backstage can say which mind events and memories shaped it.
+It holds no state that the run's events do not. The world, the lines still to be scored and the
+memory indexes are caches of the path prefix they were folded from: each call folds only the events
+added since, and a rewind or another take (the prefix is no longer the path's) starts them again from
+the play's facts. A path is a chain of parents and event ids are never reused, so the prefix is known
+by its length and its last id alone, and the check costs nothing.
+
+The engine commits what `moment` returns before a character speaks, asks for importance and
+reflections where `pending_scores` and `reflections_due` say, and writes `shaping(...)` into the
+line's data, so the backstage can say which mind events and memories shaped it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from studio.mind.memory import Memory, MemoryIndex, Recall
 from studio.mind.moments import mind_text, mood_event, unlock_events
 from studio.mind.reflection import due
 from studio.mind.sheet import MindFields
-from studio.mind.state import MOOD, REFLECTION, UNLOCK, World, fold
+from studio.mind.state import IMPORTANCE, MOOD, REFLECTION, UNLOCK, World, fold_into
 
 SPOKEN = ("stage", "direction")
 
@@ -29,11 +33,50 @@ class MindRunner:
         self.seed = seed
         self.facts = dict(facts or {})
         self._indexes: dict[str, MemoryIndex] = {}
-        self._indexed: list[int] = []  # the path prefix the indexes were built from
+        self._indexed: tuple[int, int | None] = (0, None)  # the prefix the indexes hold: (length, last id)
         self._embedders: dict[str, Any] = {}
+        self._world = World(facts=dict(self.facts))
+        self._folded: tuple[int, int | None] = (0, None)  # the prefix the world holds
+        self._unscored: dict[tuple[str, int], Any] = {}  # (character, line id) -> the line, in path order
+        self._met: dict[str, set[str]] = {}  # character -> who it has seen speak or act on stage
+
+    @staticmethod
+    def _holds(prefix: tuple[int, int | None], path: Sequence[Any]) -> bool:
+        """Whether `path` begins with the prefix a cache was folded from."""
+        n, last = prefix
+        return n <= len(path) and (n == 0 or path[n - 1].id == last)
 
     def world(self, path: Sequence[Any]) -> World:
-        return fold(path, self.facts)
+        """The world at the end of `path`: the cached one with only the new events folded in. Read it, do
+        not change it; the next call may carry on from it."""
+        if not self._holds(self._folded, path):
+            self._world, self._folded, self._unscored, self._met = World(facts=dict(self.facts)), (0, None), {}, {}
+        start = self._folded[0]
+        if start < len(path):
+            new = path[start:]
+            fold_into(self._world, new)
+            for event in new:
+                self._track_scores(event)
+            self._folded = (len(path), path[-1].id)
+        return self._world
+
+    def met(self, path: Sequence[Any], name: str) -> set[str]:
+        """Everyone `name` has witnessed saying or doing something on this path (itself included)."""
+        self.world(path)
+        return set(self._met.get(name, ()))
+
+    def _track_scores(self, event: Any) -> None:
+        if event.kind in SPOKEN and event.character:
+            for name in self.sheets:
+                if self._saw(name, event, None):
+                    self._met.setdefault(name, set()).add(event.character)
+        if event.kind == "stage":
+            for name, sheet in self.sheets.items():
+                if (sheet.memory.recall > 0 and name != event.character and self._saw(name, event, None)
+                        and event.id not in self._world.mind(name).scored):
+                    self._unscored[(name, event.id)] = event
+        elif event.kind == IMPORTANCE:
+            self._unscored.pop((event.character or "", int((event.data or {}).get("line", -1))), None)
 
     def moment(self, path: Sequence[Any], *, scene: int, turn: int, present: Sequence[str],
                heard: str = "", line_event: int | None = None, who: Sequence[str] | None = None,
@@ -64,8 +107,10 @@ class MindRunner:
 
     def pending_scores(self, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> list[tuple[str, Any]]:
         """(character, line event) pairs still needing an importance score; `present_at` maps line id -> who saw
-        it (None: everyone saw everything). Sheets with `memory.recall = 0` never recall, so are never asked."""
+        it (None: each event's own presence record). Sheets with `memory.recall = 0` never recall, so are never asked."""
         world = self.world(path)
+        if present_at is None:  # kept up to date as the world is folded
+            return [(name, line) for (name, _), line in self._unscored.items()]
         wanted = []
         for event in path:
             if event.kind != "stage":
@@ -81,12 +126,15 @@ class MindRunner:
                 if due(sheet.reflect_every, turn, world.mind(name).last_reflection_turn, scene_ended)]
 
     def _index(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None) -> MemoryIndex:
-        ids = [e.id for e in path]
-        if ids[: len(self._indexed)] != self._indexed:  # a rewind or another take: start again
+        if not self._holds(self._indexed, path):  # a rewind or another take: start again
             self._indexes.clear()
-            self._indexed = []
-        world = self.world(path)
-        for event in path[len(self._indexed):]:
+            self._indexed = (0, None)
+        for event in path[self._indexed[0]:]:
+            if event.kind == IMPORTANCE:  # a score follows its line, so the memory is there to take it
+                value = (event.data or {}).get("importance")
+                if value is not None and event.character in self._indexes:
+                    self._indexes[event.character].set_importance(int(event.data["line"]), float(value))
+                continue
             for who, sheet in self.sheets.items():
                 index = self._indexes.setdefault(who, MemoryIndex())
                 seen = self._saw(who, event, present_at)
@@ -94,11 +142,9 @@ class MindRunner:
                     index.add(Memory(event.id, int(event.turn or 0), event.text, event.character))
                 elif event.kind == REFLECTION and event.character == who:
                     index.add(Memory(event.id, int(event.turn or 0), event.text, None, "reflection"), 8.0)
-        self._indexed = ids
-        index = self._indexes.setdefault(name, MemoryIndex())
-        for line, value in world.mind(name).importance.items():
-            index.set_importance(line, value)
-        return index
+        if path:
+            self._indexed = (len(path), path[-1].id)
+        return self._indexes.setdefault(name, MemoryIndex())
 
     def recall(self, name: str, path: Sequence[Any], present_at: Mapping[int, Sequence[str]] | None, *, query: str,
                turn: int, shown: Sequence[int]) -> list[Recall]:

@@ -1,8 +1,10 @@
 """What each character is inside at a given event: folded from the run's committed mind events.
 
-Nothing here remembers anything between calls. The state at an event is a pure function of the events
-on the path to it, so a rewind, another take or a resume sees exactly the moods, unlocks, scores,
-impressions, goals and facts that were committed on that path, and nothing from an abandoned take.
+The state at an event is a pure function of the events on the path to it, so a rewind, another take
+or a resume sees exactly the moods, unlocks, scores, impressions, goals and facts that were committed
+on that path, and nothing from an abandoned take. `fold` walks a path whole; `fold_into` carries on
+from a world already folded, which is how the runner (studio/mind/runner.py) keeps a long run's
+per-turn cost flat.
 """
 
 from __future__ import annotations
@@ -53,12 +55,20 @@ class World:
     minds: dict[str, MindState] = field(default_factory=dict)
 
     def mind(self, name: str) -> MindState:
-        return self.minds.setdefault(name, MindState())
+        """A character's inner life; an empty one (not stored) for a character no event has touched, so
+        reading a world never changes it."""
+        return self.minds.get(name) or MindState()
 
 
 def fold(events: Iterable[Any], facts: Mapping[str, Any] | None = None) -> World:
     """The world after `events` (in path order), starting from a play's declared `facts`."""
     world = World(facts=dict(facts or {}))
+    fold_into(world, events)
+    return world
+
+
+def fold_into(world: World, events: Iterable[Any]) -> None:
+    """Fold more events onto `world` in place: folding a path in two parts gives what one fold gives."""
     for event in events:
         kind = event.kind
         data = event.data or {}
@@ -71,7 +81,7 @@ def fold(events: Iterable[Any], facts: Mapping[str, Any] | None = None) -> World
             world.fact_events[fact] = event.id
         if kind not in MIND_KINDS or kind == FACT:
             continue
-        mind = world.mind(event.character or "")
+        mind = world.minds.setdefault(event.character or "", MindState())
         if kind == MOOD:
             mind.mood, mind.mood_voice, mind.mood_event = data.get("mood"), data.get("voice", ""), event.id
             mind.mood_at = (int(event.scene or 0), int(event.turn or 0))
@@ -94,4 +104,3 @@ def fold(events: Iterable[Any], facts: Mapping[str, Any] | None = None) -> World
                 mind.goals, mind.goals_event = [str(g) for g in data["goals"]], event.id
         elif kind == GOALS:
             mind.goals, mind.goals_event = [str(g) for g in data.get("goals", [])], event.id
-    return world

@@ -55,6 +55,25 @@ def one_line(value: str) -> str:
     return value
 
 
+MAX_FACTS = 200
+
+
+def check_facts(value: object) -> object:
+    """A play's starting facts: scalars under short one-line names (the rule a hand-set fact follows too)."""
+    from studio.mind.edits import fact_problem
+
+    if not isinstance(value, dict):
+        raise ValueError('facts must be a table of name = value; e.g. [facts] then storm = "rising"')
+    if len(value) > MAX_FACTS:
+        raise ValueError(f"at most {MAX_FACTS} facts, not {len(value)}; keep the ones conditions read")
+    for key, item in value.items():
+        problem = fact_problem(key, item) if item is not None else ("has no value", "give it one")
+        if problem:
+            where = f"{key}: " if re.fullmatch(r"[a-z_][a-z0-9_.]*", key) else f"fact {key!r}: "
+            raise ValueError(f"{where}{problem[0]}; {problem[1]}")
+    return value
+
+
 class ModelFields(_Strict):
     """Settings any role or character may carry; unset fields fall back to the next layer."""
 
@@ -175,7 +194,15 @@ class Play(_Strict):
     form: str = Field(default="drama_machine", description="the rules the play follows")
     game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
     next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
+    facts: dict[str, bool | int | float | str] = Field(
+        default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
+    )
     cast: Cast
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _facts(cls, value: object) -> object:
+        return check_facts(value)
 
     @field_validator("next")
     @classmethod

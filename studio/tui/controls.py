@@ -222,6 +222,16 @@ MAIN: tuple[Control, ...] = (
         show=False,  # the footer keeps to what fits in 120 columns; ? and the palette list the rest
     ),
     Control(
+        "mind",
+        "m",
+        "mind",
+        "Mind",
+        "By hand, for the highlighted character with an inner life: set its mood (one its sheet lists), unlock "
+        "an item it does not know yet, rewrite its goals, or set a world fact; each is your event, like a note.",
+        CAST,
+        show=False,
+    ),
+    Control(
         "toggle-stage", "1", "toggle_pane('stage')", "Stage", "Show or hide the stage.", PANES, show=False
     ),
     Control(
@@ -361,6 +371,7 @@ PICKER: tuple[Control, ...] = (
     Control("archive-run", "a", "archive_run", "Archive", "Hide the highlighted run, or bring an archived one back; "
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
+    Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL

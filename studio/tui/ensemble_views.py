@@ -46,8 +46,9 @@ def _section(title: str, body: RenderableType | str, style: str = "") -> list[Re
 # -- the status line ---------------------------------------------------------------------------
 
 
-def status_tail(engine: Any, text: Text) -> None:
-    """Who decides the next speaker, who is on stage, and which inner voices are at work."""
+def status_tail(engine: Any, text: Text, level: int = 0) -> None:
+    """Who decides the next speaker, who is on stage, and which inner voices are at work. `level` 1 counts
+    the voices and names only what is switched off; 2 also counts what is off."""
     state = engine.state
     text.append(" · next: ")
     text.append(state.policy, style="bold")
@@ -59,14 +60,24 @@ def status_tail(engine: Any, text: Text) -> None:
         voice = voice_of(engine, role.key)
         if voice is not None and voice.schedules is not None and voice.schedules.enabled:
             voices.append(f"{voice.name}→{role.name}")
-    if voices:
+    if not voices:
+        return
+    words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
+    offs = []
+    for key, states in voice_switches(engine).items():
+        off = [words[n] for n, on in states.items() if not on]
+        if off:
+            offs.append(f"{engine.cast.role(key).name}: " + " ".join(off) + " off")
+    if level == 0:
         text.append(" · voices: ")
         text.append(" ".join(voices), style="green")
-        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
-        for key, states in voice_switches(engine).items():
-            off = [words[n] for n, on in states.items() if not on]
-            if off:
-                text.append(f" ({engine.cast.role(key).name}: " + " ".join(off) + " off)", style="dim")
+    else:
+        text.append(f" · {len(voices)} voice{'s' if len(voices) != 1 else ''}", style="green")
+    if level >= 2 and offs:
+        text.append(f" ({len(offs)} switched off: v)", style="dim")
+    else:
+        for off in offs:
+            text.append(f" ({off})", style="dim")
 
 
 def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:

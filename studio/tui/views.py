@@ -6,6 +6,7 @@ pane says can be checked without a screen.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -324,11 +325,12 @@ def _bar(value: int) -> str:
 
 def inner_life(engine: Any, role: Any, text: Text) -> None:
     """Mood, goals, knowledge, impressions and reflections as the take has them, each with its event (#id)."""
+    from studio.engine.minds import world
     from studio.mind.moments import current_goals
-    from studio.mind.state import fold
 
     sheet = role.sheet
-    mind = fold(engine.path).mind(role.name)
+    folded = world(engine)
+    mind = folded.mind(role.name)
     scene = getattr(engine.state, "scene", 0) or 0
     if sheet.moods:
         text.append("\nmood: ", style="bold")
@@ -357,27 +359,46 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
     for event_id, thought in mind.reflections[-2:]:
         text.append(f"\nreflected (#{event_id}): ", style="bold")
         text.append(thought, style="italic")
+    read = sorted({item.when.fact for item in sheet.knowledge if item.when is not None and item.when.fact})
+    if read:  # the world facts its knowledge waits on, and the event that set each (none: the play's start)
+        text.append("\nfacts: ", style="bold")
+        text.append(", ".join(f"{key} = {json.dumps(folded.facts[key], ensure_ascii=False)}"
+                              + (f" (#{folded.fact_events[key]})" if key in folded.fact_events else "")
+                              if key in folded.facts else f"{key} unset" for key in read))
 
 
-def status(engine: Any, lens: str | None = None) -> Text:
-    """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as."""
+def status(engine: Any, lens: str | None = None, width: int | None = None) -> Text:
+    """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as.
+    Given the `width` it has, it says less rather than be cut: first the run's turn and the cost go, then the
+    inner voices are counted rather than named, then the run number, then the title."""
+    text = Text()
+    for level in range(5):
+        text = _status(engine, lens, level)
+        if width is None or text.cell_len <= width:
+            break
+    return text
+
+
+def _status(engine: Any, lens: str | None, level: int) -> Text:
     state = engine.state
     play = engine.cast.play
     text = Text()
     if lens:
         text.append_text(ens.lens_mark(lens))
         text.append(" ")
-    text.append(play.title, style="bold")
-    text.append(f" · run {engine.run_id}")
+    if level < 4:
+        text.append(play.title, style="bold")
+    if level < 3:
+        text.append(f" · run {engine.run_id}")
     game = getattr(state, "game", None)
     if game is not None and hasattr(game, "alive"):  # the social game counts rounds and ticks, not scenes
-        text.append(f" · round {game.round} · tick {min(game.tick, state.rules.actions_per_round)}"
+        text.append(f"{' · ' if text.plain else ''}round {game.round} · tick {min(game.tick, state.rules.actions_per_round)}"
                     f"/{state.rules.actions_per_round} · {len(game.alive)} players left")
     else:
-        text.append(f" · scene {max(state.scene, 1)}/{play.scene_count}")
+        text.append(f"{' · ' if text.plain else ''}scene {max(state.scene, 1)}/{play.scene_count}")
         # two counts, named apart: the scene's own exchanges, and the run's turn the backstage quotes
         text.append(f" · turn {state.turn_in_scene}/{play.turns}")
-    if state.turn:
+    if state.turn and level == 0:
         text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
@@ -391,9 +412,9 @@ def status(engine: Any, lens: str | None = None) -> Text:
         text.append(" · superego: ")
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     if ens.is_ensemble(engine):
-        ens.status_tail(engine, text)
+        ens.status_tail(engine, text, level=max(0, level - 1))
     spent = usage.live(engine).total
-    if spent.calls:
+    if spent.calls and level == 0:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",
                     style="dim")
     return text

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 from studio.engine.forms.base import FILLS, RULES, Form, Reply, Seat, fold_facts, rule
 from studio.engine.forms.drama import DramaMachine
 from studio.engine.forms.ensemble import Ensemble
+from studio.engine.forms.interview import Interview
 from studio.engine.forms.social import SocialGame
 
 if TYPE_CHECKING:
     from studio.model.play import ResolvedCast
 
-FORMS: dict[str, type[Form]] = {"drama_machine": DramaMachine, "ensemble": Ensemble, "social_game": SocialGame}
+FORMS: dict[str, type[Form]] = {"drama_machine": DramaMachine, "ensemble": Ensemble, "social_game": SocialGame,
+                               "interview": Interview}
 
 
 def register(name: str, form: type[Form]) -> None:

@@ -129,6 +129,11 @@ class Form:
         the model can be held (the embedded model's grammar, providers that take one); None: free text."""
         return None
 
+    def choices(self, state: Any, step: "Step", role: "ResolvedRole") -> list[str] | None:
+        """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
+        allows only some answers; None: any line. The app's input box lists them."""
+        return None
+
     def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""
         name = getattr(role, "rule", None)

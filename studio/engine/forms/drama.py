@@ -39,6 +39,7 @@ class DramaMachine(Form):
     def new_state(self, cast: "ResolvedCast") -> RunState:
         state = RunState(cast=cast, ego_prompt=cast.ego.sheet.prompt)
         state.humans = {r.key for r in cast.roles if r.human}
+        state.facts = dict(cast.play.facts)  # the play's starting facts; any event's data["facts"] overrides
         return state
 
     def fold(self, state: RunState, event: Event) -> None:

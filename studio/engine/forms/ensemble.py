@@ -312,6 +312,7 @@ class Ensemble(Form):
         state = EnsembleState(cast=cast, policy=cast.play.next)
         state.humans = {r.key for r in cast.roles if r.human}
         state.on_stage = [r.key for r in cast.roles if r.kind == "other"]
+        state.facts = dict(cast.play.facts)  # the play's starting facts; any event's data["facts"] overrides
         return state
 
     def fold(self, state: EnsembleState, event: Event) -> None:

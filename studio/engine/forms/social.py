@@ -85,6 +85,7 @@ class SocialGame(Form):
         state = SocialState(cast, game_rules, cast.play.seed, names,
                             rules.start(game_rules, [r.name for r in players], cast.play.seed))
         state.humans = {r.key for r in cast.roles if r.human}
+        state.facts = dict(cast.play.facts)  # the play's starting facts; any event's data["facts"] overrides
         return state
 
     # -- what comes next --------------------------------------------------------------------
@@ -170,6 +171,13 @@ class SocialGame(Form):
             options = rules.valid_vote_targets(state.game, role.name)
             return structured.reply_schema({"type": "object", "properties": {
                 "vote": {"type": "string", "enum": options}, "reason": {"type": "string"}}}, max_text=160)
+        return None
+
+    def choices(self, state: SocialState, step: Step, role: "ResolvedRole") -> list[str] | None:
+        if step.task == "act":
+            return [a.describe() for a in rules.legal_actions(state.rules, state.game, role.name)]
+        if step.task in ("vote", "jury"):
+            return rules.valid_vote_targets(state.game, role.name)
         return None
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
@@ -330,10 +338,8 @@ class SocialGame(Form):
         elif what == "verdict":
             state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
             state.finished = True
-        # The tick ends when its last action is done, and with it any conversation that action opened
-        # (its talk, summaries and impressions come after it): advancing only on an action that empties
-        # the queue played the tick again whenever its last player talked.
         if what in ("act", "talk", "summary", "impressions") and not state.queue:
+            # every player has acted, with any conversation the last one opened: the next tick (or the vote)
             state.game = rules.advance(state.game, state.rules)
 
     def _fold_action(self, state: SocialState, key: str, event: Event) -> None:

@@ -92,6 +92,42 @@ class CastActions:
 
         self.app.push_screen(CharacterScreen(sheet, path, f"{role.name} ({key})"), saved)
 
+    def action_mind(self) -> None:
+        """The Mind dialog on the highlighted character (or the first with an inner life); what it hands
+        back is committed as a human event and the cast pane shows it at once."""
+        if not self._ready():
+            return
+        from studio.engine.minds import world
+        from studio.mind.moments import current_goals
+        from studio.tui.screens.mind import MindScreen
+
+        engine = self.engine
+        lives = [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
+        if not lives:
+            self.notify("No character in this run has an inner life: give a sheet moods, knowledge or goals "
+                        "(README, Living characters).", severity="warning")
+            return
+        if self.busy:
+            self.notify("Pause first (p): a change made mid-turn would land inside it.", severity="warning")
+            return
+        cast = self.query_one(CastPane)
+        if not cast.display:
+            self._show_pane("cast")
+        role = next((r for r in lives if r.key == cast.role_key), lives[0])
+        folded = world(engine)
+        mind = folded.mind(role.name)
+        at = {"scene": engine.state.scene or 1, "turn": engine.state.turn}
+
+        def chosen(fields: dict[str, Any] | None) -> None:
+            if fields is None or self.engine is not engine:
+                return
+            event = engine.mind_event(fields)
+            self.refresh_panes()
+            self.notify(event.text, title=f"Your event #{event.id}", markup=False)
+
+        self.app.push_screen(MindScreen(role.sheet, role.name, mind, current_goals(role.sheet, mind, at["scene"]),
+                                        dict(folded.facts), at), chosen)
+
     def action_export(self) -> None:
         if not self._ready():
             return

@@ -423,7 +423,11 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         task = message.pending.step.task
         label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
         self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
-        self.query_one(HumanInput).open(label, f"{role.name}'s line (Enter sends, Esc pauses)")
+        choices = self.engine.form.choices(self.engine.state, message.pending.step, role)
+        if choices:  # a move or a vote: say what the rules allow rather than let the player guess
+            self._set_activity(f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses.")
+        hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
+        self.query_one(HumanInput).open(label, f"{hint} (Enter sends, Esc pauses)")
         # the box takes rows from the stage: keep the line being answered in sight above it
         stage = self.query_one("#stage", StageView)
         self.call_after_refresh(stage.action_last)

@@ -37,7 +37,7 @@ class PickerScreen(Screen[None]):
             yield OptionList(id="picker-list")
             yield Input(placeholder="a name for this run (Enter saves, empty clears, Esc cancels)", id="run-name")
             yield Label("Enter opens · n new play · c new character · m renames a run · a archives it · "
-                        "h shows archived runs · Esc back to the open run · ? every key.", classes="dialog-help")
+                        "h shows archived runs · l the lab · Esc back to the open run · ? every key.", classes="dialog-help")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -158,6 +158,11 @@ class PickerScreen(Screen[None]):
                 self.app.push_screen(CharacterScreen(sheet, path, f"{sheet.name} (new)"))
 
         self.app.push_screen(NewCharacterScreen(self._root), created)
+
+    def action_lab(self) -> None:
+        from studio.tui.screens.lab import LabScreen
+
+        self.app.push_screen(LabScreen())
 
     def action_back(self) -> None:
         if self._naming is not None:

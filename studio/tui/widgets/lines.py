@@ -15,9 +15,16 @@ class StatusLine(Static):
     `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
 
     lens: str | None = None
+    _engine: Any = None
 
     def show(self, engine: Any) -> None:
-        self.update(views.status(engine, self.lens), layout=False)
+        self._engine = engine
+        width = self.content_region.width or None  # before the first layout: the whole line, as before
+        self.update(views.status(engine, self.lens, width), layout=False)
+
+    def on_resize(self) -> None:
+        if self._engine is not None:
+            self.show(self._engine)
 
 
 class ActivityLine(Static):

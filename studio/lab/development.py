@@ -1,0 +1,146 @@
+"""Character development over a play: the protagonist interviewed at the end of every scene of a run.
+
+For scene k, the character is interviewed with what it witnessed up to the end of scene k (the lines
+on stage it was present for, newest kept when they do not all fit), so the interview answers from that
+point's memory and nothing later. Each scene's interview is its own run in the store and a row in
+`lab_trials` (a rerun does only what is missing); the same assessor and methods as the plain interview
+turn the answers into a Big-Five profile per scene, and the report follows each dimension across them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.lab import interview as iv
+from studio.lab.kinds import Lines, Report, Table
+from studio.lab.personality import DIMENSIONS, mae_scaled
+from studio.store import events as ev
+
+MEMORY_CHARS = 2400  # what fits beside the sheet in the embedded model's context, with room for the answer
+PREFERRED = ("er_all", "er_batch", "doc", "oc")  # the method the figure follows, best first (the paper's ranking)
+
+
+def character_of(cast: Any, name: str | None, source: str) -> Any:
+    """The protagonist (the ego, or an ensemble's first character) or the character called `name`."""
+    from studio.model import InputError
+
+    speaking = [r for r in cast.roles if r.kind in ("ego", "other")]
+    if name is None:
+        return cast.ego
+    found = [r for r in speaking if r.name.casefold() == name.strip().casefold()]
+    if not found:
+        raise InputError(source, "--as", f"names no character of this run: {name!r}",
+                         f"use one of: {', '.join(r.name for r in speaking)}")
+    return found[0]
+
+
+def scenes_of(path: list[Any]) -> list[int]:
+    return sorted({e.scene for e in path if e.kind == ev.SCENE and e.scene})
+
+
+def memory_until(path: list[Any], key: str, scene: int, limit: int = MEMORY_CHARS) -> str:
+    """What the seat `key` witnessed on stage up to the end of `scene`, as lines, the newest kept within `limit`."""
+    lines: list[str] = []
+    for event in path:
+        if (event.scene or 0) > scene:
+            break
+        if event.kind == ev.STAGE and event.witnessed_by(key):
+            lines.append(f"{event.character or 'Someone'}: {event.text}")
+        elif event.kind == ev.DIRECTION and event.witnessed_by(key):
+            lines.append(f"({event.text})")
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        used += len(line) + 1
+        if used > limit and kept:
+            break
+        kept.append(line[:limit])
+    return "\n".join(reversed(kept))
+
+
+async def develop(store: Any, run_id: int, *, name: str | None, scale: str, methods: list[str], model: str,
+                  assessor: str | None = None, gateway: Any = None, source: str = "--run",
+                  on_scene: Any = None) -> dict[str, Any]:
+    """Interview the character after each scene of run `run_id`; returns the design and each scene's profile."""
+    from studio.engine.engine import Engine
+    from studio.lab.interview_kind import names_of
+    from studio.lab.trials import Trials
+    from studio.model import InputError
+
+    if gateway is None:
+        from studio.llm import Gateway
+
+        gateway = Gateway()
+    engine = Engine(store, run_id, gateway)
+    role = character_of(engine.cast, name, source)
+    path = engine.path
+    scenes = scenes_of(path)
+    if not scenes:
+        raise InputError(source, str(run_id), "has no scene yet, so there is nothing to remember",
+                         "play the run first (studio run ...), or name another run (studio runs)")
+    trials = Trials(store)
+    experiment = f"develop:{run_id}:{role.name}:{scale}:{model}:{assessor or model}:{'+'.join(methods)}"
+    done = trials.done(experiment)
+    running = trials.started(experiment)
+    failed: dict[str, str] = {}
+    for scene in scenes:
+        key = f"scene/{scene}"
+        if key in done:
+            continue
+        if on_scene is not None:
+            on_scene(scene, len(scenes))
+        previous = (running.get(key) or {}).get("run")
+
+        def started(new: int, key: str = key) -> None:
+            trials.record(experiment, key, "running", {"run": new})
+
+        try:
+            if previous is None:
+                cast = iv.interview_cast(role.sheet, scale, model=model, seed=engine.cast.play.seed + scene,
+                                         memory=memory_until(path, role.key, scene), source=engine.cast.play_path)
+                cast.play = cast.play.model_copy(update={"title": f"Interview: {role.name} after scene {scene} of run {run_id}"})
+                interview_run = await iv.interview(store, gateway, cast, started=started, options={
+                    "model": model, "experiment": experiment, "after_scene": scene, "of_run": run_id})
+            else:
+                interview_run = await iv.interview(store, gateway, run_id=previous)
+            chosen = iv.answers(store, interview_run, scale)
+            result = await iv.assess(chosen, methods, gateway=gateway, model=assessor or model,
+                                     names=names_of(role.name))
+        except InputError:
+            raise
+        except Exception as exc:  # recorded; the other scenes go on
+            trials.record(experiment, key, "failed", error=str(exc)[:500])
+            failed[key] = str(exc)[:500]
+            continue
+        trials.record(experiment, key, "done", {"run": interview_run, "scene": scene, **result})
+    done = trials.done(experiment)
+    profiles = [done[f"scene/{s}"] for s in scenes if f"scene/{s}" in done]
+    return {"run": run_id, "character": role.name, "design": iv.designed(role.sheet), "scale": scale,
+            "methods": methods, "scenes": profiles, "failed": failed}
+
+
+def development_report(found: dict[str, Any]) -> Report:
+    """Each dimension across the scenes (the figure follows the best method measured), and a table of all."""
+    methods = found["methods"]
+    follow = next(m for m in PREFERRED if m in methods)
+    design = found["design"] or {}
+    steps = [f"scene {p['scene']}" for p in found["scenes"]]
+    series = {d: [p["measured"].get(follow, {}).get(d) for p in found["scenes"]] for d in DIMENSIONS}
+    rows: list[list[Any]] = []
+    if design:
+        rows.append(["designed", "-", *[f"{design[d]:.0f}" for d in DIMENSIONS], "-"])
+    for p in found["scenes"]:
+        measured = p["measured"].get(follow, {})
+        mae = mae_scaled(design, measured) if design else None
+        rows.append([f"after scene {p['scene']}", p["run"],
+                     *["-" if measured.get(d) is None else f"{measured[d]:.2f}" for d in DIMENSIONS],
+                     "-" if mae is None else f"{mae:.3f}"])
+    title = f"{found['character']} across the scenes of run {found['run']} ({iv.LABELS[follow]}, 1-5)"
+    return Report(
+        title=title,
+        tables=[Table(title, ["when", "run", "O", "C", "E", "A", "N", "MAE / range"], rows,
+                      note="O C E A N: openness, conscientiousness, extraversion, agreeableness, neuroticism; "
+                           "each scene's interview answers from what the character witnessed up to that scene's end")],
+        figures=[Lines("development", title, steps, series, ylabel=f"{iv.LABELS[follow]} score (1-5)")],
+        notes=[f"{len(found['scenes'])} scenes interviewed; {len(found['failed'])} failed."],
+    )

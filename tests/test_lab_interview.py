@@ -1,0 +1,318 @@
+"""The personality interview (paper 003): the IPIP scales as shipped, the interview as a run, OC, d-OC and ER
+on crafted replies, the assessor kept from the character's name, the radar chart, the development over a
+play, and bad input refused with exit 2."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, RecordingGateway, make_cast
+from studio.cli import main
+from studio.lab import interview as iv
+from studio.lab import ipip
+from studio.lab.kinds import Lines, Radar
+from studio.lab.personality import DIMENSIONS
+from studio.llm import scripted
+
+MARA = ROOT / "characters" / "mara_lighthouse.toml"
+
+
+def _sheet():
+    from studio.model import load_character
+
+    return load_character(MARA)
+
+
+# -- the scales ---------------------------------------------------------------------------------------
+
+def test_the_fifty_markers_hold_ten_items_a_dimension_keyed_as_published():
+    items = ipip.items("ipip50")
+    assert len(items) == 50 and len({i.text for i in items}) == 50
+    assert Counter(i.dimension for i in items) == {d: 10 for d in DIMENSIONS}
+    plus = Counter(i.dimension for i in items if i.keyed > 0)
+    # Goldberg's key: E 5+, A 6+, C 6+, Emotional Stability 2+ (so neuroticism 8+), Intellect 7+
+    assert plus == {"extraversion": 5, "agreeableness": 6, "conscientiousness": 6, "neuroticism": 8, "openness": 7}
+    assert items[0].text == "Am the life of the party." and items[0].dimension == "extraversion"
+    assert [i.dimension for i in items[:5]] == ["extraversion", "agreeableness", "conscientiousness",
+                                                "neuroticism", "openness"]
+    relaxed = next(i for i in items if i.text == "Am relaxed most of the time.")
+    assert relaxed.dimension == "neuroticism" and relaxed.keyed == -1
+
+
+def test_the_mini_ipip_holds_four_items_a_dimension_all_from_the_markers():
+    items = ipip.items("mini")
+    assert len(items) == 20 and Counter(i.dimension for i in items) == {d: 4 for d in DIMENSIONS}
+    plus = Counter(i.dimension for i in items if i.keyed > 0)
+    assert plus == {"extraversion": 2, "agreeableness": 2, "conscientiousness": 2, "neuroticism": 2, "openness": 1}
+    markers = {(i.text, i.dimension, i.keyed) for i in ipip.items("ipip50")}
+    assert all((i.text, i.dimension, i.keyed) in markers for i in items)
+    assert "ipip.ori.org" in ipip.DATA.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("item, clause", [
+    ("Am the life of the party.", "you are the life of the party"),
+    ("Don't like to draw attention to myself.", "you don't like to draw attention to yourself"),
+    ("Often forget to put things back in their proper place.", "you often forget to put things back in their proper place"),
+    ("Am not interested in other people's problems.", "you are not interested in other people's problems"),
+])
+def test_an_item_becomes_a_question_about_you(item, clause):
+    assert ipip.clause(item) == clause
+    asked = ipip.question(ipip.items("ipip50")[0], 0)
+    assert asked.startswith("Would you say that you are the life of the party?")
+
+
+# -- the interview is a run -----------------------------------------------------------------------------
+
+async def test_the_interview_is_a_run_each_question_asked_in_a_context_of_its_own(store):
+    gateway = RecordingGateway()
+    cast = iv.interview_cast(_sheet(), "mini", model="scripted")
+    run_id = await iv.interview(store, gateway, cast)
+    events = store.take(run_id)
+    asked = [e for e in events if e.kind == "stage" and e.role == "other"]
+    assert len(asked) == 20 and all(e.origin == "rule" and e.character == iv.INTERVIEWER for e in asked)
+    assert asked[3].text == ipip.question(ipip.items("mini")[3], 3)
+    chosen = iv.answers(store, run_id, "mini")
+    assert [a.index for a in chosen] == list(range(20)) and all(a.answer for a in chosen)
+    speaks = [m for c, m in gateway.calls if c.task == "speak"]
+    assert len(speaks) == 20
+    second = "\n".join(m["content"] for m in speaks[1])
+    assert asked[1].text in second and asked[0].text not in second   # no earlier question, no earlier answer
+    assert chosen[0].answer not in second
+    assert "very reserved and quiet" in second                       # the sheet's traits reach the character
+    from studio.engine import Engine
+
+    again = Engine(store, run_id, gateway)                           # the run opens like any other
+    assert again.finished and again.cast.play.form == "interview"
+
+
+# -- the assessment on crafted replies ------------------------------------------------------------------
+
+def _answers(text="I keep to myself; I am Mara and the lamp is my company."):
+    return [iv.Answer(i, item, ipip.question(item, i), text) for i, item in enumerate(ipip.items("mini"))]
+
+
+def _choice(n, reason="The answer shows it plainly."):
+    return json.dumps({"reason": reason, "choice": n})
+
+
+async def test_oc_turns_reversed_items_round_and_an_item_invalid_twice_is_left_out():
+    chosen = _answers()
+    scripted.queue('{"reason": "5", "choice": 9}', task="oc")          # item 1: not words, out of range...
+    scripted.queue("I cannot say.", task="oc")                         # ...and asked again: still nothing
+    for a in chosen[1:]:
+        scripted.queue(f"Sure: {_choice(4 if a.item.keyed > 0 else 2)}", task="oc")
+    gateway = RecordingGateway()
+    result = await iv.assess(chosen, ["oc"], gateway=gateway, model="scripted", names=["Mara"])
+    assert result["measured"]["oc"] == {d: 4.0 for d in DIMENSIONS}   # agree with +, disagree with -: all 4
+    assert result["invalid"]["oc"] == 1
+    retry = gateway.calls[1][1]
+    assert "could not be used" in retry[-1]["content"] and "choice" in retry[-1]["content"]
+    assert len(gateway.calls) == 21
+
+
+async def test_d_oc_places_each_answer_on_the_dimension_without_reversing():
+    chosen = _answers()
+    placements = {"extraversion": [1, 1, 2, 2], "agreeableness": [4, 4, 4, 4], "conscientiousness": [5, 5, 4, 4],
+                  "openness": [2, 2, 3, 1]}
+    for d in DIMENSIONS:                             # asked a dimension at a time, its answers in scale order
+        for n in placements.get(d, [None] * 4):
+            if n is None:                            # neuroticism: every placement invalid twice, so unmeasured
+                scripted.queue('{"reason": "x", "choice": 3}', task="doc")
+                scripted.queue('{"reason": "Calm enough.", "choice": 0}', task="doc")
+            else:
+                scripted.queue(_choice(n, "The answer shows where she stands."), task="doc")
+    gateway = RecordingGateway()
+    result = await iv.assess(chosen, ["doc"], gateway=gateway, model="scripted", names=["Mara"])
+    # reversed items ("Don't talk a lot.") are not turned round: the option already names the trait's level
+    assert result["measured"]["doc"] == {"openness": 2.0, "conscientiousness": 4.5, "extraversion": 1.5,
+                                         "agreeableness": 4.0, "neuroticism": None}
+    assert result["invalid"]["doc"] == 4
+    extraversion = gateway.calls[8][1][-1]["content"]   # after openness' four and conscientiousness' four
+    assert "clearly introverted" in extraversion and "clearly extraverted" in extraversion
+    assert extraversion.count("They answered") == 1 and "life of the party" in extraversion
+
+
+async def test_expert_rating_all_at_once_and_in_batches():
+    chosen = _answers()
+    for n, d in enumerate(DIMENSIONS):                                   # ER (all): one call a dimension
+        scripted.queue(json.dumps({"analysis": f"Reads as level {n + 1} on {d}.", "result": n + 1}), task="er")
+    for d in DIMENSIONS:                                                 # ER (batch): two batches of two
+        scripted.queue(json.dumps({"reason": "Keeps to the lamp and herself.", "score": 2}), task="er")
+        scripted.queue(json.dumps({"reason": "Warms up when asked about the sea.", "score": "5/5"}), task="er")
+    gateway = RecordingGateway()
+    result = await iv.assess(chosen, ["er_all", "er_batch"], gateway=gateway, model="scripted", names=["Mara"])
+    assert result["measured"]["er_all"] == {d: float(n + 1) for n, d in enumerate(DIMENSIONS)}
+    assert result["measured"]["er_batch"] == {d: 3.5 for d in DIMENSIONS}
+    first_batch = gateway.calls[5][1][-1]["content"]
+    assert first_batch.count("The participant:") == 2 and "Answer 3." not in first_batch
+    assert result["invalid"] == {"er_all": 0, "er_batch": 0}
+
+
+async def test_the_assessor_is_never_told_the_characters_name():
+    chosen = _answers("Mara here. I am Mara, MARA of the north light, and I like my own company.")
+    gateway = RecordingGateway()
+    await iv.assess(chosen, list(iv.METHODS), gateway=gateway, model="scripted", names=["Mara", "Mara"])
+    assessor = [m for c, m in gateway.calls if c.character == "assessor"]
+    assert len(assessor) >= 40
+    for messages in assessor:
+        text = "\n".join(m["content"] for m in messages)
+        assert "mara" not in text.lower()
+    assert "the participant of the north light" in "\n".join(m["content"] for m in assessor[0])
+
+
+# -- the report and the radar ---------------------------------------------------------------------------
+
+def test_the_report_compares_the_measured_profile_with_the_design():
+    from studio.lab.interview_kind import profile_report
+
+    design = iv.designed(_sheet())
+    assert design == {"openness": 2.0, "conscientiousness": 5.0, "extraversion": 1.0, "agreeableness": 3.0,
+                      "neuroticism": 4.0}
+    near = {"openness": 2.0, "conscientiousness": 4.0, "extraversion": 2.0, "agreeableness": 3.0, "neuroticism": 4.0}
+    far = {"openness": 4.0, "conscientiousness": 2.0, "extraversion": 4.0, "agreeableness": 3.0, "neuroticism": None}
+    results = [{"run": 1, "measured": {"er_all": near}, "invalid": {"er_all": 0}},
+               {"run": 2, "measured": {"er_all": far}, "invalid": {"er_all": 1}}]
+    report = profile_report(design, ["er_all"], results, title="t")
+    profiles, agreement = report.tables
+    assert profiles.rows[0] == ["openness", "2", "3.00 ± 1.41"]
+    assert profiles.rows[4] == ["neuroticism", "4", "4.00 ± 0.00 (n=1)"]      # one repetition measured nothing
+    row = agreement.rows[0]
+    mae_near, mae_far = 2 / 5 / 4, 8 / 4 / 4
+    assert row[1] == f"{(mae_near + mae_far) / 2:.3f} ± {abs(mae_far - mae_near) / 2 ** 0.5:.3f}"
+    assert row[2:9] == ["1/2", "1/2", "1/2", "2/2", "1/1", "1/1", 1]  # O C E A N, full (far has N unmeasured), invalid
+    baseline = agreement.rows[-1]                                      # knowing nothing: all at the midpoint
+    assert baseline[:2] == ["baseline: all 3", f"{(1 + 2 + 2 + 0 + 1) / 5 / 4:.3f}"] and baseline[5] == "hit"
+    radar = report.figures[0]
+    assert radar.series["designed"] == [2.0, 5.0, 1.0, 3.0, 4.0] and radar.series["ER (all)"][0] == 3.0
+
+
+def test_the_terminal_radar_is_plain_text_pairing_design_and_measure():
+    from studio.lab.radar import terminal
+
+    radar = Radar("r", "Mara: designed vs measured", list(DIMENSIONS),
+                  {"designed": [2.0, 5.0, 1.0, 3.0, 4.0], "ER (all)": [3.0, 4.0, 1.0, None, 5.0]})
+    text = terminal(radar, width=50)
+    lines = text.splitlines()
+    assert "\x1b" not in text and all(len(line) <= 50 for line in lines)
+    block = lines[lines.index("conscientiousness") + 1: lines.index("conscientiousness") + 3]
+    assert block[0].rstrip().endswith("5.00") and block[1].rstrip().endswith("4.00")
+    assert block[0].count("█") > block[1].count("▓") > 0             # the longer bar is the higher score
+    agreeable = lines[lines.index("agreeableness") + 2]
+    assert agreeable.rstrip().endswith("-")                            # not measured is a gap, not a zero
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<svg")])
+def test_the_radar_and_the_lines_are_saved_as_png_or_svg(tmp_path, suffix, magic):
+    from studio.lab.radar import save, save_lines
+
+    radar = Radar("r", "t", list(DIMENSIONS), {"designed": [2, 5, 1, 3, 4], "OC": [3, None, 2, 3, 3]})
+    out = save(radar, tmp_path / f"radar{suffix}")
+    assert magic in out.read_bytes()[:400]
+    lines = Lines("l", "t", ["scene 1", "scene 2"], {d: [3.0, None] for d in DIMENSIONS})
+    assert magic in save_lines(lines, tmp_path / f"lines{suffix}").read_bytes()[:400]
+    from studio.model import InputError
+
+    with pytest.raises(InputError, match="PNG or SVG"):
+        save(radar, tmp_path / "radar.jpg")
+
+
+# -- development over a play ----------------------------------------------------------------------------
+
+async def test_the_protagonist_is_interviewed_after_each_scene_from_what_it_had_witnessed(store):
+    from studio.engine import Engine
+    from studio.lab.development import development_report, develop
+
+    gateway = RecordingGateway()
+    engine = Engine.create(store, make_cast("interview.toml", turns=1, scenes=2, epilogue=False, superego=False),
+                           gateway=gateway)
+    await engine.play_to_end()
+    path = store.take(engine.run_id)
+    scene_two = [e.text for e in path if e.kind == "stage" and e.scene == 2]
+    for _ in range(2):
+        for d in DIMENSIONS:
+            scripted.queue(json.dumps({"reason": "Guarded, but she answers.", "score": 2}), task="er")
+    found = await develop(store, engine.run_id, name=None, scale="mini", methods=["er_all"], model="scripted",
+                          gateway=gateway)
+    assert [p["scene"] for p in found["scenes"]] == [1, 2] and found["character"] == "Jenny"
+    first = store.run(found["scenes"][0]["run"])
+    assert "after scene 1" in first.title
+    after_one = [m for c, m in gateway.calls if c.task == "speak" and c.character == "Jenny"][-40:-20]
+    shown = "\n".join(m["content"] for messages in after_one for m in messages)
+    assert all(line[:40] not in shown for line in scene_two)           # nothing from after the scene
+    assert [e.text for e in path if e.kind == "stage" and e.scene == 1][0][:40] in shown
+    report = development_report(found)
+    lines = report.figures[0]
+    assert lines.steps == ["scene 1", "scene 2"] and lines.series["openness"] == [2.0, 2.0]
+    from studio.lab.radar import lines_terminal
+
+    drawn = lines_terminal(lines).splitlines()
+    assert drawn[1].split() == ["scene", "1", "scene", "2"] and drawn[2].split()[:3] == ["openness", "2.00", "2.00"]
+    calls = len(gateway.calls)
+    again = await develop(store, engine.run_id, name=None, scale="mini", methods=["er_all"], model="scripted",
+                          gateway=gateway)
+    assert len(gateway.calls) == calls and len(again["scenes"]) == 2   # a rerun does only what is missing
+
+
+# -- the command line -----------------------------------------------------------------------------------
+
+def test_the_command_runs_an_interview_and_a_rerun_plays_nothing_new(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    for d in DIMENSIONS:
+        scripted.queue(json.dumps({"reason": "Quiet and exact in what she says.", "score": 3}), task="er")
+    out_file = tmp_path / "mara.svg"
+    args = ["lab", "interview", str(MARA), "--model", "scripted", "--method", "er_all", "--json", "--db", db,
+            "--out", str(out_file)]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["methods"] == ["er_all"] and out["failed"] == {}
+    [trial] = out["trials"].values()
+    assert trial["answers"] == 20 and trial["measured"]["er_all"]["openness"] == 3.0
+    assert out["radar"]["series"]["designed"] == [2.0, 5.0, 1.0, 3.0, 4.0]
+    assert out_file.read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["trials"] == out["trials"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["lab", "interview", "nobody_at_all", "--model", "scripted"], "no character file"),
+    (["lab", "interview", str(ROOT / "characters" / "jenny.toml"), "--model", "scripted"], "traits"),
+    (["lab", "interview", str(MARA), "--reps", "0", "--model", "scripted"], "--reps"),
+    (["lab", "interview", str(MARA), "--out", "mara.jpg", "--model", "scripted"], "PNG or SVG"),
+    (["lab", "interview", "--run", "999", "--model", "scripted"], "--run"),
+    (["lab", "interview", str(MARA), "--as", "Jenny", "--model", "scripted"], "--as"),
+    (["lab", "interview", "--model", "scripted"], "CHARACTER"),
+])
+def test_bad_input_is_one_clear_message_and_exit_2(tmp_path, capsys, args, says):
+    assert main(args + ["--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+async def test_an_interview_cut_off_is_continued_not_begun_again(store):
+    from studio.lab.interview_kind import KIND, run_experiment
+
+    class DropsOnce(RecordingGateway):
+        dropped = False
+
+        async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
+            if ctx.task == "speak" and ctx.turn == 5 and not self.dropped:
+                self.dropped = True
+                raise RuntimeError("the model's server went away")
+            return await super().complete(settings, messages, ctx, on_token, on_retry)
+
+    spec = KIND.check({"model": "scripted", "reps": 1,
+                       "interview": {"character": str(MARA), "methods": ["er_all"]}}, "test.toml")
+    spec["name"] = "interview:test"
+    gateway = DropsOnce()
+    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    assert finished == {} and "went away" in failed["rep/0"]
+    [run] = store.runs()
+    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    assert failed == {} and finished["rep/0"]["run"] == run.id and len(store.runs()) == 1
+    assert finished["rep/0"]["answers"] == 20
+    asked = [c.turn for c, _ in gateway.calls if c.task == "speak"]
+    assert asked == list(range(1, 21))           # the dropped call is not recorded; turns 1-4 were not asked again
