@@ -389,3 +389,23 @@ def test_an_exported_dilemma_trial_is_a_finished_play(dilemma_db, tmp_path):
     text = out.read_text()
     assert "**Partner (unconditional defector):** Defects." in text and "After 6 rounds" in text
     assert "unfinished" not in text
+
+
+def test_an_experiment_file_spreads_its_model_over_the_endpoints_it_lists(tmp_path, capsys):
+    from stub_server import Reply, StubServer
+
+    move = '{"move": "C", "reason": "they have kept faith so far"}'
+    servers = [StubServer([Reply(move, latency=0.02)], max_requests=100, lifetime=60) for _ in range(2)]
+    with servers[0] as a, servers[1] as b:
+        path = _file(tmp_path, PD.format(reps=2, concurrency=4).replace(
+            'model = "scripted"', f'model = "openai/stub"\nendpoints = ["{a.url}", "{b.url}"]\nmax_parallel = 1'))
+        assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["done"] == 8 and out["failed"] == {}
+        assert len(a.requests) + len(b.requests) == 8 * 6 and a.requests and b.requests  # both took a share
+        assert a.peak == 1 and b.peak == 1  # each held to max_parallel
+    bad = _file(tmp_path, PD.format(reps=1, concurrency=1).replace('model = "scripted"', 'endpoints = ["nowhere"]'),
+                "bad.toml")
+    assert main(["lab", "run", str(bad), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.toml" in err and "model" in err  # the embedded/scripted voices have no endpoints

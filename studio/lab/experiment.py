@@ -8,6 +8,7 @@ settings sit in a table of its name:
     model = "scripted"
     reps = 2
     concurrency = 8
+    # endpoints = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]  (one model on several servers)
     [pd]
     groups = ["cooperative", "competitive"]
 
@@ -32,7 +33,7 @@ from typing import Any, Callable
 from studio.lab.kinds import KINDS, Kind, Report, TrialContext, TrialSpec
 from studio.model import InputError
 
-SHARED = ("kind", "title", "model", "reps", "concurrency")
+SHARED = ("kind", "title", "model", "reps", "concurrency", "endpoints", "max_parallel")
 MOST_REPS = 10_000
 MOST_CONCURRENCY = 256
 
@@ -63,6 +64,15 @@ class Experiment:
     @property
     def title(self) -> str:
         return self.spec.get("title") or self.path.stem
+
+    def gateway(self) -> Any:
+        """The gateway its trials call through: with `endpoints`, one that spreads the model over those
+        servers (a litellm Router, at most `max_parallel` calls in flight at each)."""
+        from studio.llm import Gateway
+        from studio.llm.router import router_from_table
+
+        router = router_from_table(self.spec, self.spec["model"], str(self.path))
+        return Gateway(routers=[router]) if router is not None else Gateway()
 
 
 def experiment_name(path: str | Path, model: str) -> str:
@@ -123,8 +133,12 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
             raise InputError(where, key, f"must be a whole number from 1 to {most}, not {value!r}",
                              f"e.g. {key} = {3 if key == 'reps' else 8}")
         chosen[key] = value
+    from studio.llm.router import router_from_table
+
+    router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
+    served = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
     spec = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
-            "model": chosen_model, **chosen, "name": experiment_name(path, chosen_model)}
+            "model": chosen_model, **chosen, **served, "name": experiment_name(path, chosen_model)}
     spec = kind.check(spec, source)
     return Experiment(path, kind, spec)
 
@@ -197,9 +211,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     from studio.lab.trials import Trials
 
     if gateway is None:
-        from studio.llm import Gateway
-
-        gateway = Gateway()
+        gateway = experiment.gateway()
     spec, kind, name = experiment.spec, experiment.kind, experiment.name
     trials = Trials(store)
     plan = list(kind.plan(spec))
