@@ -409,3 +409,24 @@ def test_an_experiment_file_spreads_its_model_over_the_endpoints_it_lists(tmp_pa
     assert main(["lab", "run", str(bad), "--db", str(tmp_path / "s.db")]) == 2
     err = capsys.readouterr().err
     assert "bad.toml" in err and "model" in err  # the embedded/scripted voices have no endpoints
+
+
+def test_endpoints_on_the_command_line_replace_the_files(tmp_path, capsys):
+    from stub_server import Reply, StubServer
+
+    move = '{"move": "D", "reason": "a test of the servers"}'
+    server = StubServer([Reply(move, latency=0.01)], max_requests=100, lifetime=60)
+    with server as only:
+        path = _file(tmp_path, PD.format(reps=1, concurrency=4).replace(
+            'model = "scripted"', 'model = "openai/stub"\nendpoints = ["http://127.0.0.1:9/v1"]'))
+        argv = ["lab", "run", str(path), "--endpoint", only.url, "--max-parallel", "2", "--json",
+                "--db", str(tmp_path / "s.db")]
+        assert main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["done"] == 4 and len(only.requests) == 4 * 6 and only.peak <= 2  # the file's dead server unused
+    for flags, named in ((["--endpoint", "ftp://x"], "--endpoint"), (["--max-parallel", "0"], "--max-parallel"),
+                         (["--model", "scripted", "--endpoint", "http://127.0.0.1:9/v1"], "--endpoint")):
+        plain = _file(tmp_path, PD.format(reps=1, concurrency=1), "plain.toml")
+        assert main(["lab", "run", str(plain), *flags, "--db", str(tmp_path / "s.db")]) == 2
+        err = capsys.readouterr().err
+        assert named in err and "Traceback" not in err

@@ -17,6 +17,10 @@ def register(labs: Any, db_option: Any) -> None:
     _shared(run)
     run.add_argument("--concurrency", type=int, default=None, metavar="K",
                      help="trials at once (default: the file's, else 8; the embedded model: 1)")
+    run.add_argument("--endpoint", action="append", default=[], metavar="URL",
+                     help="a server of the model (repeatable), instead of the file's endpoints, e.g. http://127.0.0.1:8000/v1")
+    run.add_argument("--max-parallel", type=int, default=None, metavar="N",
+                     help="with endpoints: calls in flight at each server at most (default: the file's, else 4)")
     run.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     db_option(run)
     report = labs.add_parser("report", help="an experiment's report: tables, CSV, JSON, Markdown or plot files")
@@ -49,7 +53,9 @@ def _load(args: argparse.Namespace) -> Any:
     from studio.lab.experiment import find_experiment, load_experiment
 
     path = find_experiment(args.experiment, experiments_folder())
-    return load_experiment(path, reps=args.reps, concurrency=getattr(args, "concurrency", None), model=args.model)
+    return load_experiment(path, reps=args.reps, concurrency=getattr(args, "concurrency", None), model=args.model,
+                           endpoints=getattr(args, "endpoint", None) or None,
+                           max_parallel=getattr(args, "max_parallel", None))
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:

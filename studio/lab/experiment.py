@@ -80,8 +80,10 @@ def experiment_name(path: str | Path, model: str) -> str:
 
 
 def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: int | None = None,
-                    model: str | None = None) -> Experiment:
-    """Read and check an experiment file; the command line's --reps, --concurrency and --model win over it."""
+                    model: str | None = None, endpoints: list[str] | None = None,
+                    max_parallel: int | None = None) -> Experiment:
+    """Read and check an experiment file; the command line's --reps, --concurrency, --model, --endpoint and
+    --max-parallel win over it."""
     from studio.model.play import DEFAULT_MODEL
 
     path = Path(path)
@@ -133,8 +135,16 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
             raise InputError(where, key, f"must be a whole number from 1 to {most}, not {value!r}",
                              f"e.g. {key} = {3 if key == 'reps' else 8}")
         chosen[key] = value
-    from studio.llm.router import router_from_table
+    from studio.llm.router import check_endpoints, check_routable, make_router, router_from_table
 
+    if endpoints:  # the command line's servers replace the file's, checked as the flag's
+        check_routable(chosen_model, "--endpoint", None)
+        data = {**data, "endpoints": list(check_endpoints(endpoints, "--endpoint", None))}
+    if max_parallel is not None:
+        if not data.get("endpoints"):
+            raise InputError("--max-parallel", None, "is given but no endpoints are", "add --endpoint URL (repeatable)")
+        make_router(chosen_model, data["endpoints"], max_parallel, where="--max-parallel", field_name=None)
+        data = {**data, "max_parallel": max_parallel}
     router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
     served = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
     spec = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
