@@ -3,8 +3,7 @@
 Every kind's figures are plain data (`studio.lab.kinds`): bars with 95% intervals, lines over steps and
 radars of two profiles. Bars are drawn grouped, one colour per series, with the interval as a whisker;
 a category with no data is left empty, never drawn as 0. Lines skip a step that was not measured. A radar
-is drawn by `studio.lab.radar` where that module is installed; otherwise as paired bars, which carry the
-same numbers.
+is drawn by `studio.lab.radar` (paired bars in the terminal, a polar chart in a file).
 
 The terminal text carries no colour codes, so it reads the same in a log, a pipe or a report.
 """
@@ -20,23 +19,8 @@ SUFFIXES = (".png", ".svg")
 GLYPHS = ("█", "▒", "░", "#", "+", "x", "o")  # one fill per series: the terminal text has no colours
 
 
-def _radar_module():
-    try:
-        from studio.lab import radar  # written by the interview's helper; optional here
-    except ImportError:
-        return None
-    return radar if hasattr(radar, "terminal") and hasattr(radar, "save") else None
-
-
 def _missing(value: float | None) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def radar_as_bars(radar: Radar) -> Bars:
-    """A radar's profiles as paired bars (no intervals: the value is its own interval)."""
-    series = {name: [(v, v, v) if not _missing(v) else (math.nan,) * 3 for v in values]
-              for name, values in radar.series.items()}
-    return Bars(radar.name, radar.title, list(radar.axes), series, ylabel=f"{radar.scale[0]:g} to {radar.scale[1]:g}")
 
 
 # --------------------------------------------------------------------------- the terminal
@@ -45,10 +29,9 @@ def radar_as_bars(radar: Radar) -> Bars:
 def terminal(figure: Figure, width: int = 80, height: int = 20) -> str:
     """The figure as plain text, `width` columns wide."""
     if isinstance(figure, Radar):
-        radar = _radar_module()
-        if radar is not None:
-            return radar.terminal(figure, width)
-        figure = radar_as_bars(figure)
+        from studio.lab import radar
+
+        return radar.terminal(figure, width)
     import plotext as plt
 
     plt.clf()
@@ -133,10 +116,9 @@ def save(figure: Figure, path: str | Path) -> Path:
     if path.suffix.lower() not in SUFFIXES:
         raise ValueError(f"{path.name}: a figure is written as .png or .svg, not {path.suffix or 'no suffix'}")
     if isinstance(figure, Radar):
-        radar = _radar_module()
-        if radar is not None:
-            return Path(radar.save(figure, path))
-        figure = radar_as_bars(figure)
+        from studio.lab import radar
+
+        return Path(radar.save(figure, path))
     import matplotlib
 
     matplotlib.use("Agg")

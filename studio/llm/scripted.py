@@ -249,6 +249,12 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
     if task in ("act", "vote", "jury", "goals", "impressions"):
         return _game_reply(task, character, turn, _last_user_text(messages))
+    if task in ("oc", "doc", "er"):
+        # A personality assessor's reading (the lab's interview): a pure function of the answer it is shown,
+        # so a scripted interview reports numbers, the same ones on every rerun.
+        digest = hashlib.sha256(_last_user_text(messages).encode()).digest()
+        key = "score" if task == "er" else "choice"
+        return json.dumps({"reason": f"(scripted) the {task} reading of this answer", key: digest[0] % 5 + 1})
     if task == "direct":
         return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
     if task == "pick":
