@@ -25,7 +25,7 @@ from typing import Any
 
 from studio.lab import interview as iv
 from studio.lab.ipip import SCALES
-from studio.lab.kinds import Radar, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Radar, Report, Table, TrialContext, TrialSpec, register, run_in_turn
 from studio.lab.personality import DIMENSIONS, accuracy, mae_scaled
 
 SHORT = {"openness": "O", "conscientiousness": "C", "extraversion": "E", "agreeableness": "A", "neuroticism": "N"}
@@ -200,38 +200,5 @@ KIND = register(InterviewKind())
 
 async def run_experiment(store: Any, spec: dict[str, Any], *, gateway: Any = None, source: str = "",
                          on_trial: Any = None) -> tuple[Report, dict[str, dict[str, Any]], dict[str, str]]:
-    """Play what is missing of an interview experiment, one interview after another, and report on all of it."""
-    from studio.lab.trials import Trials
-
-    if gateway is None:
-        from studio.llm import Gateway
-
-        gateway = Gateway()
-    trials = Trials(store)
-    name = spec["name"]
-    done = trials.done(name)
-    running = trials.started(name)
-    for trial in KIND.plan(spec):
-        if trial.key in done:
-            continue
-        run_of = {"run": (running.get(trial.key) or {}).get("run")}
-
-        def started(run_id: int, key: str = trial.key, run_of: dict = run_of) -> None:
-            run_of["run"] = run_id
-            trials.record(name, key, "running", {"run": run_id})
-
-        ctx = TrialContext(store=store, gateway=gateway, model=spec.get("model") or "", spec=spec, source=source,
-                           run_id=run_of["run"], started=started)
-        if on_trial is not None:
-            on_trial(trial)
-        try:
-            result = await KIND.run_trial(ctx, trial)
-        except Exception as exc:  # recorded; the other repetitions go on
-            trials.record(name, trial.key, "failed", {"run": run_of["run"]} if run_of["run"] else None,
-                          error=str(exc)[:500])
-        else:
-            trials.record(name, trial.key, "done", result)
-    wanted = {t.key for t in KIND.plan(spec)}
-    finished = {k: v for k, v in trials.done(name).items() if k in wanted}
-    failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
-    return KIND.report(spec, finished), finished, failed
+    """Play what is missing of a interview experiment, one trial after another, and report on all of it."""
+    return await run_in_turn(KIND, store, spec, gateway=gateway, source=source, on_trial=on_trial)
