@@ -394,18 +394,26 @@ class Comparison:
 def experiment_casts(
     play_path: str | Path, *, turns: int | None = None, seed: int | None = None, model: str | None = None
 ):
-    """The two casts of the experiment, identical but for the superego. Bad input raises InputError."""
+    """The two casts of the experiment, identical but for the superego (in an ensemble, every inner voice:
+    the Critic judges the protagonist, the first character, whose own voice must be there to compare).
+    Bad input raises InputError."""
     from studio.model import InputError, load_play, resolve_cast
     from studio.model.loading import with_overrides
 
     play = load_play(play_path)
-    if play.cast.superego is None:
+    members = [("ego", play.cast.ego), ("superego", play.cast.superego), ("director", play.cast.director)] + [
+        (f"others[{i}]", m) for i, m in enumerate(play.cast.others)
+    ] + [(f"characters[{i}]", m) for i, m in enumerate(play.cast.characters)]
+    if play.form == "ensemble":
+        if not play.cast.characters or play.cast.characters[0].voice is None:
+            raise InputError(str(play_path), "cast.characters[0].voice",
+                             "the protagonist (the first character) has no inner voice to compare with",
+                             "give the first character a voice = { character = ... }")
+    elif play.cast.superego is None:
         raise InputError(
             str(play_path), "cast.superego", "this play has no superego to compare with", "add a [cast.superego] section"
         )
-    for key, member in [("ego", play.cast.ego), ("superego", play.cast.superego), ("director", play.cast.director)] + [
-        (f"others[{i}]", m) for i, m in enumerate(play.cast.others)
-    ]:
+    for key, member in members:
         if member is not None and member.human:
             raise InputError(
                 str(play_path), f"cast.{key}.human", "compare runs unattended, with a model in every role",
@@ -414,7 +422,8 @@ def experiment_casts(
     play = with_overrides(play, turns=turns, seed=seed)
     without = resolve_cast(play, play_path, model=model, superego=False)
     with_ = resolve_cast(play, play_path, model=model)
-    with_.superego.enabled = True
+    if play.cast.superego is not None:
+        with_.superego.enabled = True
     return without, with_
 
 

@@ -101,3 +101,57 @@ async def test_the_critic_talks_back_to_the_director_between_scenes(store):
     assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1]
     await engine.play_to_end()
     assert [e.scene for e in engine.path if e.kind == ev.REVIEW] == [1, 2]
+
+
+async def test_the_ensemble_play_compares_its_protagonists_inner_voice(store, tmp_path, capsys):
+    """The Last Crossing has no [cast.superego]: its inner voices belong to characters. Without them no
+    voice is asked anything; with them the protagonist's own voice (Pride, Ines's) is at work, and the
+    Critic's label says so."""
+    gateway = RecordingGateway()
+    spec = experiment.KIND.check({"name": "compare:lc", "model": "scripted", "reps": 1,
+                                  "compare": {"play": str(PLAYS / "last_crossing.toml"), "turns": 1, "seed": 3}},
+                                 "test.toml")
+    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    assert failed == {} and sorted(finished) == ["with/0", "without/0"]
+    voices = {c: [e for e in store.events(finished[c]["run"]) if (e.role or "").endswith(".voice")]
+              for c in ("without/0", "with/0")}
+    assert voices["without/0"] == [] and voices["with/0"]
+    from studio.critic import stored_critiques
+
+    labels = {c: [k.label for k in stored_critiques(store, finished[c]["run"])] for c in finished}
+    assert labels == {"without/0": ["Ines (-SE)"], "with/0": ["Ines (+SE)"]}
+    # an ensemble whose first character has no voice has nothing to compare
+    text = (PLAYS / "last_crossing.toml").read_text()
+    start = text.index("[cast.characters.voice]")
+    play = text[:start] + text[text.index("[[cast.characters]]", start):]  # Ines without Pride
+    bad = tmp_path / "plays" / "no_voice.toml"
+    bad.parent.mkdir()
+    bad.write_text(play)
+    (tmp_path / "characters").symlink_to(PLAYS.parent / "characters")
+    assert main(["compare", str(bad), "--model", "scripted", "--db", str(tmp_path / "x.db")]) == 2
+    assert "cast.characters[0].voice" in capsys.readouterr().err
+
+
+async def test_in_an_ensemble_with_a_director_the_critic_talks_back_as_the_next_scene_opens(store, tmp_path):
+    from studio.engine import Engine
+    from studio.model import load_play, resolve_cast
+
+    text = (PLAYS / "last_crossing.toml").read_text()
+    (tmp_path / "plays").mkdir()
+    (tmp_path / "characters").symlink_to(PLAYS.parent / "characters")
+    looped = tmp_path / "plays" / "looped.toml"
+    looped.write_text("critic_loop = true\n" + text.replace(
+        "[cast.moderator]", '[cast.director]\ncharacter = "chart_ferry"\n\n[cast.moderator]', 1).replace("turns = ", "turns = 1 #", 1))
+    gateway = RecordingGateway()
+    cast = resolve_cast(load_play(looped), looped, model="scripted")
+    engine = Engine.create(store, cast, {}, gateway=gateway)
+    while engine.state.scene < 2 or not [c for c, _ in gateway.calls if c.task == "direct" and c.scene == 2]:
+        await engine.play_turn()
+    [opening] = [m for c, m in gateway.calls if c.task == "direct" and c.scene == 2]
+    review = [e for e in engine.path if e.kind == "backstage.review"]
+    assert review and review[0].data.get("valid")
+    assert "A critic has scored the play so far" in opening[-1]["content"]
+    # without a director a critic loop has no reader: the play is refused, naming the field
+    bad = tmp_path / "plays" / "no_reader.toml"
+    bad.write_text("critic_loop = true\n" + text)
+    assert main(["run", str(bad), "--model", "scripted", "--db", str(tmp_path / "x.db")]) == 2

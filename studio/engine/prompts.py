@@ -35,6 +35,16 @@ class View:
     trimmed: bool
 
 
+def critic_note(path: list[Event]) -> str:
+    """With the Critic talking back (the play's critic_loop), the newest valid review, for whoever opens
+    the next scene to read; empty otherwise."""
+    review = next((e for e in reversed(path) if e.kind == ev.REVIEW), None)
+    if review is None or not review.data.get("valid"):
+        return ""
+    return (f" A critic has scored the play so far (0-10 on how the protagonist changes): {review.text}"
+            " Let the new scene answer what the critic found weakest.")
+
+
 class PromptBook:
     def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event], minds: Any = None):
         self.state = state
@@ -272,10 +282,7 @@ class PromptBook:
             ask += f" The playwright's brief for it: {brief}"
         if step.scene == scenes and scenes > 1:
             ask += " It is the last scene: bring about the reversal and the recognition."
-        review = next((e for e in reversed(self.path) if e.kind == ev.REVIEW), None)
-        if review is not None and review.data.get("valid"):
-            ask += (f" A critic has scored the play so far (0-10 on how the protagonist changes): {review.text}"
-                    " Let the new scene answer what the critic found weakest.")
+        ask += critic_note(self.path)
         ask += (
             " Write the stage direction that opens it: where we are and what happens, two or three "
             "sentences in the present tense. No dialogue."

@@ -188,11 +188,24 @@ def parenthesise(text: str) -> str:
     return text if text.startswith("(") and text.endswith(")") else f"({text})"
 
 
+def protagonist_voice(cast: ResolvedCast) -> Any:
+    """The inner voice at work on the protagonist, with at least one strategy on: the Drama Machine's
+    superego, or in an ensemble the first character's own voice. None: the run has none at work."""
+    if cast.has("superego"):
+        on = cast.superego.enabled and any(cast.superego.schedule(name).enabled for name in STRATEGIES)
+        return cast.role("superego") if on else None
+    key = f"{cast.ego.key}.voice"
+    if not cast.roles or not cast.has(key):
+        return None
+    voice = cast.role(key)
+    schedules = voice.schedules
+    on = schedules is not None and schedules.enabled and any(schedules.schedule(n).enabled for n in STRATEGIES)
+    return voice if on else None
+
+
 def superego_at_work(cast: ResolvedCast) -> bool:
-    """True when the run was set to have an inner voice with at least one strategy on."""
-    if not cast.superego.enabled or not cast.has("superego"):
-        return False
-    return any(cast.superego.schedule(name).enabled for name in STRATEGIES)
+    """True when the run was set to have an inner voice on its protagonist with at least one strategy on."""
+    return protagonist_voice(cast) is not None
 
 
 def character_direction(text: str, name: str) -> str:
@@ -245,7 +258,7 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         created=info.created,
         cast=[CastEntry(r.name, r.kind, r.sheet.description) for r in cast.roles],
         protagonist=ego,
-        superego=inner if at_work else None,
+        superego=protagonist_voice(cast).name if at_work else None,
         models=models,
         finished=_finished(cast, path),
         backstage=backstage,

@@ -55,10 +55,15 @@ class CompareKind:
         if "critic_loop" in conditions:
             from studio.model import load_play
 
-            if load_play(path).scene_count < 2:
+            looped = load_play(path)
+            if looped.scene_count < 2:
                 raise InputError(source, "compare.conditions", "critic_loop needs a play of two scenes or more "
                                  "(the Critic talks back as a scene ends, before the next opens)",
                                  "use a play with several scenes, e.g. plays/detective.toml")
+            if looped.cast.director is None:
+                raise InputError(source, "compare.conditions", "critic_loop needs a play with a director, who reads "
+                                 "the Critic's review as the next scene opens; this play has none",
+                                 "add a [cast.director] to the play, or leave critic_loop out")
         own.update(play=str(path), conditions=conditions, seed=own.get("seed") or 1)
         return {**spec, "compare": own}
 

@@ -213,6 +213,9 @@ class Play(_Strict):
 
     @model_validator(mode="after")
     def _cast_fits_form(self) -> "Play":
+        if self.critic_loop and self.cast.director is None:
+            raise ValueError("critic_loop: the Critic's review is read by the director as a scene opens, and this "
+                             "play has none; add [cast.director] character = \"...\" or set critic_loop = false")
         if self.form == "drama_machine":
             if self.cast.ego is None:
                 raise ValueError("cast.ego: the Drama Machine needs an ego; add [cast.ego] character = \"...\"")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Message, Reply
-from studio.engine.prompts import PromptBook, View
+from studio.engine.prompts import PromptBook, View, critic_note
 from studio.engine.state import Step
 from studio.model.loading import fill
 from studio.store import events as ev
@@ -150,8 +150,8 @@ class EnsembleBook(PromptBook):
         story = self.transcript(self._seen(None, role, system))
         on = ", ".join(self.cast.role(k).name for k in self.state.on_stage) or "nobody"
         ask = (f"Scene {step.scene} of {self.cast.play.scene_count} begins, with {on} on stage. "
-               f"{self.cast.play.brief(step.scene)} Write the stage direction that opens it: where we are and what "
-               "happens, two or three sentences in the present tense. No dialogue.")
+               f"{self.cast.play.brief(step.scene)}{critic_note(self.path)} Write the stage direction that opens it: "
+               "where we are and what happens, two or three sentences in the present tense. No dialogue.")
         return [{"role": "system", "content": system},
                 {"role": "user", "content": (f"The story so far:\n{story}\n\n" if story else "") + ask}]
 
