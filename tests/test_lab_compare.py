@@ -155,3 +155,14 @@ async def test_in_an_ensemble_with_a_director_the_critic_talks_back_as_the_next_
     bad = tmp_path / "plays" / "no_reader.toml"
     bad.write_text("critic_loop = true\n" + text)
     assert main(["run", str(bad), "--model", "scripted", "--db", str(tmp_path / "x.db")]) == 2
+
+
+def test_intervals_stay_within_the_scores_scale():
+    """With two repetitions a t interval runs to -38..49 on a 0-10 score; the table and the chart show it
+    cut to 0-10."""
+    results = [_result("without", 0, 1), _result("without", 1, 10), _result("with", 0, 5), _result("with", 1, 6)]
+    report = experiment.table_two(_spec(), results)
+    row = report.tables[0].rows[0]
+    assert row[1] == "5.50 (0.00 to 10.00), n=2"
+    for series in report.figures[0].series.values():
+        assert all(0 <= low <= mean <= high <= 10 for mean, low, high in series)

@@ -118,7 +118,7 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         row: list[Any] = [title]
         values = {c: [float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})] for c in conditions}
         for c in conditions:
-            est = mean_ci(values[c])
+            est = _within_scale(mean_ci(values[c]))
             row.append(_estimate(est))
             bars[LABELS[c]].append((est.mean, est.low, est.high))
         for base, other in pairs:
@@ -135,6 +135,8 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         figures=[Bars("compare", f"The Critic's scores, {play}", [t for t, _ in CRITERIA.values()], bars,
                       ylabel="score (0-10)")],
         notes=["An invalid critique is left out, never counted as 0.",
+               "A score is 0 to 10, so an interval is shown within 0 to 10 (with few repetitions the t "
+               "interval runs far past both ends); the tests use the scores themselves.",
                "Each repetition's two runs share a seed: they differ only by the inner voice."],
     )
 
@@ -156,6 +158,15 @@ def _difference(a: list[float], b: list[float]) -> list[str]:
 
 def _spread(values: list[float]) -> bool:
     return any(v != values[0] for v in values)
+
+
+def _within_scale(est: Any, low: float = 0.0, high: float = 10.0) -> Any:
+    """The estimate with its interval cut to what a score can be."""
+    import dataclasses
+
+    if est.n == 0 or math.isnan(est.mean) or math.isnan(est.low):
+        return est
+    return dataclasses.replace(est, low=max(low, est.low), high=min(high, est.high))
 
 
 def _estimate(est: Any) -> str:
