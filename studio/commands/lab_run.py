@@ -133,7 +133,10 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
             for path in written:
                 print(f"Wrote {path}", file=sys.stderr)
     except OSError as exc:
-        raise InputError("--out", out, f"cannot be written ({exc.strerror or exc})", "name a folder you can write to") from None
+        where = {"csv": f"a file, e.g. --out reports/{stem}.csv", "json": f"a file, e.g. --out reports/{stem}.json",
+                 "md": f"a .md file in a folder you can write to, e.g. --out reports/{stem}.md"}
+        raise InputError("--out", out, f"cannot be written ({exc.strerror or exc})",
+                         "name " + where.get(fmt, "a folder you can write to, e.g. --out reports")) from None
     return 0
 
 
