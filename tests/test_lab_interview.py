@@ -207,13 +207,14 @@ def test_the_terminal_radar_is_plain_text_pairing_design_and_measure():
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<svg")])
 def test_the_radar_and_the_lines_are_saved_as_png_or_svg(tmp_path, suffix, magic):
-    from studio.lab.radar import save, save_lines
+    from studio.lab.plots import save as save_figure
+    from studio.lab.radar import save
 
     radar = Radar("r", "t", list(DIMENSIONS), {"designed": [2, 5, 1, 3, 4], "OC": [3, None, 2, 3, 3]})
     out = save(radar, tmp_path / f"radar{suffix}")
     assert magic in out.read_bytes()[:400]
     lines = Lines("l", "t", ["scene 1", "scene 2"], {d: [3.0, None] for d in DIMENSIONS})
-    assert magic in save_lines(lines, tmp_path / f"lines{suffix}").read_bytes()[:400]
+    assert magic in save_figure(lines, tmp_path / f"lines{suffix}").read_bytes()[:400]
     from studio.model import InputError
 
     with pytest.raises(InputError, match="PNG or SVG"):

@@ -129,10 +129,9 @@ def _development(args: argparse.Namespace, store: Any, console: Any, model: str)
 
 
 def _save(figure: Any, out: str) -> Path:
-    from studio.lab.kinds import Lines
-    from studio.lab.radar import save, save_lines
+    from studio.lab.plots import save
 
-    return save_lines(figure, out) if isinstance(figure, Lines) else save(figure, out)
+    return save(figure, out)  # a radar through studio.lab.radar, lines as every report draws them
 
 
 def _print_report(report: Any, console: Any) -> None:

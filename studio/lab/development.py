@@ -141,6 +141,6 @@ def development_report(found: dict[str, Any]) -> Report:
         tables=[Table(title, ["when", "run", "O", "C", "E", "A", "N", "MAE / range"], rows,
                       note="O C E A N: openness, conscientiousness, extraversion, agreeableness, neuroticism; "
                            "each scene's interview answers from what the character witnessed up to that scene's end")],
-        figures=[Lines("development", title, steps, series, ylabel=f"{iv.LABELS[follow]} score (1-5)")],
+        figures=[Lines("development", title, steps, series, ylabel=f"{iv.LABELS[follow]} score (1-5)", scale=(1.0, 5.0))],
         notes=[f"{len(found['scenes'])} scenes interviewed; {len(found['failed'])} failed."],
     )

@@ -71,6 +71,7 @@ class Lines:
     steps: list[str]
     series: dict[str, list[float | None]]
     ylabel: str = ""
+    scale: tuple[float, float] | None = None  # the values' range, when they have one (a 1-5 score)
 
 
 @dataclass

@@ -160,6 +160,8 @@ def _file_lines(ax, lines: Lines) -> None:
     for name, values in lines.series.items():
         ax.plot(steps, [math.nan if _missing(v) else v for v in values], marker="o", label=name)
     ax.set_xticks(steps, lines.steps, rotation=20, ha="right")
+    if lines.scale:
+        ax.set_ylim(lines.scale[0] - 0.2, lines.scale[1] + 0.2)
     ax.set_ylabel(lines.ylabel)
     if len(lines.series) > 1:
         ax.legend(fontsize="small")

@@ -101,31 +101,3 @@ def lines_terminal(lines: Lines, width: int = 60, scale: tuple[float, float] = (
         out.append(f"{name:<{label}}{row}  {spark}")
     out.append(f"(sparklines from {lo:g} to {hi:g})")
     return "\n".join(out)
-
-
-def save_lines(lines: Lines, path: str | Path, scale: tuple[float, float] | None = (1.0, 5.0)) -> Path:
-    """Each series over the steps as a line chart, PNG or SVG by the suffix."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out = Path(path)
-    _check_suffix(out)
-    fig, ax = plt.subplots(figsize=(7, 4))
-    try:
-        xs = list(range(1, len(lines.steps) + 1))
-        for name, values in lines.series.items():
-            ax.plot(xs, [math.nan if v is None else float(v) for v in values], marker="o", label=name)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(lines.steps)
-        if scale:
-            ax.set_ylim(scale[0] - 0.2, scale[1] + 0.2)
-        ax.set_ylabel(lines.ylabel)
-        ax.set_title(lines.title, fontsize=10)
-        ax.legend(fontsize=8)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return out
