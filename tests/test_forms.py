@@ -82,7 +82,7 @@ async def test_a_draw_is_an_event_so_a_reload_keeps_it(engine_for):
 COINS = """
 from dataclasses import dataclass, field
 from studio.engine.forms.base import Form, Reply, fold_facts, rule
-from studio.engine.state import Step
+from studio.engine.forms.base import Step
 from studio.store import events as ev
 
 @dataclass

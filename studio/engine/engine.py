@@ -17,7 +17,9 @@ from studio.engine.checkpoints import Checkpoints
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.budget import fit
 from studio.engine.forms import form_for
-from studio.engine.state import RunState, Step, is_direction, strip_italics
+from studio.engine.forms.drama.state import RunState
+from studio.engine.forms.base import Step
+from studio.engine.lines import is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
 from studio.store import Store, StoreError, events as ev
 from studio.store.events import Event

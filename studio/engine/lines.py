@@ -179,3 +179,16 @@ def same_line(a: str, b: str) -> bool:
     """Two takes of a line that differ only in spacing, case or outer quotes are the same line."""
     norm = lambda s: " ".join(s.split()).strip(" \"'").lower()  # noqa: E731
     return norm(a) == norm(b)
+
+
+_ITALIC_RUN = re.compile(r"^(?:\s*(?:\*[^*\n]+\*|_[^_\n]+_)\s*)+$")
+
+
+def is_direction(text: str) -> bool:
+    """A line wholly in italics is what happens on stage, not speech: true for every character."""
+    return bool(_ITALIC_RUN.match(text.strip())) if text.strip() else False
+
+
+def strip_italics(text: str) -> str:
+    parts = re.findall(r"\*([^*\n]+)\*|_([^_\n]+)_", text)
+    return " ".join((a or b).strip() for a, b in parts) or text.strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.engine.state import Step
+from studio.engine.forms.base import Step
 from studio.model.play import ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event

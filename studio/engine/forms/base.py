@@ -12,14 +12,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.engine.state import Step
     from studio.model.play import ResolvedCast, ResolvedRole
 
 Message = dict[str, str]
 FILLS = ("model", "human", "rule")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What happens next: which seat does which task, and what kind of event it will leave."""
+
+    kind: str  # an event kind
+    task: str  # names the prompt builder: scene | direct | speak | rewrite_speech | draft | critique | ...
+    role: str | None
+    scene: int
+    turn: int
+
+    @property
+    def on_stage(self) -> bool:
+        return self.kind in (ev.SCENE, ev.STAGE, ev.DIRECTION, ev.EPILOGUE)
 
 
 @dataclass(frozen=True)

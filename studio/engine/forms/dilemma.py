@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts, rule
-from studio.engine.state import Step
+from studio.engine.forms.base import Step
 from studio.store import events as ev
 from studio.store.events import Event
 

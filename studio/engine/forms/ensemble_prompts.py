@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Message, Reply
-from studio.engine.prompts import PromptBook, View, critic_note
-from studio.engine.state import Step
+from studio.engine.forms.drama.prompts import PromptBook, View, critic_note
+from studio.engine.forms.base import Step
 from studio.model.loading import fill
 from studio.store import events as ev
 from studio.store.events import Event

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Message, rule
 from studio.engine.forms.drama import DramaMachine
-from studio.engine.prompts import PromptBook
-from studio.engine.state import RunState, Step
+from studio.engine.forms.drama.prompts import PromptBook
+from studio.engine.forms.base import Step
+from studio.engine.forms.drama.state import RunState
 from studio.store.events import Event
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio import structured
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
-from studio.engine.state import Step
+from studio.engine.forms.base import Step
 from studio.game import prompts, rules
 from studio.game.world import GameRules
 from studio.store import events as ev

@@ -8,40 +8,14 @@ point at an event and derive.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from studio.model.play import ResolvedCast
 from studio.store import events as ev
+from studio.engine.forms.base import Step
+from studio.engine.lines import is_direction, strip_italics  # noqa: F401
 from studio.store.events import Event
-
-_ITALIC_RUN = re.compile(r"^(?:\s*(?:\*[^*\n]+\*|_[^_\n]+_)\s*)+$")
-
-
-def is_direction(text: str) -> bool:
-    """A line wholly in italics is what happens on stage, not speech: true for every character."""
-    return bool(_ITALIC_RUN.match(text.strip())) if text.strip() else False
-
-
-def strip_italics(text: str) -> str:
-    parts = re.findall(r"\*([^*\n]+)\*|_([^_\n]+)_", text)
-    return " ".join((a or b).strip() for a, b in parts) or text.strip()
-
-
-@dataclass(frozen=True)
-class Step:
-    """What happens next: which role does which task, and what kind of event it will leave."""
-
-    kind: str  # an event kind
-    task: str  # scene | direct | speak | rewrite_speech | draft | critique | revise | rewrite_prompt | epilogue
-    role: str | None
-    scene: int
-    turn: int
-
-    @property
-    def on_stage(self) -> bool:
-        return self.kind in (ev.SCENE, ev.STAGE, ev.DIRECTION, ev.EPILOGUE)
 
 
 @dataclass

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.engine.budget import MIN_KEEP, cut
-from studio.engine.state import RunState, Step
+from studio.engine.forms.base import Step
+from studio.engine.forms.drama.state import RunState
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
 from studio.store import events as ev

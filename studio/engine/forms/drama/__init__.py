@@ -1,6 +1,6 @@
 """The Drama Machine as a form: the ego, its superego, the others in rotation, a director who opens scenes.
 
-The phase machine lives in studio.engine.state and the prompts in studio.engine.prompts; this form is
+The phase machine lives in studio.engine.forms.drama.state and the prompts in studio.engine.forms.drama.prompts; this form is
 the seam through which the engine reaches them, so the calls it makes are exactly those recorded in
 tests/data/golden_calls.json.
 """
@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.lines import same_line
 from studio.store import events as ev
-from studio.engine.prompts import PromptBook
-from studio.engine.state import RunState, Step
+from studio.engine.forms.drama.prompts import PromptBook
+from studio.engine.forms.base import Step
+from studio.engine.forms.drama.state import RunState
 from studio.store.events import Event
 
 if TYPE_CHECKING:
