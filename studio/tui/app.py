@@ -15,13 +15,16 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App
 
 from studio.tui.commands import ControlsProvider
 from studio.tui.controls import GLOBAL
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 CRITIQUE_VIEW = "studio.tui.critique"
 """A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
@@ -47,7 +50,7 @@ class StudioApp(App[None]):
     ) -> None:
         super().__init__()
         self.store = store
-        self.engine: Any = None
+        self.engine: EngineView | None = None
         self.gateway = gateway
         self.model = model
         self.roles = dict(roles or {})
@@ -211,7 +214,7 @@ class StudioApp(App[None]):
 
             return Engine(store, run_id, gateway=gateway)
 
-        def after(engine: Any) -> list[str]:
+        def after(engine: EngineView) -> list[str]:
             return apply_roles(engine, roles or {})
 
         self._show_run(opener, after)
@@ -241,7 +244,7 @@ class StudioApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def show_critiques(self, engine: Any) -> None:
+    def show_critiques(self, engine: EngineView) -> None:
         import importlib
 
         try:
@@ -280,7 +283,7 @@ def check_models(cast: Any) -> None:
     check_cast_models(cast, cast.play_path)
 
 
-def apply_roles(engine: Any, roles: dict[str, str]) -> list[str]:
+def apply_roles(engine: EngineView, roles: dict[str, str]) -> list[str]:
     """`--role WORD=human` takes a role over in a resumed run; any other value hands it back."""
     from studio.model import InputError
 

@@ -6,7 +6,7 @@ Pure functions of the engine, as `studio.tui.views` is; `views` hands an ensembl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -14,26 +14,29 @@ from rich.text import Text
 from studio.store import events as ev
 from studio.store.events import Event
 
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
-def is_ensemble(engine: Any) -> bool:
+
+def is_ensemble(engine: EngineView) -> bool:
     return getattr(getattr(engine, "form", None), "name", "") == "ensemble"
 
 
-def characters(engine: Any) -> list[Any]:
+def characters(engine: EngineView) -> list[Any]:
     """The speaking characters, in cast order (inner voices and the moderator or director left out)."""
     return [r for r in engine.cast.roles if r.kind == "other" and not r.key.endswith(".voice")]
 
 
-def on_stage(engine: Any) -> list[str]:
+def on_stage(engine: EngineView) -> list[str]:
     return list(getattr(engine.state, "on_stage", []) or [])
 
 
-def voice_of(engine: Any, key: str) -> Any:
+def voice_of(engine: EngineView, key: str) -> Any:
     """The inner voice seat of a character, or None."""
     return engine.cast.role(f"{key}.voice") if engine.cast.has(f"{key}.voice") else None
 
 
-def _name(engine: Any, key: str) -> str:
+def _name(engine: EngineView, key: str) -> str:
     return engine.cast.role(key).name if engine.cast.has(key) else key
 
 
@@ -46,7 +49,7 @@ def _section(title: str, body: RenderableType | str, style: str = "") -> list[Re
 # -- the status line ---------------------------------------------------------------------------
 
 
-def status_tail(engine: Any, text: Text, level: int = 0) -> None:
+def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
     """Who decides the next speaker, who is on stage, and which inner voices are at work. `level` 1 counts
     the voices and names only what is switched off; 2 also counts what is off."""
     state = engine.state
@@ -80,7 +83,7 @@ def status_tail(engine: Any, text: Text, level: int = 0) -> None:
             text.append(f" ({off})", style="dim")
 
 
-def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:
+def voice_switches(engine: EngineView) -> dict[str, dict[str, bool]]:
     """Each inner voice's three strategies, on or off: the playwright's switch for that voice if there was
     one (`v`), else one for every voice, else the voice's schedule in the play."""
     from studio.tui.views import STRATEGY_LABELS
@@ -103,7 +106,7 @@ def lens_mark(name: str) -> Text:
     return Text(f" VIEW AS {name.upper()} (V: everyone) ", style="bold reverse")
 
 
-def suggestion_reason(engine: Any) -> str:
+def suggestion_reason(engine: EngineView) -> str:
     """Why the first name of "who speaks next" is suggested, in the dialog's words."""
     state = engine.state
     if state.policy == "mentions" and state.mentioned() is not None:
@@ -118,7 +121,7 @@ def next_pick() -> str:
 # -- the backstage of a line ---------------------------------------------------------------------
 
 
-def backstage(engine: Any, event: Event) -> list[RenderableType]:
+def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
     """What shaped an ensemble line: the pick and its reason, its speaker's inner voice at work, how
     each character who heard it heard it, who was not there, and the brief a voice rewrote after it."""
     if event.kind == ev.SCENE:
@@ -169,7 +172,7 @@ def backstage(engine: Any, event: Event) -> list[RenderableType]:
     return parts
 
 
-def _pick(engine: Any, event: Event, pick: Event | None) -> list[RenderableType]:
+def _pick(engine: EngineView, event: Event, pick: Event | None) -> list[RenderableType]:
     if event.role is None or event.kind == ev.EPILOGUE:
         return []
     if pick is None:
@@ -185,7 +188,7 @@ def _pick(engine: Any, event: Event, pick: Event | None) -> list[RenderableType]
     return _section(f"Who speaks next ({pick.role}'s pick, and why)", body)
 
 
-def _brief_rewrite_before(engine: Any, event: Event) -> Event | None:
+def _brief_rewrite_before(engine: EngineView, event: Event) -> Event | None:
     """The newest rewrite of the speaker's brief before this line, if its inner voice made one."""
     found = None
     for e in engine.path:
@@ -196,7 +199,7 @@ def _brief_rewrite_before(engine: Any, event: Event) -> Event | None:
     return None
 
 
-def _hearers(engine: Any, event: Event) -> list[RenderableType]:
+def _hearers(engine: EngineView, event: Event) -> list[RenderableType]:
     """Each witness who heard the line through an inner voice's rewrite."""
     heard = getattr(engine.state, "heard", {}) or {}
     parts: list[RenderableType] = []
@@ -209,7 +212,7 @@ def _hearers(engine: Any, event: Event) -> list[RenderableType]:
     return parts
 
 
-def _present(engine: Any, event: Event) -> list[RenderableType]:
+def _present(engine: EngineView, event: Event) -> list[RenderableType]:
     present = event.present
     if present is None:
         return []
@@ -221,7 +224,7 @@ def _present(engine: Any, event: Event) -> list[RenderableType]:
     return _section("Witnessed by", body)
 
 
-def _stage_move(engine: Any, event: Event) -> list[RenderableType]:
+def _stage_move(engine: EngineView, event: Event) -> list[RenderableType]:
     if event.origin == "human":
         who = "you (E)"
     elif event.origin == "studio":
@@ -234,7 +237,7 @@ def _stage_move(engine: Any, event: Event) -> list[RenderableType]:
 # -- the cast pane -------------------------------------------------------------------------------
 
 
-def card_line(engine: Any, role: Any) -> Text | None:
+def card_line(engine: EngineView, role: Any) -> Text | None:
     """A cast card's ensemble line: on or off stage, and whose inner voice is whose."""
     if role.key.endswith(".voice"):
         owner = role.key[: -len(".voice")]
@@ -253,7 +256,7 @@ def card_line(engine: Any, role: Any) -> Text | None:
 # -- view as -------------------------------------------------------------------------------------
 
 
-def through_eyes(engine: Any, name: str) -> list[Event]:
+def through_eyes(engine: EngineView, name: str) -> list[Event]:
     """The take's stage lines as one character knows them (the same lens as `studio show --as`); a line
     the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
     import dataclasses

@@ -8,10 +8,13 @@ delays only the next message, never the engine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.message_pump import MessagePump
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 
 class EventCommitted(Message):
@@ -62,7 +65,7 @@ class HumanTurn(Message):
 class EngineRelay:
     """Subscribes to one engine on behalf of one widget and turns each callback into a message."""
 
-    def __init__(self, engine: Any, target: MessagePump) -> None:
+    def __init__(self, engine: EngineView, target: MessagePump) -> None:
         self.engine = engine
         self.target = target
         engine.event_listeners.append(self._event)

@@ -7,7 +7,7 @@ pane says can be checked without a screen.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -16,6 +16,9 @@ from studio import usage
 from studio.store import events as ev
 from studio.store.events import Event
 from studio.tui import ensemble_views as ens
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 STRATEGY_LABELS = {
     "rewrite_prompt": "1 rewrite prompt",
@@ -68,7 +71,7 @@ def _section(title: str, body: RenderableType | str, style: str = "") -> list[Re
     return [head, body, Text("")]
 
 
-def _take_label(engine: Any, event: Event, takes: dict[int, tuple[int, int]] | None) -> str:
+def _take_label(engine: EngineView, event: Event, takes: dict[int, tuple[int, int]] | None) -> str:
     if event.kind == ev.SCENE:
         return ""
     if takes is not None:
@@ -89,7 +92,7 @@ def origin_note(event: Event) -> str:
     return ""
 
 
-def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> RenderableType:
+def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> RenderableType:
     """Everything that shaped the selected line, as the backstage pane shows it.
 
     `takes` maps a line to (which take, of how many) when the caller keeps count; else the store is asked.
@@ -133,14 +136,14 @@ def backstage(engine: Any, event_id: int | None, takes: dict[int, tuple[int, int
     return Group(*parts)
 
 
-def _safe_event(engine: Any, event_id: int) -> Event | None:
+def _safe_event(engine: EngineView, event_id: int) -> Event | None:
     try:
         return engine.store.event(event_id)
     except Exception:
         return None
 
 
-def _backstage_scene(engine: Any, event: Event) -> list[RenderableType]:
+def _backstage_scene(engine: EngineView, event: Event) -> list[RenderableType]:
     play = engine.cast.play
     parts = _section("Premise", play.premise.strip() or "(none)", "italic")
     brief = play.brief(event.scene or 0)
@@ -149,15 +152,15 @@ def _backstage_scene(engine: Any, event: Event) -> list[RenderableType]:
     return parts
 
 
-def _ego_name(engine: Any) -> str:
+def _ego_name(engine: EngineView) -> str:
     return engine.cast.ego.name
 
 
-def _superego_name(engine: Any) -> str:
+def _superego_name(engine: EngineView) -> str:
     return engine.cast.role("superego").name if engine.cast.has("superego") else "The superego"
 
 
-def _backstage_other(engine: Any, event: Event) -> list[RenderableType]:
+def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
     heard_id = engine.state.heard.get(event.id)
@@ -176,7 +179,7 @@ def _backstage_other(engine: Any, event: Event) -> list[RenderableType]:
     return parts
 
 
-def _backstage_ego(engine: Any, event: Event) -> list[RenderableType]:
+def _backstage_ego(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = event.character or _ego_name(engine)
     superego = _superego_name(engine)
     shaping = [e for e in (engine.by_id.get(i) for i in event.shaped_by) if e is not None]
@@ -208,7 +211,7 @@ def _backstage_ego(engine: Any, event: Event) -> list[RenderableType]:
     return parts
 
 
-def _other_line_before(engine: Any, event: Event) -> Event | None:
+def _other_line_before(engine: EngineView, event: Event) -> Event | None:
     path = engine.path
     try:
         index = next(i for i, e in enumerate(path) if e.id == event.id)
@@ -222,7 +225,7 @@ def _other_line_before(engine: Any, event: Event) -> Event | None:
     return None
 
 
-def _prompt_sections(engine: Any, event: Event, fresh: Event | None) -> list[RenderableType]:
+def _prompt_sections(engine: EngineView, event: Event, fresh: Event | None) -> list[RenderableType]:
     ego = event.character or _ego_name(engine)
     superego = _superego_name(engine)
     parts: list[RenderableType] = []
@@ -244,7 +247,7 @@ def _prompt_sections(engine: Any, event: Event, fresh: Event | None) -> list[Ren
     return parts
 
 
-def notes(engine: Any) -> RenderableType:
+def notes(engine: EngineView) -> RenderableType:
     """The director's pane: scene briefs, the director's interventions and the playwright's notes."""
     play = engine.cast.play
     state = engine.state
@@ -281,7 +284,7 @@ def notes(engine: Any) -> RenderableType:
     return Group(*parts)
 
 
-def note_count(engine: Any) -> int:
+def note_count(engine: EngineView) -> int:
     """How many entries the notes pane has below the briefs."""
     return sum(
         1
@@ -290,7 +293,7 @@ def note_count(engine: Any) -> int:
     )
 
 
-def role_card(engine: Any, role: Any) -> Text:
+def role_card(engine: EngineView, role: Any) -> Text:
     """One cast member as the sheets pane shows them: who, how they are played, the prompt in force."""
     state = engine.state
     human = role.key in state.humans
@@ -323,7 +326,7 @@ def _bar(value: int) -> str:
     return f"{left:>5}|{right:<5}"
 
 
-def inner_life(engine: Any, role: Any, text: Text) -> None:
+def inner_life(engine: EngineView, role: Any, text: Text) -> None:
     """Mood, goals, knowledge, impressions and reflections as the take has them, each with its event (#id)."""
     from studio.engine.minds import world
     from studio.mind.moments import current_goals
@@ -367,7 +370,7 @@ def inner_life(engine: Any, role: Any, text: Text) -> None:
                               if key in folded.facts else f"{key} unset" for key in read))
 
 
-def status(engine: Any, lens: str | None = None, width: int | None = None) -> Text:
+def status(engine: EngineView, lens: str | None = None, width: int | None = None) -> Text:
     """The top line: where the run is and which voices are on; `lens`, the character the stage is seen as.
     Given the `width` it has, it says less rather than be cut: first the run's turn and the cost go, then the
     inner voices are counted rather than named, then the run number, then the title."""
@@ -379,7 +382,7 @@ def status(engine: Any, lens: str | None = None, width: int | None = None) -> Te
     return text
 
 
-def _status(engine: Any, lens: str | None, level: int) -> Text:
+def _status(engine: EngineView, lens: str | None, level: int) -> Text:
     state = engine.state
     play = engine.cast.play
     text = Text()
@@ -420,7 +423,7 @@ def _status(engine: Any, lens: str | None, level: int) -> Text:
     return text
 
 
-def next_step(engine: Any) -> str:
+def next_step(engine: EngineView) -> str:
     """What happens next, in words: the activity line's lead when nothing is being written."""
     pending = engine.pending()
     if pending is None:

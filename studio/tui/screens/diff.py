@@ -8,7 +8,7 @@ differ as words do on the page.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -18,6 +18,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from studio.tui.screens.dialogs import Dialog
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 GONE = "bold red strike"
 NEW = "bold green underline"
@@ -121,7 +124,7 @@ class DiffScreen(Dialog):
         self._show()
 
 
-def open_diff(screen: Any, engine: Any, event_id: int) -> None:
+def open_diff(screen: Any, engine: EngineView, event_id: int) -> None:
     """Compare a line's take with the one before it (the next, for the first take)."""
     takes = engine.takes(event_id)
     ids = [t.id for t in takes]

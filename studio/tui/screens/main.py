@@ -12,7 +12,7 @@ import asyncio
 import gc
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import on, work
@@ -36,6 +36,9 @@ from studio.tui.widgets.game import GamePane
 from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
+
 PANES = ("stage", "backstage", "notes", "cast", "game")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
@@ -49,7 +52,7 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         super().__init__()
         self._opener = opener
         self._after_open = after_open
-        self.engine: Any = None
+        self.engine: EngineView | None = None
         self.job: Worker[Any] | None = None
         self._human: asyncio.Future[str] | None = None
         self._view_head: int | None = None
@@ -121,7 +124,7 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         self.app.call_from_thread(self._install, engine, takes, entries, said)
 
     def _install(
-        self, engine: Any, takes: dict[int, tuple[int, int]], entries: list[Entry], said: list[str]
+        self, engine: EngineView, takes: dict[int, tuple[int, int]], entries: list[Entry], said: list[str]
     ) -> None:
         self.engine = engine
         self.app.engine = engine  # type: ignore[attr-defined]

@@ -7,15 +7,18 @@ the screen calls `show` whenever the run moves. Names and places come from files
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
-def game_text(engine: Any) -> Text:
+
+def game_text(engine: EngineView) -> Text:
     from studio.engine.forms.social import SocialState
     from studio.game import report
 
@@ -86,17 +89,17 @@ class GamePane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("No game yet.", style="dim"), id="game")
 
-    def show(self, engine: Any) -> None:
+    def show(self, engine: EngineView) -> None:
         self.query_one("#game", Static).update(game_text(engine))
 
 
-def is_game(engine: Any) -> bool:
+def is_game(engine: EngineView) -> bool:
     from studio.engine.forms.social import SocialState
 
     return isinstance(getattr(engine, "state", None), SocialState)
 
 
-def private_reasoning(engine: Any, event: Any) -> list[Text]:
+def private_reasoning(engine: EngineView, event: Any) -> list[Text]:
     """The backstage of a line in a game: what its player privately chose, planned, thought and voted this
     round, up to that line (read from the run's events, which other players never see)."""
     from studio.store import events as ev

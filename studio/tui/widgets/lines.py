@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from studio.tui import views
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 
 class StatusLine(Static):
@@ -15,9 +18,9 @@ class StatusLine(Static):
     `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
 
     lens: str | None = None
-    _engine: Any = None
+    _engine: EngineView = None
 
-    def show(self, engine: Any) -> None:
+    def show(self, engine: EngineView) -> None:
         self._engine = engine
         width = self.content_region.width or None  # before the first layout: the whole line, as before
         self.update(views.status(engine, self.lens, width), layout=False)
@@ -43,7 +46,7 @@ class ActivityLine(Static):
         self.tokens = 0
         self.writing = ""
 
-    def token(self, engine: Any, step: Any, token: str) -> None:
+    def token(self, engine: EngineView, step: Any, token: str) -> None:
         self.tokens += 1
         self.writing += token
         role = engine.cast.role(step.role) if step.role else None
@@ -52,11 +55,11 @@ class ActivityLine(Static):
         tail = " ".join(self.writing.split())[-60:]
         self.say(f"● {name} {verb} · {self.tokens} tokens · {tail}")
 
-    def idle(self, engine: Any) -> None:
+    def idle(self, engine: EngineView) -> None:
         self.say(idle_hint(engine))
 
 
-def idle_hint(engine: Any) -> str:
+def idle_hint(engine: EngineView) -> str:
     if engine is None:
         return ""
     if engine.finished:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,6 +12,9 @@ from textual.widgets.option_list import Option
 
 from studio.tui import views
 
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
+
 
 class BackstagePane(VerticalScroll):
     """Everything that shaped the selected stage line."""
@@ -19,7 +22,7 @@ class BackstagePane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("Opening…", style="dim"), id="backstage")
 
-    def show(self, engine: Any, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> None:
+    def show(self, engine: EngineView, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> None:
         self.query_one("#backstage", Static).update(views.backstage(engine, event_id, takes))
 
 
@@ -33,7 +36,7 @@ class NotesPane(Vertical):
 
     _count = 0
 
-    def show(self, engine: Any, latest: bool = True) -> None:
+    def show(self, engine: EngineView, latest: bool = True) -> None:
         """Scrolls to a note only when one was added; a run just opened starts at its briefs."""
         self.query_one("#notes", Static).update(views.notes(engine))
         count = views.note_count(engine)
@@ -46,7 +49,7 @@ class NotesPane(Vertical):
 class CastPane(OptionList):
     """The cast with the prompt each is playing under now; Enter or `c` edits the highlighted sheet."""
 
-    def show(self, engine: Any) -> None:
+    def show(self, engine: EngineView) -> None:
         highlighted = self.highlighted
         self.clear_options()
         for role in engine.cast.roles:
