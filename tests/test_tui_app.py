@@ -61,13 +61,13 @@ async def test_the_status_line_lists_only_strategies_that_are_on(studio):
     async with app.run_test(size=(140, 30)) as pilot:
         screen = await opened(pilot)
         assert "superego: prompt speech critique" in screen_text(app)
-        screen.switch_strategy("critique", False)
-        screen.switch_strategy("rewrite_prompt", False)
+        screen.cast_controls.switch_strategy("critique", False)
+        screen.cast_controls.switch_strategy("rewrite_prompt", False)
         await pilot.pause()
         text = screen_text(app)
         assert "superego: speech ·" in text or "superego: speech " in text
         assert "critique ·" not in text.splitlines()[0] and "prompt" not in text.splitlines()[0].split("superego:")[1]
-        screen.switch_strategy("rewrite_speech", False)
+        screen.cast_controls.switch_strategy("rewrite_speech", False)
         await pilot.pause()
         assert "superego: all off" in screen_text(app)
 

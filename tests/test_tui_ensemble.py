@@ -149,10 +149,10 @@ async def test_view_as_hides_what_the_character_did_not_witness_and_toggles_back
         assert not {entry.event_id for entry in stage(app).entries} & {e.id for e in _lines(engine)[-1:]}
         # searching this take while viewing as Tomas finds only what he witnessed
         said_later = unseen[0].text.split(":", 1)[0]  # its speaker, scene and turn: this line alone
-        assert not screen.run_search(said_later, False)
+        assert not screen.desk.run_search(said_later, False)
         await pilot.press("V")
         await pilot.pause(0.2)
-        assert [e.id for e in screen.run_search(said_later, False)] == [unseen[0].id]
+        assert [e.id for e in screen.desk.run_search(said_later, False)] == [unseen[0].id]
         assert "VIEW AS" not in screen_text(app)
         assert {e.id for e in engine.stage()} == {entry.event_id for entry in stage(app).entries}
 

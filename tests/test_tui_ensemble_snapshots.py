@@ -50,7 +50,7 @@ def test_the_run_viewed_as_one_character(snap_compare, studio):
         await step(pilot, 3)
         screen.engine.stage_move("Tomas", False)
         await step(pilot, 2)
-        screen.set_lens("Tomas")
+        screen.ensemble.set_lens("Tomas")
         await wait_for(pilot, lambda: "VIEW AS" in str(screen.query_one("#status").content), "the lens")
         await idle(pilot)
         await pilot.pause(0.3)

@@ -31,7 +31,7 @@ class ControlsProvider(Provider):
             verb = "Hand back" if human else "Take over"
             yield (
                 f"{verb} {role.name} ({role.key})",
-                partial(screen.toggle_role, role.key),
+                partial(screen.cast_controls.toggle_role, role.key),
                 "You write their lines from their next turn." if not human else f"{role.model} plays them again.",
             )
         if engine.cast.has("superego") and engine.cast.superego.enabled:
@@ -39,7 +39,7 @@ class ControlsProvider(Provider):
                 on = engine.state.strategy_on(name)
                 yield (
                     f"Superego: switch {name.replace('_', ' ')} {'off' if on else 'on'}",
-                    partial(screen.switch_strategy, name, not on),
+                    partial(screen.cast_controls.switch_strategy, name, not on),
                     "From the next step on.",
                 )
         from studio.tui.ensemble_views import voice_switches
@@ -48,7 +48,7 @@ class ControlsProvider(Provider):
             for name, on in states.items():
                 yield (
                     f"{engine.cast.role(key).name}: switch {name.replace('_', ' ')} {'off' if on else 'on'}",
-                    partial(screen.switch_voice, key, name, not on),
+                    partial(screen.ensemble.switch_voice, key, name, not on),
                     "This inner voice alone, from the next step on.",
                 )
 

@@ -17,21 +17,52 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 
-class EventCommitted(Message):
-    """An event reached the store: the stage, panes and status line catch up with it."""
+class EventCommitted(Message, bubble=False):
+    """An event reached the store. The engine's relay tells the screen; the screen, once it has placed
+    the event on its stage, tells every pane, each of which decides for itself whether it has to redraw.
+    `engine`, `takes` and `soon` are set on the panes' copy: the run, which take of its line each stage
+    line is, and whether the engine is still writing (a pane that is slow to redraw may wait a moment)."""
 
-    def __init__(self, event: Any) -> None:
+    def __init__(
+        self, event: Any, engine: EngineView | None = None, takes: dict[int, tuple[int, int]] | None = None,
+        soon: bool = False,
+    ) -> None:
         super().__init__()
         self.event = event
+        self.engine = engine
+        self.takes = takes
+        self.soon = soon
 
 
-class TokenStreamed(Message):
+class RunRedrawn(Message, bubble=False):
+    """The run as a whole has to be drawn again: it was opened, its head jumped (rewind, a take, an edit),
+    or a control changed what the panes say (a role taken over, a strategy switched). `latest`: scroll to
+    the newest of what changed, which a run just opened does not."""
+
+    def __init__(self, engine: EngineView, takes: dict[int, tuple[int, int]], latest: bool = True) -> None:
+        super().__init__()
+        self.engine = engine
+        self.takes = takes
+        self.latest = latest
+
+
+class LineSelected(Message, bubble=False):
+    """The stage's cursor is on another line (None: on none); `soon` while the engine writes."""
+
+    def __init__(self, event_id: int | None, soon: bool = False) -> None:
+        super().__init__()
+        self.event_id = event_id
+        self.soon = soon
+
+
+class TokenStreamed(Message, bubble=False):
     """A piece of the line being written, for the live stage entry and the activity line."""
 
-    def __init__(self, step: Any, token: str) -> None:
+    def __init__(self, step: Any, token: str, engine: EngineView | None = None) -> None:
         super().__init__()
         self.step = step
         self.token = token
+        self.engine = engine
 
 
 class ModelCalled(Message):

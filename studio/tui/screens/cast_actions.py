@@ -1,17 +1,19 @@
 """The run screen's controls over the cast and the run as a whole: who plays whom, the superego's
-strategies, a character's sheet, export, critiques and the picker. A mixin of MainScreen, kept apart so
-the screen's file holds the panes and the engine's workers."""
+strategies, a character's sheet, export, critiques and the picker. A group of the run screen's controls,
+kept apart so the screen's file holds the panes and the engine's workers."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from studio.tui import views
+from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.panes import CastPane
 
 
-class CastActions:
+class CastControls(ControlGroup):
     def action_roles(self) -> None:
         if not self._ready():
             return
@@ -22,13 +24,13 @@ class CastActions:
         self.app.push_screen(RolesScreen(rows), self.toggle_role)
 
     def toggle_role(self, key: str | None) -> None:
-        if key is None or self.engine is None:
+        if key is None or self.screen.engine is None:
             return
         role = self.engine.cast.role(key)
         if key in self.engine.state.humans:
             self.engine.release(key)
-            if self._human is not None:
-                self.run_worker(self.pause(), group="pause")
+            if self.screen.human_answer is not None:
+                self.screen.run_worker(self.pause(), group="pause")
             self.notify(f"{role.name} ({key}) goes back to {role.model}.")
         else:
             self.engine.take_over(key)
@@ -43,7 +45,7 @@ class CastActions:
         from studio.tui.screens.dialogs import StrategiesScreen
 
         if is_ensemble(self.engine):
-            self.voices_dialog()  # type: ignore[attr-defined]  # each inner voice's switches
+            self.screen.ensemble.voices_dialog()  # each inner voice's switches
             return
         if not (self.engine.cast.has("superego") and self.engine.cast.superego.enabled):
             self.notify("This run has no superego.", severity="warning")
@@ -59,11 +61,11 @@ class CastActions:
     def action_edit_character(self) -> None:
         if not self._ready():
             return
-        cast = self.query_one(CastPane)
+        cast = self.screen.query_one(CastPane)
         if not cast.display:
-            self._show_pane("cast")
+            self.screen.show_pane("cast")
         key = cast.role_key or "ego"
-        if self.focused is not cast and not cast.has_focus:
+        if self.screen.focused is not cast and not cast.has_focus:
             cast.focus()
         self.edit_character(key)
 
@@ -110,16 +112,16 @@ class CastActions:
         if self.busy:
             self.notify("Pause first (p): a change made mid-turn would land inside it.", severity="warning")
             return
-        cast = self.query_one(CastPane)
+        cast = self.screen.query_one(CastPane)
         if not cast.display:
-            self._show_pane("cast")
+            self.screen.show_pane("cast")
         role = next((r for r in lives if r.key == cast.role_key), lives[0])
         folded = world(engine)
         mind = folded.mind(role.name)
         at = {"scene": engine.state.scene or 1, "turn": engine.state.turn}
 
         def chosen(fields: dict[str, Any] | None) -> None:
-            if fields is None or self.engine is not engine:
+            if fields is None or self.screen.engine is not engine:
                 return
             event = engine.mind_event(fields)
             self.refresh_panes()
@@ -140,18 +142,30 @@ class CastActions:
 
         def chosen(choice: dict[str, Any] | None) -> None:
             if choice is not None:
-                self._export(choice)
+                self.screen.run_worker(partial(self._export, choice), thread=True, group="export",
+                                       exit_on_error=False, name="export")
 
         self.app.push_screen(ExportScreen(), chosen)
+
+    def _export(self, choice: dict[str, Any]) -> Path:
+        """In a thread with a store of its own: a long export must not hold the screen's."""
+        from studio.export import export_run
+        from studio.store import Store
+
+        store = Store(self.engine.store.path)
+        try:
+            return export_run(store, self.engine.run_id, choice["fmt"], choice["out"], choice["backstage"])
+        finally:
+            store.close()
 
     def action_critiques(self) -> None:
         if not self._ready():
             return
-        self.app.show_critiques(self.engine)  # type: ignore[attr-defined]
+        self.app.show_critiques(self.engine)
 
     async def action_open(self) -> None:
         await self.pause()
-        self.app.show_picker()  # type: ignore[attr-defined]
+        self.app.show_picker()
 
 
 def _member(cast: Any, key: str) -> Any:

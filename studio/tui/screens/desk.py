@@ -1,7 +1,7 @@
 """The playwright's desk on the run screen: search, jump, the take tree, directed takes, the play editor.
 
-A mixin of MainScreen's actions, kept apart so the run screen's own file stays about running; every
-action here ends in the same engine calls and screen refreshes the other controls use.
+A group of the run screen's controls, kept apart so the run screen's own file stays about running;
+every action here ends in the same engine calls and screen refreshes the other controls use.
 """
 
 from __future__ import annotations
@@ -11,36 +11,34 @@ from typing import Any
 
 from studio.store import events as ev
 from studio.tui.finding import jump_index, pattern, search_all, search_take, take_tree, tree_events
+from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.stage import StageView
 
 
-class DeskActions:
-    """Expects the MainScreen API: engine, resync, pause, report, _start, _select, _selected_event."""
-
+class DeskControls(ControlGroup):
     _search: Any = None  # the last SearchChoice while its matches are highlighted
     _tree_nodes: list[Any] | None = None  # every event of the run as the take tree reads it, kept
-    _marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as the line's tag
 
     # -- search -------------------------------------------------------------------------------
 
     def _stage(self) -> StageView:
-        return self.query_one("#stage", StageView)  # type: ignore[attr-defined]
+        return self.screen.query_one("#stage", StageView)
 
     def run_search(self, query: str, all_takes: bool) -> list[Any]:
-        engine = self.engine  # type: ignore[attr-defined]
+        engine = self.engine
         if all_takes:
             return search_all(engine.store, engine.run_id, query)
-        ids = search_take(self.stage_events(), query)  # type: ignore[attr-defined]  # what a "view as" shows
+        ids = search_take(self.screen.ensemble.stage_events(), query)  # what a "view as" shows
         return [engine.by_id[i] for i in ids]
 
     def action_search(self) -> None:
-        if not self._ready():  # type: ignore[attr-defined]
+        if not self._ready():
             return
         from studio.tui.screens.finding import SearchScreen
 
         last = self._search
         screen = SearchScreen(self.run_search, last.query if last else "", last.all_takes if last else False)
-        self.app.push_screen(screen, self._searched)  # type: ignore[attr-defined]
+        self.app.push_screen(screen, self._searched)
 
     def _searched(self, choice: Any) -> None:
         if choice is None:
@@ -55,19 +53,19 @@ class DeskActions:
         index %= len(hits)
         self._search = type(choice)(choice.query, choice.all_takes, hits, index)
         event = hits[index]
-        engine = self.engine  # type: ignore[attr-defined]
+        engine = self.engine
         if event.id not in engine.by_id:
             # a line of another take: follow that take, as choosing it in the take tree would
-            self.run_worker(self._follow(event.id, event.id), group="follow", exit_on_error=False)  # type: ignore[attr-defined]
+            self.screen.run_worker(self._follow(event.id, event.id), group="follow", exit_on_error=False)
         else:
             self._stage().select_event(event.id)
-        self._set_activity(  # type: ignore[attr-defined]
+        self._set_activity(
             f"Match {index + 1} of {len(hits)} for “{choice.query}” · n next · N previous · Esc ends the search"
         )
 
     def action_search_move(self, delta: int) -> None:
         if self._search is None:
-            self.notify("Search first: / then the words.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("Search first: / then the words.", severity="warning")
             return
         self._go_to_hit(self._search.chosen + delta)
 
@@ -76,16 +74,16 @@ class DeskActions:
             return False
         self._search = None
         self._stage().set_highlight(None)
-        self._set_activity(self._idle_hint())  # type: ignore[attr-defined]
+        self._set_activity(self._idle_hint())
         return True
 
     # -- jump ---------------------------------------------------------------------------------
 
     def _jump_target(self, jump: Any) -> int | None:
-        return jump_index(self._stage().entries, self.engine.by_id, jump)  # type: ignore[attr-defined]
+        return jump_index(self._stage().entries, self.engine.by_id, jump)
 
     def action_jump(self) -> None:
-        if not self._ready():  # type: ignore[attr-defined]
+        if not self._ready():
             return
         from studio.tui.screens.finding import JumpScreen
 
@@ -94,7 +92,7 @@ class DeskActions:
             if index is None:
                 return None
             entry = self._stage().entries[index]
-            event = self.engine.by_id.get(entry.event_id)  # type: ignore[attr-defined]
+            event = self.engine.by_id.get(entry.event_id)
             where = f"scene {event.scene}, turn {event.turn}" if event is not None else ""
             text = " ".join(entry.text.split())[:70]
             return f"→ {where} · {(entry.character or '').upper()} {text}".strip()
@@ -105,44 +103,44 @@ class DeskActions:
                 if index is not None:
                     self._stage().select_index(index)
 
-        self.app.push_screen(JumpScreen(preview), chosen)  # type: ignore[attr-defined]
+        self.app.push_screen(JumpScreen(preview), chosen)
 
     # -- the take tree -------------------------------------------------------------------------
 
     def action_take_tree(self) -> None:
-        if not self._ready():  # type: ignore[attr-defined]
+        if not self._ready():
             return
         from studio.store.takes import marks
         from studio.tui.screens.takes import TakeTreeScreen
 
-        engine = self.engine  # type: ignore[attr-defined]
+        engine = self.engine
         known = self._tree_nodes or []
         known = known + tree_events(engine.store, engine.run_id, known[-1].id if known else 0)
         self._tree_nodes = known
         roots = take_tree(known, engine.head)
         if not roots:
-            self.notify("Nothing written yet: s plays the first turn.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("Nothing written yet: s plays the first turn.", severity="warning")
             return
 
         def chosen(result: Any) -> None:
-            self._marks = marks(engine.store, engine.run_id)  # stars and names set in the tree
+            self.screen.marks = marks(engine.store, engine.run_id)  # stars and names set in the tree
             if result is not None and result[0] == "diff":
                 from studio.tui.screens.diff import open_diff
 
-                self.resync(select=self._stage().selected_id)  # type: ignore[attr-defined]
-                open_diff(self, engine, result[1])
+                self.resync(select=self._stage().selected_id)
+                open_diff(self.screen, engine, result[1])
             elif result is not None:
-                self.run_worker(self._follow(result[1]), group="follow", exit_on_error=False)  # type: ignore[attr-defined]
+                self.screen.run_worker(self._follow(result[1]), group="follow", exit_on_error=False)
             else:
-                self.resync(select=self._stage().selected_id)  # type: ignore[attr-defined]
+                self.resync(select=self._stage().selected_id)
 
         screen = TakeTreeScreen(roots, marks(engine.store, engine.run_id), engine.store)
-        self.app.push_screen(screen, chosen)  # type: ignore[attr-defined]
+        self.app.push_screen(screen, chosen)
 
     async def _follow(self, event_id: int, select: int | None = None) -> None:
         """Follow the newest take through an event, and show its first line (or `select`)."""
-        await self.pause()  # type: ignore[attr-defined]
-        engine = self.engine  # type: ignore[attr-defined]
+        await self.pause()
+        engine = self.engine
         engine.choose_take(event_id)
         target = select
         if target is None:
@@ -151,31 +149,31 @@ class DeskActions:
                 nxt = [e for e in engine.path if e.parent == event.id]
                 event = nxt[0] if nxt else None
             target = event.id if event is not None else None
-        self.resync(select=target)  # type: ignore[attr-defined]
+        self.resync(select=target)
 
     # -- a directed take ------------------------------------------------------------------------
 
     def action_direct(self) -> None:
-        event = self._selected_event()  # type: ignore[attr-defined]
+        event = self._selected_event()
         if event is None:
             return
         if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")  # type: ignore[attr-defined]
+            self.notify("A scene heading has only one take; select a line.", severity="warning")
             return
         from studio.tui.screens.direct import DirectScreen
 
-        role = self.engine.cast.role(event.role) if event.role else None  # type: ignore[attr-defined]
+        role = self.engine.cast.role(event.role) if event.role else None
         title = f"A new take of {event.character or 'the line'}'s line · turn {event.turn}"
 
         def chosen(direction: Any) -> None:
             if direction is not None:
-                self.run_worker(self._directed(event.id, direction), group="direct", exit_on_error=False)  # type: ignore[attr-defined]
+                self.screen.run_worker(self._directed(event.id, direction), group="direct", exit_on_error=False)
 
-        self.app.push_screen(DirectScreen(title, role.temperature if role else 1.0), chosen)  # type: ignore[attr-defined]
+        self.app.push_screen(DirectScreen(title, role.temperature if role else 1.0), chosen)
 
     async def _directed(self, event_id: int, direction: Any) -> None:
-        await self.pause()  # type: ignore[attr-defined]
-        self._start(self._regenerate(event_id, direction))  # type: ignore[attr-defined]
+        await self.pause()
+        self._start(self.screen.write_take(event_id, direction))
 
     # -- one-line boxes out to $EDITOR ------------------------------------------------------------
 
@@ -183,39 +181,39 @@ class DeskActions:
         """ctrl+e in the note box or a human role's box: the text goes out to $EDITOR and is sent back."""
         from studio.tui.widgets.longtext import edit_in_editor
 
-        focused = self.focused  # type: ignore[attr-defined]
+        focused = self.screen.focused
         if focused is None or focused.id not in ("note-input", "human-line"):
-            self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")  # type: ignore[attr-defined]
+            self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
-        text = await edit_in_editor(self, focused.value)
+        text = await edit_in_editor(self.screen, focused.value)
         if text is None or not text.strip():
             return
         if focused.id == "note-input":
-            if self._ready():  # type: ignore[attr-defined]
-                self.engine.note(text)  # type: ignore[attr-defined]
+            if self._ready():
+                self.engine.note(text)
                 focused.value = ""
-                self.notify("Noted: the director and the characters hear it next turn.")  # type: ignore[attr-defined]
-        elif self._human is not None and not self._human.done():  # type: ignore[attr-defined]
-            self._human.set_result(text.strip())  # type: ignore[attr-defined]
+                self.notify("Noted: the director and the characters hear it next turn.")
+        elif self.screen.human_answer is not None and not self.screen.human_answer.done():
+            self.screen.human_answer.set_result(text.strip())
 
     # -- the play itself -------------------------------------------------------------------------
 
     def action_edit_play(self) -> None:
-        if not self._ready():  # type: ignore[attr-defined]
+        if not self._ready():
             return
         from studio.model import load_play
         from studio.tui.screens.play import PlayScreen
 
-        path = Path(self.engine.cast.play_path)  # type: ignore[attr-defined]
+        path = Path(self.engine.cast.play_path)
         try:
             play = load_play(path)
         except Exception as exc:  # noqa: BLE001 - shown to the playwright
-            self.report(exc, "open the play")  # type: ignore[attr-defined]
+            self.report(exc, "open the play")
             return
 
         def saved(result: Path | None) -> None:
             if result is not None:
-                self.notify(f"Saved {result}. This run keeps its play; new runs use the new one.",  # type: ignore[attr-defined]
+                self.notify(f"Saved {result}. This run keeps its play; new runs use the new one.",
                             title="Play saved")
 
-        self.app.push_screen(PlayScreen(play, path), saved)  # type: ignore[attr-defined]
+        self.app.push_screen(PlayScreen(play, path), saved)

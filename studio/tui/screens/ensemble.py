@@ -1,5 +1,5 @@
 """An ensemble's controls in the app: who speaks next (`w`), entrances and exits (`E`), and the run
-seen through one character's eyes (`V`). A mixin of MainScreen, as the cast's controls are.
+seen through one character's eyes (`V`). A group of the run screen's controls, as the cast's are.
 
 Every choice is the engine call the CLI makes (`pick`, `switch_policy`, `stage_move`), so each is an
 event that rewinds, takes and resumes replay; viewing as a character changes nothing in the run.
@@ -21,6 +21,8 @@ from textual.widgets.option_list import Option
 from studio.store import events as ev
 from studio.tui import ensemble_views as ens
 from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.failures import finished
+from studio.tui.screens.group import ControlGroup
 
 POLICY_HELP = {
     "alternate": "the next one on stage after the last speaker",
@@ -130,7 +132,7 @@ class VoicesScreen(Dialog):
                                                                  self._label(title, name, states[name]))
 
 
-class EnsembleActions:
+class EnsembleControls(ControlGroup):
     lens: str | None = None  # the character the stage is seen as (V), or None for everyone
 
     def _ensemble_ready(self, what: str) -> bool:
@@ -164,7 +166,7 @@ class EnsembleActions:
         if not self._ensemble_ready("Choosing who speaks next"):
             return
         if self.engine.finished:
-            self.report(_finished())
+            self.report(finished())
             return
         await self.pause()
         if not self._scene_open():
@@ -178,7 +180,7 @@ class EnsembleActions:
         self.app.push_screen(self._who_screen(False), self._who_chosen)
 
     def _who_chosen(self, result: tuple[str, str] | None) -> None:
-        if result is None or self.engine is None:
+        if result is None or self.screen.engine is None:
             return
         kind, value = result
         try:
@@ -191,7 +193,7 @@ class EnsembleActions:
             return
         self.refresh_panes()
         self.notify(f"{value} speaks next.")
-        self._start(self._step_turn())
+        self._start(self.screen.step_turn())
 
     def _switch_policy(self, policy: str) -> None:
         if policy == self.engine.state.policy:
@@ -269,7 +271,7 @@ class EnsembleActions:
         )
 
     def _moved(self, name: str | None) -> None:
-        if name is None or self.engine is None:
+        if name is None or self.screen.engine is None:
             return
         role = self.engine._character(name)
         try:
@@ -305,10 +307,10 @@ class EnsembleActions:
     def set_lens(self, name: str | None) -> None:
         from studio.tui.widgets.lines import StatusLine
 
-        if self.engine is None:
+        if self.screen.engine is None:
             return
         self.lens = name
-        self.query_one(StatusLine).lens = name
+        self.screen.query_one(StatusLine).lens = name
         self.resync()
         self.notify(f"The stage as {name} knows it: V shows everyone again." if name else "The stage shows everyone.")
 
@@ -328,12 +330,7 @@ class EnsembleActions:
         """While viewing as a character, the stage is drawn again through its eyes for each new line, and
         for each rewrite of what it heard."""
         if event.on_stage:
-            self._note_take(event)
+            self.screen.note_take(event)
         if event.on_stage or event.kind == ev.REWRITE_SPEECH:
             self.resync()
 
-
-def _finished() -> Exception:
-    from studio.engine import RunFinished
-
-    return RunFinished("finished")

@@ -4,6 +4,10 @@ Model calls run in async workers on the app's loop (the gateway streams without 
 a run and exporting run in thread workers. One worker at a time drives the engine: controls that move
 the run's head (rewind, regenerate, edit, takes) first pause whatever is being written, and
 `on_worker_state_changed` is the one place where a failed worker becomes a notification.
+
+The screen keeps the stage in step with the take it follows; every other pane hears the committed
+events and redraws of the run itself (`RunPane`), so the screen never names them one by one. The
+controls live in groups (lines, desk, ensemble, cast), each owning its actions.
 """
 
 from __future__ import annotations
@@ -11,29 +15,33 @@ from __future__ import annotations
 import asyncio
 import gc
 from contextlib import suppress
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
+from studio.present.stage import tag, take_counts
 from studio.store import events as ev
 from studio.store.takes import marks as take_marks
 from studio.tui import views
 from studio.tui.controls import MAIN
-from studio.tui.screens.cast_actions import CastActions
-from studio.tui.screens.desk import DeskActions
-from studio.tui.screens.ensemble import EnsembleActions
-from studio.tui.messages import EngineRelay, EventCommitted, HumanTurn, ModelCalled, RetryStarted, TokenStreamed
-from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
+from studio.tui.messages import (
+    EngineRelay, EventCommitted, HumanTurn, LineSelected, ModelCalled, RetryStarted, RunRedrawn, TokenStreamed,
+)
+from studio.tui.screens.cast_actions import CastControls
+from studio.tui.screens.desk import DeskControls
+from studio.tui.screens.ensemble import EnsembleControls
+from studio.tui.screens.failures import finished, report
+from studio.tui.screens.line_controls import LineControls
 from studio.tui.widgets.game import GamePane
-from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane
+from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
+from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane, RunPane
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
 if TYPE_CHECKING:
@@ -43,7 +51,7 @@ PANES = ("stage", "backstage", "notes", "cast", "game")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
-class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
+class MainScreen(Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
     side_width: reactive[int] = reactive(40, init=False)
@@ -54,12 +62,25 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         self._after_open = after_open
         self.engine: EngineView | None = None
         self.job: Worker[Any] | None = None
-        self._human: asyncio.Future[str] | None = None
+        self.human_answer: asyncio.Future[str] | None = None
         self._view_head: int | None = None
-        self._takes: dict[int, tuple[int, int]] = {}
+        self.takes: dict[int, tuple[int, int]] = {}
+        self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self._relay: EngineRelay | None = None
-        self._backstage_timer: Any = None
-        self._settling = False
+        self._panes: list[RunPane] | None = None
+        self.lines = LineControls(self)
+        self.desk = DeskControls(self)
+        self.ensemble = EnsembleControls(self)
+        self.cast_controls = CastControls(self)
+        self.control_groups = (self.lines, self.desk, self.ensemble, self.cast_controls)
+
+    def __getattr__(self, name: str) -> Any:
+        """A binding's action that the screen does not have is on the group of controls that owns it."""
+        if name.startswith("action_"):
+            for group in self.__dict__.get("control_groups", ()):
+                if hasattr(type(group), name):
+                    return getattr(group, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -78,13 +99,9 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        titles = {"stage-pane": "Stage", "backstage-pane": "Backstage", "notes-pane": "Director's notes",
-                  "cast-pane": "Cast", "game-pane": "Game"}
-        for pane, title in titles.items():
-            self.query_one(f"#{pane}").border_title = title
+        self.query_one("#stage-pane").border_title = "Stage"
         self.query_one(HumanInput).display = False
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
-        self.query_one("#game-pane").display = False
         self._fix_side()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
@@ -109,9 +126,9 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         try:
             engine = self._opener()
             said = self._after_open(engine) if self._after_open else []
-            takes = _take_counts(engine.store.events(engine.run_id))
-            self._marks = take_marks(engine.store, engine.run_id)
-            entries = [entry_for(e, _tag(e, takes, self._marks)) for e in engine.stage()]
+            takes = take_counts(engine.store.events(engine.run_id))
+            self.marks = take_marks(engine.store, engine.run_id)
+            entries = [entry_for(e, tag(e, takes, self.marks)) for e in engine.stage()]
             colours = palette((role.name for role in engine.cast.roles), self.app.current_theme.dark)
             if entries:
                 entries[0].first = True
@@ -128,7 +145,7 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
     ) -> None:
         self.engine = engine
         self.app.engine = engine  # type: ignore[attr-defined]
-        self._takes = takes
+        self.takes = takes
         self._view_head = engine.head
         stage = self.query_one("#stage", StageView)
         stage.set_cast(role.name for role in engine.cast.roles)
@@ -136,11 +153,9 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         for message in said:
             self.notify(message)
         self.query_one(StatusLine).show(engine)
-        self._set_activity(self._idle_hint())
+        self.set_activity(self.idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
-        self._settling = True
         stage.replace(entries)
-        self._settling = False
         # a reopened run picks up where it stopped: its newest line, once the stage knows its height
         self.call_after_refresh(stage.action_last)
         self.call_after_refresh(self.refresh_panes, None, False)
@@ -155,127 +170,113 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         if self._relay is not None:
             self._relay.close()
 
-    # -- keeping the panes in step with the run ------------------------------------------------
+    # -- keeping the stage in step with the run, and telling the panes ---------------------------
+
+    def run_panes(self) -> list[RunPane]:
+        if self._panes is None:
+            self._panes = [w for w in self.walk_children() if isinstance(w, RunPane)]
+        return self._panes
+
+    def tell_panes(self, make: Callable[[], Message], only: Callable[[RunPane], bool] | None = None) -> None:
+        """Each pane gets a message of its own: a message is handled once, by the one it was posted to."""
+        for pane in self.run_panes():
+            if only is None or only(pane):
+                pane.post_message(make())
 
     def refresh_panes(self, select: int | None = None, latest: bool = True) -> None:
         engine = self.engine
         if engine is None:
             return
-        self.query_one(StatusLine).show(engine)
-        self.query_one(NotesPane).show(engine, latest)
-        self.query_one(CastPane).show(engine)
-        if self.query_one("#game-pane").display:
-            self.query_one(GamePane).show(engine)
         if select is not None:
             self.query_one("#stage", StageView).select_event(select)
-        self._show_backstage()
+        self.tell_panes(lambda: RunRedrawn(engine, self.takes, latest))
 
     def resync(self, select: int | None = None) -> None:
         """After the head jumped (rewind, a take, an edit): show the take the engine now follows."""
         engine = self.engine
+        if engine is None:
+            return
         self._view_head = engine.head
-        entries = [entry_for(e, _tag(e, self._takes, self._marks)) for e in self.stage_events()]
+        entries = [entry_for(e, tag(e, self.takes, self.marks)) for e in self.ensemble.stage_events()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
         if not self.busy:
-            self._set_activity(self._idle_hint())
-
-    def _show_backstage(self, soon: bool = False) -> None:
-        """`soon`: while the engine writes, explain at most a few times a second; each explanation
-        reflows the side pane, and a frame spent there is a frame late for the next token."""
-        if soon and self.busy:
-            if self._backstage_timer is None:
-                self._backstage_timer = self.set_timer(0.2, self._show_backstage_now)
-            return
-        self._show_backstage_now()
-
-    def _show_backstage_now(self) -> None:
-        self._backstage_timer = None
-        if self.engine is None or self._settling or not self.query_one("#backstage-pane").display:
-            return
-        stage = self.query_one("#stage", StageView)
-        self.query_one(BackstagePane).show(self.engine, stage.selected_id, self._takes)
+            self.set_activity(self.idle_hint())
 
     @on(StageView.Selected)
     def _selected(self, message: StageView.Selected) -> None:
-        self._show_backstage(soon=message.followed)
+        soon = message.followed and self.busy
+        self.tell_panes(lambda: LineSelected(message.event_id, soon))
 
     @on(TokenStreamed)
     def _token(self, message: TokenStreamed) -> None:
-        step = message.step
-        if step.kind in ev.ON_STAGE and step.kind != ev.SCENE and not self.lens_blind():
-            role = self.engine.cast.role(step.role) if step.role else None
+        step, engine = message.step, self.engine
+        if engine is None:
+            return
+        if step.kind in ev.ON_STAGE and step.kind != ev.SCENE and not self.ensemble.lens_blind():
+            role = engine.cast.role(step.role) if step.role else None
             name = role.name if role else None
             self.query_one("#stage", StageView).stream(step.kind, step.role, name, message.token)
-        self.query_one(ActivityLine).token(self.engine, step, message.token)
+        self.tell_panes(lambda: TokenStreamed(step, message.token, engine),
+                        only=lambda pane: hasattr(pane, "on_token_streamed"))
 
     @on(ModelCalled)
     def _called(self, message: ModelCalled) -> None:
         """A model is asked: until its first token, say whom the studio waits for."""
         step = message.step
-        role = self.engine.cast.role(step.role) if step.role else None
+        role = self.engine.cast.role(step.role) if self.engine is not None and step.role else None
         name = role.name if role else "The model"
         verb = views.TASK_VERBS.get(step.task, step.task)
-        self._set_activity(f"… {name} {verb}: waiting for {message.model}")
+        self.set_activity(f"… {name} {verb}: waiting for {message.model}")
 
     @on(RetryStarted)
     def _retry(self, message: RetryStarted) -> None:
         """The model's attempt broke off and starts over: what it streamed so far is void."""
         self.query_one("#stage", StageView).drop_live()
-        activity = self.query_one(ActivityLine)
-        activity.reset()
-        role = self.engine.cast.role(message.step.role) if message.step.role else None
+        role = self.engine.cast.role(message.step.role) if self.engine is not None and message.step.role else None
         name = role.name if role else "The model"
-        activity.say(f"↻ {name}: {message.reason}")
+        self.set_activity(f"↻ {name}: {message.reason}", reset=True)
 
     @on(EventCommitted)
     def _committed(self, message: EventCommitted) -> None:
-        event = message.event
-        self.query_one(ActivityLine).reset()
-        if event.id not in self.engine.by_id or event.id == self._view_head:
-            # a take left behind, or a head the screen already shows (an edit resyncs at once)
-            self.query_one(StatusLine).show(self.engine)
+        event, engine = message.event, self.engine
+        if engine is None:
             return
-        if event.parent != self._view_head:
-            self._note_take(event)
-            self.resync(select=event.id if event.on_stage else None)
-            return
-        self._view_head = event.id
-        stage = self.query_one("#stage", StageView)
-        if self.lens is not None:
-            self.lens_committed(event)
-        elif event.on_stage:
-            self._note_take(event)
-            stage.append(entry_for(event, _tag(event, self._takes)))
-        else:
-            stage.drop_live()
-        self.query_one(StatusLine).show(self.engine)
-        if event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director":
-            self.query_one(NotesPane).show(self.engine)
-        if event.kind in (ev.REWRITE_PROMPT, ev.CONTROL):
-            self.query_one(CastPane).show(self.engine)
-        if self.query_one("#game-pane").display:
-            self.query_one(GamePane).show(self.engine)
-        if not event.on_stage:
-            self._show_backstage(soon=True)
+        if event.id in engine.by_id and event.id != self._view_head:
+            # else a take left behind, or a head the screen already shows (an edit resyncs at once)
+            if event.parent != self._view_head:
+                self.note_take(event)
+                self.resync(select=event.id if event.on_stage else None)
+            else:
+                self._view_head = event.id
+                stage = self.query_one("#stage", StageView)
+                if self.ensemble.lens is not None:
+                    self.ensemble.lens_committed(event)
+                elif event.on_stage:
+                    self.note_take(event)
+                    stage.append(entry_for(event, tag(event, self.takes)))
+                else:
+                    stage.drop_live()
+        soon = self.busy
+        self.tell_panes(lambda: EventCommitted(event, engine, self.takes, soon))
 
-    def _note_take(self, event: Any) -> None:
+    def note_take(self, event: Any) -> None:
         """Keep the take counts true for the line just written and its siblings."""
-        if not event.on_stage or event.kind == ev.SCENE:
+        if not event.on_stage or event.kind == ev.SCENE or self.engine is None:
             return
         with suppress(Exception):
             siblings = self.engine.takes(event.id)
             for index, sibling in enumerate(siblings):
-                self._takes[sibling.id] = (index + 1, len(siblings))
+                self.takes[sibling.id] = (index + 1, len(siblings))
                 if sibling.id != event.id:
-                    self.query_one("#stage", StageView).retag(sibling.id, _tag(sibling, self._takes, self._marks))
+                    self.query_one("#stage", StageView).retag(sibling.id, tag(sibling, self.takes, self.marks))
 
     # -- the activity line ---------------------------------------------------------------------
 
-    def _set_activity(self, text: str) -> None:
-        self.query_one(ActivityLine).say(text)
+    def set_activity(self, text: str | None, reset: bool = False) -> None:
+        self.query_one(ActivityLine).post_message(ActivityLine.Say(text, reset))
 
-    def _idle_hint(self) -> str:
+    def idle_hint(self) -> str:
         return idle_hint(self.engine)
 
     # -- workers -------------------------------------------------------------------------------
@@ -290,9 +291,6 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
             return False
         return True
 
-    def _start(self, worker: Worker[Any]) -> None:
-        self.job = worker
-
     async def pause(self) -> bool:
         """Stop whatever is being written; nothing half-written is kept. True if something was stopped."""
         job = self.job
@@ -304,12 +302,14 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         return True
 
     @work(group="engine", exclusive=True, exit_on_error=False, name="step")
-    async def _step_turn(self) -> list[Any]:
+    async def step_turn(self) -> list[Any]:
+        assert self.engine is not None
         return await self.engine.play_turn(human=self._ask_human)
 
     @work(group="engine", exclusive=True, exit_on_error=False, name="play")
     async def _play_scene(self) -> None:
         engine = self.engine
+        assert engine is not None
         first = True
         while not engine.finished:
             pending = engine.pending()
@@ -321,28 +321,19 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
             await engine.play_turn(human=self._ask_human)
 
     @work(group="engine", exclusive=True, exit_on_error=False, name="regenerate")
-    async def _regenerate(self, event_id: int, direction: Any = None) -> None:
+    async def write_take(self, event_id: int, direction: Any = None) -> None:
+        """A new take of a line, steered by a `direction` (a note and a temperature) when one is given."""
         from studio.engine import NeedsHuman
 
         engine = self.engine
+        assert engine is not None
         steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
         try:
             event = await engine.regenerate(event_id, **steer)
         except NeedsHuman as need:
             text = await self._ask_human(engine.pending() or need)
             event = await engine.step(text)
-        self.call_later(self._select, event.id)
-
-    @work(thread=True, group="export", exit_on_error=False, name="export")
-    def _export(self, choice: dict[str, Any]) -> Path:
-        from studio.export import export_run
-        from studio.store import Store
-
-        store = Store(self.engine.store.path)
-        try:
-            return export_run(store, self.engine.run_id, choice["fmt"], choice["out"], choice["backstage"])
-        finally:
-            store.close()
+        self.call_later(self.query_one("#stage", StageView).select_event, event.id)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -354,81 +345,48 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
                 self.app.open_failed(worker.error)  # type: ignore[attr-defined]
             return
         if worker.group == "engine":
-            stage = self.query_one("#stage", StageView)
-            stage.drop_live()
+            self.query_one("#stage", StageView).drop_live()
             self.query_one(HumanInput).close()
-            self.query_one(ActivityLine).reset()
-            if self.engine is not None:
-                self.refresh_panes()
+            self.set_activity(None, reset=True)
+            self.refresh_panes()
             if state == WorkerState.CANCELLED:
-                self._set_activity("Paused. Nothing half-written was kept. " + self._idle_hint())
+                self.set_activity("Paused. Nothing half-written was kept. " + self.idle_hint())
             elif state == WorkerState.SUCCESS:
-                self._set_activity(self._idle_hint())
+                self.set_activity(self.idle_hint())
         if state == WorkerState.ERROR:
             self.report(worker.error, worker.name)
         elif state == WorkerState.SUCCESS and worker.name == "export":
             self.notify(f"Exported to {worker.result}", title="Export")
 
     def report(self, error: BaseException | None, where: str = "") -> None:
-        """The one place a failure becomes words on screen: what happened and what to do."""
-        from studio.engine import EngineError, RunFinished
-        from studio.model import InputError
-        from studio.store import HeadMoved, StoreError
-
-        if isinstance(error, EngineError):
-            self._set_activity("Model error: the run is kept where it was.")
-            self.notify(
-                f"{error}\nThe run is kept where it was: s tries again, t takes the role over, q quits and "
-                f"'studio open {self.engine.run_id}' resumes later.",
-                title="Model error",
-                severity="error",
-                timeout=12,
-            )
-        elif isinstance(error, RunFinished):
-            self.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
-        elif isinstance(error, HeadMoved):
-            self.engine.reload()
-            self.resync()
-            self.notify(f"{error}. Reloaded the run as it is now.", title="The run moved on", severity="warning")
-        elif isinstance(error, InputError):
-            self.notify(error.message, title="Cannot do that", severity="error", timeout=10)
-        elif isinstance(error, StoreError):
-            self.notify(str(error), title="Run store", severity="error", timeout=10)
-        elif isinstance(error, ImportError) and where == "export":
-            self.notify("Export is not available yet.", title="Export", severity="warning")
-        elif error is not None:
-            self.notify(f"{type(error).__name__}: {error}", title=f"Could not {where or 'do that'}", severity="error",
-                        timeout=12)
-
-    def _select(self, event_id: int) -> None:
-        self.query_one("#stage", StageView).select_event(event_id)
+        report(self, error, where)
 
     # -- the human's turn ----------------------------------------------------------------------
 
     async def _ask_human(self, pending: Any) -> str:
         if pending.role is None:  # the policy leaves the next speaker to the playwright
-            return await self.ask_pick(pending)
+            return await self.ensemble.ask_pick(pending)
         loop = asyncio.get_running_loop()
-        self._human = loop.create_future()
+        self.human_answer = loop.create_future()
         self.post_message(HumanTurn(pending))
         try:
-            return await self._human
+            return await self.human_answer
         finally:
-            self._human = None
+            self.human_answer = None
             self.query_one(HumanInput).close()
             self.query_one("#stage", StageView).focus()
 
     @on(HumanTurn)
     def _human_turn(self, message: HumanTurn) -> None:
-        if self._human is None or self._human.done():
+        if self.human_answer is None or self.human_answer.done() or self.engine is None:
             return  # paused before the box could open
         role = message.pending.role
         task = message.pending.step.task
         label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
-        self._set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
+        self.set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
         choices = self.engine.form.choices(self.engine.state, message.pending.step, role)
         if choices:  # a move or a vote: say what the rules allow rather than let the player guess
-            self._set_activity(f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses.")
+            self.set_activity(f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses.")
         hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
         self.query_one(HumanInput).open(label, f"{hint} (Enter sends, Esc pauses)")
         # the box takes rows from the stage: keep the line being answered in sight above it
@@ -441,13 +399,13 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         if not text:
             self.notify("Type the line first; Esc pauses instead.", severity="warning")
             return
-        if self._human is not None and not self._human.done():
-            self._human.set_result(text)
+        if self.human_answer is not None and not self.human_answer.done():
+            self.human_answer.set_result(text)
 
     @on(Input.Submitted, "#note-input")
     def _note(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if not text or not self._ready():
+        if not text or not self._ready() or self.engine is None:
             return
         self.engine.note(text)
         event.input.value = ""
@@ -456,130 +414,50 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         self.notify("Noted: the director and the characters hear it next turn.")
 
     def key_escape(self) -> None:
-        if self._human is None and not self.busy and self.end_search():
+        if self.human_answer is None and not self.busy and self.desk.end_search():
             return
-        if self._human is not None or self.busy:
+        if self.human_answer is not None or self.busy:
             self.run_worker(self.pause(), group="pause")
         elif self.focused is not None and self.focused.id == "note-input":
             self.query_one("#stage", StageView).focus()
 
-    # -- controls ------------------------------------------------------------------------------
+    # -- running -------------------------------------------------------------------------------
 
     def action_step(self) -> None:
-        if not self._ready():
+        if not self._ready() or self.engine is None:
             return
         if self.busy:
             self.notify("Already writing; p pauses.", severity="warning")
             return
         if self.engine.finished:
-            self.report(_finished())
+            self.report(finished())
             return
-        self._start(self._step_turn())
+        self.job = self.step_turn()
 
     async def action_play(self) -> None:
-        if not self._ready():
+        if not self._ready() or self.engine is None:
             return
         if self.busy:
             await self.pause()
             return
         if self.engine.finished:
-            self.report(_finished())
+            self.report(finished())
             return
-        self._start(self._play_scene())
-
-    async def action_rewind(self) -> None:
-        if not self._ready():
-            return
-        await self.pause()
-        if not self.engine.stage():
-            self.notify("Nothing to rewind.", severity="warning")
-            return
-        self.engine.rewind(1)
-        self.resync()
-        self.notify("Rewound one turn. The lines after it stay as a take: step, then [ and ] compare them.")
-
-    async def action_regenerate(self) -> None:
-        event = self._selected_event()
-        if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")
-            return
-        await self.pause()
-        self._start(self._regenerate(event.id))
-
-    async def action_take(self, delta: int) -> None:
-        event = self._selected_event()
-        if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")
-            return
-        takes = self.engine.takes(event.id)
-        ids = [t.id for t in takes]
-        index = ids.index(event.id) if event.id in ids else 0
-        stage_lines = self.engine.stage()
-        if delta > 0 and index == len(ids) - 1 and stage_lines and stage_lines[-1].id == event.id:
-            # swiping past the newest line's last take writes a new one, as chat front-ends do
-            await self.pause()
-            self._start(self._regenerate(event.id))
-            return
-        if len(ids) <= 1:
-            self.notify("This line has only one take: g writes another.", severity="warning")
-            return
-        target = ids[(index + delta) % len(ids)]
-        await self.pause()
-        self.engine.choose_take(target)
-        self.resync(select=target)
-        self.notify(f"Take {ids.index(target) + 1} of {len(ids)}.")
-
-    def action_diff_takes(self) -> None:
-        event = self._selected_event()
-        if event is None:
-            return
-        from studio.tui.screens.diff import open_diff
-
-        open_diff(self, self.engine, event.id)
-
-    def action_edit_line(self) -> None:
-        event = self._selected_event()
-        if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("Scene headings come from the play; edit a line instead.", severity="warning")
-            return
-        from studio.tui.screens.dialogs import EditLineScreen
-
-        title = f"Edit {event.character or 'the line'}'s line · turn {event.turn}"
-        self.app.push_screen(EditLineScreen(title, event.text), lambda text: self._edited(event.id, text))
-
-    def _edited(self, event_id: int, text: str | None) -> None:
-        if text is None:
-            return
-        self.run_worker(self._override(event_id, text), group="edit", exit_on_error=False)
-
-    async def _override(self, event_id: int, text: str) -> None:
-        await self.pause()
-        try:
-            new = self.engine.override(event_id, text)
-        except Exception as exc:  # noqa: BLE001 - shown to the playwright
-            self.report(exc, "edit the line")
-            return
-        self._note_take(new)
-        self.resync(select=new.id)
-        self.notify("Your line is in; the run branches from it and the old future stays a take.")
+        self.job = self._play_scene()
 
     def action_note(self) -> None:
-        if self._search is not None:
-            self.action_search_move(1)
+        if self.desk._search is not None:
+            self.desk.action_search_move(1)
             return
-        self._show_pane("notes")
+        self.show_pane("notes")
         self.query_one("#note-input", Input).focus()
 
     @on(CastPane.OptionSelected, "#cast-pane")
     def _cast_chosen(self, event: CastPane.OptionSelected) -> None:
         if event.option.id:
-            self.edit_character(event.option.id)
+            self.cast_controls.edit_character(event.option.id)
+
+    # -- the panes' room -----------------------------------------------------------------------
 
     def action_toggle_pane(self, name: str) -> None:
         widget = self.query_one(f"#{name}-pane")
@@ -588,18 +466,14 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
             return
         if widget.display:
             widget.display = False
+            self._fix_side()
         else:
-            self._show_pane(name)
-            return
-        self._fix_side()
+            self.show_pane(name)
 
-    def _show_pane(self, name: str) -> None:
+    def show_pane(self, name: str) -> None:
+        """Shown, a pane draws itself if the run moved while it was hidden."""
         self.query_one(f"#{name}-pane").display = True
         self._fix_side()
-        if name == "backstage":
-            self._show_backstage()
-        if name == "game" and self.engine is not None:
-            self.query_one(GamePane).show(self.engine)
 
     def _fix_side(self) -> None:
         """Share the width: the stage keeps what the side panes leave, and never less than 45%."""
@@ -621,51 +495,11 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
     def action_resize(self, delta: int) -> None:
         self.side_width = max(20, min(75, self.side_width + delta))
 
-    def _selected_event(self) -> Any:
-        if not self._ready():
+    def selected_event(self) -> Any:
+        if not self._ready() or self.engine is None:
             return None
         event_id = self.query_one("#stage", StageView).selected_id
         event = self.engine.by_id.get(event_id) if event_id is not None else None
         if event is None:
             self.notify("Select a line on the stage first.", severity="warning")
         return event
-
-
-def _finished() -> Exception:
-    from studio.engine import RunFinished
-
-    return RunFinished("finished")
-
-
-def _take_counts(events: list[Any]) -> dict[int, tuple[int, int]]:
-    """Which take of its line each on-stage event is: one pass over every take of the run."""
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for event in events:
-        if event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
-            slot = "line" if event.kind in (ev.STAGE, ev.DIRECTION) else event.kind
-            groups.setdefault((event.parent, event.role, slot), []).append(event.id)
-    counts: dict[int, tuple[int, int]] = {}
-    for ids in groups.values():
-        if len(ids) > 1:
-            for index, event_id in enumerate(ids):
-                counts[event_id] = (index + 1, len(ids))
-    return counts
-
-
-def _tag(event: Any, takes: dict[int, tuple[int, int]], marks: dict[int, Any] | None = None) -> str:
-    tags = []
-    mark = marks.get(event.id) if marks else None
-    if mark is not None and mark.starred:
-        tags.append("★")
-    if mark is not None and mark.name:
-        tags.append(f"“{mark.name}”")
-    if event.origin == "human":
-        tags.append("yours")
-    elif event.origin == "override":
-        tags.append("edited")
-    if event.data.get("heard_as"):
-        tags.append(f"as {event.data['heard_as']} heard it")
-    index, count = takes.get(event.id, (1, 1))
-    if count > 1:
-        tags.append(f"take {index}/{count}")
-    return " · ".join(tags)

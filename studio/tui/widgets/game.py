@@ -2,7 +2,7 @@
 
 Everything shown is read from the engine's own state and from `studio.game.report.build` (alliances are
 the report's reading of the impressions, not a second one), so it follows stepping, rewinds and takes:
-the screen calls `show` whenever the run moves. Names and places come from files: plain Text throughout.
+the pane redraws itself whenever the run moves while it is shown. Names and places come from files: plain Text throughout.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from studio.tui.widgets.panes import RunPane
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
@@ -83,11 +85,20 @@ def game_text(engine: EngineView) -> Text:
     return out
 
 
-class GamePane(VerticalScroll):
-    """The game view as a side pane; hidden until `5`."""
+class GamePane(RunPane, VerticalScroll):
+    """The game view as a side pane; hidden until `5`, and drawn only while shown."""
+
+    BORDER_TITLE = "Game"
 
     def compose(self) -> ComposeResult:
         yield Static(Text("No game yet.", style="dim"), id="game")
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def redraw(self, latest: bool = True) -> None:
+        if self.engine is not None:
+            self.show(self.engine)
 
     def show(self, engine: EngineView) -> None:
         self.query_one("#game", Static).update(game_text(engine))

@@ -5,38 +5,60 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Static
 
 from studio.tui import views
+from studio.tui.messages import EventCommitted, RunRedrawn, TokenStreamed
+from studio.tui.widgets.panes import RunPane
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 
-class StatusLine(Static):
-    """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine.
-    `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
+class StatusLine(RunPane, Static):
+    """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine
+    after every event. `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
 
     lens: str | None = None
-    _engine: EngineView = None
+
+    def redraw(self, latest: bool = True) -> None:
+        if self.engine is not None:
+            self.show(self.engine)
 
     def show(self, engine: EngineView) -> None:
-        self._engine = engine
+        self.engine = engine
         width = self.content_region.width or None  # before the first layout: the whole line, as before
         self.update(views.status(engine, self.lens, width), layout=False)
 
     def on_resize(self) -> None:
-        if self._engine is not None:
-            self.show(self._engine)
+        if self.engine is not None:
+            self.show(self.engine)
 
 
-class ActivityLine(Static):
-    """What the engine is doing this second (who writes, how far) or, when idle, the next key to press."""
+class ActivityLine(RunPane, Static):
+    """What the engine is doing this second (who writes, how far) or, when idle, the next key to press.
+    It hears the tokens and the commits itself; what it says between them the screen tells it."""
+
+    class Say(Message, bubble=False):
+        """Words for the line, queued behind the tokens already on their way, so that none of them can
+        overwrite what is said after the line they belong to is done. `reset`: that line is over."""
+
+        def __init__(self, text: str | None, reset: bool = False) -> None:
+            super().__init__()
+            self.text = text
+            self.reset = reset
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tokens = 0
         self.writing = ""
+
+    def on_activity_line_say(self, message: Say) -> None:
+        if message.reset:
+            self.reset()
+        if message.text is not None:
+            self.say(message.text)
 
     def say(self, text: str) -> None:
         self.update(Text(text), layout=False)
@@ -45,6 +67,16 @@ class ActivityLine(Static):
         """A line was committed or abandoned: the count and the tail start over for the next one."""
         self.tokens = 0
         self.writing = ""
+
+    def on_token_streamed(self, message: TokenStreamed) -> None:
+        if message.engine is not None:
+            self.token(message.engine, message.step, message.token)
+
+    def on_event_committed(self, message: EventCommitted) -> None:
+        self.reset()
+
+    def on_run_redrawn(self, message: RunRedrawn) -> None:
+        self.engine = message.engine
 
     def token(self, engine: EngineView, step: Any, token: str) -> None:
         self.tokens += 1

@@ -1,0 +1,48 @@
+"""The one place a failure on the run screen becomes words: what happened, and what to do next."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from studio.tui.screens.main import MainScreen
+
+
+def report(screen: MainScreen, error: BaseException | None, where: str = "") -> None:
+    from studio.engine import EngineError, RunFinished
+    from studio.model import InputError
+    from studio.store import HeadMoved, StoreError
+
+    engine = screen.engine
+    if isinstance(error, EngineError):
+        screen.set_activity("Model error: the run is kept where it was.")
+        run = engine.run_id if engine is not None else "RUN"
+        screen.notify(
+            f"{error}\nThe run is kept where it was: s tries again, t takes the role over, q quits and "
+            f"'studio open {run}' resumes later.",
+            title="Model error",
+            severity="error",
+            timeout=12,
+        )
+    elif isinstance(error, RunFinished):
+        screen.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
+    elif isinstance(error, HeadMoved):
+        if engine is not None:
+            engine.reload()
+        screen.resync()
+        screen.notify(f"{error}. Reloaded the run as it is now.", title="The run moved on", severity="warning")
+    elif isinstance(error, InputError):
+        screen.notify(error.message, title="Cannot do that", severity="error", timeout=10)
+    elif isinstance(error, StoreError):
+        screen.notify(str(error), title="Run store", severity="error", timeout=10)
+    elif isinstance(error, ImportError) and where == "export":
+        screen.notify("Export is not available yet.", title="Export", severity="warning")
+    elif error is not None:
+        screen.notify(f"{type(error).__name__}: {error}", title=f"Could not {where or 'do that'}", severity="error",
+                      timeout=12)
+
+
+def finished() -> Exception:
+    from studio.engine import RunFinished
+
+    return RunFinished("finished")

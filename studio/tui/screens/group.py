@@ -1,0 +1,66 @@
+"""A group of the run screen's controls, kept out of the screen's own file.
+
+The bindings stay in the one table of controls (`studio.tui.controls`) and on the screen, where the
+footer, the help and the palette read them; each action lives on the group that owns it, which the
+screen finds by name. A group reaches the run through the screen it serves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.worker import Worker
+
+    from studio.tui.engine_view import EngineView
+    from studio.tui.screens.main import MainScreen
+
+
+class ControlGroup:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    @property
+    def engine(self) -> EngineView:
+        engine = self.screen.engine
+        assert engine is not None  # every action asks `_ready()` first
+        return engine
+
+    @property
+    def app(self) -> App[Any]:
+        return self.screen.app
+
+    @property
+    def busy(self) -> bool:
+        return self.screen.busy
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        self.screen.notify(message, **kwargs)
+
+    def _ready(self) -> bool:
+        return self.screen._ready()
+
+    async def pause(self) -> bool:
+        return await self.screen.pause()
+
+    def report(self, error: BaseException | None, where: str = "") -> None:
+        self.screen.report(error, where)
+
+    def resync(self, select: int | None = None) -> None:
+        self.screen.resync(select)
+
+    def refresh_panes(self) -> None:
+        self.screen.refresh_panes()
+
+    def _start(self, worker: Worker[Any]) -> None:
+        self.screen.job = worker
+
+    def _set_activity(self, text: str) -> None:
+        self.screen.set_activity(text)
+
+    def _idle_hint(self) -> str:
+        return self.screen.idle_hint()
+
+    def _selected_event(self) -> Any:
+        return self.screen.selected_event()
