@@ -1,4 +1,7 @@
-"""The stage printed to a plain terminal with rich: the face of `studio run` and `studio show`."""
+"""The stage printed to a plain terminal with rich: the face of `studio run` and `studio show`.
+
+How each kind of event reads is `studio.present`'s, shared with the app; this module adds what only a
+terminal needs: streaming a line as it is written, and saying whom it waits for."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from studio.present.stage import NOTICE_KINDS, backstage_label, line_style
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -15,23 +19,6 @@ from studio.store.events import Event
 WAIT_NOTICE = 3.0
 
 PALETTE = ("cyan", "magenta", "green", "yellow", "bright_blue", "bright_red", "bright_green", "orange3")
-
-_BACKSTAGE_LABEL = {
-    ev.REWRITE_SPEECH: "hears it as",
-    ev.DRAFT: "drafts",
-    ev.CRITIQUE: "critiques",
-    ev.REWRITE_PROMPT: "rewrites the prompt",
-    ev.PICK: "picks",
-    ev.SUMMARY: "sums up",
-    ev.CHOICE: "could not use",
-    ev.GOALS: "sets goals",
-    ev.VOTE: "votes",
-    ev.MEMORY: "remembers",
-    ev.IMPRESSIONS: "sizes up the others",
-    ev.REFLECTION: "reflects",
-    ev.REVIEW: "scores the play so far",
-}
-
 
 class StagePrinter:
     def __init__(self, console: Console, cast: Any, backstage: bool = False):
@@ -50,8 +37,7 @@ class StagePrinter:
         colour = self.colours.get(character or "", "white")
         name = escape(character or "")
         if kind in ev.BACKSTAGE:
-            label = _BACKSTAGE_LABEL.get(kind, kind.rsplit(".", 1)[-1].replace("_", " "))
-            return f"[dim]  ┆ {name} {escape(label)}:[/] "
+            return f"[dim]  ┆ {name} {escape(backstage_label(kind))}:[/] "
         if kind == ev.EPILOGUE:
             return f"\n[bold {colour}]{name}, afterwards:[/] "
         if kind == ev.DIRECTION or role == "director":
@@ -59,11 +45,7 @@ class StagePrinter:
         return f"[bold {colour}]{name.upper()}[/]  "
 
     def _style(self, kind: str, role: str | None) -> str:
-        if kind in ev.BACKSTAGE:
-            return "dim italic"
-        if kind == ev.DIRECTION or role == "director":
-            return "italic"
-        return ""
+        return line_style(kind, role)
 
     def token(self, step: Any, token: str) -> None:
         self.quiet()
@@ -133,7 +115,7 @@ class StagePrinter:
         if kind == ev.SCENE:
             self.console.rule(f"[bold]{escape(event.text)}[/]")
             return
-        if kind == ev.CONTROL or kind == ev.NOTE or kind in ("mind.mood", "mind.unlock", "mind.goals", "mind.fact"):
+        if kind in NOTICE_KINDS:
             self.console.print(f"[dim]  ({escape(event.text)})[/]")
             return
         if kind == ev.ERROR:

@@ -6,11 +6,11 @@ from conftest import PLAYS
 from studio.cli import main
 from studio.export import script
 from studio.store import events as ev
-from studio import terminal
+from studio.present.stage import BACKSTAGE_LABELS
 
 
 def test_every_backstage_kind_has_words_in_the_terminal_and_in_exports():
-    assert set(ev.BACKSTAGE) <= set(terminal._BACKSTAGE_LABEL)
+    assert set(ev.BACKSTAGE) <= set(BACKSTAGE_LABELS)
     assert set(ev.BACKSTAGE) <= set(script._BACKSTAGE_VERBS)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import RenderableType
 from rich.text import Text
 
+from studio.present.words import STRATEGY_LABELS, STRATEGY_WORDS
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -65,10 +66,9 @@ def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
             voices.append(f"{voice.name}→{role.name}")
     if not voices:
         return
-    words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
     offs = []
     for key, states in voice_switches(engine).items():
-        off = [words[n] for n, on in states.items() if not on]
+        off = [STRATEGY_WORDS[n] for n, on in states.items() if not on]
         if off:
             offs.append(f"{engine.cast.role(key).name}: " + " ".join(off) + " off")
     if level == 0:
@@ -86,8 +86,6 @@ def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
 def voice_switches(engine: EngineView) -> dict[str, dict[str, bool]]:
     """Each inner voice's three strategies, on or off: the playwright's switch for that voice if there was
     one (`v`), else one for every voice, else the voice's schedule in the play."""
-    from studio.tui.views import STRATEGY_LABELS
-
     switched = getattr(engine.state, "strategy_switch", {}) or {}
     out = {}
     for role in characters(engine):

@@ -88,9 +88,10 @@ class HumanTurn(Message):
     """A human role's step has come; queued behind the tokens and events before it, so the input box
     and its prompt appear only once the screen shows everything that led to the line being answered."""
 
-    def __init__(self, pending: Any) -> None:
+    def __init__(self, pending: Any, engine: EngineView | None = None) -> None:
         super().__init__()
         self.pending = pending
+        self.engine = engine
 
 
 class EngineRelay:

@@ -13,56 +13,13 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from studio import usage
+from studio.present.words import STRATEGY_WORDS, TASK_VERBS, origin_note, word_diff
 from studio.store import events as ev
 from studio.store.events import Event
 from studio.tui import ensemble_views as ens
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
-
-STRATEGY_LABELS = {
-    "rewrite_prompt": "1 rewrite prompt",
-    "rewrite_speech": "2 rewrite speech",
-    "critique": "3 critique",
-}
-
-TASK_VERBS = {
-    "scene": "opens the scene",
-    "direct": "directs",
-    "speak": "speaks",
-    "rewrite_speech": "rewrites what the protagonist hears",
-    "draft": "drafts a reply",
-    "critique": "critiques the draft",
-    "revise": "revises the reply",
-    "rewrite_prompt": "rewrites the protagonist's prompt",
-    "epilogue": "writes the epilogue",
-    "pick": "picks who speaks next",  # an ensemble's moderator
-}
-
-
-def word_diff(old: str, new: str) -> Text:
-    """The new text with what it dropped struck out in red and what it added in green."""
-    from difflib import SequenceMatcher
-
-    a, b = old.split(), new.split()
-    out = Text()
-    matcher = SequenceMatcher(a=a, b=b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            out.append(" ".join(a[i1:i2]) + " ")
-            continue
-        if op in ("delete", "replace"):
-            out.append("[-" + " ".join(a[i1:i2]) + "-]", style="red strike")
-            out.append(" ")
-        if op in ("insert", "replace"):
-            out.append("{+" + " ".join(b[j1:j2]) + "+}", style="green bold")
-            out.append(" ")
-    out.rstrip()
-    removed = sum(i2 - i1 for op, i1, i2, _, _ in matcher.get_opcodes() if op in ("delete", "replace"))
-    added = sum(j2 - j1 for op, _, _, j1, j2 in matcher.get_opcodes() if op in ("insert", "replace"))
-    out.append(f"\n({removed} words out, {added} in)", style="dim")
-    return out
-
 
 def _section(title: str, body: RenderableType | str, style: str = "") -> list[RenderableType]:
     head = Text(title, style="bold")
@@ -80,16 +37,6 @@ def _take_label(engine: EngineView, event: Event, takes: dict[int, tuple[int, in
         siblings = [t.id for t in engine.takes(event.id)]
         index, count = (siblings.index(event.id) + 1 if event.id in siblings else 1), len(siblings)
     return f"take {index} of {count} (d compares)" if count > 1 else ""
-
-
-def origin_note(event: Event) -> str:
-    if event.origin == "human":
-        return "written by you"
-    if event.origin == "override":
-        return "edited by you"
-    if event.origin == "model" and event.model:
-        return f"written by {event.model}"
-    return ""
 
 
 def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> RenderableType:
@@ -118,10 +65,11 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         if direction.get("temperature") is not None:
             said.append(f"temperature {direction['temperature']:g}")
         parts += _section("Your direction for this take", " · ".join(said), "italic")
+    from studio.present.game import private_reasoning
     from studio.tui.widgets import game
 
     if game.is_game(engine):
-        return Group(*parts, Text(event.text or ""), Text(""), *game.private_reasoning(engine, event))
+        return Group(*parts, Text(event.text or ""), Text(""), *private_reasoning(engine.path, event))
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
@@ -410,8 +358,7 @@ def _status(engine: EngineView, lens: str | None, level: int) -> Text:
         text.append(" · you play ")
         text.append(names, style="bold yellow")
     if engine.cast.has("superego") and engine.cast.superego.enabled:
-        words = {"rewrite_prompt": "prompt", "rewrite_speech": "speech", "critique": "critique"}
-        on = [word for name, word in words.items() if state.strategy_on(name)]
+        on = [word for name, word in STRATEGY_WORDS.items() if state.strategy_on(name)]
         text.append(" · superego: ")
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     if ens.is_ensemble(engine):

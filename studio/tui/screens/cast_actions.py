@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from studio.tui import views
+from studio.present.words import STRATEGY_LABELS
 from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.panes import CastPane
 
@@ -29,7 +29,7 @@ class CastControls(ControlGroup):
         role = self.engine.cast.role(key)
         if key in self.engine.state.humans:
             self.engine.release(key)
-            if self.screen.human_answer is not None:
+            if self.screen.human.waiting:
                 self.screen.run_worker(self.pause(), group="pause")
             self.notify(f"{role.name} ({key}) goes back to {role.model}.")
         else:
@@ -50,7 +50,7 @@ class CastControls(ControlGroup):
         if not (self.engine.cast.has("superego") and self.engine.cast.superego.enabled):
             self.notify("This run has no superego.", severity="warning")
             return
-        states = {name: self.engine.state.strategy_on(name) for name in views.STRATEGY_LABELS}
+        states = {name: self.engine.state.strategy_on(name) for name in STRATEGY_LABELS}
         self.app.push_screen(StrategiesScreen(states, self.switch_strategy))
 
     def switch_strategy(self, name: str, enabled: bool) -> None:
@@ -63,7 +63,7 @@ class CastControls(ControlGroup):
             return
         cast = self.screen.query_one(CastPane)
         if not cast.display:
-            self.screen.show_pane("cast")
+            self.screen.room.show_pane("cast")
         key = cast.role_key or "ego"
         if self.screen.focused is not cast and not cast.has_focus:
             cast.focus()
@@ -114,7 +114,7 @@ class CastControls(ControlGroup):
             return
         cast = self.screen.query_one(CastPane)
         if not cast.display:
-            self.screen.show_pane("cast")
+            self.screen.room.show_pane("cast")
         role = next((r for r in lives if r.key == cast.role_key), lives[0])
         folded = world(engine)
         mind = folded.mind(role.name)

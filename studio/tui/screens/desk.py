@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from studio.store import events as ev
-from studio.tui.finding import jump_index, pattern, search_all, search_take, take_tree, tree_events
+from studio.tui.finding import (
+    jump_index,
+    pattern,
+    search_all,
+    search_take,
+    take_tree,
+    tree_events,
+)
 from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.stage import StageView
 
@@ -173,7 +180,7 @@ class DeskControls(ControlGroup):
 
     async def _directed(self, event_id: int, direction: Any) -> None:
         await self.pause()
-        self._start(self.screen.write_take(event_id, direction))
+        self._start(self.screen.turns.write_take(event_id, direction))
 
     # -- one-line boxes out to $EDITOR ------------------------------------------------------------
 
@@ -193,8 +200,8 @@ class DeskControls(ControlGroup):
                 self.engine.note(text)
                 focused.value = ""
                 self.notify("Noted: the director and the characters hear it next turn.")
-        elif self.screen.human_answer is not None and not self.screen.human_answer.done():
-            self.screen.human_answer.set_result(text.strip())
+        else:
+            self.screen.human.give(text.strip())
 
     # -- the play itself -------------------------------------------------------------------------
 

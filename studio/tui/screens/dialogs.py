@@ -7,7 +7,6 @@ dialog never touches the run itself.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -16,10 +15,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, OptionList, RadioButton, RadioSet, Static, Switch
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Static,
+    Switch,
+)
 from textual.widgets.option_list import Option
 
-from studio.tui.views import STRATEGY_LABELS
+from studio.present.words import STRATEGY_LABELS
 
 
 class Dialog(ModalScreen[Any]):

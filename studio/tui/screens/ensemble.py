@@ -105,7 +105,7 @@ class VoicesScreen(Dialog):
         self._rows, self._on_switch = rows, on_switch
 
     def _label(self, title: str, name: str, on: bool) -> Text:
-        from studio.tui.views import STRATEGY_LABELS
+        from studio.present.words import STRATEGY_LABELS
 
         text = Text("● on   " if on else "○ off  ", style="green" if on else "dim")
         text.append(f"{title} · ", style="bold")
@@ -193,7 +193,7 @@ class EnsembleControls(ControlGroup):
             return
         self.refresh_panes()
         self.notify(f"{value} speaks next.")
-        self._start(self.screen.step_turn())
+        self._start(self.screen.turns.step_turn())
 
     def _switch_policy(self, policy: str) -> None:
         if policy == self.engine.state.policy:

@@ -27,7 +27,7 @@ class LineControls(ControlGroup):
             self.notify("A scene heading has only one take; select a line.", severity="warning")
             return
         await self.pause()
-        self._start(self.screen.write_take(event.id))
+        self._start(self.screen.turns.write_take(event.id))
 
     async def action_take(self, delta: int) -> None:
         event = self._selected_event()
@@ -43,7 +43,7 @@ class LineControls(ControlGroup):
         if delta > 0 and index == len(ids) - 1 and stage_lines and stage_lines[-1].id == event.id:
             # swiping past the newest line's last take writes a new one, as chat front-ends do
             await self.pause()
-            self._start(self.screen.write_take(event.id))
+            self._start(self.screen.turns.write_take(event.id))
             return
         if len(ids) <= 1:
             self.notify("This line has only one take: g writes another.", severity="warning")

@@ -12,7 +12,6 @@ controls live in groups (lines, desk, ensemble, cast), each owning its actions.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Callable
@@ -21,40 +20,50 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from studio.present.stage import tag, take_counts
+from studio.present.words import TASK_VERBS
 from studio.store import events as ev
 from studio.store.takes import marks as take_marks
-from studio.tui import views
 from studio.tui.controls import MAIN
 from studio.tui.messages import (
-    EngineRelay, EventCommitted, HumanTurn, LineSelected, ModelCalled, RetryStarted, RunRedrawn, TokenStreamed,
+    EngineRelay,
+    EventCommitted,
+    LineSelected,
+    ModelCalled,
+    RetryStarted,
+    RunRedrawn,
+    TokenStreamed,
 )
 from studio.tui.screens.cast_actions import CastControls
 from studio.tui.screens.desk import DeskControls
 from studio.tui.screens.ensemble import EnsembleControls
-from studio.tui.screens.failures import finished, report
+from studio.tui.screens.failures import report
 from studio.tui.screens.line_controls import LineControls
+from studio.tui.screens.room import PaneRoom
+from studio.tui.screens.turns import TurnControls
 from studio.tui.widgets.game import GamePane
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
-from studio.tui.widgets.panes import BackstagePane, CastPane, HumanInput, NotesPane, RunPane
+from studio.tui.widgets.panes import (
+    BackstagePane,
+    CastPane,
+    HumanInput,
+    NotesPane,
+    RunPane,
+)
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
-PANES = ("stage", "backstage", "notes", "cast", "game")
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
 class MainScreen(Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
-
-    side_width: reactive[int] = reactive(40, init=False)
 
     def __init__(self, opener: Callable[[], Any], after_open: Callable[[Any], list[str]] | None = None) -> None:
         super().__init__()
@@ -62,17 +71,17 @@ class MainScreen(Screen[None]):
         self._after_open = after_open
         self.engine: EngineView | None = None
         self.job: Worker[Any] | None = None
-        self.human_answer: asyncio.Future[str] | None = None
         self._view_head: int | None = None
         self.takes: dict[int, tuple[int, int]] = {}
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self._relay: EngineRelay | None = None
-        self._panes: list[RunPane] | None = None
         self.lines = LineControls(self)
         self.desk = DeskControls(self)
         self.ensemble = EnsembleControls(self)
         self.cast_controls = CastControls(self)
-        self.control_groups = (self.lines, self.desk, self.ensemble, self.cast_controls)
+        self.room = PaneRoom(self)
+        self.turns = TurnControls(self)
+        self.control_groups = (self.turns, self.lines, self.desk, self.ensemble, self.cast_controls, self.room)
 
     def __getattr__(self, name: str) -> Any:
         """A binding's action that the screen does not have is on the group of controls that owns it."""
@@ -100,18 +109,14 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
-        self.query_one(HumanInput).display = False
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
-        self._fix_side()
+        self.room.fit()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
 
     def _first_frame(self) -> None:
         if not self.app.first_frame():  # type: ignore[attr-defined]
             self._open(self.query_one("#stage", StageView).wrap_width)
-
-    def watch_side_width(self, width: int) -> None:
-        self._fix_side()
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -173,9 +178,8 @@ class MainScreen(Screen[None]):
     # -- keeping the stage in step with the run, and telling the panes ---------------------------
 
     def run_panes(self) -> list[RunPane]:
-        if self._panes is None:
-            self._panes = [w for w in self.walk_children() if isinstance(w, RunPane)]
-        return self._panes
+        """Found afresh each time (a walk over a few dozen widgets), so a pane mounted later hears too."""
+        return [w for w in self.walk_children() if isinstance(w, RunPane)]
 
     def tell_panes(self, make: Callable[[], Message], only: Callable[[RunPane], bool] | None = None) -> None:
         """Each pane gets a message of its own: a message is handled once, by the one it was posted to."""
@@ -226,7 +230,7 @@ class MainScreen(Screen[None]):
         step = message.step
         role = self.engine.cast.role(step.role) if self.engine is not None and step.role else None
         name = role.name if role else "The model"
-        verb = views.TASK_VERBS.get(step.task, step.task)
+        verb = TASK_VERBS.get(step.task, step.task)
         self.set_activity(f"… {name} {verb}: waiting for {message.model}")
 
     @on(RetryStarted)
@@ -301,40 +305,6 @@ class MainScreen(Screen[None]):
             await job.wait()
         return True
 
-    @work(group="engine", exclusive=True, exit_on_error=False, name="step")
-    async def step_turn(self) -> list[Any]:
-        assert self.engine is not None
-        return await self.engine.play_turn(human=self._ask_human)
-
-    @work(group="engine", exclusive=True, exit_on_error=False, name="play")
-    async def _play_scene(self) -> None:
-        engine = self.engine
-        assert engine is not None
-        first = True
-        while not engine.finished:
-            pending = engine.pending()
-            if pending is None:
-                break
-            if not first and pending.step.kind in (ev.SCENE, ev.EPILOGUE):
-                break
-            first = False
-            await engine.play_turn(human=self._ask_human)
-
-    @work(group="engine", exclusive=True, exit_on_error=False, name="regenerate")
-    async def write_take(self, event_id: int, direction: Any = None) -> None:
-        """A new take of a line, steered by a `direction` (a note and a temperature) when one is given."""
-        from studio.engine import NeedsHuman
-
-        engine = self.engine
-        assert engine is not None
-        steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
-        try:
-            event = await engine.regenerate(event_id, **steer)
-        except NeedsHuman as need:
-            text = await self._ask_human(engine.pending() or need)
-            event = await engine.step(text)
-        self.call_later(self.query_one("#stage", StageView).select_event, event.id)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         state = event.state
@@ -363,44 +333,11 @@ class MainScreen(Screen[None]):
 
     # -- the human's turn ----------------------------------------------------------------------
 
-    async def _ask_human(self, pending: Any) -> str:
-        if pending.role is None:  # the policy leaves the next speaker to the playwright
-            return await self.ensemble.ask_pick(pending)
-        loop = asyncio.get_running_loop()
-        self.human_answer = loop.create_future()
-        self.post_message(HumanTurn(pending))
-        try:
-            return await self.human_answer
-        finally:
-            self.human_answer = None
-            self.query_one(HumanInput).close()
-            self.query_one("#stage", StageView).focus()
-
-    @on(HumanTurn)
-    def _human_turn(self, message: HumanTurn) -> None:
-        if self.human_answer is None or self.human_answer.done() or self.engine is None:
-            return  # paused before the box could open
-        role = message.pending.role
-        task = message.pending.step.task
-        label = f"{role.name.upper()} ({role.key}) · {views.TASK_VERBS.get(task, task)} · your line"
-        self.set_activity(f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses.")
-        choices = self.engine.form.choices(self.engine.state, message.pending.step, role)
-        if choices:  # a move or a vote: say what the rules allow rather than let the player guess
-            self.set_activity(f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses.")
-        hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
-        self.query_one(HumanInput).open(label, f"{hint} (Enter sends, Esc pauses)")
+    @on(HumanInput.Opened)
+    def _human_turn(self, message: HumanInput.Opened) -> None:
+        self.set_activity(message.say)
         # the box takes rows from the stage: keep the line being answered in sight above it
-        stage = self.query_one("#stage", StageView)
-        self.call_after_refresh(stage.action_last)
-
-    @on(Input.Submitted, "#human-line")
-    def _human_line(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text:
-            self.notify("Type the line first; Esc pauses instead.", severity="warning")
-            return
-        if self.human_answer is not None and not self.human_answer.done():
-            self.human_answer.set_result(text)
+        self.call_after_refresh(self.query_one("#stage", StageView).action_last)
 
     @on(Input.Submitted, "#note-input")
     def _note(self, event: Input.Submitted) -> None:
@@ -413,87 +350,31 @@ class MainScreen(Screen[None]):
         self.query_one("#stage", StageView).focus()
         self.notify("Noted: the director and the characters hear it next turn.")
 
+    @property
+    def human(self) -> HumanInput:
+        return self.query_one(HumanInput)
+
     def key_escape(self) -> None:
-        if self.human_answer is None and not self.busy and self.desk.end_search():
+        if not self.human.waiting and not self.busy and self.desk.end_search():
             return
-        if self.human_answer is not None or self.busy:
+        if self.human.waiting or self.busy:
             self.run_worker(self.pause(), group="pause")
         elif self.focused is not None and self.focused.id == "note-input":
             self.query_one("#stage", StageView).focus()
 
-    # -- running -------------------------------------------------------------------------------
-
-    def action_step(self) -> None:
-        if not self._ready() or self.engine is None:
-            return
-        if self.busy:
-            self.notify("Already writing; p pauses.", severity="warning")
-            return
-        if self.engine.finished:
-            self.report(finished())
-            return
-        self.job = self.step_turn()
-
-    async def action_play(self) -> None:
-        if not self._ready() or self.engine is None:
-            return
-        if self.busy:
-            await self.pause()
-            return
-        if self.engine.finished:
-            self.report(finished())
-            return
-        self.job = self._play_scene()
+    # -- the notes box and the cast pane ---------------------------------------------------------
 
     def action_note(self) -> None:
         if self.desk._search is not None:
             self.desk.action_search_move(1)
             return
-        self.show_pane("notes")
+        self.room.show_pane("notes")
         self.query_one("#note-input", Input).focus()
 
     @on(CastPane.OptionSelected, "#cast-pane")
     def _cast_chosen(self, event: CastPane.OptionSelected) -> None:
         if event.option.id:
             self.cast_controls.edit_character(event.option.id)
-
-    # -- the panes' room -----------------------------------------------------------------------
-
-    def action_toggle_pane(self, name: str) -> None:
-        widget = self.query_one(f"#{name}-pane")
-        if widget.display and sum(self.query_one(f"#{p}-pane").display for p in PANES) == 1:
-            self.notify("One pane stays open.", severity="warning")
-            return
-        if widget.display:
-            widget.display = False
-            self._fix_side()
-        else:
-            self.show_pane(name)
-
-    def show_pane(self, name: str) -> None:
-        """Shown, a pane draws itself if the run moved while it was hidden."""
-        self.query_one(f"#{name}-pane").display = True
-        self._fix_side()
-
-    def _fix_side(self) -> None:
-        """Share the width: the stage keeps what the side panes leave, and never less than 45%."""
-        side = self.query_one("#side")
-        cast = self.query_one("#cast-pane")
-        side.display = any(self.query_one(f"#{p}-pane").display for p in ("backstage", "notes", "game"))
-        stage_shown = self.query_one("#stage-pane").display
-        width = self.side_width
-        if side.display and cast.display:
-            room = min(width + 15, 80)
-            side.styles.width = f"{room * 55 // 100}%"
-            cast.styles.width = f"{room - room * 55 // 100}%"
-        else:
-            side.styles.width = f"{width}%"
-            cast.styles.width = f"{width}%"
-        side.set_class(not stage_shown and not cast.display, "-alone")
-        cast.set_class(not stage_shown and not side.display, "-alone")
-
-    def action_resize(self, delta: int) -> None:
-        self.side_width = max(20, min(75, self.side_width + delta))
 
     def selected_event(self) -> Any:
         if not self._ready() or self.engine is None:

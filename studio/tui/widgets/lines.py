@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
+from studio.present.words import TASK_VERBS
 from studio.tui import views
 from studio.tui.messages import EventCommitted, RunRedrawn, TokenStreamed
 from studio.tui.widgets.panes import RunPane
@@ -83,7 +84,7 @@ class ActivityLine(RunPane, Static):
         self.writing += token
         role = engine.cast.role(step.role) if step.role else None
         name = role.name if role else "The studio"
-        verb = views.TASK_VERBS.get(step.task, step.task)
+        verb = TASK_VERBS.get(step.task, step.task)
         tail = " ".join(self.writing.split())[-60:]
         self.say(f"● {name} {verb} · {self.tokens} tokens · {tail}")
 

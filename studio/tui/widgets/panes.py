@@ -7,18 +7,21 @@ exist. A new pane subclasses `RunPane`, says when an event concerns it, and is c
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from studio.present.words import TASK_VERBS
 from studio.store import events as ev
 from studio.tui import views
-from studio.tui.messages import EventCommitted, LineSelected, RunRedrawn
+from studio.tui.messages import EventCommitted, HumanTurn, LineSelected, RunRedrawn
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
@@ -26,10 +29,12 @@ if TYPE_CHECKING:
 
 class RunPane:
     """A pane over the open run. Mixed into a widget: it keeps the engine and the take counts the latest
-    message brought, redraws when a committed event `concerns` it, and, when hidden, once it is shown."""
+    message brought and redraws when a committed event `concerns` it. A pane that is costly to draw sets
+    `lazy`: hidden, it waits until it is shown."""
 
     engine: EngineView | None = None
     takes: dict[int, tuple[int, int]] | None = None
+    lazy = False
     _stale = False
 
     def concerns(self, event: Any) -> bool:
@@ -40,7 +45,7 @@ class RunPane:
         """Draw the pane from `self.engine`; `latest`: scroll to what is new."""
 
     def _visible(self) -> bool:
-        return bool(self.display)  # type: ignore[attr-defined]
+        return not self.lazy or bool(self.display)  # type: ignore[attr-defined]
 
     def on_event_committed(self, message: EventCommitted) -> None:
         self.engine, self.takes = message.engine, message.takes
@@ -70,6 +75,7 @@ class BackstagePane(RunPane, VerticalScroll):
     """Everything that shaped the selected stage line."""
 
     BORDER_TITLE = "Backstage"
+    lazy = True
     selected: int | None = None
     _timer: Any = None
 
@@ -128,8 +134,8 @@ class NotesPane(RunPane, Vertical):
         self.query_one("#notes", Static).update(views.notes(engine))
         count = views.note_count(engine)
         if latest and count > self._count:
-            scroll = self.query_one("#notes-scroll", VerticalScroll)
-            self.call_after_refresh(scroll.scroll_end, animate=False, immediate=True)
+            # held at the bottom by the layout itself, which knows the new height; scrolling up lets go
+            self.query_one("#notes-scroll", VerticalScroll).anchor()
         self._count = count
 
 
@@ -163,11 +169,66 @@ class CastPane(RunPane, OptionList):
 
 
 class HumanInput(Vertical):
-    """Opens when a human role's step comes: marked with the role and character it speaks for."""
+    """Opens when a human role's step comes: marked with the role and character it speaks for. It owns the
+    turn: the engine's worker awaits `ask`, and Enter in the box (or a line from $EDITOR) answers it."""
+
+    answer: asyncio.Future[str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(id="human-label")
         yield Input(id="human-line")
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    @property
+    def waiting(self) -> bool:
+        return self.answer is not None and not self.answer.done()
+
+    async def ask(self, engine: EngineView, pending: Any) -> str:
+        self.answer = asyncio.get_running_loop().create_future()
+        self.post_message(HumanTurn(pending, engine))
+        try:
+            return await self.answer
+        finally:
+            self.answer = None
+            self.close()
+
+    def give(self, text: str) -> None:
+        if self.waiting:
+            assert self.answer is not None
+            self.answer.set_result(text)
+
+    def on_human_turn(self, message: HumanTurn) -> None:
+        """Queued behind the tokens and events before it: the box opens once the stage shows them."""
+        if not self.waiting:
+            return  # paused before the box could open
+        engine, pending = message.engine, message.pending
+        role, task = pending.role, pending.step.task
+        label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your line"
+        say = f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses."
+        choices = engine.form.choices(engine.state, pending.step, role) if engine is not None else []
+        if choices:  # a move or a vote: say what the rules allow rather than let the player guess
+            say = f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses."
+        self.post_message(self.Opened(say))
+        hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
+        self.open(label, f"{hint} (Enter sends, Esc pauses)")
+
+    @on(Input.Submitted, "#human-line")
+    def _line(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            self.notify("Type the line first; Esc pauses instead.", severity="warning")
+            return
+        self.give(text)
+
+    class Opened(Message):
+        """The box is open: `say` is what the activity line tells the playwright."""
+
+        def __init__(self, say: str) -> None:
+            super().__init__()
+            self.say = say
 
     def open(self, label: str, placeholder: str) -> None:
         self.query_one("#human-label", Label).update(Text(label))

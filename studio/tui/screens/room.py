@@ -1,0 +1,50 @@
+"""How the run screen shares its width: which panes are open, and how wide the side is."""
+
+from __future__ import annotations
+
+from studio.tui.screens.group import ControlGroup
+
+
+class PaneRoom(ControlGroup):
+    side_width = 40  # percent of the screen for the side panes (and the cast), `<` and `>` change it
+
+    def action_toggle_pane(self, name: str) -> None:
+        screen = self.screen
+        widget = screen.query_one(f"#{name}-pane")
+        if widget.display and sum(pane.display for pane in screen.query(".pane")) == 1:
+            self.notify("One pane stays open.", severity="warning")
+            return
+        if widget.display:
+            widget.display = False
+            self.fit()
+        else:
+            self.show_pane(name)
+
+    def show_pane(self, name: str) -> None:
+        """Shown, a pane draws itself if the run moved while it was hidden."""
+        self.screen.query_one(f"#{name}-pane").display = True
+        self.fit()
+
+    def action_resize(self, delta: int) -> None:
+        width = max(20, min(75, self.side_width + delta))
+        if width != self.side_width:
+            self.side_width = width
+            self.fit()
+
+    def fit(self) -> None:
+        """Share the width: the stage keeps what the side panes leave, and never less than 45%."""
+        screen = self.screen
+        side = screen.query_one("#side")
+        cast = screen.query_one("#cast-pane")
+        side.display = any(pane.display for pane in side.children)
+        stage_shown = screen.query_one("#stage-pane").display
+        width = self.side_width
+        if side.display and cast.display:
+            room = min(width + 15, 80)
+            side.styles.width = f"{room * 55 // 100}%"
+            cast.styles.width = f"{room - room * 55 // 100}%"
+        else:
+            side.styles.width = f"{width}%"
+            cast.styles.width = f"{width}%"
+        side.set_class(not stage_shown and not cast.display, "-alone")
+        cast.set_class(not stage_shown and not side.display, "-alone")

@@ -1,0 +1,79 @@
+"""The run screen's controls that write: a step, the rest of the scene, a new take of a line. Each runs
+as the screen's one engine worker, and a human role's line or a playwright's pick is awaited inside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.worker import Worker
+
+from studio.store import events as ev
+from studio.tui.screens.failures import finished
+from studio.tui.screens.group import ControlGroup
+from studio.tui.widgets.stage import StageView
+
+
+class TurnControls(ControlGroup):
+    def action_step(self) -> None:
+        if not self._ready():
+            return
+        if self.busy:
+            self.notify("Already writing; p pauses.", severity="warning")
+            return
+        if self.engine.finished:
+            self.report(finished())
+            return
+        self._start(self.step_turn())
+
+    async def action_play(self) -> None:
+        if not self._ready():
+            return
+        if self.busy:
+            await self.pause()
+            return
+        if self.engine.finished:
+            self.report(finished())
+            return
+        self._start(self._worker(self._play_scene(), "play"))
+
+    def _worker(self, work: Any, name: str) -> Worker[Any]:
+        return self.screen.run_worker(work, group="engine", exclusive=True, exit_on_error=False, name=name)
+
+    def step_turn(self) -> Worker[Any]:
+        return self._worker(self.engine.play_turn(human=self.ask_human), "step")
+
+    def write_take(self, event_id: int, direction: Any = None) -> Worker[Any]:
+        """A new take of a line, steered by a `direction` (a note and a temperature) when one is given."""
+        return self._worker(self._write_take(event_id, direction), "regenerate")
+
+    async def _play_scene(self) -> None:
+        engine = self.engine
+        first = True
+        while not engine.finished:
+            pending = engine.pending()
+            if pending is None:
+                break
+            if not first and pending.step.kind in (ev.SCENE, ev.EPILOGUE):
+                break
+            first = False
+            await engine.play_turn(human=self.ask_human)
+
+    async def _write_take(self, event_id: int, direction: Any) -> None:
+        from studio.engine import NeedsHuman
+
+        engine = self.engine
+        steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
+        try:
+            event = await engine.regenerate(event_id, **steer)
+        except NeedsHuman as need:
+            text = await self.ask_human(engine.pending() or need)
+            event = await engine.step(text)
+        self.screen.call_later(self.screen.query_one("#stage", StageView).select_event, event.id)
+
+    async def ask_human(self, pending: Any) -> str:
+        if pending.role is None:  # the policy leaves the next speaker to the playwright
+            return await self.screen.ensemble.ask_pick(pending)
+        try:
+            return await self.screen.human.ask(self.engine, pending)
+        finally:
+            self.screen.query_one("#stage", StageView).focus()
