@@ -149,6 +149,46 @@ class Form:
         allows only some answers; None: any line. The app's input box lists them."""
         return None
 
+    # -- capabilities -------------------------------------------------------------------------
+    # What a form offers beyond the steps every form takes. The engine, the CLI and the app ask these and
+    # never look for attributes on a form's state, so a new form says what it can do in one place.
+
+    picks_speaker = False  # a turn policy decides who speaks next, and the playwright may pick instead
+    stage_moves = False  # characters enter and leave during a scene
+
+    def humans(self, state: Any) -> set[str]:
+        """The seats a human plays now (the play's choice, then the playwright's take-overs)."""
+        return set(state.humans)
+
+    def on_stage(self, state: Any) -> list[str] | None:
+        """The character seats on stage now, or None: everyone stays on stage throughout."""
+        return None
+
+    def turn_policy(self, state: Any) -> str | None:
+        """The turn policy in force (see studio.model.play.POLICIES), or None: a fixed order of speakers."""
+        return None
+
+    def suggestion(self, state: Any) -> str | None:
+        """The seat the turn policy would pick next without a model: the first choice a human picker sees."""
+        return None
+
+    def stage_after(self, state: Any, move: dict[str, str]) -> list[str]:
+        """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
+        raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
+
+    def reworked_line(self, state: Any, step: "Step") -> Event | None:
+        """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""
+        return None
+
+    def heard(self, state: Any, line: int, hearer: str | None = None) -> int | None:
+        """The rewrite a character heard in place of a line, if an inner voice reworked it for them."""
+        return None
+
+    def strategy_switches(self, state: Any) -> dict[str, bool]:
+        """The playwright's switches of inner-voice strategies in force: `strategy` for every voice,
+        `voice:strategy` for one."""
+        return {}
+
     def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""
         name = getattr(role, "rule", None)

@@ -294,6 +294,29 @@ class EnsembleState:
 
 class Ensemble(Form):
     name = "ensemble"
+    picks_speaker = True
+    stage_moves = True
+
+    def on_stage(self, state: EnsembleState) -> list[str]:
+        return list(state.on_stage)
+
+    def turn_policy(self, state: EnsembleState) -> str:
+        return state.policy
+
+    def suggestion(self, state: EnsembleState) -> str | None:
+        return state.suggestion()
+
+    def stage_after(self, state: EnsembleState, move: dict[str, str]) -> list[str]:
+        return move_stage(state, move)
+
+    def reworked_line(self, state: EnsembleState, step: Step) -> Event | None:
+        return state.other_line if step.task == "rewrite_speech" else None
+
+    def heard(self, state: EnsembleState, line: int, hearer: str | None = None) -> int | None:
+        return state.heard.get((line, hearer or ""))
+
+    def strategy_switches(self, state: EnsembleState) -> dict[str, bool]:
+        return dict(state.strategy_switch)
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         out = []

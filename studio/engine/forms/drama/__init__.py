@@ -78,6 +78,16 @@ class DramaMachine(Form):
                 data["kept_draft"] = same_line(state.draft.text, text)
         return Reply(text, data=data)
 
+    def reworked_line(self, state: RunState, step: Step) -> Event | None:
+        return state.other_line if step.task == "rewrite_speech" else None
+
+    def heard(self, state: RunState, line: int, hearer: str | None = None) -> int | None:
+        """Only the ego hears through the superego, so a line has at most one rewrite heard."""
+        return state.heard.get(line)
+
+    def strategy_switches(self, state: RunState) -> dict[str, bool]:
+        return dict(state.strategy_switch)
+
     def present(self, state: RunState, kind: str, role: str | None, data: dict) -> list[str]:
         """Everyone in a Drama Machine scene is on stage throughout."""
         return [r.key for r in state.cast.roles if r.kind in ("ego", "other")]
