@@ -207,8 +207,6 @@ class Engine:
                 from studio.engine.minds import reflect
 
                 await reflect(self, step, None, scene_ended=True)
-            if step.scene > 1 and getattr(self.cast.play, "critic_loop", False):
-                await self._review(step.scene - 1)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
@@ -217,10 +215,15 @@ class Engine:
             if text is not None:
                 return self.pick(text)
             raise NeedsPick(step, self.stage_choices(), self.suggestion())
-        if step.role is None:  # the form's own move (a scheduled entrance): no seat, no model
-            reply = self.form.read(self.state, step, None, "")
+        if step.role is None:
+            # a step no seat takes: one the form fills with a model itself (the Critic's review), or its
+            # own move (a scheduled entrance) read without one
+            reply = await self.form.carry_out(self.state, step, self.path, self.gateway)
+            if reply is None:
+                reply = self.form.read(self.state, step, None, "")
+            fields = {"origin": "studio", **reply.event}
             return self._commit(reply.kind or step.kind, reply.text, scene=step.scene, turn=step.turn,
-                                origin="studio", data={"task": step.task, **reply.data})
+                                data={"task": step.task, **reply.data}, **fields)
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
         if self._minds() is not None:
@@ -339,26 +342,6 @@ class Engine:
             if not lines:
                 break
         return said
-
-    async def _review(self, scene: int) -> None:
-        """The Critic talks back: the play so far is scored as scene `scene` ends, once per take, and the
-        verdict is committed backstage, where the Director's next opening reads it."""
-        if any(e.kind == ev.REVIEW and e.scene == scene for e in self.path):
-            return
-        from studio.critic import critique_run
-
-        seat = self.cast.role("director") if self.cast.has("director") else self.cast.roles[0]
-        critique = await critique_run(self.store, self.run_id, model=seat.model, head=self.head,
-                                      gateway=self.gateway, keep=False)
-        scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
-        if critique.valid:
-            text = "; ".join(f"{k.replace('_', ' ')} {v['score']}/10: {v['interpretation'].rstrip('.')}"
-                             for k, v in critique.criteria.items())
-            text += f". {critique.summary}" if critique.summary else ""
-        else:
-            text = f"(the critic's reply could not be used: {critique.error})"
-        self._commit(ev.REVIEW, text, scene=scene, turn=self.state.turn, origin="model", character="Critic",
-                     model=seat.model, data={"valid": critique.valid, "scores": scores, "replies": critique.replies})
 
     # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 

@@ -57,6 +57,8 @@ class Reply:
     text: str
     kind: str | None = None  # commit as another kind than the step's (e.g. a direction)
     data: dict[str, Any] = field(default_factory=dict)
+    # the event's own columns (origin, character, model) when the form fills a step itself
+    event: dict[str, Any] = field(default_factory=dict)
 
 
 def fold_facts(facts: dict[str, Any], event: Event) -> None:
@@ -121,6 +123,15 @@ class Form:
     def read(self, state: Any, step: "Step", role: "ResolvedRole", text: str) -> Reply:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
+
+    async def carry_out(self, state: Any, step: "Step", path: list[Event], gateway: Any) -> Reply | None:
+        """Fill a step no seat of the cast takes and that needs a model: the Critic's review between scenes
+        (studio.engine.forms.review). None: the form reads the step as its own move (`read` with no seat)."""
+        if step.task == "review":
+            from studio.engine.forms.review import review
+
+            return await review(state.cast, path, gateway)
+        return None
 
     def keep_control(self, state: Any, event: Event) -> None:
         """Apply only the playwright's standing controls of a control event (take-overs, switches, a

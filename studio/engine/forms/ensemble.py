@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
+from studio.engine.forms.review import review_due, review_step
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -56,6 +57,7 @@ class EnsembleState:
     since: dict[str, int] = field(default_factory=dict)  # characters of lines witnessed since the last summary
     memory: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (summary event, last line it covers)
     newest_line: int | None = None
+    reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
     roles: dict = field(default_factory=dict)
     characters: list[str] = field(default_factory=list)
     voices: dict = field(default_factory=dict)
@@ -147,6 +149,8 @@ class EnsembleState:
             return Step(ev.DIRECTION, "stage_move", None, s, t)
         match self.phase:
             case "scene":
+                if review_due(self.cast, s, self.reviewed):
+                    return review_step(s, t)
                 return Step(ev.SCENE, "scene", None, s + 1, t + 1)
             case "direct":
                 return Step(ev.DIRECTION, "direct", "director", s, t + 1)
@@ -234,7 +238,9 @@ class EnsembleState:
                 self.since[key] = self.since.get(key, 0) + len(event.text) + 24
         if kind == ev.ERROR:
             return
-        if kind == ev.SCENE:
+        if kind == ev.REVIEW:
+            self.reviewed = max(self.reviewed, event.scene or 0)
+        elif kind == ev.SCENE:
             self.scene = event.scene or self.scene + 1
             self.turn_in_scene = 0
             self.phase = "direct" if self.cast.has("director") else "pick"
