@@ -227,7 +227,7 @@ def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
     """The schema a player's reply is held to lists exactly what the rules allow at that moment."""
     import json
 
-    from studio.game import rules
+    from studio.engine.forms.social import rules
 
     class Checking(RecordingGateway):
         engine = None

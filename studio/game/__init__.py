@@ -1,1 +1,2 @@
-"""The social game of paper 002: a map, actions, secret votes, a jury; rules apart from the engine."""
+"""The social game's analysis: reports and experiments that read finished runs (its rules are the form's,
+studio/engine/forms/social)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.game.world import ARCHITECTURES
+from studio.model.island import ARCHITECTURES
 
 TRAITS = {
     "charismatic": {"extraversion": 2, "agreeableness": 1},

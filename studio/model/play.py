@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from studio.game.world import GameRules
+from studio.model.island import GameRules
 from studio.mind.sheet import MindFields
 
 DEFAULT_MODEL = "local/smollm2"

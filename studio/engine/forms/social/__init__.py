@@ -1,8 +1,8 @@
-"""The social game of paper 002 as a form: players on an island act, talk, vote one another out, and a
-jury of the voted-out picks the winner.
+"""The social game of Thudium et al., 2024, "Outwit, Outplay, Out-Generate", as a form: players on an
+island act, talk, vote one another out, and a jury of the voted-out picks the winner.
 
-The rules are studio.game.rules (pure functions); this form only decides what comes next, what each
-player is shown (studio.game.prompts, built from what that player witnessed), how a reply is read, and
+The rules are the form's own rules.py (pure functions); the form decides what comes next, what each
+player is shown (prompts.py, built from what that player witnessed), how a reply is read, and
 how a committed event changes the state. Every choice, vote, tie draw and conversation is an event, so
 rewind, takes and resume replay a game exactly.
 
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from studio import structured
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
-from studio.game import prompts, rules
-from studio.game.world import GameRules
+from studio.engine.forms.social import prompts, rules
+from studio.model.island import GameRules
 from studio.store import events as ev
 from studio.store.events import Event
 
