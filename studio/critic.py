@@ -175,7 +175,8 @@ def experiment_casts(
     """The two casts of the experiment, identical but for the superego (in an ensemble, every inner voice:
     the Critic judges the protagonist, the first character, whose own voice must be there to compare).
     Bad input raises InputError."""
-    from studio.model import InputError, load_play, resolve_cast
+    from studio.model import InputError
+    from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
 
     play = load_play(play_path)

@@ -9,7 +9,7 @@ import pytest
 from conftest import PLAYS, RecordingGateway
 from studio.engine import Engine
 from studio.llm import scripted
-from studio.model import load_play, resolve_cast
+from studio.engine.forms import load_play, resolve_cast
 from studio.store import events as ev
 
 

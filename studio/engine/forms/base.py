@@ -16,7 +16,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 Message = dict[str, str]
 FILLS = ("model", "human", "rule")
@@ -93,6 +93,18 @@ class Form:
     # a prompt book that recalls memories past the budget leaves them in `recalled` for the line's data.
     minds: Any = None
     recalled: list[Any] = []
+
+    # -- the cast it needs ----------------------------------------------------------------------
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        """Refuse a play whose cast this form cannot run: raise studio.model.InputError naming the file
+        (`where`), the field and the fix. Called as a play file is loaded (studio.engine.forms.load_play)."""
+
+    @classmethod
+    def check_resolved(cls, cast: "ResolvedCast") -> None:
+        """The cast rules that need every seat resolved (names read from character sheets), raised the
+        same way; called once the cast is (studio.engine.forms.resolve_cast)."""
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         return [

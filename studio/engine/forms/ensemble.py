@@ -21,7 +21,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 PICKED_BY = {"moderator": "moderator", "director": "director"}
 
@@ -302,6 +302,13 @@ class Ensemble(Form):
     name = "ensemble"
     picks_speaker = True
     stage_moves = True
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        from studio.model.errors import InputError
+
+        if len(play.cast.characters) < 2:
+            raise InputError(where, "cast.characters", "an ensemble needs at least two", "add [[cast.characters]] tables")
 
     def on_stage(self, state: EnsembleState) -> list[str]:
         return list(state.on_stage)

@@ -18,11 +18,20 @@ from studio.engine.forms.drama.state import RunState
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
 class DramaMachine(Form):
     name = "drama_machine"
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        from studio.model.errors import InputError
+
+        if play.cast.ego is None:
+            raise InputError(where, "cast.ego", "the Drama Machine needs an ego", 'add [cast.ego] character = "..."')
+        if not play.cast.others:
+            raise InputError(where, "cast.others", "the Drama Machine needs at least one other", "add [[cast.others]]")
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         seats = []

@@ -29,7 +29,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION = ev.GAME
 
@@ -71,6 +71,31 @@ class SocialState:
 
 class SocialGame(Form):
     name = "social_game"
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        from studio.model.errors import InputError
+
+        if play.game is None:
+            raise InputError(where, "game", "the social game needs its island", "add a [game] table with [[game.places]]")
+        if len(play.cast.characters) < 3:
+            raise InputError(where, "cast.characters", "the social game needs at least three players",
+                             "see the README for the fields this file takes")
+
+    @classmethod
+    def check_resolved(cls, cast: "ResolvedCast") -> None:
+        """The island names its players: each name must be one of the cast's."""
+        from studio.model.errors import InputError
+
+        game = cast.play.game
+        if game is None:
+            return
+        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
+        for table, names in (("start", game.start), ("architecture", game.architecture)):
+            for name in names:
+                if name.casefold() not in players:
+                    raise InputError(cast.play_path, f"game.{table}.{name}", "names no player of this play",
+                                     "use a name from the cast's characters")
 
     # -- the cast ---------------------------------------------------------------------------
 
