@@ -1,0 +1,54 @@
+"""ruff and mypy, with the settings in pyproject.toml, over the parts already held to them.
+
+A part joins CLEAN once it passes, and then stays clean: the whole tree is checked too, expected to fail
+until every part has joined."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+RUFF_CLEAN = [
+    "studio/export",
+    "studio/llm",
+    "studio/mind",
+    "studio/store",
+    "studio/settings.py",
+    "studio/structured.py",
+    "studio/usage.py",
+    "scripts/layers",
+    "tests/test_layers.py",
+    "tests/test_lint.py",
+]
+RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
+
+MYPY_CLEAN = ["studio/store"]
+
+
+def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
+    if importlib.util.find_spec(tool) is None:
+        pytest.skip(f"{tool} is in the test extra: pip install -e '.[test]'")
+    return subprocess.run(
+        [sys.executable, "-m", tool, *args], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+
+
+def test_ruff_finds_nothing_in_the_clean_parts():
+    done = _run("ruff", "check", "--no-cache", *RUFF_CLEAN)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.xfail(strict=False, reason="parts of the tree are not yet clean; `ruff check` lists them")
+def test_ruff_finds_nothing_anywhere():
+    done = _run("ruff", "check", "--no-cache", *RUFF_ALL)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_finds_nothing_in_the_clean_parts(tmp_path):
+    done = _run("mypy", "--cache-dir", str(tmp_path / "mypy"), *MYPY_CLEAN)
+    assert done.returncode == 0, done.stdout + done.stderr
