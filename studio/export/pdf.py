@@ -24,7 +24,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import PageBreak, Paragraph, Spacer
 
-from studio.export import typeset
+import studio.export.typeset as typeset
 from studio.export.script import (
     Backstage,
     Direction,

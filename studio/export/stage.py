@@ -23,7 +23,7 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.units import inch
 from reportlab.platypus import CondPageBreak, PageBreak, Paragraph, Spacer
 
-from studio.export import typeset
+import studio.export.typeset as typeset
 from studio.export.pdf import (
     LINE,
     _style,

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from studio import structured
+import studio.structured as structured
 
 M = TypeVar("M", bound=BaseModel)
 
