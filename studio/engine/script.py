@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Union
+from typing import Any
 
 from studio.model.play import STRATEGIES, ResolvedCast
 from studio.store import events as ev
@@ -97,7 +97,7 @@ class Epilogue:
     event_id: int
 
 
-Block = Union[Heading, Direction, Speech, Backstage, Epilogue]
+Block = Heading | Direction | Speech | Backstage | Epilogue
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         try:
             event = store.event(head)
         except StoreError:
-            raise StoreError(f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them")
+            raise StoreError(
+                f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them"
+            ) from None
         if event.run_id != run_id:
             raise StoreError(f"event {head} belongs to run {event.run_id}, not run {run_id}")
     path = store.take(run_id, head)
