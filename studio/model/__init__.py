@@ -19,7 +19,8 @@ _WHERE = {
          "StrategySchedule", "SuperegoSettings", "STRATEGIES"),
         "studio.model.play",
     ),
-    **dict.fromkeys(("load_character", "read_play", "save_character", "resolve_roles"), "studio.model.loading"),
+    **dict.fromkeys(("load_character", "read_play", "resolve_roles"), "studio.model.loading"),
+    "save_character": "studio.model.edit",
 }
 
 __all__ = ["InputError", *_WHERE]
@@ -34,7 +35,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from studio.model.loading import load_character, read_play, resolve_roles, save_character  # noqa: F401
+    from studio.model.edit import save_character  # noqa: F401
+    from studio.model.loading import load_character, read_play, resolve_roles  # noqa: F401
     from studio.model.play import (  # noqa: F401
         DEFAULT_MODEL, ROLE_DEFAULTS, STRATEGIES, CastMember, CharacterSheet, Play, ResolvedCast, ResolvedRole,
         StrategySchedule, SuperegoSettings,

@@ -186,13 +186,6 @@ def load_character(path: str | os.PathLike[str]) -> CharacterSheet:
     return _validate(CharacterSheet, _read_toml(p, "character"), p)
 
 
-def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> bool:
-    """Save a sheet in place: only changed values change, so the playwright's comments survive."""
-    from studio.model.edit import save_character as save_in_place
-
-    return save_in_place(sheet, path)
-
-
 def character_path(ref: str, play_path: Path) -> Path | None:
     """Where a cast entry's character lives: a path, or a stem looked up in characters/ folders."""
     if ref.endswith(".toml"):

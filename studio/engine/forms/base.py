@@ -132,17 +132,14 @@ class Form:
                  role: "ResolvedRole") -> list[Message]:
         raise NotImplementedError
 
-    def read(self, state: Any, step: "Step", role: "ResolvedRole", text: str) -> Reply:
+    def read(self, state: Any, step: "Step", role: "ResolvedRole | None", text: str) -> Reply:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
 
     async def carry_out(self, state: Any, step: "Step", path: list[Event], gateway: Any) -> Reply | None:
-        """Fill a step no seat of the cast takes and that needs a model: the Critic's review between scenes
-        (studio.engine.forms.review). None: the form reads the step as its own move (`read` with no seat)."""
-        if step.task == "review":
-            from studio.engine.forms.review import review
-
-            return await review(state.cast, path, gateway)
+        """Fill a step no seat of the cast takes and that needs a model, such as the Critic's review between
+        scenes (studio.engine.forms.review.review). None: the form reads the step as its own move (`read`
+        with no seat)."""
         return None
 
     def keep_control(self, state: Any, event: Event) -> None:

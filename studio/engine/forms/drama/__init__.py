@@ -7,7 +7,7 @@ tests/data/golden_calls.json.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.lines import same_line
@@ -15,6 +15,7 @@ from studio.store import events as ev
 from studio.engine.forms.drama.prompts import PromptBook
 from studio.engine.forms.base import Step
 from studio.engine.forms.drama.state import RunState
+from studio.engine.forms.review import review
 from studio.store.events import Event
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class DramaMachine(Form):
         fold_facts(state.facts, event)
         state.apply(event)
 
+    async def carry_out(self, state: RunState, step: Step, path: list[Event], gateway: Any) -> Reply | None:
+        """The Critic's review between scenes, when the play's critic_loop is on."""
+        return await review(state.cast, path, gateway) if step.task == "review" else None
+
     def keep_control(self, state: RunState, event: Event) -> None:
         state._control(event)
 
@@ -69,7 +74,7 @@ class DramaMachine(Form):
         self.recalled = book.recalled
         return messages
 
-    def read(self, state: RunState, step: Step, role: "ResolvedRole", text: str) -> Reply:
+    def read(self, state: RunState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
         """Link the line to what shaped it: the line a rewrite reworks, the inner voice's work on a turn."""
         data: dict = {}
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:

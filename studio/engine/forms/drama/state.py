@@ -43,12 +43,6 @@ class RunState:
     last_line_id: int | None = None  # the newest stage line or direction
     reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
 
-    @classmethod
-    def replay(cls, cast: ResolvedCast, path: list[Event]) -> "RunState":
-        from studio.engine.forms.drama import DramaMachine
-
-        return DramaMachine().replay(cast, path)
-
     # -- what the play is, under the switches in force -------------------------------------
 
     @property

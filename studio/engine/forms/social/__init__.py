@@ -24,6 +24,7 @@ from studio import structured
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
 from studio.engine.forms.social import prompts, rules
+from studio.engine.forms.social.rules import GameState
 from studio.model.island import GameRules
 from studio.store import events as ev
 from studio.store.events import Event
@@ -46,7 +47,7 @@ class SocialState:
     rules: GameRules
     seed: int
     names: dict[str, str]  # seat key -> player name
-    game: rules.GameState
+    game: GameState
     scene: int = 0  # the round
     turn: int = 0  # steps committed by players, for the record
     finished: bool = False
@@ -105,6 +106,8 @@ class SocialGame(Form):
 
     def new_state(self, cast: "ResolvedCast") -> SocialState:
         game_rules = cast.play.game
+        if game_rules is None:  # check_cast refuses such a play as it loads
+            raise ValueError("the social game needs its island: a [game] table")
         players = [r for r in cast.roles if r.kind == "other"]
         names = {r.key: r.name for r in players}
         state = SocialState(cast, game_rules, cast.play.seed, names,
@@ -374,10 +377,10 @@ class SocialGame(Form):
         state.remember(list(event.data.get("present") or [key]), event.text)
         if action.verb == rules.TALK and action.target:
             partner = state.key(action.target)
-            lines = []
+            lines: list[tuple] = []
             for _ in range(state.rules.talk_lines):
                 lines += [("talk", key, key, partner), ("talk", partner, key, partner)]
-            after = [("summary", key, partner), ("summary", partner, key)]
+            after: list[tuple] = [("summary", key, partner), ("summary", partner, key)]
             for k in (key, partner):
                 if "impressions" in state.rules.modules(state.names[k]):
                     after.append(("impressions", k))
