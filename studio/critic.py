@@ -23,7 +23,8 @@ from studio import structured
 from studio.engine.forms.review import (  # noqa: F401 - the Critic's prompt and reader, shared with the review step
     CRITERIA, Score, Verdict, ask, critic_budget, messages_for, parse_verdict, transcript,
 )
-from studio.export.script import Speech, build_script
+from studio.engine.reading import build_script
+from studio.engine.script import Speech
 from studio.model.play import DEFAULT_MODEL
 from studio.store import Store
 

@@ -1,48 +1,27 @@
 """A run read as a play script, from the store: the one shape every export format renders.
 
-The script itself (studio.engine.script) is a pure reading of a cast and a take, shared with the Critic;
-this module reads both from the store and decides, as the engine would, whether the run is finished.
+The script itself (studio.engine.script) is a pure reading of a cast and a take, shared with the Critic,
+and studio.engine.reading reads one from the store; every format renders what these return.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from studio.engine.reading import build_script, finished  # noqa: F401
 from studio.engine.script import (  # noqa: F401
-    BUSINESS, Backstage, Block, CastEntry, Direction, Epilogue, Heading, Script, Speech, character_direction,
-    clean_text, parenthesise, protagonist_voice, read_script, split_business, superego_at_work,
+    BUSINESS,
+    Backstage,
+    Block,
+    CastEntry,
+    Direction,
+    Epilogue,
+    Heading,
+    Script,
+    Speech,
+    character_direction,
+    clean_text,
+    parenthesise,
+    protagonist_voice,
+    read_script,
+    split_business,
+    superego_at_work,
 )
-from studio.model.play import ResolvedCast
-from studio.store import Store, StoreError
-from studio.store import events as ev
-from studio.store.events import Event
-
-
-def _finished(cast: Any, path: list[Event]) -> bool:
-    """As the engine decides it (a play without an epilogue, a game, an interview end without one)."""
-    if any(e.kind == ev.EPILOGUE for e in path):
-        return True
-    from studio.engine.forms import form_for
-
-    try:
-        return bool(form_for(cast).replay(cast, path).finished)
-    except Exception:  # noqa: BLE001 - a state that cannot be replayed is not known to be finished
-        return False
-
-
-def build_script(store: Store, run_id: int, head: int | None = None, backstage: bool = False) -> Script:
-    """Read one take of a run (the current one unless `head` names another) as a script."""
-    info = store.run(run_id)
-    cast = ResolvedCast.model_validate_json(info.cast_json)
-    if head is not None:
-        try:
-            event = store.event(head)
-        except StoreError:
-            raise StoreError(
-                f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them"
-            ) from None
-        if event.run_id != run_id:
-            raise StoreError(f"event {head} belongs to run {event.run_id}, not run {run_id}")
-    path = store.take(run_id, head)
-    return read_script(cast, path, run_id=run_id, created=info.created, finished=_finished(cast, path),
-                       backstage=backstage)
