@@ -1,5 +1,5 @@
-"""The iterated Prisoner's Dilemma, after the study of LLM cooperation in it that the lab replicates, as a
-form, so that every trial of the lab's `pd` kind is an ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
+"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a form, so every trial of the lab's `pd`
+kind is an ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
 last move.
 
 Two seats: the simulacrum (a model prompted as one of the paper's groups) and the partner (filled by a
