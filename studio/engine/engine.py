@@ -1,9 +1,11 @@
 """The turn pipeline: one step at a time, each step one committed event.
 
-The engine knows nothing of screens. It asks RunState what comes next, asks a model (or a human)
-for the text, commits the event, and only then tells its listeners. The CLI, the app and the tests
-drive the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release,
-note and switch_strategy.
+The engine knows nothing of screens, and nothing of any one form of play. It asks the play's form what
+comes next, asks a model (or a human, or a rule) for the text, lets the form read it, commits the event,
+and only then tells its listeners. What a form offers beyond that (picking a speaker, stage moves, a turn
+policy, inner voices) it asks the form for, never the form's state. The CLI, the app and the tests drive
+the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release, note,
+switch_strategy, pick, stage_move and switch_policy.
 """
 
 from __future__ import annotations
@@ -298,7 +300,7 @@ class Engine:
                 scene=step.scene,
                 turn=step.turn,
                 origin="studio",
-                data={"task": step.task, "attempts": getattr(exc, "attempts", None)},
+                data={"task": step.task, "attempts": exc.attempts},
                 model=role.model,
                 settings=settings.public(),
             )
