@@ -234,7 +234,7 @@ def _console():
 
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
 
     play = with_overrides(load_play(args.play), turns=args.turns, scenes=args.scenes, seed=args.seed)
@@ -284,7 +284,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def _drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     import asyncio  # here: `studio --help` and the listing commands need no event loop
     from studio.engine import EngineError
-    from studio.terminal import StagePrinter
+    from studio.present.terminal import StagePrinter
 
     console = _console()
     printer = StagePrinter(console, engine.cast, backstage=backstage)
@@ -400,7 +400,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from studio.engine import Engine
     from studio.store import StoreError
-    from studio.terminal import StagePrinter
+    from studio.present.terminal import StagePrinter
 
     store = _open_store(args.db)
     run_id = _run_id(args.run)
@@ -532,7 +532,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         start["run_id"] = run_id
     elif target is not None:
         from studio.llm import BUILTIN_MODELS
-        from studio.model import load_play, resolve_cast
+        from studio.engine.forms import load_play, resolve_cast
 
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)

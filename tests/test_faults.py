@@ -120,7 +120,7 @@ def test_a_run_keeps_no_broken_line_and_resumes_where_it_stopped(workdir):
 
 
 def test_the_wait_is_said_before_any_token(workdir, monkeypatch):
-    from studio import terminal
+    from studio.present import terminal
 
     monkeypatch.setattr(terminal, "WAIT_NOTICE", 0.2)
     db = workdir / "s.db"

@@ -124,7 +124,7 @@ async def test_a_humans_line_is_theirs_word_for_word(engine_for):
 async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engine_for):
     from rich.console import Console
 
-    from studio.terminal import StagePrinter
+    from studio.present.terminal import StagePrinter
 
     engine = engine_for(turns=1, strategies=[])
     console = Console(record=True, width=200, color_system=None)

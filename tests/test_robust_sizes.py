@@ -54,7 +54,7 @@ def test_the_largest_allowed_override_makes_a_run_every_command_reads(workdir):
 ])
 def test_oversized_character_fields_are_named_and_not_echoed_whole(workdir, field, value, fix):
     sheet = workdir / "characters" / "jenny.toml"
-    lines = [l for l in sheet.read_text().splitlines() if not l.startswith(f"{field} =")]
+    lines = [line for line in sheet.read_text().splitlines() if not line.startswith(f"{field} =")]
     if field == "prompt":
         text = sheet.read_text()
         start = text.index("prompt =")
@@ -95,7 +95,7 @@ def test_credentials_in_an_address_are_never_stored(workdir):
 
 def test_a_reopened_run_reads_the_address_again_from_the_play(workdir):
     from studio.engine import engine as engine_module
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     sheet = workdir / "characters" / "jenny.toml"

@@ -60,7 +60,7 @@ def switch_voices(engine: Any, switches: list[str]) -> None:
 
 def cmd_step(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
     from studio.engine import EngineError, NeedsHuman, NeedsPick
-    from studio.terminal import StagePrinter
+    from studio.present.terminal import StagePrinter
 
     engine = open_engine(args.run)
     if engine.finished:

@@ -124,7 +124,7 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
     if not args.endpoint:
         return None, ""
     from studio.llm import Gateway
-    from studio.llm.clean import redact_url_credentials
+    from studio.clean import redact_url_credentials
     from studio.llm.router import check_endpoints, check_routable, make_router
 
     check_routable(model, "--model", None)
@@ -156,7 +156,7 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
-    from studio.model import load_play
+    from studio.engine.forms import load_play
 
     if args.play is None:
         args.play = str(_default_island())

@@ -30,7 +30,7 @@ def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any)
 
     from studio.engine.minds import world
     from studio.mind import edits
-    from studio.tui.views import inner_life
+    from studio.present.minds import inner_life
 
     engine = open_engine(args.run)
     matches = [r for r in engine.cast.matching(args.name) if r.kind in ("ego", "other")]

@@ -1,4 +1,5 @@
-"""The social game's two experiments from paper 002, run as ordinary games in the store.
+"""The social game's two experiments from Thudium et al., 2024, Outwit, Outplay, Out-Generate,
+run as ordinary games in the store.
 
 - **architecture**: every game, the eight players are given the four architectures (none, goals,
   impressions, both) two each, at random (seeded by the game's number); placement is compared across
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.game.world import ARCHITECTURES
+from studio.model.island import ARCHITECTURES
 
 TRAITS = {
     "charismatic": {"extraversion": 2, "agreeableness": 1},
@@ -57,7 +58,7 @@ def assignment(plan: GamePlan, names: list[str], index: int) -> dict[str, str]:
 
 
 def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     play = load_play(plan.play)
     cast = resolve_cast(play, plan.play, model=plan.model)

@@ -99,3 +99,10 @@ def private_reasoning(path: list[Any], event: Any) -> list[Text]:
         parts.append(Text(f"{event.character} has no private choices, votes or thoughts recorded this round yet.",
                           style="dim"))
     return [Text(f"{event.character}'s private reasoning, round {event.scene}", style="bold underline"), Text("")] + parts
+
+
+def is_game(engine: Any) -> bool:
+    """Whether a run is a social game: its state is the game's."""
+    from studio.engine.forms.social import SocialState
+
+    return isinstance(getattr(engine, "state", None), SocialState)

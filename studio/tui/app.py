@@ -183,7 +183,8 @@ class StudioApp(App[None]):
 
     def open_play(self, path: Path) -> None:
         """A new run of a play file, with the --model and --role the app was started with."""
-        from studio.model import InputError, load_play, resolve_cast
+        from studio.model import InputError
+        from studio.engine.forms import load_play, resolve_cast
 
         try:
             cast = resolve_cast(load_play(path), path, model=self.model, roles=self.roles)
@@ -293,10 +294,10 @@ def apply_roles(engine: EngineView, roles: dict[str, str]) -> list[str]:
         if not matches:
             raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         for role in matches:
-            if choice == "human" and role.key not in engine.state.humans:
+            if choice == "human" and role.key not in engine.humans():
                 engine.take_over(role.key)
                 said.append(f"You play {role.name} ({role.key}).")
-            elif choice != "human" and role.key in engine.state.humans:
+            elif choice != "human" and role.key in engine.humans():
                 engine.release(role.key)
                 said.append(f"{role.name} ({role.key}) goes back to the model.")
     return said

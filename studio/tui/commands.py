@@ -27,7 +27,7 @@ class ControlsProvider(Provider):
         if engine is None:
             return
         for role in engine.cast.roles:
-            human = role.key in engine.state.humans
+            human = role.key in engine.humans()
             verb = "Hand back" if human else "Take over"
             yield (
                 f"{verb} {role.name} ({role.key})",

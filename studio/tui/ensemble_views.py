@@ -29,7 +29,7 @@ def characters(engine: EngineView) -> list[Any]:
 
 
 def on_stage(engine: EngineView) -> list[str]:
-    return list(getattr(engine.state, "on_stage", []) or [])
+    return engine.on_stage()
 
 
 def voice_of(engine: EngineView, key: str) -> Any:
@@ -53,9 +53,8 @@ def _section(title: str, body: RenderableType | str, style: str = "") -> list[Re
 def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
     """Who decides the next speaker, who is on stage, and which inner voices are at work. `level` 1 counts
     the voices and names only what is switched off; 2 also counts what is off."""
-    state = engine.state
     text.append(" · next: ")
-    text.append(state.policy, style="bold")
+    text.append(engine.policy() or "", style="bold")
     present = [_name(engine, k) for k in on_stage(engine)]
     text.append(" · on stage: ")
     text.append(" ".join(present) if present else "nobody", style="" if present else "dim")
@@ -86,7 +85,7 @@ def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
 def voice_switches(engine: EngineView) -> dict[str, dict[str, bool]]:
     """Each inner voice's three strategies, on or off: the playwright's switch for that voice if there was
     one (`v`), else one for every voice, else the voice's schedule in the play."""
-    switched = getattr(engine.state, "strategy_switch", {}) or {}
+    switched = engine.strategy_switches()
     out = {}
     for role in characters(engine):
         voice = voice_of(engine, role.key)
@@ -144,7 +143,7 @@ def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
     if critique is not None:
         parts += _section(f"{voice_name}'s critique ({owner}'s inner voice)", critique.text, "italic")
     if draft is not None and event.origin == "model":
-        from studio.tui.views import word_diff
+        from studio.present.words import word_diff
 
         if event.data.get("kept_draft"):
             parts += _section("Verdict", f"{owner} kept the draft after {voice_name}'s critique.", "green")
@@ -162,7 +161,7 @@ def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
     parts += _present(engine, event)
     for later in engine.path:
         if later.kind == ev.REWRITE_PROMPT and later.data.get("source") == event.id and later.data.get("owner"):
-            from studio.tui.views import word_diff
+            from studio.present.words import word_diff
 
             who = _name(engine, later.data["owner"])
             parts += _section(f"After this line, {later.character} rewrote {who}'s brief",
@@ -199,11 +198,9 @@ def _brief_rewrite_before(engine: EngineView, event: Event) -> Event | None:
 
 def _hearers(engine: EngineView, event: Event) -> list[RenderableType]:
     """Each witness who heard the line through an inner voice's rewrite."""
-    heard = getattr(engine.state, "heard", {}) or {}
     parts: list[RenderableType] = []
     for key in event.present or []:
-        rewrite_id = heard.get((event.id, key))
-        rewrite = engine.by_id.get(rewrite_id) if rewrite_id is not None else None
+        rewrite = engine.heard(event.id, key)
         if rewrite is not None:
             title = f"{_name(engine, key)} heard it as ({rewrite.character}, {_name(engine, key)}'s inner voice, rewrote it)"
             parts += _section(title, rewrite.text, "italic")

@@ -6,13 +6,13 @@ pane says can be checked without a screen.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from studio import usage
+from studio.present.minds import inner_life
 from studio.present.words import STRATEGY_WORDS, TASK_VERBS, origin_note, word_diff
 from studio.store import events as ev
 from studio.store.events import Event
@@ -65,10 +65,9 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         if direction.get("temperature") is not None:
             said.append(f"temperature {direction['temperature']:g}")
         parts += _section("Your direction for this take", " · ".join(said), "italic")
-    from studio.present.game import private_reasoning
-    from studio.tui.widgets import game
+    from studio.present.game import is_game, private_reasoning
 
-    if game.is_game(engine):
+    if is_game(engine):
         return Group(*parts, Text(event.text or ""), Text(""), *private_reasoning(engine.path, event))
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
@@ -111,8 +110,7 @@ def _superego_name(engine: EngineView) -> str:
 def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
-    heard_id = engine.state.heard.get(event.id)
-    heard = engine.by_id.get(heard_id) if heard_id is not None else None
+    heard = engine.heard(event.id)
     if heard is not None:
         parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
     else:
@@ -244,7 +242,7 @@ def note_count(engine: EngineView) -> int:
 def role_card(engine: EngineView, role: Any) -> Text:
     """One cast member as the sheets pane shows them: who, how they are played, the prompt in force."""
     state = engine.state
-    human = role.key in state.humans
+    human = role.key in engine.humans()
     text = Text()
     text.append(role.name.upper(), style="bold")
     text.append(f"  {role.key}", style="dim")
@@ -265,57 +263,6 @@ def role_card(engine: EngineView, role: Any) -> Text:
     if role.sheet.has_inner_life:
         inner_life(engine, role, text)
     return text
-
-
-def _bar(value: int) -> str:
-    """-5..5 as a ten-cell bar around a centre mark: left of it is distrust or dislike."""
-    left = "█" * max(0, -value)
-    right = "█" * max(0, value)
-    return f"{left:>5}|{right:<5}"
-
-
-def inner_life(engine: EngineView, role: Any, text: Text) -> None:
-    """Mood, goals, knowledge, impressions and reflections as the take has them, each with its event (#id)."""
-    from studio.engine.minds import world
-    from studio.mind.moments import current_goals
-
-    sheet = role.sheet
-    folded = world(engine)
-    mind = folded.mind(role.name)
-    scene = getattr(engine.state, "scene", 0) or 0
-    if sheet.moods:
-        text.append("\nmood: ", style="bold")
-        text.append(f"{mind.mood} (#{mind.mood_event})" if mind.mood else "not drawn yet", style="" if mind.mood else "dim")
-    goals = current_goals(sheet, mind, scene)
-    if goals:
-        source = f" (#{mind.goals_event})" if mind.goals_event else " (from the sheet)"
-        text.append("\ngoals" + source + ": ", style="bold")
-        text.append("; ".join(goals))
-    if sheet.knowledge:
-        text.append("\nknows:", style="bold")
-        for index, item in enumerate(sheet.knowledge):
-            if item.when is None:
-                text.append(f"\n  · {item.text}")
-            elif index in mind.unlocked:
-                text.append(f"\n  + {item.text} (#{mind.unlocked[index]})", style="green")
-            else:
-                text.append(f"\n  – locked: {item.text}", style="dim")
-    if mind.impressions:
-        text.append("\nimpressions:            trust       liking", style="bold")
-        for name, imp in sorted(mind.impressions.items()):
-            text.append(f"\n  {name[:16]:<16} {_bar(imp.trust)} {imp.trust:+d}  {_bar(imp.liking)} {imp.liking:+d}"
-                        f"  (#{imp.event})")
-            if imp.wants:
-                text.append(f"\n    wants: {imp.wants}", style="italic")
-    for event_id, thought in mind.reflections[-2:]:
-        text.append(f"\nreflected (#{event_id}): ", style="bold")
-        text.append(thought, style="italic")
-    read = sorted({item.when.fact for item in sheet.knowledge if item.when is not None and item.when.fact})
-    if read:  # the world facts its knowledge waits on, and the event that set each (none: the play's start)
-        text.append("\nfacts: ", style="bold")
-        text.append(", ".join(f"{key} = {json.dumps(folded.facts[key], ensure_ascii=False)}"
-                              + (f" (#{folded.fact_events[key]})" if key in folded.fact_events else "")
-                              if key in folded.facts else f"{key} unset" for key in read))
 
 
 def status(engine: EngineView, lens: str | None = None, width: int | None = None) -> Text:
@@ -353,8 +300,9 @@ def _status(engine: EngineView, lens: str | None, level: int) -> Text:
         text.append(f" · run turn {state.turn}", style="dim")
     if engine.finished:
         text.append(" · finished", style="bold green")
-    if state.humans:  # before the superego: the one fact here that changes what a key does
-        names = ", ".join(engine.cast.role(k).name for k in sorted(state.humans))
+    humans = engine.humans()
+    if humans:  # before the superego: the one fact here that changes what a key does
+        names = ", ".join(engine.cast.role(k).name for k in sorted(humans))
         text.append(" · you play ")
         text.append(names, style="bold yellow")
     if engine.cast.has("superego") and engine.cast.superego.enabled:

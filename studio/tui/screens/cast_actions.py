@@ -19,7 +19,7 @@ class CastControls(ControlGroup):
             return
         from studio.tui.screens.dialogs import RolesScreen
 
-        humans = self.engine.state.humans
+        humans = self.engine.humans()
         rows = [(r.key, r.name, r.key in humans, r.model) for r in self.engine.cast.roles]
         self.app.push_screen(RolesScreen(rows), self.toggle_role)
 
@@ -27,7 +27,7 @@ class CastControls(ControlGroup):
         if key is None or self.screen.engine is None:
             return
         role = self.engine.cast.role(key)
-        if key in self.engine.state.humans:
+        if key in self.engine.humans():
             self.engine.release(key)
             if self.screen.human.waiting:
                 self.screen.run_worker(self.pause(), group="pause")
@@ -107,7 +107,7 @@ class CastControls(ControlGroup):
         lives = [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
         if not lives:
             self.notify("No character in this run has an inner life: give a sheet moods, knowledge or goals "
-                        "(README, Living characters).", severity="warning")
+                        "(docs/living-characters.md).", severity="warning")
             return
         if self.busy:
             self.notify("Pause first (p): a change made mid-turn would land inside it.", severity="warning")

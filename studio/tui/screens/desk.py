@@ -208,7 +208,7 @@ class DeskControls(ControlGroup):
     def action_edit_play(self) -> None:
         if not self._ready():
             return
-        from studio.model import load_play
+        from studio.engine.forms import load_play
         from studio.tui.screens.play import PlayScreen
 
         path = Path(self.engine.cast.play_path)

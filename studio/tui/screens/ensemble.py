@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 from textual import on
@@ -23,6 +23,9 @@ from studio.tui import ensemble_views as ens
 from studio.tui.screens.dialogs import Dialog
 from studio.tui.screens.failures import finished
 from studio.tui.screens.group import ControlGroup
+
+if TYPE_CHECKING:
+    from studio.tui.engine_view import EngineView
 
 POLICY_HELP = {
     "alternate": "the next one on stage after the last speaker",
@@ -135,10 +138,11 @@ class VoicesScreen(Dialog):
 class EnsembleControls(ControlGroup):
     lens: str | None = None  # the character the stage is seen as (V), or None for everyone
 
-    def _ensemble_ready(self, what: str) -> bool:
+    def _ensemble_ready(self, what: str, offered: Callable[[EngineView], bool] = ens.is_ensemble) -> bool:
+        """The run is open and its form offers the control (`offered`: asked of the engine)."""
         if not self._ready():
             return False
-        if not ens.is_ensemble(self.engine):
+        if not offered(self.engine):
             self.notify(f"{what} needs an ensemble play (form = \"ensemble\"); this play's order of speakers and "
                         "its stage are fixed.", severity="warning")
             return False
@@ -159,11 +163,11 @@ class EnsembleControls(ControlGroup):
         from studio.model.play import POLICIES
 
         engine = self.engine
-        return WhoNextScreen(engine.stage_choices(), engine._suggestion(), engine.state.policy, POLICIES, waiting,
+        return WhoNextScreen(engine.stage_choices(), engine.suggestion(), engine.policy() or "", POLICIES, waiting,
                              ens.suggestion_reason(engine))
 
     async def action_who_next(self) -> None:
-        if not self._ensemble_ready("Choosing who speaks next"):
+        if not self._ensemble_ready("Choosing who speaks next", lambda engine: engine.picks_speaker):
             return
         if self.engine.finished:
             self.report(finished())
@@ -196,7 +200,7 @@ class EnsembleControls(ControlGroup):
         self._start(self.screen.turns.step_turn())
 
     def _switch_policy(self, policy: str) -> None:
-        if policy == self.engine.state.policy:
+        if policy == self.engine.policy():
             self.notify(f"Who speaks next is already decided by: {policy}.")
             return
         self.engine.switch_policy(policy)
@@ -251,7 +255,7 @@ class EnsembleControls(ControlGroup):
     # -- entrances and exits (E) --------------------------------------------------------------
 
     async def action_enter_exit(self) -> None:
-        if not self._ensemble_ready("Sending characters on and off"):
+        if not self._ensemble_ready("Sending characters on and off", lambda engine: engine.stage_moves):
             return
         await self.pause()
         if self.engine.finished or not self._scene_open():

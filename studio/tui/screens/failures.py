@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from studio.tui.screens.main import MainScreen
+    from studio.tui.screens.group import RunScreen
 
 
-def report(screen: MainScreen, error: BaseException | None, where: str = "") -> None:
+def report(screen: RunScreen, error: BaseException | None, where: str = "") -> None:
     from studio.engine import EngineError, RunFinished
     from studio.model import InputError
     from studio.store import HeadMoved, StoreError

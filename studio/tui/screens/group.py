@@ -7,18 +7,54 @@ screen finds by name. A group reaches the run through the screen it serves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from studio.tui.engine_view import EngineView
-    from studio.tui.screens.main import MainScreen
+
+
+class RunScreen(Protocol):
+    """What a group of controls may ask of the run screen it serves (the screen's module imports the
+    groups, so they name it by what it offers rather than import it)."""
+
+    engine: EngineView | None
+    job: Worker[Any] | None
+    marks: dict[int, Any]
+    # the other groups and the human's box, for the few controls that hand over to them
+    ensemble: Any
+    turns: Any
+    room: Any
+    human: Any
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def focused(self) -> Widget | None: ...
+    @property
+    def busy(self) -> bool: ...
+
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+    def query(self, selector: Any = None) -> Any: ...
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
+    def call_later(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+    def _ready(self) -> bool: ...
+    async def pause(self) -> bool: ...
+    def report(self, error: BaseException | None, where: str = "") -> None: ...
+    def resync(self, select: int | None = None) -> None: ...
+    def refresh_panes(self, select: int | None = None, latest: bool = True) -> None: ...
+    def note_take(self, event: Any) -> None: ...
+    def set_activity(self, text: str | None, reset: bool = False) -> None: ...
+    def idle_hint(self) -> str: ...
+    def selected_event(self) -> Any: ...
 
 
 class ControlGroup:
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: RunScreen) -> None:
         self.screen = screen
 
     @property

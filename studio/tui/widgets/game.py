@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from studio.present.game import game_text
+from studio.present.game import game_text, is_game
 from studio.tui.widgets.panes import RunPane
 
 if TYPE_CHECKING:
@@ -44,8 +44,3 @@ class GamePane(RunPane, VerticalScroll):
         built = report.build(engine) if is_game(engine) else None
         self.query_one("#game", Static).update(game_text(state, built))
 
-
-def is_game(engine: EngineView) -> bool:
-    from studio.engine.forms.social import SocialState
-
-    return isinstance(getattr(engine, "state", None), SocialState)

@@ -5,7 +5,7 @@ player may do, reads the player's choice against them, and commits what they dec
 facts the state folds back in; so a rewind or a take replays a game exactly, and a test can play a whole
 game with plain Python.
 
-Rules, in our words (paper 002, section 4 and appendix E):
+Rules, in our words (Thudium et al., 2024, section 4 and appendix E):
 - Each round every player still in the game takes `actions_per_round` turns, in an order shuffled each
   tick by a seeded draw. A turn is one action: walk to a neighbouring place, talk to someone here, search
   this place, or wait.
@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from studio.game.world import GameRules
+from studio.model.island import GameRules
 
 MOVE, TALK, SEARCH, WAIT = "move", "talk", "search", "wait"
 VERBS = (MOVE, TALK, SEARCH, WAIT)
@@ -74,7 +74,7 @@ class GameState:
         return [p for p in self.alive if p != player and self.where.get(p) == place]
 
     def placements(self) -> dict[str, int]:
-        if not self.finished:
+        if self.winner is None:
             return {}
         order = [self.winner] + [p for p in self.alive if p != self.winner] + list(reversed(self.jury))
         return {name: i + 1 for i, name in enumerate(order)}
