@@ -61,7 +61,7 @@ class GameRules(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _map_is_whole(self) -> "GameRules":
+    def _map_is_whole(self) -> GameRules:
         names = [p.name for p in self.places]
         lowered = [n.lower() for n in names]
         if len(set(lowered)) != len(lowered):
