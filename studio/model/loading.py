@@ -264,7 +264,7 @@ def resolve_roles(
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
     speakers: dict[str, str] = {}
-    for (key, kind, member, field), role in zip(seats, resolved):
+    for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
         if kind not in ("ego", "other"):
             continue
         folded = role.name.casefold()

@@ -23,7 +23,7 @@ def register(name: str, form: type[Form]) -> None:
 
 
 def form_for(cast: ResolvedCast) -> Form:
-    name = getattr(cast.play, "form", "drama_machine") or "drama_machine"
+    name = cast.play.form or "drama_machine"
     return FORMS[name]()
 
 
