@@ -214,6 +214,10 @@ class _Verdict:
 class _CallerFault(Exception):
     """Wraps an exception raised by the caller's own on_token, so it is re-raised untouched, not retried."""
 
+    def __init__(self, error: Exception):
+        super().__init__(error)
+        self.error = error
+
 
 class BrokenReply(Exception):
     """A reply that arrived but is not a whole answer (empty, or no text at all): a fault, retried."""
@@ -420,7 +424,7 @@ class Gateway:
                         text, usage = await self._attempt(settings, messages, ctx, on_token, endpoint)
                 return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
             except _CallerFault as fault:
-                raise fault.__cause__ from None  # type: ignore[misc]
+                raise fault.error from None
             except Exception as exc:
                 cause = _unwrap(exc, builtin)
                 if isinstance(cause, ModelError):
@@ -489,7 +493,7 @@ class Gateway:
                         try:
                             on_token(piece)
                         except Exception as exc:
-                            raise _CallerFault() from exc
+                            raise _CallerFault(exc) from exc
                 if found:
                     usage = found
         except BaseException:

@@ -457,15 +457,16 @@ async def perform(
     abandons the generation at its next token.
     """
     loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+    # A piece of text, the usage that closes the reply, or what went wrong on the model's thread.
+    inbox: asyncio.Queue[str | dict | BaseException] = asyncio.Queue()
     halt = threading.Event()
     messages = _plain(messages)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
                 "schema": schema}
 
-    def post(kind: str, value: object) -> None:
+    def post(item: str | dict | BaseException) -> None:
         try:
-            loop.call_soon_threadsafe(inbox.put_nowait, (kind, value))
+            loop.call_soon_threadsafe(inbox.put_nowait, item)
         except RuntimeError:
             halt.set()  # the loop is gone: nobody is listening any more
 
@@ -477,7 +478,7 @@ async def perform(
         held.append(piece)
         now = time.monotonic()
         if now - last_post >= HAND_OVER_EVERY:
-            post("piece", "".join(held))
+            post("".join(held))
             held.clear()
             last_post = now
 
@@ -489,21 +490,21 @@ async def perform(
                     return
                 _, usage = model.generate(messages, temperature, max_tokens, hand_over, halt, sampling)
             if held:
-                post("piece", "".join(held))
-            post("done", usage)
+                post("".join(held))
+            post(usage)
         except BaseException as exc:  # handed to the awaiting task, which re-raises it there
-            post("failed", exc)
+            post(exc)
 
     threading.Thread(target=work, name="studio-embedded", daemon=True).start()
     try:
         while True:
-            kind, value = await inbox.get()
-            if kind == "piece":
-                yield value, None  # type: ignore[misc]
-            elif kind == "done":
-                yield "", value  # type: ignore[misc]
-                return
+            item = await inbox.get()
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, str):
+                yield item, None
             else:
-                raise value  # type: ignore[misc]
+                yield "", item
+                return
     finally:
         halt.set()

@@ -186,7 +186,10 @@ class EndpointRouter:
         except BaseException as exc:
             endpoint.failures += 1
             endpoint.failed_at = time.monotonic()
-            with contextlib.suppress(Exception):  # so the gateway can say which server failed
+            # So the gateway can say which server failed. The error is litellm's (or httpx's) own class, kept
+            # so the gateway's retry rules still recognise it: the tag rides on the instance, which no type
+            # declares; a class that refuses new attributes just goes untagged.
+            with contextlib.suppress(Exception):
                 exc.studio_endpoint = redact_url_credentials(endpoint.url)  # type: ignore[attr-defined]
             raise
         finally:
