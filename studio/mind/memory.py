@@ -210,9 +210,9 @@ class MemoryIndex:
         imp = self._importance.view()
         score = recency * (imp / 10.0) * rel
         for event_id in exclude:
-            doc = self._ids.get(event_id)
-            if doc is not None:
-                score[doc] = 0.0
+            shown = self._ids.get(event_id)
+            if shown is not None:
+                score[shown] = 0.0
         hits = np.nonzero(score > 0)[0]
         if not len(hits):
             return []
@@ -243,8 +243,7 @@ class EmbeddingRelevance:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 
-        kwargs = {"api_base": self.api_base} if self.api_base else {}
-        reply = litellm.embedding(model=self.model, input=texts, **kwargs)
+        reply = litellm.embedding(model=self.model, input=texts, api_base=self.api_base or None)
         return [list(item["embedding"]) for item in reply["data"]]
 
     def __call__(self, query: str) -> dict[int, float]:
