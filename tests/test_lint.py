@@ -80,3 +80,9 @@ def test_ruff_finds_nothing_anywhere():
 def test_mypy_finds_nothing_in_the_clean_parts():
     done = _run("mypy", *MYPY_CLEAN)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.xfail(strict=False, reason="the engine and the lab are not yet clean; `mypy` lists what is left")
+def test_mypy_finds_nothing_in_the_parts_held_to_it():
+    done = _run("mypy")  # the files pyproject.toml's [tool.mypy] names
+    assert done.returncode == 0, done.stdout + done.stderr
