@@ -178,6 +178,12 @@ def needs_litellm(cast: Any) -> bool:
 # --------------------------------------------------------------------------- check_model
 
 
+def embed(model: str, texts: list[str], api_base: str | None = None) -> list[list[float]]:
+    """One vector per text from an embedding model, through the same quietly configured litellm as a reply."""
+    reply = _load_litellm().embedding(model=model, input=texts, api_base=api_base or None)
+    return [list(item["embedding"]) for item in reply["data"]]
+
+
 def check_model(name: str) -> str | None:
     """None if the name can be routed, else one line saying what is wrong and what to use instead.
 
