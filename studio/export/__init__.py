@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the script's model loads pydantic: `studio --help` reads FORMATS without it
     from studio.export.script import Script
@@ -28,10 +29,10 @@ class Format:
 
     suffix: str
     description: str  # how the app's export dialog and `studio export --help` name it
-    text: Callable[["Script"], str] | None = None
-    writer: Callable[["Script", Path, Warn | None], Any] | None = None
+    text: Callable[[Script], str] | None = None
+    writer: Callable[[Script, Path, Warn | None], Any] | None = None
 
-    def write(self, script: "Script", path: Path, warn: Warn | None = None) -> None:
+    def write(self, script: Script, path: Path, warn: Warn | None = None) -> None:
         if self.writer is not None:
             self.writer(script, path, warn)
             return
@@ -41,31 +42,31 @@ class Format:
         os.replace(tmp, path)
 
 
-def _fountain(script: "Script") -> str:
+def _fountain(script: Script) -> str:
     from studio.export.fountain import render_fountain
 
     return render_fountain(script)
 
 
-def _markdown(script: "Script") -> str:
+def _markdown(script: Script) -> str:
     from studio.export.markdown import render_markdown
 
     return render_markdown(script)
 
 
-def _fdx(script: "Script") -> str:
+def _fdx(script: Script) -> str:
     from studio.export.fdx import render_fdx
 
     return render_fdx(script)
 
 
-def _screenplay_pdf(script: "Script", path: Path, warn: Warn | None) -> Any:
+def _screenplay_pdf(script: Script, path: Path, warn: Warn | None) -> Any:
     from studio.export.pdf import render_pdf
 
     return render_pdf(script, path, warn=warn)
 
 
-def _stage_pdf(script: "Script", path: Path, warn: Warn | None) -> Any:
+def _stage_pdf(script: Script, path: Path, warn: Warn | None) -> Any:
     from studio.export.stage import render_play_pdf
 
     return render_play_pdf(script, path, warn=warn)

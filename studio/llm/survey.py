@@ -89,7 +89,7 @@ def probe(servers: list[tuple[Server, str, Any]]) -> None:
 
 def survey() -> dict[str, Any]:
     """Everything `studio models` reports, as data (printed as text, or as JSON with --json)."""
-    from studio.llm.local import DISTRIBUTION, gguf_path
+    from studio.llm.local import gguf_path
     from studio.llm.errors import ModelError
 
     try:
