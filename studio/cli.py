@@ -13,6 +13,7 @@ from studio.model import InputError
 
 EXIT_BAD_INPUT = 2
 
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise InputError("command line", None, message, f"see '{self.prog} --help'")

@@ -7,8 +7,8 @@ Nothing heavy is imported at the top: `studio --help` builds every command's par
 from __future__ import annotations
 
 import argparse
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 from studio.model.errors import InputError
 
