@@ -4,6 +4,9 @@
 reads the take (the run's current one unless `head` names the last event of another), builds the
 script once (`studio.export.script`) and hands it to the format's renderer. Files are written
 whole or not at all, by default to `exports/<play>-run<N>.<ext>`.
+
+The formats are listed once, in `FORMATS`: `studio export --format` and the app's export dialog both read
+it, so importing this package loads no renderer and no pydantic model.
 """
 
 from __future__ import annotations
@@ -82,15 +85,6 @@ FORMATS: dict[str, Format] = {
     "play-pdf": Format(".pdf", "PDF, stage play", writer=_stage_pdf),
 }
 ALIASES = {"md": "markdown", "play": "play-pdf", "stage": "play-pdf", "stage-pdf": "play-pdf"}
-
-
-def __getattr__(name: str) -> Any:
-    """`Script` and `build_script` load pydantic, so they are imported when first asked for."""
-    if name in ("Script", "build_script"):
-        import studio.export.script as script
-
-        return getattr(script, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ExportError(Exception):
@@ -180,4 +174,4 @@ def export_run(
     return path
 
 
-__all__ = ["ALIASES", "FORMATS", "ExportError", "Format", "Script", "build_script", "default_dir", "export_run", "render"]
+__all__ = ["ALIASES", "FORMATS", "ExportError", "Format", "default_dir", "export_run", "render"]
