@@ -39,7 +39,8 @@ def _edit_and_check(path: Path, check) -> int:  # type: ignore[no-untyped-def]
 
 def cmd_new(args: argparse.Namespace) -> int:
     from studio.editor import editor_command
-    from studio.model import load_character, load_play
+    from studio.engine.forms import load_play
+    from studio.model import load_character
     from studio.model.starter import new_character, new_play
 
     root = Path(args.dir)

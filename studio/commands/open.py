@@ -54,7 +54,7 @@ def open_app(args: argparse.Namespace) -> int:
         start["run_id"] = number
     elif target is not None:
         from studio.llm import BUILTIN_MODELS
-        from studio.model import load_play, resolve_cast
+        from studio.engine.forms import load_play, resolve_cast
 
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)

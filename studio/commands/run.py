@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def play(args: argparse.Namespace) -> int:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
 
     loaded = with_overrides(load_play(args.play), turns=args.turns, scenes=args.scenes, seed=args.seed)
