@@ -60,7 +60,10 @@ def _ask(server: Server, path: str, read: Any) -> None:
         server.problem = f"answered {exc.code} to {path}"
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        server.problem = "nothing is listening" if "refused" in str(reason).lower() else f"no answer ({reason})"
+        if isinstance(reason, TimeoutError):  # the socket's own second can end just before the probe's does
+            server.problem = f"no answer within {PROBE_SECONDS:g} s"
+        else:
+            server.problem = "nothing is listening" if "refused" in str(reason).lower() else f"no answer ({reason})"
     except (ValueError, TypeError, KeyError, AttributeError):
         server.problem = f"answered {path}, but not with a model list"
 
