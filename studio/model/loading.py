@@ -257,9 +257,9 @@ def resolve_roles(
         s = _settings([sheet, member, {"model": model}], kind)
         resolved.append(
             ResolvedRole(
-                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
+                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,  # type: ignore[arg-type]
                 schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
-            )  # type: ignore[arg-type]
+            )
         )
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
