@@ -15,7 +15,7 @@ from studio.store import events as ev
 def test_the_renderers_load_without_textual():
     code = (
         "import sys; import studio.present.stage, studio.present.words, studio.present.game, "
-        "studio.present.minds, studio.present.terminal; "
+        "studio.present.mind, studio.present.terminal; "
         "print(','.join(m for m in ('textual', 'studio.tui') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)

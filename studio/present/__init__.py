@@ -1,5 +1,7 @@
-"""How events read, once for every face of the studio: `studio show` in a terminal and the app's panes.
+"""Views of the log that more than one face of the studio needs: the same words and the same drawing for
+`studio show` in a terminal, the other commands' prints and the app's panes.
 
-Pure renderers: they take events (and the cast) and give rich Text or markup; they never open the store,
-never import Textual, never ask the engine. Above the engine and below the app and the CLI.
+Renderers: they take events, the cast, or what the engine folded from them, and give rich Text or
+markup; they never import Textual and never write to the store. Above the engine, below the app and the
+command line.
 """

@@ -12,7 +12,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from studio import usage
-from studio.present.minds import inner_life
+from studio.present.mind import inner_life
 from studio.present.words import STRATEGY_WORDS, TASK_VERBS, origin_note, word_diff
 from studio.store import events as ev
 from studio.store.events import Event

@@ -1,6 +1,4 @@
-"""How a character's inner life reads: mood, goals, knowledge, impressions, reflections and the facts its
-knowledge waits on, each with the event that set it, as the take has them. Shared by the app's cast pane
-and `studio mind`."""
+"""A character's inner life as the take has it, for the app's cast card and `studio mind`."""
 
 from __future__ import annotations
 
