@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 from studio.store import events as ev
 

@@ -7,7 +7,8 @@ named here, so a change to the engine that breaks the app breaks the type check 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from studio.engine.engine import Pending

@@ -7,14 +7,16 @@ the run's head (rewind, regenerate, edit, takes) first pause whatever is being w
 
 The screen keeps the stage in step with the take it follows; every other pane hears the committed
 events and redraws of the run itself (`RunPane`), so the screen never names them one by one. The
-controls live in groups (lines, desk, ensemble, cast), each owning its actions.
+controls live in groups (turns, lines, desk, ensemble, cast, the panes' room), each owning its actions;
+the bindings stay the one table's, and the screen finds each action on the group that has it.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
