@@ -66,8 +66,10 @@ def test_a_conversation_is_remembered_by_exactly_those_present(store):
     place = game.where[line.character]
     there = {engine.state.key(p) for p in game.alive if game.where.get(p) == place}
     assert set(line.data["present"]) == there
+    from studio.engine.forms.social import recollections
+
     for key, name in engine.state.names.items():
-        remembered = any(line.text in m for m in engine.state.memories.get(key, ()))
+        remembered = any(line.text in m for m in recollections(engine.path, key))
         assert remembered == (key in there), name
         assert line.witnessed_by(key) == (key in there)
 
