@@ -191,7 +191,7 @@ class MainScreen(EnsembleActions, DeskActions, CastActions, Screen[None]):
         if self.engine is None or self._settling or not self.query_one("#backstage-pane").display:
             return
         stage = self.query_one("#stage", StageView)
-        self.query_one(BackstagePane).show(self.engine, stage.selected_id, self._takes)
+        self.query_one(BackstagePane).show(self.engine, stage.selected_id, self._takes, self.lens)
 
     @on(StageView.Selected)
     def _selected(self, message: StageView.Selected) -> None:

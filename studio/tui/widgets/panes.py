@@ -19,8 +19,9 @@ class BackstagePane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("Opening…", style="dim"), id="backstage")
 
-    def show(self, engine: Any, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> None:
-        self.query_one("#backstage", Static).update(views.backstage(engine, event_id, takes))
+    def show(self, engine: Any, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None,
+             lens: str | None = None) -> None:
+        self.query_one("#backstage", Static).update(views.backstage(engine, event_id, takes, lens))
 
 
 class NotesPane(Vertical):
