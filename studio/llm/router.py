@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from studio.llm.clean import redact_url_credentials
+from studio.clean import redact_url_credentials
 
 DEFAULT_MAX_PARALLEL = 4
 # An endpoint that failed is passed over for this long while another endpoint has a free slot.

@@ -89,7 +89,7 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        from studio.llm.clean import shown_value  # only on the error path: keeps start-up light
+        from studio.clean import shown_value  # only on the error path: keeps start-up light
 
         err = exc.errors()[0]
         field = prefix + _field_path(err["loc"])
