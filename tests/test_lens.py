@@ -145,9 +145,9 @@ def test_every_ensemble_seat_is_prompted_with_what_it_witnessed_as_it_heard_it(e
                         assert _flat(event.text) not in shown, (role.name, "heard the line unrewritten")
     assert checked == {r.key for r in _characters(cast)}
     # the moderator's lens is the whole stage as said: no inner voice reaches it
-    picks = [(ctx, m) for ctx, m in gateway.calls if ctx.task == "pick"]
+    picks = [m for ctx, m in gateway.calls if ctx.task == "pick"]
     assert picks
-    for ctx, messages in picks:
+    for messages in picks:
         shown = _flat("\n".join(m["content"] for m in messages))
         assert all(_flat(e.text) not in shown for e in private)
 

@@ -17,17 +17,30 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from studio.engine.budget import MIN_KEEP, cut
 from studio.store import events as ev
 from studio.store.events import Event
 
-if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast
-
 VOICE = ".voice"  # an ensemble character's inner voice sits at KEY.voice
 LINE_COST = 24  # what a line costs beyond its text in a budget: the speaker's name and the layout
+
+
+class Role(Protocol):
+    key: str
+    name: str
+    kind: str
+
+
+class Cast(Protocol):
+    """What the lens needs of a cast (studio.model.play.ResolvedCast): who sits where."""
+
+    @property
+    def roles(self) -> Sequence[Role]: ...
+
+    def matching(self, name: str) -> Sequence[Role]: ...
 
 
 @dataclass
@@ -38,7 +51,7 @@ class View:
     trimmed: bool
 
 
-def voice_owners(cast: "ResolvedCast") -> dict[str, str]:
+def voice_owners(cast: Cast) -> dict[str, str]:
     """Each inner voice's seat, mapped to the character it belongs to: an ensemble's `KEY.voice`, the
     Drama Machine's superego (the ego's)."""
     ego = next((r.key for r in cast.roles if r.kind == "ego"), None)
@@ -80,7 +93,7 @@ class InnerVoices:
     shaping: list[int] = field(default_factory=list)  # backstage ids that will shape the next line
 
     @classmethod
-    def replay(cls, owners: dict[str, str], path: list[Event], heard_shapes: bool = True) -> "InnerVoices":
+    def replay(cls, owners: dict[str, str], path: list[Event], heard_shapes: bool = True) -> InnerVoices:
         voices = cls(owners, heard_shapes)
         for event in path:
             voices.fold(event)
@@ -127,7 +140,7 @@ class Lens:
         self.owners = owners if owners is not None else self.voices.owners
 
     @classmethod
-    def of(cls, cast: "ResolvedCast", path: list[Event]) -> "Lens":
+    def of(cls, cast: Cast, path: list[Event]) -> Lens:
         """The lens of any take of a run, from its events alone."""
         return cls(path, owners=voice_owners(cast))
 
@@ -214,7 +227,7 @@ class Lens:
         return View(lines, trimmed)
 
 
-def seat_named(cast: "ResolvedCast", name: str) -> str:
+def seat_named(cast: Cast, name: str) -> str:
     """The character seat a user means by `name` (`--as`, view-as); one clear error if none or several."""
     from studio.model.errors import InputError
 
@@ -225,7 +238,7 @@ def seat_named(cast: "ResolvedCast", name: str) -> str:
     return matches[0].key
 
 
-def through_eyes(cast: "ResolvedCast", path: list[Event], name: str) -> list[Event]:
+def through_eyes(cast: Cast, path: list[Event], name: str) -> list[Event]:
     """The take as one character knows it: what it witnessed, the lines its inner voice rewrote as it
     heard them, and its own inner voice's work."""
     return Lens.of(cast, path).events(seat_named(cast, name))
