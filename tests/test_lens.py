@@ -279,3 +279,18 @@ def test_every_player_is_prompted_with_what_it_witnessed_and_shown_the_same(isla
         assert [e.id for e in ens.through_eyes(engine, role.name)] == [e.id for e in expected if e.on_stage]
     votes = [e for e in final if e.kind == ev.VOTE]
     assert votes and all(sum(e.witnessed_by(r.key) for r in players) == 1 for e in votes)  # secret ballots
+
+
+def test_a_rewind_past_a_checkpoint_leaves_what_each_character_heard_as_a_fresh_replay_has_it(ensemble):
+    """The state's copies every few events share the inner voices' fold: folding on must never change it."""
+    from studio.engine.checkpoints import EVERY
+    from studio.engine.forms import form_for
+
+    engine, _, _ = ensemble
+    assert len(engine.path) > EVERY + 2
+    head = engine.path[EVERY + 1].id
+    later = engine.path[-1]
+    engine.rewind_to(head)
+    assert engine.path[-1].id == head and later.id not in engine.by_id
+    fresh = form_for(engine.cast).replay(engine.cast, engine.path)
+    assert engine.state.inner == fresh.inner

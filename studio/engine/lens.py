@@ -74,7 +74,7 @@ def owner_of(event: Event, owners: dict[str, str]) -> str | None:
     return owners.get(role, role) if role is not None else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class InnerVoices:
     """The one fold of inner voices' work, for every form that has them.
 
@@ -96,33 +96,32 @@ class InnerVoices:
     def replay(cls, owners: dict[str, str], path: list[Event], heard_shapes: bool = True) -> InnerVoices:
         voices = cls(owners, heard_shapes)
         for event in path:
-            voices.fold(event)
+            voices = voices.fold(event)
         return voices
 
-    def fold(self, event: Event) -> None:
+    def fold(self, event: Event) -> InnerVoices:
+        """These voices after one more event. A value, never changed in place: a state's checkpoint copies
+        (studio/engine/checkpoints.py) share it with the state folding on."""
         kind = event.kind
         if kind == ev.DRAFT:
-            self.draft = event
-            self.shaping.append(event.id)
-        elif kind == ev.CRITIQUE:
-            self.critique = event
-            self.shaping.append(event.id)
-        elif kind == ev.REWRITE_SPEECH:
+            return dataclasses.replace(self, draft=event, shaping=[*self.shaping, event.id])
+        if kind == ev.CRITIQUE:
+            return dataclasses.replace(self, critique=event, shaping=[*self.shaping, event.id])
+        if kind == ev.REWRITE_SPEECH:
             source = event.data.get("source")
             hearer = event.data.get("hearer") or self.owners.get(event.role or "")
-            if source is not None and hearer:
-                self.heard[(source, hearer)] = event.id
-            if self.heard_shapes:
-                self.shaping.append(event.id)
-        elif kind == ev.REWRITE_PROMPT:
+            heard = {**self.heard, (source, hearer): event.id} if source is not None and hearer else self.heard
+            shaping = [*self.shaping, event.id] if self.heard_shapes else self.shaping
+            return dataclasses.replace(self, heard=heard, shaping=shaping)
+        if kind == ev.REWRITE_PROMPT:
             owner = event.data.get("owner") or self.owners.get(event.role or "")
             if owner:
-                self.briefs[owner] = event
+                return dataclasses.replace(self, briefs={**self.briefs, owner: event})
+        return self
 
-    def line_spoken(self) -> None:
+    def line_spoken(self) -> InnerVoices:
         """A line reached the stage: what shaped it is spent."""
-        self.draft = self.critique = None
-        self.shaping = []
+        return dataclasses.replace(self, draft=None, critique=None, shaping=[])
 
     def brief(self, key: str) -> str | None:
         event = self.briefs.get(key)

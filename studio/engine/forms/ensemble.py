@@ -55,7 +55,7 @@ class EnsembleState:
     characters: list[str] = field(default_factory=list)
     voices: dict = field(default_factory=dict)
     # the inner voices' work: what each character heard, the briefs rewritten, the draft under critique
-    inner: InnerVoices = field(default_factory=lambda: InnerVoices(heard_shapes=False))
+    inner: InnerVoices = field(default_factory=InnerVoices)
 
     # -- the cast ---------------------------------------------------------------------------
 
@@ -65,7 +65,7 @@ class EnsembleState:
         self.roles = roles
         self.characters = [r.key for r in self.cast.roles if r.kind == "other"]
         self.voices = {k[: -len(".voice")]: r for k, r in roles.items() if k.endswith(".voice")}
-        self.inner.owners = voice_owners(self.cast)
+        self.inner = InnerVoices(voice_owners(self.cast), heard_shapes=False)
 
     @property
     def heard(self) -> dict[tuple[int, str], int]:
@@ -247,7 +247,7 @@ class EnsembleState:
 
     def _line(self, event: Event) -> None:
         kind, data = event.kind, event.data
-        self.inner.fold(event)
+        self.inner = self.inner.fold(event)
         if kind in (ev.STAGE, ev.DIRECTION):
             self.newest_line = event.id
             for key in event.present or self.characters:
@@ -279,7 +279,7 @@ class EnsembleState:
             self.last_speaker = event.role
             self.other_line = event
             self.picked = self.speaker = None
-            self.inner.line_spoken()
+            self.inner = self.inner.line_spoken()
             self.heard_notes, self.notes = self.notes, []
             self.hear = [
                 k for k in self.on_stage

@@ -41,7 +41,7 @@ class RunState:
 
     def __post_init__(self) -> None:
         if not self.inner.owners:
-            self.inner.owners = voice_owners(self.cast)
+            self.inner = InnerVoices(voice_owners(self.cast))
 
     @property
     def heard(self) -> dict[tuple[int, str], int]:
@@ -135,7 +135,7 @@ class RunState:
 
     def _after_ego(self, turn: int) -> None:
         self.other_line = None
-        self.inner.line_spoken()
+        self.inner = self.inner.line_spoken()
         if self.fires("rewrite_prompt", turn):
             self.phase = "rewrite_prompt"
         else:
@@ -152,7 +152,7 @@ class RunState:
 
     def apply(self, event: Event) -> None:
         kind = event.kind
-        self.inner.fold(event)
+        self.inner = self.inner.fold(event)
         if kind in (ev.STAGE, ev.DIRECTION):
             self.last_line_id = event.id
         if kind == ev.CONTROL:
