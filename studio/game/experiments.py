@@ -1,4 +1,5 @@
-"""The social game's two experiments from paper 002, run as ordinary games in the store.
+"""The social game's two experiments from Thudium et al., 2024, Outwit, Outplay, Out-Generate,
+run as ordinary games in the store.
 
 - **architecture**: every game, the eight players are given the four architectures (none, goals,
   impressions, both) two each, at random (seeded by the game's number); placement is compared across

@@ -1,4 +1,4 @@
-"""The social game's experiments (paper 002) as a kind of experiment for `studio lab run`.
+"""The social game's experiments (Thudium et al., 2024) as a kind of experiment for `studio lab run`.
 
 The experiment file's `[game]` table says which: `experiment = "architecture"` (the four cognitive
 architectures, two players each, every game) or `"persona"` (`split` charismatic against aloof players).
@@ -18,7 +18,7 @@ from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, regis
 
 class GameKind:
     name = "game"
-    summary = "the social game's experiments: architecture or persona against placement (paper 002)"
+    summary = "the social game's experiments: architecture or persona against placement (Thudium et al., 2024)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         from studio.model import InputError, load_play
