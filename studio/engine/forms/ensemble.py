@@ -68,10 +68,6 @@ class EnsembleState:
         self.inner = InnerVoices(voice_owners(self.cast), heard_shapes=False)
 
     @property
-    def heard(self) -> dict[tuple[int, str], int]:
-        return self.inner.heard
-
-    @property
     def prompts(self) -> dict[str, str]:
         """Briefs rewritten by inner voices, by character."""
         return {k: e.text for k, e in self.inner.briefs.items()}

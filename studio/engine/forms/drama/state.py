@@ -44,10 +44,6 @@ class RunState:
             self.inner = InnerVoices(voice_owners(self.cast))
 
     @property
-    def heard(self) -> dict[tuple[int, str], int]:
-        return self.inner.heard
-
-    @property
     def draft(self) -> Event | None:
         return self.inner.draft
 
