@@ -192,19 +192,12 @@ class Lens:
         """The seat's own private work, in order: its drafts, its summaries, its inner voice's work."""
         return [e for e in self.path if e.is_backstage and self.knows(seat, e)]
 
-    def summary(self, seat: str) -> tuple[Event, int] | None:
-        """The seat's newest summary of what it witnessed, and the last event it covers."""
-        for event in reversed(self.path):
-            if event.kind == ev.SUMMARY and event.role == seat:
-                return event, int(event.data.get("upto") or 0)
-        return None
-
     def lines(self, seat: str | None, budget_chars: int) -> View:
         """The stage lines and directions `seat` knows, as it heard them, walked back from the newest
-        until `budget_chars` is spent; lines its own summary covers give way to the summary."""
+        until `budget_chars` is spent; lines its own newest summary covers give way to the summary."""
         lines: list[tuple[Event, str]] = []
         used, trimmed = 0, False
-        summary = self.summary(seat) if seat is not None else None
+        summary: tuple[Event, int] | None = None
         for event in reversed(self.path):
             if summary is not None and event.id <= summary[1]:
                 said = summary[0]
@@ -212,6 +205,9 @@ class Lens:
                               f"(Earlier, as {said.character} remembers it: {said.text})"))
                 trimmed = False
                 break
+            if seat is not None and summary is None and event.kind == ev.SUMMARY and event.role == seat:
+                summary = event, int(event.data.get("upto") or 0)  # met before any line it covers
+                continue
             if event.kind not in (ev.STAGE, ev.DIRECTION) or not self.knows(seat, event):
                 continue
             text = self.as_heard(seat, event)
