@@ -208,8 +208,8 @@ class Lens:
             if seat is not None and summary is None and event.kind == ev.SUMMARY and event.role == seat:
                 summary = event, int(event.data.get("upto") or 0)  # met before any line it covers
                 continue
-            if event.kind not in (ev.STAGE, ev.DIRECTION) or not self.knows(seat, event):
-                continue
+            if event.kind not in (ev.STAGE, ev.DIRECTION) or (seat is not None and not event.witnessed_by(seat)):
+                continue  # a line is public: known if witnessed
             text = self.as_heard(seat, event)
             used += len(text) + LINE_COST
             if used > budget_chars and lines:
