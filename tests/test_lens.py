@@ -101,7 +101,7 @@ def ensemble(tmp_path):
 
 @pytest.fixture
 def island(tmp_path):
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     path = ROOT / "experiments" / "plays" / "island4.toml"

@@ -29,9 +29,14 @@ LINE_COST = 24  # what a line costs beyond its text in a budget: the speaker's n
 
 
 class Role(Protocol):
-    key: str
-    name: str
-    kind: str
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
 
 
 class Cast(Protocol):

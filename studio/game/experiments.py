@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.game.world import ARCHITECTURES
+from studio.model.island import ARCHITECTURES
 
 TRAITS = {
     "charismatic": {"extraversion": 2, "agreeableness": 1},
@@ -58,7 +58,7 @@ def assignment(plan: GamePlan, names: list[str], index: int) -> dict[str, str]:
 
 
 def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     play = load_play(plan.play)
     cast = resolve_cast(play, plan.play, model=plan.model)

@@ -53,7 +53,7 @@ class CompareKind:
             raise InputError(source, "compare.conditions", f"must be some of {list(CONDITIONS)}, not {conditions!r}",
                              'use conditions = ["without", "with", "critic_loop"]')
         if "critic_loop" in conditions:
-            from studio.model import load_play
+            from studio.engine.forms import load_play
 
             looped = load_play(path)
             if looped.scene_count < 2:

@@ -21,7 +21,8 @@ class GameKind:
     summary = "the social game's experiments: architecture or persona against placement (Thudium et al., 2024)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
-        from studio.model import InputError, load_play
+        from studio.model import InputError
+        from studio.engine.forms import load_play
 
         own = dict(spec.get("game") or {})
         known = {"experiment", "play", "split", "first_round"}

@@ -25,7 +25,7 @@ def characters(engine: Any) -> list[Any]:
 
 
 def on_stage(engine: Any) -> list[str]:
-    return list(getattr(engine.state, "on_stage", []) or [])
+    return engine.on_stage()
 
 
 def voice_of(engine: Any, key: str) -> Any:
@@ -85,7 +85,7 @@ def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:
     one (`v`), else one for every voice, else the voice's schedule in the play."""
     from studio.tui.views import STRATEGY_LABELS
 
-    switched = getattr(engine.state, "strategy_switch", {}) or {}
+    switched = engine.strategy_switches()
     out = {}
     for role in characters(engine):
         voice = voice_of(engine, role.key)
