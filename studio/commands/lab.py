@@ -7,16 +7,19 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from studio.commands.common import console as make_console
+from studio.commands.common import db_option, open_store
 
-def register(sub: Any, db_option: Any) -> None:
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lab = sub.add_parser("lab", help="run the papers' experiments in batch, with statistics")
+    lab.set_defaults(func=main)
     labs = lab.add_subparsers(dest="lab_command", required=True, metavar="EXPERIMENT")
     from studio.commands import lab_run  # `lab run EXPERIMENT.toml` and `lab report`: any kind of experiment
 
-    lab_run.register(labs, db_option)
+    lab_run.register(labs)
     pdp = labs.add_parser("pd", help="the iterated Prisoner's Dilemma: six groups against four rule partners")
     pdp.add_argument("--group", action="append", default=[], metavar="NAME", help="a group to run (repeatable; default all six)")
     pdp.add_argument("--partner", action="append", default=[], metavar="NAME", help="a partner (repeatable; default all four)")
@@ -40,9 +43,13 @@ def register(sub: Any, db_option: Any) -> None:
     db_option(game)
     from studio.commands import lab_interview
 
-    lab_interview.register(labs, db_option)
+    lab_interview.register(labs)
     status = labs.add_parser("status", help="what each experiment has done and what failed")
     db_option(status)
+
+
+def main(args: argparse.Namespace) -> int:
+    return run(args, open_store, make_console())
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
@@ -159,7 +166,9 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     from studio.engine.forms import load_play
 
     if args.play is None:
-        args.play = str(_default_island())
+        from studio.game import default_island
+
+        args.play = str(default_island())
     play = load_play(args.play)
     if play.form != "social_game":
         raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
@@ -182,16 +191,3 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
         print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)
         return 1
     return 0
-
-
-def _default_island() -> Path:
-    """The island that ships with studio: found from the working folder or from the package, not the cwd alone."""
-    from studio.model import InputError
-
-    import studio
-
-    for root in (Path.cwd(), Path(studio.__file__).resolve().parent.parent):
-        if (root / "plays" / "island.toml").is_file():
-            return root / "plays" / "island.toml"
-    raise InputError("--play", None, "has no default here: plays/island.toml is neither in this folder nor beside the studio package",
-                     "name a social-game play, e.g. --play path/to/island.toml")

@@ -36,9 +36,9 @@ class GameKind:
                              'e.g. experiment = "architecture"')
         play = own.get("play")
         if play is None:
-            from studio.commands.lab import _default_island
+            from studio.game import default_island
 
-            path = _default_island()
+            path = default_island()
         elif not isinstance(play, str) or not play:
             raise InputError(source, "game.play", f"must be a play's path, not {play!r}", 'e.g. play = "plays/island.toml"')
         else:
