@@ -222,7 +222,7 @@ def test_an_exported_backstage_credits_each_inner_voice_to_its_own_character(ens
 
 
 async def test_in_the_app_viewing_as_oskar_the_backstage_pane_keeps_to_oskar(studio):
-    from test_tui import _plain as pane_text, opened, stage, step
+    from test_tui import _plain as pane_text, opened, stage, step, wait_for
     from test_tui_ensemble import _choose
     from studio.tui.screens.ensemble import CharacterChoiceScreen
 
@@ -239,10 +239,13 @@ async def test_in_the_app_viewing_as_oskar_the_backstage_pane_keeps_to_oskar(stu
         await _choose(pilot, CharacterChoiceScreen, "Oskar")
         await pilot.pause(0.2)
         stage(app).select_event(rewrite.data["source"])
-        screen._show_backstage_now()
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "Witnessed by" in pane_text(app.screen.query_one("#backstage").content),
+                       "the backstage of the line")
         said = pane_text(app.screen.query_one("#backstage").content)
         assert "Ines heard it as" not in said and _flat(rewrite.text) not in said
+        await pilot.press("V")  # everyone again: the same line's backstage says how Ines heard it
+        await wait_for(pilot, lambda: "Ines heard it as" in pane_text(app.screen.query_one("#backstage").content),
+                       "the backstage seen by everyone")
 
 
 # -- the social game ------------------------------------------------------------------------------
