@@ -13,7 +13,8 @@ import pytest
 
 from conftest import PLAYS, ROOT, RecordingGateway
 from studio.cli import main
-from studio.lab.experiment import load_experiment, run_experiment, slots
+from studio.lab.experiment import load_experiment
+from studio.lab.runner import run_experiment, slots
 from studio.lab.trials import Trials
 from studio.llm import scripted
 

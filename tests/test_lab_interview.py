@@ -294,7 +294,8 @@ def test_bad_input_is_one_clear_message_and_exit_2(tmp_path, capsys, args, says)
 
 
 async def test_an_interview_cut_off_is_continued_not_begun_again(store):
-    from studio.lab.interview_kind import KIND, run_experiment
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
 
     class DropsOnce(RecordingGateway):
         dropped = False
@@ -309,10 +310,10 @@ async def test_an_interview_cut_off_is_continued_not_begun_again(store):
                        "interview": {"character": str(MARA), "methods": ["er_all"]}}, "test.toml")
     spec["name"] = "interview:test"
     gateway = DropsOnce()
-    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert finished == {} and "went away" in failed["rep/0"]
     [run] = store.runs()
-    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert failed == {} and finished["rep/0"]["run"] == run.id and len(store.runs()) == 1
     assert finished["rep/0"]["answers"] == 20
     asked = [c.turn for c, _ in gateway.calls if c.task == "speak"]
