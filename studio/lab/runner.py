@@ -16,6 +16,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from studio.lab.kinds import Report, TrialContext, TrialSpec
@@ -79,12 +80,19 @@ class CountingGateway:
 
 @dataclass
 class Outcome:
+    """What an experiment has so far: every finished trial's result and every failure's error, by key."""
+
     experiment: Experiment
-    report: Report
     finished: dict[str, dict[str, Any]]
     failed: dict[str, str]
     tally: Tally
     runs: dict[str, int] = field(default_factory=dict)  # the run of every trial begun, finished or not
+
+    @cached_property
+    def report(self) -> Report:
+        """The kind's report on the finished trials, made when asked for: its statistics are not the
+        runner's cost, and a command that reads the results itself never pays for them."""
+        return self.experiment.kind.report(self.experiment.spec, self.finished)
 
 
 def slots(model: str | None, concurrency: int) -> int:
@@ -173,7 +181,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     for key, record in finished.items():
         if record.get("run"):
             runs.setdefault(key, int(record["run"]))
-    return Outcome(experiment, kind.report(spec, finished), finished, failed, tally, runs)
+    return Outcome(experiment, finished, failed, tally, runs)
 
 
 def report_of(store: Any, experiment: Experiment, widen: bool = True) -> Outcome:
@@ -194,7 +202,7 @@ def report_of(store: Any, experiment: Experiment, widen: bool = True) -> Outcome
     finished = {k: v for k, v in trials.done(experiment.name).items() if k in wanted}
     failed = {k: v for k, v in trials.failed(experiment.name).items() if k in wanted}
     tally = Tally(total=len(wanted), done=len(finished), failed=len(failed), skipped=len(finished))
-    return Outcome(experiment, experiment.kind.report(experiment.spec, finished), finished, failed, tally)
+    return Outcome(experiment, finished, failed, tally)
 
 
 def run_sync(store: Any, experiment: Experiment, **options: Any) -> Outcome:
