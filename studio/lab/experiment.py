@@ -148,8 +148,8 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
         make_router(chosen_model, data["endpoints"], max_parallel, where="--max-parallel", field_name=None)
         data = {**data, "max_parallel": max_parallel}
     router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
-    served = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
-    spec = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
+    served: dict[str, Any] = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
+    spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
             "model": chosen_model, **chosen, **served, "name": experiment_name(path, chosen_model)}
     spec = kind.check(spec, source)
     return Experiment(path, kind, spec)

@@ -42,7 +42,7 @@ class GameSettings(KindSettings):
 
     experiment: str
     play: str | None = None  # default: the island that ships with studio
-    split: list[int] | str = [3, 3]
+    split: list[int] = [3, 3]  # charismatic, aloof; "3:3" reads the same
     first_round: bool = False
 
     @field_validator("experiment")
@@ -59,13 +59,14 @@ class GameSettings(KindSettings):
             raise ValueError("must be a play's path, not empty; e.g. play = \"plays/island.toml\"")
         return value
 
-    @field_validator("split")
+    @field_validator("split", mode="before")
     @classmethod
-    def _split(cls, value: list[int] | str) -> list[int]:
+    def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             parts = value.split(":", 1)
             value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isdigit() for p in parts) else value
-        if not isinstance(value, list) or len(value) != 2 or any(s < 1 for s in value):
+        if (not isinstance(value, list) or len(value) != 2
+                or any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in value)):
             raise ValueError(f"must be two counts, charismatic and aloof, not {value!r}; e.g. split = [3, 3]")
         return value
 
@@ -110,6 +111,8 @@ def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
     names = [r.name for r in cast.roles if r.kind == "other"]
     groups = assignment(plan, names, index)
     game = play.game
+    if game is None:
+        raise ValueError(f"{plan.play} is not a social game")
     if plan.experiment == "architecture":
         game = game.model_copy(update={"architecture": groups})
     cast.play = play.model_copy(update={"game": game, "seed": play.seed + index,

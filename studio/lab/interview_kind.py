@@ -181,17 +181,17 @@ def profile_report(design: dict[str, float] | None, methods: list[str], results:
         hits = [accuracy(design, p) for p in measured]
         row = [iv.LABELS[m], "-" if mae is None else f"{mae:.3f} ± {sd:.3f}"]
         for key in (*DIMENSIONS, "full"):
-            known = [h[key] for h in hits if h.get(key) is not None]
+            known = [hit for h in hits if (hit := h.get(key)) is not None]
             row.append(f"{sum(known)}/{len(known)}" if known else "-")
         row.append(sum(int(r.get("invalid", {}).get(m, 0)) for r in results))
         agree_rows.append(row)
     if design and results:
         # What knowing nothing scores: every dimension at the midpoint. A method must beat this to have read anything.
         flat = {d: 3.0 for d in DIMENSIONS}
-        hits = accuracy(design, flat)
+        baseline = accuracy(design, flat)
         mae = mae_scaled(design, flat)
         agree_rows.append(["baseline: all 3", "-" if mae is None else f"{mae:.3f}",
-                           *[("hit" if hits[k] else "miss") for k in (*DIMENSIONS, "full")], "-"])
+                           *[("hit" if baseline[k] else "miss") for k in (*DIMENSIONS, "full")], "-"])
     agreement = Table("Agreement with the design, per method",
                       ["method", "MAE / range"] + [SHORT[d] for d in DIMENSIONS] + ["full", "invalid replies"],
                       agree_rows,

@@ -127,9 +127,9 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     for partner in partners:
         values = []
         for group in groups:
-            c = table.get((group, partner), {}).get("cooperation")
+            rate = table.get((group, partner), {}).get("cooperation")
             # a rate lies within 0-1: the figure clips a t interval that reaches beyond (small n)
-            values.append((c.mean, max(0.0, c.low), min(1.0, c.high)) if c is not None else nan)
+            values.append((rate.mean, max(0.0, rate.low), min(1.0, rate.high)) if rate is not None else nan)
         series[pd.PARTNER_WORDS[partner]] = values
     calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
     tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
