@@ -193,7 +193,7 @@ async def main() -> None:
     import studio
 
     print(f"code: {Path(studio.__file__).parent.parent}  model: {args.model}  turns: {args.turns}  "
-          f"seeds: {args.seeds}  load average before: {load:.2f} (2 cores, shared machine)")
+          f"seeds: {args.seeds}  load average before: {load:.2f} ({os.cpu_count()} cores)")
     keys = ["repeating", "distinct_bigrams", "cue_lines", "median_words", "seconds_per_turn", "cpu_seconds_per_turn"]
     if counter:
         keys.append("evaluated_ratio")

@@ -6,7 +6,7 @@ what is left is the engine's own work (the form's planning and prompt building, 
 fold). Prompt size per call is estimated as the engine's budget counts it, per round.
 
     .venv/bin/python bench/bench_game.py [--games N]
-Goals (issue 12): engine time per action (one player's turn, with the conversation it opens) <= 2 ms
+Goals: engine time per action (one player's turn, with the conversation it opens) <= 2 ms
 median; every call within its role's budget.
 """
 

@@ -1,4 +1,4 @@
-"""The playwright's own settings, kept between sessions (the app's theme, for now).
+"""The playwright's own settings, kept from one start of the app to the next (the app's theme, for now).
 
 One small TOML file under $XDG_CONFIG_HOME/studio/ (~/.config/studio/ by default). A damaged file
 never stops the app: it is read as empty and rewritten whole on the next change.
@@ -36,4 +36,4 @@ def save(**changes: Any) -> None:
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         tmp.replace(path)
     except OSError:
-        pass  # a read-only home costs the remembered theme, not the session
+        pass  # a read-only home costs the remembered theme, not the app

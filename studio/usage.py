@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 FREE_PREFIXES = ("local/", "scripted")
@@ -79,7 +80,7 @@ class Tally:
         else:
             self.cost += prompt * price[0] + completion * price[1]
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls

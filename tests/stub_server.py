@@ -35,9 +35,10 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
@@ -121,7 +122,7 @@ class StubServer:
         assert self._server is not None, "start the server first"
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def start(self) -> "StubServer":
+    def start(self) -> StubServer:
         stub = self
 
         class Handler(_Handler):
@@ -148,7 +149,7 @@ class StubServer:
         if not self._stopped.wait(self.lifetime):
             self.stop()
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

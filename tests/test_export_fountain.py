@@ -1,6 +1,6 @@
 """Fountain export, read back by an independent parser (fountain-py): the script on the page is the run.
 
-The expectations here are written from the documented rules (README, "Scripts out"), not from the
+The expectations here are written from the documented rules (docs/exports.md), not from the
 exporter's code: each stage line is a cue in capitals and its words; single-starred *business* in a
 line is a parenthetical; directions are action; scene N is the heading SCENE N with its brief as the
 synopsis; the epilogue is the last section; the backstage is notes, and only when asked for.

@@ -1,7 +1,7 @@
 """Final Draft, the stage-play PDF and every script in the PDFs, read back with independent tools.
 
 FDX is parsed as XML; PDFs are read with pypdf (and pdftotext where poppler is installed). The
-expectations come from the README's description of each layout, not from the renderers' code.
+expectations come from the description of each layout in docs/exports.md, not from the renderers' code.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def md_blocks(text: str) -> list[tuple[str, str, bool]]:
     tokens = md.parse(text)
     out: list[tuple[str, str, bool]] = []
     context: list[str] = []
-    for i, token in enumerate(tokens):
+    for token in tokens:
         assert token.type not in (
             "fence", "code_block", "html_block", "table_open", "ordered_list_open", "hr",
         ), token.type

@@ -1,4 +1,4 @@
-"""The personality interview (paper 003): the IPIP scales as shipped, the interview as a run, OC, d-OC and ER
+"""The personality interview (Wang et al., 2024): the IPIP scales as shipped, the interview as a run, OC, d-OC and ER
 on crafted replies, the assessor kept from the character's name, the radar chart, the development over a
 play, and bad input refused with exit 2."""
 

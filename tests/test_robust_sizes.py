@@ -54,7 +54,7 @@ def test_the_largest_allowed_override_makes_a_run_every_command_reads(workdir):
 ])
 def test_oversized_character_fields_are_named_and_not_echoed_whole(workdir, field, value, fix):
     sheet = workdir / "characters" / "jenny.toml"
-    lines = [l for l in sheet.read_text().splitlines() if not l.startswith(f"{field} =")]
+    lines = [line for line in sheet.read_text().splitlines() if not line.startswith(f"{field} =")]
     if field == "prompt":
         text = sheet.read_text()
         start = text.index("prompt =")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.llm.clean import clean_model_text
+from studio.clean import clean_model_text
 from studio.llm.gateway import _retry_after
 
 
@@ -46,7 +46,7 @@ def test_retry_after_is_read_from_litellm_headers(exc, seconds):
     ("http://127.0.0.1:8000/v1 has no credentials", "http://127.0.0.1:8000/v1 has no credentials"),
 ])
 def test_credentials_in_addresses_are_redacted(raw, shown):
-    from studio.llm.clean import redact_url_credentials
+    from studio.clean import redact_url_credentials
     from studio.llm.gateway import _scrub
 
     assert redact_url_credentials(raw) == shown
@@ -54,7 +54,7 @@ def test_credentials_in_addresses_are_redacted(raw, shown):
 
 
 def test_an_escape_cut_by_a_piece_boundary_is_removed_live_too():
-    from studio.llm.clean import StreamCleaner, clean_model_text
+    from studio.clean import StreamCleaner, clean_model_text
 
     nasty = "\x1b]0;pwned\x07Hello \x1b[2J\x1b[?1049hthere \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\.\x1b[31mred\x1b[0m"
     for size in range(1, 12):

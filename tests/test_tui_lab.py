@@ -1,4 +1,4 @@
-"""The app's lab screen (issue 11): experiments in the store shown live, a trial's run opened from it."""
+"""The app's lab screen: experiments in the store shown live, a trial's run opened from it."""
 
 from __future__ import annotations
 

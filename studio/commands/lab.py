@@ -130,7 +130,7 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
     if not args.endpoint:
         return None, ""
     from studio.llm import Gateway
-    from studio.llm.clean import redact_url_credentials
+    from studio.clean import redact_url_credentials
     from studio.llm.router import check_endpoints, check_routable, make_router
 
     check_routable(model, "--model", None)

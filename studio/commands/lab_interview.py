@@ -1,4 +1,5 @@
-"""`studio lab interview`: a character's personality measured by interview (paper 003), or followed over a run."""
+"""`studio lab interview`: a character's personality measured by interview (after Wang et al.,
+2024, InCharacter), or followed over a run."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ METHOD_CHOICES = ("oc", "doc", "er", "er_all", "er_batch", "all")
 
 
 def register(labs: Any, db_option: Any) -> None:
-    p = labs.add_parser("interview", help="interview a character with a Big-Five scale and compare with its sheet (paper 003)")
+    p = labs.add_parser("interview", help="interview a character with a Big-Five scale and compare with its sheet (Wang et al., 2024)")
     p.add_argument("character", nargs="?", metavar="CHARACTER", help="a character file or a name in characters/")
     p.add_argument("--scale", choices=("mini", "ipip50"), default="mini", help="the Mini-IPIP (20 items, default) or the 50 IPIP markers")
     p.add_argument("--method", choices=METHOD_CHOICES, default="all",

@@ -15,7 +15,7 @@ def storable(cast: ResolvedCast) -> str:
     """The cast as stored: credentials redacted, and checked to read back, so no run is unreadable."""
     from pydantic import ValidationError
 
-    from studio.llm.clean import redact_url_credentials
+    from studio.clean import redact_url_credentials
     from studio.model.errors import InputError
 
     text = json.dumps(_redacted(cast.model_dump(mode="json"), redact_url_credentials), ensure_ascii=False)
@@ -49,7 +49,7 @@ def with_credentials(run_id: int, cast: ResolvedCast) -> ResolvedCast:
         fresh = {r.key: r.api_base for r in again.roles if r.api_base}
     except Exception:  # the play file moved or changed: the stored address stays redacted
         pass
-    from studio.llm.clean import redact_url_credentials
+    from studio.clean import redact_url_credentials
 
     for role in hidden:
         full = ADDRESSES.get((run_id, role.key)) or fresh.get(role.key)

@@ -16,15 +16,15 @@ The backstage has no place in a screenplay's pages (Fountain notes never print),
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import PageBreak, Paragraph, Spacer
 
-from studio.export import typeset
+import studio.export.typeset as typeset
 from studio.export.script import (
     Backstage,
     Direction,

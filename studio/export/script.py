@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Union
+from typing import Any
 
 from studio.model.play import STRATEGIES, ResolvedCast
 from studio.store import Store, StoreError
@@ -97,7 +97,7 @@ class Epilogue:
     event_id: int
 
 
-Block = Union[Heading, Direction, Speech, Backstage, Epilogue]
+Block = Heading | Direction | Speech | Backstage | Epilogue
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,9 @@ def build_script(store: Store, run_id: int, head: int | None = None, backstage: 
         try:
             event = store.event(head)
         except StoreError:
-            raise StoreError(f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them")
+            raise StoreError(
+                f"run {run_id} has no event {head}; 'studio show {run_id} --json --all' lists them"
+            ) from None
         if event.run_id != run_id:
             raise StoreError(f"event {head} belongs to run {event.run_id}, not run {run_id}")
     path = store.take(run_id, head)

@@ -16,14 +16,14 @@ when asked for, is an appendix after that, as in the screenplay.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.units import inch
 from reportlab.platypus import CondPageBreak, PageBreak, Paragraph, Spacer
 
-from studio.export import typeset
+import studio.export.typeset as typeset
 from studio.export.pdf import (
     LINE,
     _style,

@@ -15,9 +15,9 @@ from __future__ import annotations
 import glob
 import os
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 from xml.sax.saxutils import escape
 
 from reportlab.lib.units import inch

@@ -1,4 +1,4 @@
-"""Placement statistics for the social game's experiments, as paper 002 reports them.
+"""Placement statistics for the social game's experiments, as Thudium et al. (2024) report them.
 
 The paper asks two questions of finished games: does a player's cognitive architecture (none, goals,
 impressions, both) change where it places, and does its persona (charismatic or aloof)? It answers with a

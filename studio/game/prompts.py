@@ -3,7 +3,7 @@
 Every prompt is built from what the player can know: the rules, their own persona, where they stand
 and who stands there, their goals and impressions (when their architecture has those modules), and the
 memories their lens recalled. Nothing here reads the store; the form hands these functions a player's
-view. The wording is ours; the shape follows paper 002 (an action chosen from a stated list, a secret
+view. The wording is ours; the shape follows Thudium et al., 2024 (an action chosen from a stated list, a secret
 vote with a reason, goals set per round, impressions of each other player).
 
 Replies that must be choices ask for one small JSON object, and say the plain-words form is fine too:

@@ -5,7 +5,7 @@ player may do, reads the player's choice against them, and commits what they dec
 facts the state folds back in; so a rewind or a take replays a game exactly, and a test can play a whole
 game with plain Python.
 
-Rules, in our words (paper 002, section 4 and appendix E):
+Rules, in our words (Thudium et al., 2024, section 4 and appendix E):
 - Each round every player still in the game takes `actions_per_round` turns, in an order shuffled each
   tick by a seeded draw. A turn is one action: walk to a neighbouring place, talk to someone here, search
   this place, or wait.

@@ -1,6 +1,6 @@
 """The island a social game is played on, as a play file declares it.
 
-After "Outwit, Outplay, Out-Generate" (paper 002): a handful of named places, some joined by paths,
+After Thudium et al., 2024, "Outwit, Outplay, Out-Generate": a handful of named places, some joined by paths,
 players who start somewhere, and one hidden item (an idol) that protects its holder from one vote.
 The map is data, validated like the rest of a play: a path to a place that does not exist, a player
 starting nowhere or an idol hidden off the map is an error naming the field, not a surprise mid-game.

@@ -39,7 +39,7 @@ def load_kinds() -> dict[str, Kind]:
     for module in ("compare", "pd_kind", "game_kind", "interview_kind"):
         try:
             importlib.import_module(f"studio.lab.{module}")
-        except ImportError as exc:  # a kind another branch adds may be absent; a broken one must not hide
+        except ImportError as exc:  # an optional kind may be absent; a broken one must not hide
             if getattr(exc, "name", None) != f"studio.lab.{module}":
                 raise
     return KINDS

@@ -1,4 +1,5 @@
-"""The social game's experiments (paper 002) as a kind of experiment: `studio lab run` and `studio lab game`.
+"""The social game's experiments (Thudium et al., 2024, Outwit, Outplay, Out-Generate) as a kind of
+experiment: `studio lab run` and `studio lab game`.
 
 The experiment file's `[game]` table says which: `experiment = "architecture"` (the four cognitive
 architectures, two players each, every game) or `"persona"` (`split` charismatic against aloof players).
@@ -159,7 +160,7 @@ def placements_by_group(records: Any, first_round: bool) -> dict[str, list[float
 
 class GameKind:
     name = "game"
-    summary = "the social game's experiments: architecture or persona against placement (paper 002)"
+    summary = "the social game's experiments: architecture or persona against placement (Thudium et al., 2024)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         from studio.model import InputError, load_play

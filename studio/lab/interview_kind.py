@@ -91,7 +91,7 @@ class InterviewSettings(KindSettings):
 
 class InterviewKind:
     name = "interview"
-    summary = "a character interviewed with a Big-Five scale, scored by OC, d-OC and ER against its design (paper 003)"
+    summary = "a character interviewed with a Big-Five scale, scored by OC, d-OC and ER against its design (Wang et al., 2024)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         from studio.model import InputError

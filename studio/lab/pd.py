@@ -1,4 +1,5 @@
-"""The iterated Prisoner's Dilemma of paper 004 (Phelps and Russell): its payoffs, partners and groups.
+"""The iterated Prisoner's Dilemma after Phelps and Russell, 2023, Investigating Emergent Goal-Like Behaviour in
+Large Language Models Using Experimental Economics: its payoffs, partners and groups.
 
 A simulacrum (a model seat, prompted as one of six groups) plays six rounds against a partner that
 follows a fixed rule. Payoffs per round, after the paper: both cooperate 5 each (R), both defect 3 each

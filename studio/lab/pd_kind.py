@@ -1,4 +1,4 @@
-"""The iterated Prisoner's Dilemma (paper 004) as a kind of experiment for `studio lab run`.
+"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a kind of experiment for `studio lab run`.
 
 The experiment file's `[pd]` table chooses the groups and partners (all six and all four by default),
 the wordings repetitions rotate through, and the paper's sampling settings (temperature 0.2, 100 tokens).
@@ -57,7 +57,7 @@ class PDSettings(KindSettings):
 
 class PDKind:
     name = "pd"
-    summary = "the iterated Prisoner's Dilemma: six groups of simulacra against four rule partners (paper 004)"
+    summary = "the iterated Prisoner's Dilemma: six groups of simulacra against four rule partners (Phelps and Russell)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         return {**spec, "pd": read(PDSettings, spec, "pd", source).model_dump()}

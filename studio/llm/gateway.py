@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from studio.llm.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
+from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
 from studio.llm.errors import ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -460,10 +460,10 @@ class Gateway:
         (piece, usage) pairs, so streaming, usage and errors are handled by the one loop below."""
         route = _route(settings.model)
         if _builtin(route):
-            from studio.llm import providers
+            from studio.llm.providers import perform
 
             litellm = _litellm
-            stream = providers.perform(route, messages, settings, ctx)
+            stream = perform(route, messages, settings, ctx)
         elif endpoint is not None:  # the slot on one of the model's endpoints is held by the caller
             litellm = await _litellm_ready()
             request = _request(route, settings, messages)

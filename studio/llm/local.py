@@ -71,7 +71,7 @@ class Cores:
 
     llama.cpp's threads spin while they wait for each other, so a thread on a core someone else needs
     stalls them all; on an idle machine the same extra thread nearly doubles the speed (two threads on
-    this project's 2-core machine: prompts 62 -> 135 tokens/s, lines 32 -> 48). So every call looks at
+    2 cores: prompts 62 -> 135 tokens/s, lines 32 -> 48). So every call looks at
     what the rest of the machine (this process excluded) used since the call before, from /proc/stat,
     and takes every core only when the others left one free. Elsewhere it never adapts.
     """

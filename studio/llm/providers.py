@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from studio.llm import local, scripted
+import studio.llm.local as local
+import studio.llm.scripted as scripted
 
 
 def perform(route: str, messages: list[dict], settings, ctx) -> AsyncIterator[tuple[str, dict | None]]:

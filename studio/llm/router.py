@@ -10,7 +10,7 @@ endpoint with the fewest calls in flight, skipping one that failed in the last f
 another is free. litellm's own ``max_parallel_requests`` is not used for the cap: in the pinned
 litellm a deployment at its limit answers the next call with a 429 instead of queueing it, and its
 shuffle picks a deployment before looking at what is free (measured in bench/bench_lab.py's notes,
-README "Benchmarks"). The gateway keeps its retries: a retried call takes a slot again, and since the
+docs/benchmarks.md). The gateway keeps its retries: a retried call takes a slot again, and since the
 endpoint that failed is avoided, it lands on another one when there is another.
 
 No key is held here: a key comes from the environment as for any litellm call, and an endpoint's URL
@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from studio.llm.clean import redact_url_credentials
+from studio.clean import redact_url_credentials
 
 DEFAULT_MAX_PARALLEL = 4
 # An endpoint that failed is passed over for this long while another endpoint has a free slot.

@@ -194,7 +194,7 @@ def _content_text(content: object) -> str:
 def critic_report(seed_text: str) -> str:
     """A critic's verdict whose scores follow from the text judged, so a changed scene changes the numbers."""
     report: dict[str, object] = {}
-    for i, (criterion, notes) in enumerate(_CRITIC_NOTES.items()):
+    for criterion, notes in _CRITIC_NOTES.items():
         digest = hashlib.sha256(f"{criterion}|{seed_text}".encode()).digest()
         score = digest[0] % 11
         note = notes[0] if score >= 5 else notes[1]

@@ -10,12 +10,13 @@ reached) raises the gateway's ModelError, because that is not an invalid answer.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from studio import structured
+import studio.structured as structured
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -227,7 +227,7 @@ class MemoryIndex:
 class EmbeddingRelevance:
     """Cosine similarity from an embedding model the play names, through litellm (imported only here).
 
-    Vectors of memories are cached by event id, so each memory is embedded once per session. Cosine in
+    Vectors of memories are cached by event id, so each memory is embedded once per process. Cosine in
     [-1, 1] is mapped to [0, 1] to stand where BM25's scaled score stands.
     """
 

@@ -135,7 +135,7 @@ class MindRunner:
                 if value is not None and event.character in self._indexes:
                     self._indexes[event.character].set_importance(int(event.data["line"]), float(value))
                 continue
-            for who, sheet in self.sheets.items():
+            for who in self.sheets:
                 index = self._indexes.setdefault(who, MemoryIndex())
                 seen = self._saw(who, event, present_at)
                 if event.kind in SPOKEN and (seen or event.character == who):

@@ -43,7 +43,7 @@ class Condition(_Strict):
     equals: str | int | float | bool | None = None
 
     @model_validator(mode="after")
-    def _something(self) -> "Condition":
+    def _something(self) -> Condition:
         if all(v is None for v in (self.keyword, self.keywords, self.scene, self.turn, self.fact)):
             raise ValueError("a condition needs at least one of keyword, keywords, scene, turn, fact")
         if self.keywords is not None and any(not k.strip() or len(k) > 80 for k in self.keywords):

@@ -89,7 +89,7 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        from studio.llm.clean import shown_value  # only on the error path: keeps start-up light
+        from studio.clean import shown_value  # only on the error path: keeps start-up light
 
         err = exc.errors()[0]
         field = prefix + _field_path(err["loc"])
@@ -105,14 +105,14 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
             # A validator's own sentence: "<problem>; <fix>". Pydantic's "Value error, " prefix and a dump
             # of the whole table would bury it, so neither is shown.
             problem, _, fix = str(err.get("ctx", {}).get("error", problem)).partition("; ")
-            fix = fix or "see the README for the fields this file takes"
+            fix = fix or "see docs/plays.md for the fields this file takes"
             sub, sep, rest = problem.partition(": ")
             if sep and sub.replace("_", "").replace(".", "").isalpha() and sub.islower():
                 field, problem = f"{field}.{sub}" if field else sub, rest
         else:
             if "input" in err and kind != "extra_forbidden":
                 problem += f" (got {shown_value(err['input'])})"
-            fix = _FIXES.get(kind, "see the README for the fields this file takes")
+            fix = _FIXES.get(kind, "see docs/plays.md for the fields this file takes")
         raise InputError(str(path), field or None, problem, fix) from None
 
 

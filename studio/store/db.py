@@ -14,9 +14,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from studio.store.events import Event
 
@@ -140,6 +141,13 @@ def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
     )
 
 
+def _inserted(cur: sqlite3.Cursor) -> int:
+    """The id SQLite gave the row an INSERT just wrote; sqlite3 leaves it None only for other statements."""
+    if cur.lastrowid is None:
+        raise StoreError("the database wrote a row but gave it no id; check the file with `PRAGMA integrity_check`")
+    return cur.lastrowid
+
+
 class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_db_path()
@@ -197,7 +205,7 @@ class Store:
             "INSERT INTO runs (created, title, play_path, cast_json, options) VALUES (?, ?, ?, ?, ?)",
             (time.time(), title, play_path, cast_json, json.dumps(options)),
         )
-        return int(cur.lastrowid)  # type: ignore[arg-type]
+        return _inserted(cur)
 
     def run(self, run_id: int) -> RunInfo:
         row = self._one(
@@ -295,7 +303,7 @@ class Store:
                         created,
                     ),
                 )
-                event_id = int(cur.lastrowid)  # type: ignore[arg-type]
+                event_id = _inserted(cur)
                 # the head moves only if it is still where this take left it
                 guard = "" if branch else " AND head IS ?"
                 params = (event_id, run_id) if branch else (event_id, run_id, parent)
@@ -386,7 +394,7 @@ class Store:
             "INSERT INTO critiques (run_id, head, created, model, body) VALUES (?, ?, ?, ?, ?)",
             (run_id, head, time.time(), model, json.dumps(body, ensure_ascii=False)),
         )
-        return int(cur.lastrowid)  # type: ignore[arg-type]
+        return _inserted(cur)
 
     def critiques(self, run_id: int) -> list[dict[str, Any]]:
         rows = self._all(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from studio.store.db import Store, StoreError
 
@@ -39,11 +40,11 @@ def marks(store: Store, run_id: int) -> dict[int, TakeMark]:
     return {r[0]: TakeMark(r[0], r[1], bool(r[2])) for r in rows}
 
 
-def _upsert(store: Store, event_id: int, **fields: object) -> TakeMark:
+def _upsert(store: Store, event_id: int, change: Callable[[TakeMark], TakeMark]) -> TakeMark:
     event = store.event(event_id)
     current = marks(store, event.run_id).get(event_id) or TakeMark(event_id, None, False)
-    name = fields.get("name", current.name)
-    starred = bool(fields.get("starred", current.starred))
+    changed = change(current)
+    name, starred = changed.name, changed.starred
     with store.lock:
         try:
             store.conn.execute(
@@ -61,7 +62,8 @@ def _upsert(store: Store, event_id: int, **fields: object) -> TakeMark:
 
 def name_take(store: Store, event_id: int, name: str | None) -> TakeMark:
     """Name (or, with None or '', unname) the take that starts at this line."""
-    return _upsert(store, event_id, name=check_name(name) if name and name.strip() else None)
+    named = check_name(name) if name and name.strip() else None
+    return _upsert(store, event_id, lambda mark: replace(mark, name=named))
 
 
 def star_take(store: Store, event_id: int, starred: bool | None = None) -> TakeMark:
@@ -69,7 +71,7 @@ def star_take(store: Store, event_id: int, starred: bool | None = None) -> TakeM
     if starred is None:
         current = marks(store, store.event(event_id).run_id).get(event_id)
         starred = not (current.starred if current else False)
-    return _upsert(store, event_id, starred=starred)
+    return _upsert(store, event_id, lambda mark: replace(mark, starred=bool(starred)))
 
 
 def newest_tip(store: Store, event_id: int) -> int:

@@ -1,6 +1,6 @@
 """Every control of the app, in one table.
 
-The key bindings, the footer, the command palette, the help screen and the README's table are all
+The key bindings, the footer, the command palette, the help screen and the docs' table (docs/app.md) are all
 read from here, so a control cannot exist in one place and be missing from another.
 """
 
@@ -31,7 +31,7 @@ class Control:
 
     @property
     def keys(self) -> str:
-        """The keys as a person types them, for the help screen and the README."""
+        """The keys as a person types them, for the help screen and docs/app.md."""
         if self.key_display:
             return self.key_display
         names = {

@@ -1,4 +1,4 @@
-"""The iterated Prisoner's Dilemma (paper 004) as a form, so that every trial of the lab's `pd` kind is an
+"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a form, so every trial of the lab's `pd` kind is an
 ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
 last move.
 

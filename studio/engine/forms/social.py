@@ -1,4 +1,5 @@
-"""The social game of paper 002 as a form: players on an island act, talk, vote one another out, and a
+"""The social game of Thudium et al. (2024, Outwit, Outplay, Out-Generate) as a form:
+players on an island act, talk, vote one another out, and a
 jury of the voted-out picks the winner.
 
 The rules are studio.game.rules (pure functions); this form only decides what comes next, what each

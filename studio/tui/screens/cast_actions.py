@@ -105,7 +105,7 @@ class CastActions:
         lives = [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
         if not lives:
             self.notify("No character in this run has an inner life: give a sheet moods, knowledge or goals "
-                        "(README, Living characters).", severity="warning")
+                        "(docs/living-characters.md).", severity="warning")
             return
         if self.busy:
             self.notify("Pause first (p): a change made mid-turn would land inside it.", severity="warning")

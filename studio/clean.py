@@ -3,6 +3,9 @@
 Text is stored clean (the gateway cleans it on the way in) rather than cleaned per view: every view
 (run, show, export, the app, JSON piped to another tool) then shows the same safe text, and no new view
 can forget the step. Ordinary text, tabs and line breaks are kept.
+
+It sits below every other part because more than the gateway needs it: a play's loader echoes a rejected
+value through `shown_value`, and a router's endpoints are shown with their credentials taken out.
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""ruff and mypy, with the settings in pyproject.toml, over the parts already held to them.
+
+A part joins CLEAN once it passes, and then stays clean: the whole tree is checked too, expected to fail
+until every part has joined."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+RUFF_CLEAN = [
+    "studio/export",
+    "studio/llm",
+    "studio/mind",
+    "studio/store",
+    "studio/settings.py",
+    "studio/structured.py",
+    "studio/usage.py",
+    "studio/clean.py",
+    "scripts/layers",
+    "tests/stub_server.py",
+    "tests/test_export_fountain.py",
+    "tests/test_export_layouts.py",
+    "tests/test_export_markdown_pdf.py",
+    "tests/test_faults.py",
+    "tests/test_import_hygiene.py",
+    "tests/test_layers.py",
+    "tests/test_lint.py",
+    "tests/test_llm.py",
+    "tests/test_mind.py",
+    "tests/test_mind_engine.py",
+    "tests/test_mind_memory.py",
+    "tests/test_mind_reflection.py",
+    "tests/test_mind_world.py",
+    "tests/test_robust_sizes.py",
+    "tests/test_robust_text.py",
+    "tests/test_sampling.py",
+    "tests/test_store.py",
+    "tests/test_structured.py",
+    "tests/test_takes.py",
+]
+RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
+
+MYPY_CLEAN = ["studio/store"]
+
+
+def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
+    if importlib.util.find_spec(tool) is None:
+        pytest.skip(f"{tool} is in the test extra: pip install -e '.[test]'")
+    return subprocess.run(
+        [sys.executable, "-m", tool, *args], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+
+
+def test_ruff_finds_nothing_in_the_clean_parts():
+    done = _run("ruff", "check", "--no-cache", *RUFF_CLEAN)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.xfail(strict=False, reason="parts of the tree are not yet clean; `ruff check` lists them")
+def test_ruff_finds_nothing_anywhere():
+    done = _run("ruff", "check", "--no-cache", *RUFF_ALL)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_finds_nothing_in_the_clean_parts(tmp_path):
+    done = _run("mypy", "--cache-dir", str(tmp_path / "mypy"), *MYPY_CLEAN)
+    assert done.returncode == 0, done.stdout + done.stderr
