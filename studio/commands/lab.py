@@ -145,7 +145,7 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
 def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     import re
 
-    from studio.game.analysis import compare_placements, table
+    from studio.lab.game_analysis import compare_placements, table
     from studio.lab.experiment import built
     from studio.lab.game_kind import GamePlan, default_island, placements_by_group
     from studio.lab.runner import run_sync

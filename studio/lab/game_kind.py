@@ -15,7 +15,7 @@ architectures, two players each, every game) or `"persona"` (`split` charismatic
 As in the paper, players voted out in the first round (a near-random vote) are left out of the
 comparison unless `first_round` is asked for. Each game is an ordinary run in the store (`studio show`,
 `export` and the app open it); a game cut off midway continues from its last event. The report compares
-placements between the groups (`studio.game.analysis`): the mean place with a 95% interval per group, a
+placements between the groups (`studio.lab.game_analysis`): the mean place with a 95% interval per group, a
 one-way ANOVA (Welch's t for two groups) and Tukey's HSD between pairs.
 """
 
@@ -202,7 +202,7 @@ class GameKind:
         return {"run": engine.run_id, "groups": groups, "placements": state.game.placements(), "first_out": first_out}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
-        from studio.game.analysis import compare_placements
+        from studio.lab.game_analysis import compare_placements
 
         own = spec["game"]
         result = compare_placements(placements_by_group(results.values(), bool(own.get("first_round"))))
