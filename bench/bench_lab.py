@@ -86,7 +86,7 @@ class Stubs:
         self.conn.send(command)
         return self.conn.recv()
 
-    def __enter__(self) -> "Stubs":
+    def __enter__(self) -> Stubs:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -253,7 +253,7 @@ async def endpoint_rows(n: int, latency: float, runs: int) -> list[tuple[str, st
             gateway = gateway_for(stubs.urls, max_parallel=4)
             await timed(count, count, gateway)  # a first connection to each stub
             stubs.ask("reset")
-            wall = await best(runs, lambda: timed(n, n, gateway))
+            wall = await best(runs, lambda gateway=gateway: timed(n, n, gateway))
             seen = stubs.ask("stats")
         per_minute[count] = n / wall * 60
         peaks = "/".join(str(peak) for _, peak in seen)

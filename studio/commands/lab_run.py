@@ -183,7 +183,7 @@ class _Bar:
                                  TextColumn("{task.fields[detail]}", markup=False), console=console, transient=False)
         self.task = self.progress.add_task(experiment.path.stem, total=None, detail="")
 
-    def __enter__(self) -> "_Bar":
+    def __enter__(self) -> _Bar:
         self.progress.start()
         return self
 
