@@ -160,7 +160,7 @@ def built(kind_name: str, spec: dict[str, Any], source: str = "command line") ->
     checked by its kind like a file's, with `name` already in `spec`."""
     kind = load_kinds()[kind_name]
     checked = kind.check({"concurrency": 8, "reps": 1, **spec, "kind": kind_name}, source)
-    return Experiment(Path(checked["name"].split(":", 1)[0]), kind, checked, source)
+    return Experiment(Path(checked["name"]), kind, checked, source)
 
 
 def find_experiment(name: str, folder: str | Path = "experiments") -> Path:
