@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from studio.engine import Engine  # noqa: E402
 from studio.llm import Completion, Gateway  # noqa: E402
-from studio.model import load_play, resolve_cast  # noqa: E402
+from studio.engine.forms import load_play, resolve_cast  # noqa: E402
 from studio.store import Store  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from studio.engine import Engine
 from studio.llm import Completion
-from studio.model import resolve_cast
+from studio.engine.forms import resolve_cast
 from studio.model.play import Play
 from studio.store import Store
 

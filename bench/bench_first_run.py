@@ -120,7 +120,7 @@ class EvalCounter:
 
 async def run_once(seed: int, turns: int, model: str, db: Path) -> dict:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     path = ROOT / "plays" / "interview.toml"

@@ -47,7 +47,7 @@ class TimedGateway:
 
 async def one_game(db: Path) -> tuple[list[float], list[float], TimedGateway, int, int]:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     path = ROOT / "plays" / "island.toml"

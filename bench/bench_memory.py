@@ -113,7 +113,7 @@ async def fold_rows(turns: int) -> None:
 
     from studio.engine import Engine
     from studio.mind.runner import MindRunner
-    from studio.model import resolve_cast
+    from studio.engine.forms import resolve_cast
     from studio.model.play import Play
     from studio.store import Store
 

@@ -136,7 +136,7 @@ def report_launch(tmp: Path) -> None:
 
 async def bench_keypress(tmp: Path) -> dict:
     from studio.llm import gateway as gateway_module
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
     from studio.tui.app import StudioApp
     from studio.tui.widgets.stage import StageView
@@ -217,7 +217,7 @@ class InstantGateway:
 
 def build_long_run(db: Path, turns: int) -> int:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     path = ROOT / "plays" / "interview.toml"
@@ -313,7 +313,7 @@ def build_desk_run(db: Path, turns: int, branches: int) -> int:
     sys.path.insert(0, str(ROOT / "tests"))
     from long_runs import build_branched_run
 
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     path = ROOT / "plays" / "interview.toml"

@@ -234,7 +234,7 @@ def _console():
 
 def cmd_run(args: argparse.Namespace) -> int:
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
 
     play = with_overrides(load_play(args.play), turns=args.turns, scenes=args.scenes, seed=args.seed)
@@ -532,7 +532,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         start["run_id"] = run_id
     elif target is not None:
         from studio.llm import BUILTIN_MODELS
-        from studio.model import load_play, resolve_cast
+        from studio.engine.forms import load_play, resolve_cast
 
         play = load_play(target)
         cast = resolve_cast(play, target, model=args.model, roles=roles)

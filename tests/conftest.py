@@ -68,7 +68,7 @@ def gateway():
 
 
 def make_cast(play="interview.toml", **kwargs):
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     path = PLAYS / play
     p = load_play(path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import PLAYS
 from studio.cli import main
-from studio.export import script
+from studio.engine import script
 from studio.store import events as ev
 from studio import terminal
 

@@ -14,7 +14,6 @@ import pytest
 from conftest import PLAYS, make_cast
 from studio.cli import main
 from studio.critic import (
-    _SHAPE,
     CRITERIA,
     CriticError,
     critic_budget,
@@ -24,6 +23,7 @@ from studio.critic import (
     stored_critiques,
     transcript,
 )
+from studio.engine.forms.review import _SHAPE
 from studio.export.script import build_script
 from studio.llm import scripted
 from studio.model import InputError

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.model import CharacterSheet, InputError, load_character, load_play
+from studio.model import CharacterSheet, InputError, load_character
+from studio.engine.forms import load_play
 from studio.model.edit import save_character, save_play, set_values
 from studio.model.play import Play
 

@@ -285,7 +285,7 @@ def test_a_finished_play_without_an_epilogue_exports_as_finished(store):
 
     from conftest import PLAYS, RecordingGateway
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     cast = resolve_cast(load_play(PLAYS / "island.toml"), PLAYS / "island.toml", model="scripted")
     engine = Engine.create(store, cast, {}, gateway=RecordingGateway())
@@ -303,7 +303,7 @@ def test_runs_lists_a_game_by_its_own_state(store):
     from conftest import PLAYS, RecordingGateway
     from studio.commands.runs import summaries
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     cast = resolve_cast(load_play(PLAYS / "island.toml"), PLAYS / "island.toml", model="scripted")
     engine = Engine.create(store, cast, {}, gateway=RecordingGateway())

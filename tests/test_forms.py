@@ -43,7 +43,7 @@ async def test_a_rule_seat_answers_without_a_model(engine_for, gateway):
 
 
 def test_an_unknown_form_or_rule_in_a_play_file_is_named(tmp_path):
-    from studio.model import load_play
+    from studio.engine.forms import load_play
     from studio.model.errors import InputError
 
     src = (__import__("pathlib").Path(__file__).parents[1] / "plays" / "interview.toml").read_text()

@@ -3,11 +3,11 @@
 import pytest
 from pydantic import ValidationError
 
-from studio.game.rules import (
+from studio.engine.forms.social.rules import (
     MOVE, SEARCH, TALK, WAIT, Action, act, jury_verdict, legal_actions, read_action, read_vote, start,
     tally, turn_order,
 )
-from studio.game.world import GameRules
+from studio.model.island import GameRules
 
 MAP = {
     "places": [
@@ -180,7 +180,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 def test_any_game_of_legal_moves_ends_with_one_winner_and_a_full_placement(seed, choices):
     rules, state = game(actions_per_round=2)
     picks = iter(choices * 10)
-    from studio.game.rules import advance, voting_due
+    from studio.engine.forms.social.rules import advance, voting_due
     while not state.finished:
         if state.final:
             state, _ = jury_verdict(state, {j: state.alive[next(picks) % 2] for j in state.jury}, seed)

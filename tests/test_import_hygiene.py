@@ -30,7 +30,7 @@ def test_the_command_line_loads_pydantic_only_for_a_command_that_reads_a_play():
     )
     assert loaded == "False"
     # and the lazy names still resolve, to the one definition
-    assert _python("from studio.model import Play, load_play; from studio.model.play import Play as P; print(Play is P)") == "True"
+    assert _python("from studio.model import Play, read_play; from studio.model.play import Play as P; print(Play is P)") == "True"
 
 
 @pytest.mark.parametrize("module", ["studio.tui", "studio.tui.app", "studio.cli"])
@@ -78,7 +78,7 @@ def test_the_app_imports_litellm_only_for_a_cast_that_can_call_it(tmp_path):
     code = f"""
 import asyncio, sys
 from pathlib import Path
-from studio.model import load_play, resolve_cast
+from studio.engine.forms import load_play, resolve_cast
 from studio.store import Store
 from studio.tui.app import StudioApp
 

@@ -92,7 +92,7 @@ def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(t
 
 async def test_the_critic_talks_back_to_the_director_between_scenes(store):
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
     from studio.store import events as ev
 
@@ -148,7 +148,7 @@ async def test_the_ensemble_play_compares_its_protagonists_inner_voice(store, tm
 
 async def test_in_an_ensemble_with_a_director_the_critic_talks_back_as_the_next_scene_opens(store, tmp_path):
     from studio.engine import Engine
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     text = (PLAYS / "last_crossing.toml").read_text()
     (tmp_path / "plays").mkdir()

@@ -46,7 +46,7 @@ RUFF_CLEAN = [
 ]
 RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
 
-MYPY_CLEAN = ["studio/store"]
+MYPY_CLEAN = ["studio/store", "studio/engine"]
 
 
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess:

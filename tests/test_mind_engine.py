@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from studio.engine import Engine
-from studio.model import load_play, resolve_cast
+from studio.engine.forms import load_play, resolve_cast
 from tests.conftest import ROOT
 
 

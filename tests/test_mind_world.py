@@ -8,7 +8,8 @@ from studio.engine import Engine
 from studio.mind import edits
 from studio.mind.runner import MindRunner
 from studio.mind.state import fold
-from studio.model import load_character, load_play, resolve_cast
+from studio.model import load_character
+from studio.engine.forms import load_play, resolve_cast
 from studio.model.errors import InputError
 from tests.conftest import ROOT
 from tests.test_mind_engine import _mara_play

@@ -10,7 +10,8 @@ import pytest
 
 from studio.commands.new import _edit_and_check, new_character, new_play
 from studio.editor import EditorError, edit_text
-from studio.model import InputError, load_character, load_play, resolve_cast
+from studio.model import InputError, load_character
+from studio.engine.forms import load_play, resolve_cast
 from test_cli import studio
 
 

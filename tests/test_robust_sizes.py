@@ -95,7 +95,7 @@ def test_credentials_in_an_address_are_never_stored(workdir):
 
 def test_a_reopened_run_reads_the_address_again_from_the_play(workdir):
     from studio.engine import engine as engine_module
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
     from studio.store import Store
 
     sheet = workdir / "characters" / "jenny.toml"

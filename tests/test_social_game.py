@@ -9,7 +9,7 @@ import pytest
 from conftest import PLAYS, RecordingGateway
 from studio.engine import Engine
 from studio.llm import scripted
-from studio.model import load_play, resolve_cast
+from studio.engine.forms import load_play, resolve_cast
 from studio.store import events as ev
 
 
@@ -233,7 +233,7 @@ def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
     """The schema a player's reply is held to lists exactly what the rules allow at that moment."""
     import json
 
-    from studio.game import rules
+    from studio.engine.forms.social import rules
 
     class Checking(RecordingGateway):
         engine = None

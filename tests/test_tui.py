@@ -84,7 +84,7 @@ def studio(tmp_path, monkeypatch):
         if play is None or run_id is not None:
             return StudioApp(store, run_id=run_id, roles=roles, gateway=gateway, plays_dir=plays_dir, model="scripted")
         if play_path is not None:
-            from studio.model import load_play, resolve_cast
+            from studio.engine.forms import load_play, resolve_cast
 
             p = load_play(play_path)
             updates = {k: cast_options.pop(k) for k in ("turns", "scenes", "epilogue") if k in cast_options}

@@ -44,7 +44,7 @@ async def test_w_lists_who_is_on_stage_with_the_suggestion_first_and_the_pick_sp
         screen = await opened(pilot)
         await step(pilot)
         engine = screen.engine
-        suggestion = engine._suggestion()
+        suggestion = engine.suggestion()
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, WhoNextScreen), "who speaks next")
         picks = [o for o in _who_options(app) if o.startswith("pick:")]

@@ -163,7 +163,7 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
-    from studio.model import load_play
+    from studio.engine.forms import load_play
 
     if args.play is None:
         args.play = str(default_island())

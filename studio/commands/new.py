@@ -81,7 +81,8 @@ def _edit_and_check(path: Path, check) -> int:  # type: ignore[no-untyped-def]
 
 def cmd_new(args: argparse.Namespace) -> int:
     from studio.editor import editor_command
-    from studio.model import load_character, load_play
+    from studio.model import load_character
+    from studio.engine.forms import load_play
 
     root = Path(args.dir)
     if args.what == "character":

@@ -43,7 +43,7 @@ def with_credentials(run_id: int, cast: ResolvedCast) -> ResolvedCast:
         return cast
     fresh: dict[str, str] = {}
     try:
-        from studio.model.loading import load_play, resolve_cast
+        from studio.engine.forms import load_play, resolve_cast
 
         again = resolve_cast(load_play(cast.play_path), cast.play_path)
         fresh = {r.key: r.api_base for r in again.roles if r.api_base}

@@ -1,13 +1,16 @@
 """The turn pipeline: one step at a time, each step one committed event.
 
-The engine knows nothing of screens. It asks RunState what comes next, asks a model (or a human)
-for the text, commits the event, and only then tells its listeners. The CLI, the app and the tests
-drive the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release,
-note and switch_strategy.
+The engine knows nothing of screens, and nothing of any one form of play. It asks the play's form what
+comes next, asks a model (or a human, or a rule) for the text, lets the form read it, commits the event,
+and only then tells its listeners. What a form offers beyond that (picking a speaker, stage moves, a turn
+policy, inner voices) it asks the form for, never the form's state. The CLI, the app and the tests drive
+the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release, note,
+switch_strategy, pick, stage_move and switch_policy.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -89,6 +92,7 @@ class Engine:
         self.call_listeners: list[Callable[[Step, str], None]] = []
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self._direction: Direction | None = None  # set by a directed regenerate for its one step
+        self._recalled: list[Any] = []  # what the prompt book recalled past the budget for the line underway
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -157,7 +161,7 @@ class Engine:
         return self.cast.role(key)
 
     def _is_human(self, key: str | None) -> bool:
-        return key is not None and key in self.state.humans
+        return key is not None and key in self.form.humans(self.state)
 
     def pending(self) -> Pending | None:
         step = self.form.next_step(self.state)
@@ -205,8 +209,6 @@ class Engine:
                 from studio.engine.minds import reflect
 
                 await reflect(self, step, None, scene_ended=True)
-            if step.scene > 1 and getattr(self.cast.play, "critic_loop", False):
-                await self._review(step.scene - 1)
             return self._commit(
                 ev.SCENE, self._scene_heading(step.scene), scene=step.scene, turn=step.turn, origin="studio",
                 data=self.form.scene_data(self.state, step),
@@ -214,11 +216,16 @@ class Engine:
         if step.kind == ev.PICK and step.role is None:
             if text is not None:
                 return self.pick(text)
-            raise NeedsPick(step, self.stage_choices(), self._suggestion())
-        if step.role is None:  # the form's own move (a scheduled entrance): no seat, no model
-            reply = self.form.read(self.state, step, None, "")
+            raise NeedsPick(step, self.stage_choices(), self.suggestion())
+        if step.role is None:
+            # a step no seat takes: one the form fills with a model itself (the Critic's review), or its
+            # own move (a scheduled entrance) read without one
+            reply = await self.form.carry_out(self.state, step, self.path, self.gateway)
+            if reply is None:
+                reply = self.form.read(self.state, step, None, "")
+            fields = {"origin": "studio", **reply.event}
             return self._commit(reply.kind or step.kind, reply.text, scene=step.scene, turn=step.turn,
-                                origin="studio", data={"task": step.task, **reply.data})
+                                data={"task": step.task, **reply.data}, **fields)
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
         if self._minds() is not None:
@@ -242,8 +249,8 @@ class Engine:
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
-        heard = getattr(self.state, "other_line", None)  # the line an inner voice reworks
-        speaker = heard.character if step.task == "rewrite_speech" and heard else None
+        heard = self.form.reworked_line(self.state, step)
+        speaker = heard.character if heard is not None else None
         settings = settings_for(
             model=role.model,
             temperature=role.temperature,
@@ -293,7 +300,7 @@ class Engine:
                 scene=step.scene,
                 turn=step.turn,
                 origin="studio",
-                data={"task": step.task, "attempts": getattr(exc, "attempts", None)},
+                data={"task": step.task, "attempts": exc.attempts},
                 model=role.model,
                 settings=settings.public(),
             )
@@ -316,8 +323,8 @@ class Engine:
         """Cut a model's answer to its own line; see studio.engine.lines."""
         speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
         speaker = role.name
-        heard = getattr(self.state, "other_line", None)
-        if step.task == "rewrite_speech" and heard is not None:
+        heard = self.form.reworked_line(self.state, step)
+        if heard is not None:
             speaker = heard.character or role.name
         # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
         said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else ()
@@ -337,26 +344,6 @@ class Engine:
             if not lines:
                 break
         return said
-
-    async def _review(self, scene: int) -> None:
-        """The Critic talks back: the play so far is scored as scene `scene` ends, once per take, and the
-        verdict is committed backstage, where the Director's next opening reads it."""
-        if any(e.kind == ev.REVIEW and e.scene == scene for e in self.path):
-            return
-        from studio.critic import critique_run
-
-        seat = self.cast.role("director") if self.cast.has("director") else self.cast.roles[0]
-        critique = await critique_run(self.store, self.run_id, model=seat.model, head=self.head,
-                                      gateway=self.gateway, keep=False)
-        scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
-        if critique.valid:
-            text = "; ".join(f"{k.replace('_', ' ')} {v['score']}/10: {v['interpretation'].rstrip('.')}"
-                             for k, v in critique.criteria.items())
-            text += f". {critique.summary}" if critique.summary else ""
-        else:
-            text = f"(the critic's reply could not be used: {critique.error})"
-        self._commit(ev.REVIEW, text, scene=scene, turn=self.state.turn, origin="model", character="Critic",
-                     model=seat.model, data={"valid": critique.valid, "scores": scores, "replies": critique.replies})
 
     # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 
@@ -388,7 +375,7 @@ class Engine:
         data.update(reply.data)
         runner = self._minds()
         if runner is not None and role.name in runner.sheets and kind == ev.STAGE:
-            shaped = runner.shaping(role.name, self.path, getattr(self, "_recalled", ()))
+            shaped = runner.shaping(role.name, self.path, self._recalled)
             if shaped["mind"] or shaped["recalled"]:
                 data["mind"] = shaped
         self._recalled = []
@@ -423,12 +410,12 @@ class Engine:
                 return done
             text = None
             if pending.human and pending.role is None and human is None:
-                raise NeedsPick(pending.step, self.stage_choices(), self._suggestion())
+                raise NeedsPick(pending.step, self.stage_choices(), self.suggestion())
             if pending.human:
                 if human is None:
                     raise NeedsHuman(pending.step, pending.role)  # type: ignore[arg-type]
                 text = human(pending)
-                if hasattr(text, "__await__"):
+                if inspect.isawaitable(text):
                     text = await text
             event = await self.step(text)
             done.append(event)
@@ -572,7 +559,39 @@ class Engine:
         return self._commit(ev.CONTROL, f"Drawn: {fact} = {value}.", origin="studio", scene=self.state.scene,
                             data={"facts": {fact: value}, "draw": {"fact": fact, "choices": list(choices)}})
 
-    # -- an ensemble's stage: who speaks next, who is on ----------------------------------------
+    # -- what the form offers: asked of it, never looked for on its state ----------------------
+
+    def humans(self) -> set[str]:
+        """The seats a human plays now."""
+        return self.form.humans(self.state)
+
+    def on_stage(self) -> list[str]:
+        """The character seats on stage now (in a form without entrances, every character)."""
+        on = self.form.on_stage(self.state)
+        return [r.key for r in self.cast.roles if r.kind in ("ego", "other")] if on is None else list(on)
+
+    @property
+    def picks_speaker(self) -> bool:
+        """Whether a turn policy decides who speaks next (so `pick` and `switch_policy` apply)."""
+        return self.form.picks_speaker
+
+    @property
+    def stage_moves(self) -> bool:
+        """Whether characters may enter and leave (so `stage_move` applies)."""
+        return self.form.stage_moves
+
+    def policy(self) -> str | None:
+        """The turn policy in force, or None where the order of speakers is fixed."""
+        return self.form.turn_policy(self.state)
+
+    def strategy_switches(self) -> dict[str, bool]:
+        """The playwright's strategy switches in force (`strategy`, or `voice:strategy` for one voice)."""
+        return self.form.strategy_switches(self.state)
+
+    def heard(self, line: int, hearer: str | None = None) -> Event | None:
+        """The rewrite `hearer` heard in place of a line (the Drama Machine's ego needs no `hearer`)."""
+        rewrite = self.form.heard(self.state, line, hearer)
+        return self.by_id.get(rewrite) if rewrite is not None else None
 
     def _character(self, name: str) -> ResolvedRole:
         matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
@@ -583,40 +602,37 @@ class Engine:
 
     def stage_choices(self) -> list[str]:
         """The names that may speak next: the characters on stage, the policy's suggestion first."""
-        on = getattr(self.state, "on_stage", None)
-        keys = [r.key for r in self.cast.roles if r.kind in ("ego", "other") and (on is None or r.key in on)]
-        first = self._suggestion()
-        names = [self.cast.role(k).name for k in keys]
+        first = self.suggestion()
+        on = self.on_stage()
+        names = [r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key in on]
         return sorted(names, key=lambda n: n != first)
 
-    def _suggestion(self) -> str | None:
-        suggest = getattr(self.state, "suggestion", None)
-        key = suggest() if suggest else None
+    def suggestion(self) -> str | None:
+        """The name the turn policy would pick next without a model, if it has one."""
+        key = self.form.suggestion(self.state)
         return self.cast.role(key).name if key else None
 
     def pick(self, name: str) -> Event:
         """The playwright names the next speaker: a backstage event, so rewinds and takes keep it."""
-        if not hasattr(self.state, "picked"):
+        if not self.picks_speaker:
             raise ValueError(f"the {self.form.name} form has a fixed order of speakers; --next needs an ensemble")
         role = self._character(name)
-        if role.key not in self.state.on_stage:
+        if role.key not in self.on_stage():
             raise ValueError(f"{role.name} is not on stage; bring them on first (studio stage RUN --enter {role.name})")
         return self._commit(ev.PICK, f"{role.name}: the playwright's pick", origin="human", scene=self.state.scene,
                             turn=self.state.turn + 1, data={"pick": role.key, "reason": "the playwright's pick"})
 
     def stage_move(self, name: str, enter: bool) -> Event:
         """Send a character on or off: a direction the audience sees, and the fact that moves presence."""
-        if not hasattr(self.state, "on_stage"):
+        if not self.stage_moves:
             raise ValueError(f"everyone stays on stage in a {self.form.name} play; entrances need an ensemble")
-        from studio.engine.forms.ensemble import move_stage
-
         role = self._character(name)
-        if (role.key in self.state.on_stage) == enter:
+        if (role.key in self.on_stage()) == enter:
             raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
         move = {"enter" if enter else "exit": role.key}
         text = f"{role.name} {'enters' if enter else 'leaves'}."
         return self._commit(ev.DIRECTION, text, origin="human", scene=self.state.scene, turn=self.state.turn,
-                            data={"task": "stage_move", "facts": {"on_stage": move_stage(self.state, move)},
+                            data={"task": "stage_move", "facts": {"on_stage": self.form.stage_after(self.state, move)},
                                   "stage": move})
 
     def switch_policy(self, policy: str) -> Event:
@@ -624,7 +640,7 @@ class Engine:
 
         if policy not in POLICIES:
             raise ValueError(f"unknown turn policy {policy!r}; use one of {', '.join(POLICIES)}")
-        if not hasattr(self.state, "policy"):
+        if not self.picks_speaker:
             raise ValueError(f"the {self.form.name} form has a fixed order of speakers")
         return self._control({"policy": policy}, f"Who speaks next: {policy}.")
 

@@ -51,8 +51,8 @@ def stir(engine: Any, step: Step, role: ResolvedRole) -> None:
             if event.character == role.name and event.kind == ev.STAGE:
                 break
             heard.append((event.id, event.text))
-    on_stage = getattr(engine.state, "on_stage", None)  # an ensemble's presence; a two-hander: everyone
-    present = [r.name for r in engine.cast.roles if r.kind in ("ego", "other") and (on_stage is None or r.key in on_stage)]
+    on_stage = engine.on_stage()  # an ensemble's presence; a two-hander: everyone
+    present = [r.name for r in engine.cast.roles if r.kind in ("ego", "other") and r.key in on_stage]
     for fields in runner.moment(engine.path, scene=step.scene, turn=step.turn, present=present,
                                 heard="\n".join(text for _, text in reversed(heard)),
                                 line_event=heard[0][0] if heard else None, who=[role.name],

@@ -69,7 +69,7 @@ class CompareKind:
         experiment_casts(path, turns=own.turns, seed=own.seed, model=spec.get("model"))
         conditions = own.conditions
         if "critic_loop" in conditions:
-            from studio.model import load_play
+            from studio.engine.forms import load_play
 
             looped = load_play(path)
             if looped.scene_count < 2:
@@ -218,7 +218,7 @@ async def compare_once(store: Any, play_path: str | Path, *, turns: int | None =
     from studio.critic import DEFAULT_CRITIC_MODEL, stored_critiques
     from studio.lab.experiment import built
     from studio.lab.runner import run_experiment
-    from studio.model import load_play
+    from studio.engine.forms import load_play
 
     if seed is None:
         seed = load_play(play_path).seed

@@ -90,7 +90,7 @@ class GamePlan:
 
 def assignment(plan: GamePlan, names: list[str], index: int) -> dict[str, str]:
     """Who is in which condition in game `index`: balanced, shuffled by a seeded draw."""
-    from studio.game.world import ARCHITECTURES
+    from studio.model.island import ARCHITECTURES
 
     rng = random.Random(f"{plan.name}:{index}")
     order = list(names)
@@ -105,7 +105,7 @@ def assignment(plan: GamePlan, names: list[str], index: int) -> dict[str, str]:
 
 def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
     """Game `index`'s cast, its players given their conditions, and who is in which."""
-    from studio.model import load_play, resolve_cast
+    from studio.engine.forms import load_play, resolve_cast
 
     play = load_play(plan.play)
     cast = resolve_cast(play, plan.play, model=plan.model)
@@ -119,7 +119,7 @@ def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
     cast.play = play.model_copy(update={"game": game, "seed": play.seed + index,
                                         "title": f"{play.title} ({plan.name}, game {index + 1})"})
     if plan.experiment == "persona":
-        from studio.mind.sheet import Traits
+        from studio.model.inner_life import Traits
 
         for role in cast.roles:
             if role.name in groups:
@@ -163,7 +163,8 @@ class GameKind:
     summary = "the social game's experiments: architecture or persona against placement (Thudium et al., 2024)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
-        from studio.model import InputError, load_play
+        from studio.engine.forms import load_play
+        from studio.model import InputError
 
         own = read(GameSettings, spec, "game", source)
         if own.play is None:

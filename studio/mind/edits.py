@@ -13,11 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-MAX_FACT_NAME = 100
-MAX_FACT_TEXT = 500
+from studio.model.facts import MAX_FACT_NAME, MAX_FACT_TEXT, RESERVED_FACTS, fact_problem  # noqa: F401
+
 MAX_GOALS = 12
 MAX_GOAL = 500
-RESERVED_FACTS = ("on_stage",)  # the ensemble keeps who is on stage as a fact of its own
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -29,27 +28,6 @@ class EditError(ValueError):
         self.field = field
         self.problem = problem
         self.fix = fix
-
-
-def fact_problem(key: str, value: Any) -> tuple[str, str] | None:
-    """(problem, fix) when `key = value` cannot be a world fact, else None. None as a value removes a fact."""
-    if not isinstance(key, str) or not key.strip() or len(key) > MAX_FACT_NAME or _CONTROL.search(key):
-        return (f"a fact's name must be one line of 1 to {MAX_FACT_NAME} characters, not {key!r}", "rename it")
-    if key in RESERVED_FACTS:
-        return (f"'{key}' is kept by the engine (who is on stage)",
-                "send characters on and off with the scenes' on_stage, enter and exit, or the app's E")
-    if value is None or isinstance(value, bool | float):
-        return None
-    if isinstance(value, int):
-        return None if -(2**63) <= value < 2**63 else ("the number is too large", "use a smaller one")
-    if isinstance(value, str):
-        if len(value) > MAX_FACT_TEXT:
-            return (f"text of at most {MAX_FACT_TEXT} characters, not {len(value)}", "shorten it")
-        return None
-    kinds = {"dict": "a table", "list": "a list", "date": "a date", "datetime": "a date and time", "time": "a time"}
-    kind = kinds.get(type(value).__name__, type(value).__name__)
-    return (f"a fact is a string, a number or true/false, not {kind}",
-            f'write it as {key} = "...", {key} = 3 or {key} = true')
 
 
 def parse_fact(text: str) -> tuple[str, Any]:

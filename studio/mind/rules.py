@@ -6,32 +6,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 
-from studio.mind.sheet import ARCHETYPES, Condition, Mood, Traits
-
-_TRAIT_WORDS = {
-    "openness": ("attached to the familiar", "curious and drawn to new ideas"),
-    "conscientiousness": ("careless and impulsive", "orderly and dutiful"),
-    "extraversion": ("reserved and quiet", "outgoing and talkative"),
-    "agreeableness": ("blunt and contrary", "warm and accommodating"),
-    "neuroticism": ("calm under pressure", "anxious and easily shaken"),
-}
-
-
-def persona_text(traits: Traits | None, archetype: str | None) -> str:
-    """Same sheet, same words: a replay must build the same prompt."""
-    parts: list[str] = []
-    if traits is not None:
-        for name, (low, high) in _TRAIT_WORDS.items():
-            value = getattr(traits, name)
-            if value:
-                degree = "very " if abs(value) == 2 else "somewhat "
-                parts.append(degree + (high if value > 0 else low))
-    text = ("You are " + "; ".join(parts) + ".") if parts else ""
-    if archetype:
-        role = f"the {archetype}" if archetype in ARCHETYPES else archetype
-        text = (text + " " if text else "") + f"Your part in the story: {role}."
-    return text
-
+from studio.model.inner_life import Condition, Mood, persona_text  # noqa: F401 - persona_text read from here too
 
 def draw_mood(moods: Sequence[Mood], seed: int, character: str, scene: int, turn: int = 0) -> Mood | None:
     """Seeded by run, character and moment, so a rewind draws the same mood again."""

@@ -1,5 +1,7 @@
 """Plays, characters and their settings: pydantic models read from and written to TOML.
 
+A play here is data; its form checks the cast it needs (studio.engine.forms: load_play, resolve_cast).
+
 The names below load on first use: `from studio.model import InputError` must not pay for pydantic,
 whose import and model building are most of the time a command takes before it can say anything.
 """
@@ -17,7 +19,8 @@ _WHERE = {
          "StrategySchedule", "SuperegoSettings", "STRATEGIES"),
         "studio.model.play",
     ),
-    **dict.fromkeys(("load_character", "load_play", "save_character", "resolve_cast"), "studio.model.loading"),
+    **dict.fromkeys(("load_character", "read_play", "resolve_roles"), "studio.model.loading"),
+    "save_character": "studio.model.edit",
 }
 
 __all__ = ["InputError", *_WHERE]
@@ -32,7 +35,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from studio.model.loading import load_character, load_play, resolve_cast, save_character  # noqa: F401
+    from studio.model.edit import save_character  # noqa: F401
+    from studio.model.loading import load_character, read_play, resolve_roles  # noqa: F401
     from studio.model.play import (  # noqa: F401
         DEFAULT_MODEL, ROLE_DEFAULTS, STRATEGIES, CastMember, CharacterSheet, Play, ResolvedCast, ResolvedRole,
         StrategySchedule, SuperegoSettings,

@@ -336,7 +336,7 @@ def card_to_toml(path: Path, card: dict[str, Any]) -> tuple[str, CharacterSheet,
 def card_from_sheet(sheet: CharacterSheet) -> dict[str, Any]:
     """A V2 card. An imported sheet gives back its card's own fields; a studio sheet maps its prompt to the
     card's description, and its inner life (traits, moods, goals, conditions) rides in extensions.studio."""
-    from studio.mind.rules import persona_text
+    from studio.model.inner_life import persona_text
 
     origin = sheet.card
     book_entries = []

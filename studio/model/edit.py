@@ -212,6 +212,7 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
 
 
 def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> bool:
+    """Save a sheet in place: only changed values change, so the playwright's comments survive."""
     return save_model(sheet, path)
 
 

@@ -116,9 +116,32 @@ def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = ""
         raise InputError(str(path), field or None, problem, fix) from None
 
 
-def load_play(path: str | os.PathLike[str]) -> Play:
+def read_play(path: str | os.PathLike[str]) -> Play:
+    """A play file as data: its fields checked, not yet its form's rules (studio.engine.forms.load_play
+    reads a play through this and then asks the form)."""
     p = Path(path)
     return _validate(Play, _read_toml(p, "play"), p)
+
+
+def members(play: Play) -> list[tuple[str, str, CastMember, str]]:
+    """Every seat a play's cast declares: (key, kind, member, the field naming it), in cast order."""
+    seats: list[tuple[str, str, CastMember, str]] = []
+    if play.cast.ego is not None:
+        seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
+    if play.cast.superego is not None:
+        seats.append(("superego", "superego", play.cast.superego, "cast.superego"))
+    for i, member in enumerate(play.cast.others):
+        key = "other" if len(play.cast.others) == 1 else f"other{i + 1}"
+        seats.append((key, "other", member, f"cast.others[{i}]"))
+    if play.cast.director is not None:
+        seats.append(("director", "director", play.cast.director, "cast.director"))
+    if play.cast.moderator is not None:
+        seats.append(("moderator", "moderator", play.cast.moderator, "cast.moderator"))
+    for i, ensemble_member in enumerate(play.cast.characters):
+        seats.append((f"c{i + 1}", "other", ensemble_member, f"cast.characters[{i}]"))
+        if ensemble_member.voice is not None:
+            seats.append((f"c{i + 1}.voice", "superego", ensemble_member.voice, f"cast.characters[{i}].voice"))
+    return seats
 
 
 def with_overrides(
@@ -163,13 +186,6 @@ def load_character(path: str | os.PathLike[str]) -> CharacterSheet:
     return _validate(CharacterSheet, _read_toml(p, "character"), p)
 
 
-def save_character(sheet: CharacterSheet, path: str | os.PathLike[str]) -> bool:
-    """Save a sheet in place: only changed values change, so the playwright's comments survive."""
-    from studio.model.edit import save_character as save_in_place
-
-    return save_in_place(sheet, path)
-
-
 def character_path(ref: str, play_path: Path) -> Path | None:
     """Where a cast entry's character lives: a path, or a stem looked up in characters/ folders."""
     if ref.endswith(".toml"):
@@ -211,7 +227,7 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
     return out
 
 
-def resolve_cast(
+def resolve_roles(
     play: Play,
     play_path: str | os.PathLike[str],
     *,
@@ -220,24 +236,10 @@ def resolve_cast(
     superego: bool | None = None,
     strategies: list[str] | None = None,
 ) -> ResolvedCast:
-    """Apply, in order: role defaults, the character's settings, the play's, --model, then --role."""
+    """Apply, in order: role defaults, the character's settings, the play's, --model, then --role. The
+    form's own rules for the cast are studio.engine.forms.resolve_cast's, which builds the cast through this."""
     path = Path(play_path)
-    seats: list[tuple[str, str, CastMember, str]] = []
-    if play.cast.ego is not None:
-        seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
-    if play.cast.superego is not None:
-        seats.append(("superego", "superego", play.cast.superego, "cast.superego"))
-    for i, member in enumerate(play.cast.others):
-        key = "other" if len(play.cast.others) == 1 else f"other{i + 1}"
-        seats.append((key, "other", member, f"cast.others[{i}]"))
-    if play.cast.director is not None:
-        seats.append(("director", "director", play.cast.director, "cast.director"))
-    if play.cast.moderator is not None:
-        seats.append(("moderator", "moderator", play.cast.moderator, "cast.moderator"))
-    for i, member in enumerate(play.cast.characters):
-        seats.append((f"c{i + 1}", "other", member, f"cast.characters[{i}]"))
-        if member.voice is not None:
-            seats.append((f"c{i + 1}.voice", "superego", member.voice, f"cast.characters[{i}].voice"))
+    seats = members(play)
 
     resolved: list[ResolvedRole] = []
     for key, kind, member, field in seats:
@@ -296,14 +298,6 @@ def resolve_cast(
             else:
                 role.model = choice
                 role.human = False
-    if play.game is not None:
-        # the island names its players: each name must be one of the cast's
-        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
-        for table, names in (("start", play.game.start), ("architecture", play.game.architecture)):
-            for name in names:
-                if name.casefold() not in players:
-                    raise InputError(str(path), f"game.{table}.{name}", "names no player of this play",
-                                     "use a name from the cast's characters")
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     server = os.environ.get("STUDIO_API_BASE", "").strip()
     for role in cast.roles if server else ():

@@ -8,8 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from studio.game.world import GameRules
-from studio.mind.sheet import MindFields
+from studio.model.island import GameRules
+from studio.model.facts import fact_problem
+from studio.model.inner_life import MindFields
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -60,8 +61,6 @@ MAX_FACTS = 200
 
 def check_facts(value: object) -> object:
     """A play's starting facts: scalars under short one-line names (the rule a hand-set fact follows too)."""
-    from studio.mind.edits import fact_problem
-
     if not isinstance(value, dict):
         raise ValueError('facts must be a table of name = value; e.g. [facts] then storm = "rising"')
     if len(value) > MAX_FACTS:
@@ -134,17 +133,8 @@ class SuperegoSettings(_Strict):
 class CastMember(ModelFields):
     character: str = Field(min_length=1, max_length=300, description="a file in characters/ (its stem) or a path")
     human: bool = False
+    # a rule is a form's (studio.engine.forms.base.RULES): the form's loader checks the name
     rule: str | None = Field(default=None, description="fill this seat by a named rule, not a model")
-
-
-    @field_validator("rule")
-    @classmethod
-    def _rule(cls, value: str | None) -> str | None:
-        from studio.engine.forms import RULES
-
-        if value is not None and value not in RULES:
-            raise ValueError(f"unknown rule {value!r}; use one of {', '.join(sorted(RULES))}")
-        return value
 
 
 class SuperegoMember(CastMember, SuperegoSettings):
@@ -191,6 +181,8 @@ class Play(_Strict):
     setting: str = Field(
         default="", max_length=MAX_DESCRIPTION * 2, description="where and when the play happens, for a stage play's cast page"
     )
+    # The form's name and the cast it needs are the form's to check (studio.engine.forms.load_play): a
+    # play here is data, and the model knows no form.
     form: str = Field(default="drama_machine", description="the rules the play follows")
     game: GameRules | None = Field(default=None, description="the social game's island and rhythm (form social_game)")
     next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
@@ -212,32 +204,11 @@ class Play(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _cast_fits_form(self) -> "Play":
+    def _critic_has_a_reader(self) -> "Play":
         if self.critic_loop and self.cast.director is None:
             raise ValueError("critic_loop: the Critic's review is read by the director as a scene opens, and this "
                              "play has none; add [cast.director] character = \"...\" or set critic_loop = false")
-        if self.form == "drama_machine":
-            if self.cast.ego is None:
-                raise ValueError("cast.ego: the Drama Machine needs an ego; add [cast.ego] character = \"...\"")
-            if not self.cast.others:
-                raise ValueError("cast.others: the Drama Machine needs at least one other; add [[cast.others]]")
-        elif self.form == "ensemble" and len(self.cast.characters) < 2:
-            raise ValueError("cast.characters: an ensemble needs at least two; add [[cast.characters]] tables")
-        elif self.form == "social_game":
-            if self.game is None:
-                raise ValueError("game: the social game needs its island; add a [game] table with [[game.places]]")
-            if len(self.cast.characters) < 3:
-                raise ValueError("cast.characters: the social game needs at least three players")
         return self
-
-    @field_validator("form")
-    @classmethod
-    def _form(cls, value: str) -> str:
-        from studio.engine.forms import FORMS
-
-        if value not in FORMS:
-            raise ValueError(f"unknown form {value!r}; use one of {', '.join(sorted(FORMS))}")
-        return value
 
     _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
 

@@ -180,7 +180,8 @@ class StudioApp(App[None]):
 
     def open_play(self, path: Path) -> None:
         """A new run of a play file, with the --model and --role the app was started with."""
-        from studio.model import InputError, load_play, resolve_cast
+        from studio.model import InputError
+        from studio.engine.forms import load_play, resolve_cast
 
         try:
             cast = resolve_cast(load_play(path), path, model=self.model, roles=self.roles)

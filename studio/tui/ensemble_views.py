@@ -25,7 +25,7 @@ def characters(engine: Any) -> list[Any]:
 
 
 def on_stage(engine: Any) -> list[str]:
-    return list(getattr(engine.state, "on_stage", []) or [])
+    return engine.on_stage()
 
 
 def voice_of(engine: Any, key: str) -> Any:
@@ -85,7 +85,7 @@ def voice_switches(engine: Any) -> dict[str, dict[str, bool]]:
     one (`v`), else one for every voice, else the voice's schedule in the play."""
     from studio.tui.views import STRATEGY_LABELS
 
-    switched = getattr(engine.state, "strategy_switch", {}) or {}
+    switched = engine.strategy_switches()
     out = {}
     for role in characters(engine):
         voice = voice_of(engine, role.key)
@@ -198,11 +198,9 @@ def _brief_rewrite_before(engine: Any, event: Event) -> Event | None:
 
 def _hearers(engine: Any, event: Event) -> list[RenderableType]:
     """Each witness who heard the line through an inner voice's rewrite."""
-    heard = getattr(engine.state, "heard", {}) or {}
     parts: list[RenderableType] = []
     for key in event.present or []:
-        rewrite_id = heard.get((event.id, key))
-        rewrite = engine.by_id.get(rewrite_id) if rewrite_id is not None else None
+        rewrite = engine.heard(event.id, key)
         if rewrite is not None:
             title = f"{_name(engine, key)} heard it as ({rewrite.character}, {_name(engine, key)}'s inner voice, rewrote it)"
             parts += _section(title, rewrite.text, "italic")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import FILLS, RULES, Form, Reply, Seat, fold_facts, rule
 from studio.engine.forms.drama import DramaMachine
@@ -11,7 +12,7 @@ from studio.engine.forms.interview import Interview
 from studio.engine.forms.social import SocialGame
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast
+    from studio.model.play import Play, ResolvedCast
 
 FORMS: dict[str, type[Form]] = {"drama_machine": DramaMachine, "ensemble": Ensemble, "social_game": SocialGame,
                                "interview": Interview}
@@ -31,4 +32,44 @@ from studio.engine.forms.dilemma import Dilemma  # noqa: E402
 
 FORMS["dilemma"] = Dilemma
 
-__all__ = ["FILLS", "FORMS", "RULES", "Form", "Reply", "Seat", "fold_facts", "form_for", "register", "rule"]
+
+# -- a play, checked by its form -------------------------------------------------------------------
+
+
+def check_play(play: "Play", path: "str | os.PathLike[str]") -> None:
+    """What only the forms know of a play file: the form it names, the rules its seats name, and the cast
+    that form needs. Raises studio.model.InputError naming the file, the field and the fix."""
+    from studio.model.errors import InputError
+    from studio.model.loading import members
+
+    where = str(path)
+    if play.form not in FORMS:
+        raise InputError(where, "form", f"unknown form {play.form!r}", f"use one of {', '.join(sorted(FORMS))}")
+    for _, _, member, field in members(play):
+        if member.rule is not None and member.rule not in RULES:
+            raise InputError(where, f"{field}.rule", f"unknown rule {member.rule!r}",
+                             f"use one of {', '.join(sorted(RULES))}")
+    FORMS[play.form].check_cast(play, where)
+
+
+def load_play(path: "str | os.PathLike[str]") -> "Play":
+    """A play file read and checked: its fields by the model, its cast by its form."""
+    from studio.model.loading import read_play
+
+    play = read_play(path)
+    check_play(play, path)
+    return play
+
+
+def resolve_cast(play: "Play", play_path: "str | os.PathLike[str]", **overrides: Any) -> "ResolvedCast":
+    """The cast with every setting decided (studio.model.loading.resolve_roles, which takes the command
+    line's `model`, `roles`, `superego` and `strategies`), then checked by the play's form."""
+    from studio.model.loading import resolve_roles
+
+    check_play(play, play_path)  # a play built in code, not read from its file, is held to the same rules
+    cast = resolve_roles(play, play_path, **overrides)
+    FORMS[play.form].check_resolved(cast)
+    return cast
+
+__all__ = ["FILLS", "FORMS", "RULES", "Form", "Reply", "Seat", "check_play", "fold_facts", "form_for", "load_play",
+           "register", "resolve_cast", "rule"]

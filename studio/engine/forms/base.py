@@ -16,7 +16,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 Message = dict[str, str]
 FILLS = ("model", "human", "rule")
@@ -57,6 +57,8 @@ class Reply:
     text: str
     kind: str | None = None  # commit as another kind than the step's (e.g. a direction)
     data: dict[str, Any] = field(default_factory=dict)
+    # the event's own columns (origin, character, model) when the form fills a step itself
+    event: dict[str, Any] = field(default_factory=dict)
 
 
 def fold_facts(facts: dict[str, Any], event: Event) -> None:
@@ -92,6 +94,18 @@ class Form:
     minds: Any = None
     recalled: list[Any] = []
 
+    # -- the cast it needs ----------------------------------------------------------------------
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        """Refuse a play whose cast this form cannot run: raise studio.model.InputError naming the file
+        (`where`), the field and the fix. Called as a play file is loaded (studio.engine.forms.load_play)."""
+
+    @classmethod
+    def check_resolved(cls, cast: "ResolvedCast") -> None:
+        """The cast rules that need every seat resolved (names read from character sheets), raised the
+        same way; called once the cast is (studio.engine.forms.resolve_cast)."""
+
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         return [
             Seat(r.key, r.name, r.kind, "human" if r.human else "model", r.kind in ("ego", "other"))
@@ -118,9 +132,15 @@ class Form:
                  role: "ResolvedRole") -> list[Message]:
         raise NotImplementedError
 
-    def read(self, state: Any, step: "Step", role: "ResolvedRole", text: str) -> Reply:
+    def read(self, state: Any, step: "Step", role: "ResolvedRole | None", text: str) -> Reply:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
+
+    async def carry_out(self, state: Any, step: "Step", path: list[Event], gateway: Any) -> Reply | None:
+        """Fill a step no seat of the cast takes and that needs a model, such as the Critic's review between
+        scenes (studio.engine.forms.review.review). None: the form reads the step as its own move (`read`
+        with no seat)."""
+        return None
 
     def keep_control(self, state: Any, event: Event) -> None:
         """Apply only the playwright's standing controls of a control event (take-overs, switches, a
@@ -148,6 +168,46 @@ class Form:
         """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
         allows only some answers; None: any line. The app's input box lists them."""
         return None
+
+    # -- capabilities -------------------------------------------------------------------------
+    # What a form offers beyond the steps every form takes. The engine, the CLI and the app ask these and
+    # never look for attributes on a form's state, so a new form says what it can do in one place.
+
+    picks_speaker = False  # a turn policy decides who speaks next, and the playwright may pick instead
+    stage_moves = False  # characters enter and leave during a scene
+
+    def humans(self, state: Any) -> set[str]:
+        """The seats a human plays now (the play's choice, then the playwright's take-overs)."""
+        return set(state.humans)
+
+    def on_stage(self, state: Any) -> list[str] | None:
+        """The character seats on stage now, or None: everyone stays on stage throughout."""
+        return None
+
+    def turn_policy(self, state: Any) -> str | None:
+        """The turn policy in force (see studio.model.play.POLICIES), or None: a fixed order of speakers."""
+        return None
+
+    def suggestion(self, state: Any) -> str | None:
+        """The seat the turn policy would pick next without a model: the first choice a human picker sees."""
+        return None
+
+    def stage_after(self, state: Any, move: dict[str, str]) -> list[str]:
+        """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
+        raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
+
+    def reworked_line(self, state: Any, step: "Step") -> Event | None:
+        """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""
+        return None
+
+    def heard(self, state: Any, line: int, hearer: str | None = None) -> int | None:
+        """The rewrite a character heard in place of a line, if an inner voice reworked it for them."""
+        return None
+
+    def strategy_switches(self, state: Any) -> dict[str, bool]:
+        """The playwright's switches of inner-voice strategies in force: `strategy` for every voice,
+        `voice:strategy` for one."""
+        return {}
 
     def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""

@@ -20,7 +20,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.engine.forms.ensemble import EnsembleState
+    from studio.engine.forms.ensemble_state import EnsembleState
     from studio.model.play import ResolvedRole
 
 
@@ -198,10 +198,11 @@ def read_pick(state: "EnsembleState", text: str) -> Reply:
         if found:
             hits.append((found.start(), key))
     reason = re.sub(r"^[^—–\-:]*[—–\-:]\s*", "", first).strip() if hits else ""
+    picked: str | None
     if hits:
-        key = min(hits)[1]
+        picked = min(hits)[1]
     else:
-        key = state.rotation()
+        picked = state.rotation()
         reason = "no name on stage could be read in the reply; the rotation decides"
     moves = []
     for word, value in _MOVE.findall(rest):
@@ -214,5 +215,5 @@ def read_pick(state: "EnsembleState", text: str) -> Reply:
             continue
         name = state.cast.role(who).name
         moves.append({word: who, "text": f"{name} {'enters' if word == 'enter' else 'leaves'}."})
-    name = state.cast.role(key).name if key else "nobody"
-    return Reply(f"{name}: {reason}" if reason else name, data={"pick": key, "reason": reason, "moves": moves})
+    name = state.cast.role(picked).name if picked else "nobody"
+    return Reply(f"{name}: {reason}" if reason else name, data={"pick": picked, "reason": reason, "moves": moves})

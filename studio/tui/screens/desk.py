@@ -203,7 +203,7 @@ class DeskActions:
     def action_edit_play(self) -> None:
         if not self._ready():  # type: ignore[attr-defined]
             return
-        from studio.model import load_play
+        from studio.engine.forms import load_play
         from studio.tui.screens.play import PlayScreen
 
         path = Path(self.engine.cast.play_path)  # type: ignore[attr-defined]

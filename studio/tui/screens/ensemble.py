@@ -157,7 +157,7 @@ class EnsembleActions:
         from studio.model.play import POLICIES
 
         engine = self.engine
-        return WhoNextScreen(engine.stage_choices(), engine._suggestion(), engine.state.policy, POLICIES, waiting,
+        return WhoNextScreen(engine.stage_choices(), engine.suggestion(), engine.state.policy, POLICIES, waiting,
                              ens.suggestion_reason(engine))
 
     async def action_who_next(self) -> None:

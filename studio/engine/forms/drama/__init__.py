@@ -7,7 +7,7 @@ tests/data/golden_calls.json.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.lines import same_line
@@ -15,14 +15,24 @@ from studio.store import events as ev
 from studio.engine.forms.drama.prompts import PromptBook
 from studio.engine.forms.base import Step
 from studio.engine.forms.drama.state import RunState
+from studio.engine.forms.review import review
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
 class DramaMachine(Form):
     name = "drama_machine"
+
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        from studio.model.errors import InputError
+
+        if play.cast.ego is None:
+            raise InputError(where, "cast.ego", "the Drama Machine needs an ego", 'add [cast.ego] character = "..."')
+        if not play.cast.others:
+            raise InputError(where, "cast.others", "the Drama Machine needs at least one other", "add [[cast.others]]")
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
         seats = []
@@ -47,6 +57,10 @@ class DramaMachine(Form):
         fold_facts(state.facts, event)
         state.apply(event)
 
+    async def carry_out(self, state: RunState, step: Step, path: list[Event], gateway: Any) -> Reply | None:
+        """The Critic's review between scenes, when the play's critic_loop is on."""
+        return await review(state.cast, path, gateway) if step.task == "review" else None
+
     def keep_control(self, state: RunState, event: Event) -> None:
         state._control(event)
 
@@ -60,7 +74,7 @@ class DramaMachine(Form):
         self.recalled = book.recalled
         return messages
 
-    def read(self, state: RunState, step: Step, role: "ResolvedRole", text: str) -> Reply:
+    def read(self, state: RunState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
         """Link the line to what shaped it: the line a rewrite reworks, the inner voice's work on a turn."""
         data: dict = {}
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:
@@ -77,6 +91,16 @@ class DramaMachine(Form):
             if state.draft is not None:
                 data["kept_draft"] = same_line(state.draft.text, text)
         return Reply(text, data=data)
+
+    def reworked_line(self, state: RunState, step: Step) -> Event | None:
+        return state.other_line if step.task == "rewrite_speech" else None
+
+    def heard(self, state: RunState, line: int, hearer: str | None = None) -> int | None:
+        """Only the ego hears through the superego, so a line has at most one rewrite heard."""
+        return state.heard.get(line)
+
+    def strategy_switches(self, state: RunState) -> dict[str, bool]:
+        return dict(state.strategy_switch)
 
     def present(self, state: RunState, kind: str, role: str | None, data: dict) -> list[str]:
         """Everyone in a Drama Machine scene is on stage throughout."""

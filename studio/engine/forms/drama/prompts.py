@@ -47,7 +47,10 @@ def critic_note(path: list[Event]) -> str:
 
 
 class PromptBook:
-    def __init__(self, state: RunState, path: list[Event], by_id: dict[int, Event], minds: Any = None):
+    # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
+    state: Any
+
+    def __init__(self, state: Any, path: list[Event], by_id: dict[int, Event], minds: Any = None):
         self.state = state
         self.cast = state.cast
         self.path = path

@@ -14,6 +14,7 @@ from typing import Any
 from studio.model.play import ResolvedCast
 from studio.store import events as ev
 from studio.engine.forms.base import Step
+from studio.engine.forms.review import review_due, review_step
 from studio.engine.lines import is_direction, strip_italics  # noqa: F401
 from studio.store.events import Event
 
@@ -39,13 +40,8 @@ class RunState:
     notes: list[Event] = field(default_factory=list)  # playwright's notes not yet heard by a turn
     heard_notes: list[Event] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
-    last_line_id: int | None = None  # the newest stage line or direction  # folded from every event's data["facts"]
-
-    @classmethod
-    def replay(cls, cast: ResolvedCast, path: list[Event]) -> "RunState":
-        from studio.engine.forms.drama import DramaMachine
-
-        return DramaMachine().replay(cast, path)
+    last_line_id: int | None = None  # the newest stage line or direction
+    reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
 
     # -- what the play is, under the switches in force -------------------------------------
 
@@ -85,6 +81,8 @@ class RunState:
         s, t = self.scene, self.turn
         match self.phase:
             case "scene":
+                if review_due(self.cast, s, self.reviewed):
+                    return review_step(s, t)
                 return Step(ev.SCENE, "scene", None, s + 1, t + 1)
             case "direct":
                 return Step(ev.DIRECTION, "direct", "director", s, t + 1)
@@ -144,7 +142,9 @@ class RunState:
             return
         if kind == ev.ERROR:
             return
-        if kind == ev.SCENE:
+        if kind == ev.REVIEW:
+            self.reviewed = max(self.reviewed, event.scene or 0)
+        elif kind == ev.SCENE:
             self.scene = event.scene or self.scene + 1
             self.turn_in_scene = 0
             self.phase = "direct" if self.cast.has("director") else "other"

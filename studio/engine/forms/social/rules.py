@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from studio.game.world import GameRules
+from studio.model.island import GameRules
 
 MOVE, TALK, SEARCH, WAIT = "move", "talk", "search", "wait"
 VERBS = (MOVE, TALK, SEARCH, WAIT)
@@ -74,7 +74,7 @@ class GameState:
         return [p for p in self.alive if p != player and self.where.get(p) == place]
 
     def placements(self) -> dict[str, int]:
-        if not self.finished:
+        if self.winner is None:
             return {}
         order = [self.winner] + [p for p in self.alive if p != self.winner] + list(reversed(self.jury))
         return {name: i + 1 for i, name in enumerate(order)}

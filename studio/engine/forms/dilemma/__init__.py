@@ -1,11 +1,11 @@
-"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a form, so every trial of the lab's `pd` kind is an
-ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
+"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a form, so every trial of the lab's `pd`
+kind is an ordinary run: `studio show`, `export` and the app open it, and a trial cut off midway goes on from its
 last move.
 
 Two seats: the simulacrum (a model prompted as one of the paper's groups) and the partner (filled by a
 rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`). Both move at once each round; the run records the simulacrum's move first and the partner's after it,
 but the partner's rule sees only the simulacrum's earlier moves, and the simulacrum's prompt only the
-rounds already over. A move is held to the move schema and read by `studio.lab.pd.read_move`; a reply
+rounds already over. A move is held to the move schema and read by `game.read_move` (the game's own rules, beside this form); a reply
 that is not a move is kept backstage and asked again once with what was wrong; a second one ends the run
 as invalid (the lab records the trial as failed; nothing is guessed). The last event is the result: both
 scores and the simulacrum's cooperation rate.
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts, rule
 from studio.engine.forms.base import Step
+from studio.engine.forms.dilemma import game as pd
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -62,8 +63,6 @@ class DilemmaState:
 
 def _partner_rule(name: str):
     def answer(state: DilemmaState, step: Step, role: "ResolvedRole") -> str:
-        from studio.lab import pd
-
         return WORDS[pd.PARTNERS[name](state.moves[: len(state.partner)])]
 
     return answer
@@ -112,19 +111,13 @@ class Dilemma(Form):
 
     def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: "ResolvedRole") -> list[Message]:
-        from studio.lab import pd
-
         history = list(zip(state.moves, state.partner))
         return pd.persona_messages(role.sheet.prompt, history, state.problem, rounds=state.rounds)
 
     def schema(self, state: DilemmaState, step: Step, role: "ResolvedRole") -> str | None:
-        from studio.lab import pd
-
         return pd.MOVE_SCHEMA if step.task == "move" and role.key == SIMULACRUM else None
 
     def read(self, state: DilemmaState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
-        from studio.lab import pd
-
         if step.task == "result":
             game = pd.Game(list(state.moves), list(state.partner))
             me, them = state.cast.role(SIMULACRUM).name, state.cast.role(PARTNER).name

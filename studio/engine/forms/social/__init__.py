@@ -1,9 +1,8 @@
-"""The social game of Thudium et al. (2024, Outwit, Outplay, Out-Generate) as a form:
-players on an island act, talk, vote one another out, and a
-jury of the voted-out picks the winner.
+"""The social game of Thudium et al., 2024, "Outwit, Outplay, Out-Generate", as a form: players on an
+island act, talk, vote one another out, and a jury of the voted-out picks the winner.
 
-The rules are studio.game.rules (pure functions); this form only decides what comes next, what each
-player is shown (studio.game.prompts, built from what that player witnessed), how a reply is read, and
+The rules are the form's own rules.py (pure functions); the form decides what comes next, what each
+player is shown (prompts.py, built from what that player witnessed), how a reply is read, and
 how a committed event changes the state. Every choice, vote, tie draw and conversation is an event, so
 rewind, takes and resume replay a game exactly.
 
@@ -24,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from studio import structured
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
-from studio.game import prompts, rules
-from studio.game.world import GameRules
+from studio.engine.forms.social import prompts, rules
+from studio.engine.forms.social.rules import GameState
+from studio.model.island import GameRules
 from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
-    from studio.model.play import ResolvedCast, ResolvedRole
+    from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION = ev.GAME
 
@@ -47,7 +47,7 @@ class SocialState:
     rules: GameRules
     seed: int
     names: dict[str, str]  # seat key -> player name
-    game: rules.GameState
+    game: GameState
     scene: int = 0  # the round
     turn: int = 0  # steps committed by players, for the record
     finished: bool = False
@@ -73,6 +73,31 @@ class SocialState:
 class SocialGame(Form):
     name = "social_game"
 
+    @classmethod
+    def check_cast(cls, play: "Play", where: str) -> None:
+        from studio.model.errors import InputError
+
+        if play.game is None:
+            raise InputError(where, "game", "the social game needs its island", "add a [game] table with [[game.places]]")
+        if len(play.cast.characters) < 3:
+            raise InputError(where, "cast.characters", "the social game needs at least three players",
+                             "see the README for the fields this file takes")
+
+    @classmethod
+    def check_resolved(cls, cast: "ResolvedCast") -> None:
+        """The island names its players: each name must be one of the cast's."""
+        from studio.model.errors import InputError
+
+        game = cast.play.game
+        if game is None:
+            return
+        players = {r.name.casefold() for r in cast.roles if r.kind == "other"}
+        for table, names in (("start", game.start), ("architecture", game.architecture)):
+            for name in names:
+                if name.casefold() not in players:
+                    raise InputError(cast.play_path, f"game.{table}.{name}", "names no player of this play",
+                                     "use a name from the cast's characters")
+
     # -- the cast ---------------------------------------------------------------------------
 
     def seats(self, cast: "ResolvedCast") -> list[Seat]:
@@ -81,6 +106,8 @@ class SocialGame(Form):
 
     def new_state(self, cast: "ResolvedCast") -> SocialState:
         game_rules = cast.play.game
+        if game_rules is None:  # check_cast refuses such a play as it loads
+            raise ValueError("the social game needs its island: a [game] table")
         players = [r for r in cast.roles if r.kind == "other"]
         names = {r.key: r.name for r in players}
         state = SocialState(cast, game_rules, cast.play.seed, names,
@@ -350,10 +377,10 @@ class SocialGame(Form):
         state.remember(list(event.data.get("present") or [key]), event.text)
         if action.verb == rules.TALK and action.target:
             partner = state.key(action.target)
-            lines = []
+            lines: list[tuple] = []
             for _ in range(state.rules.talk_lines):
                 lines += [("talk", key, key, partner), ("talk", partner, key, partner)]
-            after = [("summary", key, partner), ("summary", partner, key)]
+            after: list[tuple] = [("summary", key, partner), ("summary", partner, key)]
             for k in (key, partner):
                 if "impressions" in state.rules.modules(state.names[k]):
                     after.append(("impressions", k))

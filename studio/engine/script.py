@@ -1,0 +1,310 @@
+"""A take read as a play script: the one shape every reader of a run shares.
+
+The store holds events; a script holds what a reader sees, in order: scene headings, directions,
+speeches (split into spoken lines and the character's own stage business), the protagonist's
+autobiographical epilogue and, when asked for, the backstage beside the lines it shaped. Building
+it once here means Fountain, Markdown and PDF cannot disagree about what the play is, and the Critic
+reads the same play the exports print, whether it judges a finished run or, in the critic loop, the
+play so far. It is a pure reading of a cast and a take; studio.export.script reads both from the store.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from studio.model.play import STRATEGIES, ResolvedCast
+from studio.store import events as ev
+from studio.store.events import Event
+
+# Stage business inside a spoken line: a single-starred run such as "*smirks*". The run may not
+# touch another star (so **bold** stays speech), may not start or end with a space (so "a * b * c"
+# stays speech) and stays on one line. Models star emphasis too ("I did *not* say that"), so a run
+# is business only where business goes: at the start of a line, after other business, or after the
+# end of a sentence (. ! ? … : ; or a dash, perhaps closed by a quote or bracket). Everything else
+# in a line is speech, stars and all.
+BUSINESS = re.compile(r"(?<!\*)\*(?![\s*])([^*\n]+?)(?<![\s*])\*(?!\*)")
+_SENTENCE_END = re.compile(r"[.!?…:;—–-][\"'”’)\]]*\s*$")
+
+_SCENE_TEXT = re.compile(r"^Scene (\d+)(?::\s*(.*))?$", re.DOTALL)
+
+# What each backstage event did, said the way a reader of the script needs it.
+_BACKSTAGE_VERBS = {
+    ev.REWRITE_SPEECH: "{superego} makes {ego} hear it as",
+    ev.DRAFT: "{ego} drafts",
+    ev.CRITIQUE: "{superego} critiques the draft",
+    ev.REWRITE_PROMPT: "{superego} rewrites who {ego} is",
+    ev.PICK: "who speaks next",
+    ev.SUMMARY: "what is remembered, summed up",
+    ev.CHOICE: "an answer the rules could not use",
+    ev.GOALS: "{character}'s goals for the round",
+    ev.VOTE: "{character} votes, in secret",
+    ev.MEMORY: "{character} remembers the talk",
+    ev.IMPRESSIONS: "what {character} makes of the others",
+    ev.REFLECTION: "{character} reflects, privately",
+    ev.REVIEW: "the critic scores the play so far",
+    # the inner life (studio/mind), shown before the first line each event shaped
+    "mind.mood": "{character}'s mood",
+    "mind.unlock": "{character} learns",
+    "mind.reflection": "{character} reflects, privately",
+    "mind.goals": "{character}'s goals, set by hand",
+    "mind.recall": "{character} remembers",
+}
+
+
+@dataclass(frozen=True)
+class Heading:
+    number: int | None
+    title: str  # "SCENE 2"
+    brief: str  # the playwright's brief for the scene, one line; may be empty
+
+
+@dataclass(frozen=True)
+class Direction:
+    text: str
+    role: str | None  # director, or the character whose own line was all business
+    character: str | None
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Speech:
+    character: str
+    role: str | None
+    parts: tuple[tuple[str, str], ...]  # ("line", text) or ("business", text), in the order written
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Backstage:
+    kind: str
+    character: str  # who wrote it (the superego, or the ego drafting)
+    label: str  # "Cleo critiques the draft"
+    text: str
+    event_id: int
+    scene: int | None
+    turn: int | None
+    shaped: int | None = None  # the stage event it shaped, if any
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    character: str
+    text: str
+    event_id: int
+
+
+Block = Heading | Direction | Speech | Backstage | Epilogue
+
+
+@dataclass(frozen=True)
+class CastEntry:
+    name: str
+    kind: str
+    description: str
+
+
+@dataclass
+class Script:
+    run_id: int
+    head: int | None
+    title: str
+    author: str
+    premise: str
+    created: float
+    cast: list[CastEntry]
+    protagonist: str
+    superego: str | None  # the inner voice's name, when the run had one at work
+    models: list[str]
+    finished: bool
+    backstage: bool
+    blocks: list[Block] = field(default_factory=list)
+    layout: str = "screen"  # the play's own choice of typeset layout: "screen" or "stage"
+    setting: str = ""
+
+    @property
+    def draft_date(self) -> str:
+        return datetime.fromtimestamp(self.created).date().isoformat()
+
+    @property
+    def with_superego(self) -> bool:
+        return self.superego is not None
+
+    @property
+    def source(self) -> str:
+        """One line for the title page: which run, under which condition, played by which models."""
+        condition = f"with the superego ({self.superego})" if self.superego else "without the superego"
+        text = f"Studio run {self.run_id}, {condition}; played by {', '.join(self.models) or 'humans'}"
+        if not self.finished:
+            text += "; unfinished"
+        return text
+
+    @property
+    def on_stage_cast(self) -> list[CastEntry]:
+        return [c for c in self.cast if c.kind in ("ego", "other")]
+
+    def backstage_notes(self) -> list[Backstage]:
+        """Every backstage note of the script, in the order the script shows them."""
+        return [block for block in self.blocks if isinstance(block, Backstage)]
+
+
+def clean_text(text: str) -> str:
+    """Model text fit for a page: every kind of line break made a newline, control characters dropped.
+
+    A NUL or a form feed means nothing in a script, and some readers use them internally (one
+    Fountain parser uses \\x00-\\x02 as placeholders), so they are removed here, once, for every format.
+    """
+    lines = text.splitlines()
+    return "\n".join("".join(c for c in line if c == "\t" or unicodedata.category(c) != "Cc") for line in lines)
+
+
+def split_business(text: str) -> tuple[tuple[str, str], ...]:
+    """A spoken line as ("line", speech) and ("business", action) parts; empty speech is dropped."""
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    for match in BUSINESS.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[max(pos, line_start) : match.start()]
+        if before.strip() and not _SENTENCE_END.search(before):
+            continue  # emphasis inside a sentence: it stays part of the line
+        speech = text[pos : match.start()].strip()
+        if speech:
+            parts.append(("line", speech))
+        parts.append(("business", match.group(1).strip()))
+        pos = match.end()
+    rest = text[pos:].strip()
+    if rest:
+        parts.append(("line", rest))
+    return tuple(parts)
+
+
+def parenthesise(text: str) -> str:
+    """Business as a parenthetical: `(x)` once, even when the model already wrote the brackets
+    (`*(laughs)*`)."""
+    text = " ".join(text.split())
+    return text if text.startswith("(") and text.endswith(")") else f"({text})"
+
+
+def protagonist_voice(cast: ResolvedCast) -> Any:
+    """The inner voice at work on the protagonist, with at least one strategy on: the Drama Machine's
+    superego, or in an ensemble the first character's own voice. None: the run has none at work."""
+    if cast.has("superego"):
+        on = cast.superego.enabled and any(cast.superego.schedule(name).enabled for name in STRATEGIES)
+        return cast.role("superego") if on else None
+    key = f"{cast.ego.key}.voice"
+    if not cast.roles or not cast.has(key):
+        return None
+    voice = cast.role(key)
+    schedules = voice.schedules
+    on = schedules is not None and schedules.enabled and any(schedules.schedule(n).enabled for n in STRATEGIES)
+    return voice if on else None
+
+
+def superego_at_work(cast: ResolvedCast) -> bool:
+    """True when the run was set to have an inner voice on its protagonist with at least one strategy on."""
+    return protagonist_voice(cast) is not None
+
+
+def character_direction(text: str, name: str) -> str:
+    """A character's all-business line reads as a direction; give a bare predicate its subject.
+
+    "*rolls her eyes*" is stored as the direction "rolls her eyes"; on the page it must say who does
+    it. A direction that already starts with a capital (a name, "A long silence.") is left alone.
+    """
+    stripped = text.strip()
+    if stripped and stripped[0].islower():
+        return f"{name} {stripped}"
+    return stripped
+
+
+def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, created: float = 0.0,
+                finished: bool = False, backstage: bool = False) -> Script:
+    """One take (`path`, oldest first) of a run with this cast, as a script."""
+    names = {r.key: r.name for r in cast.roles}
+    ego = cast.ego.name
+    inner = names.get("superego", "the inner voice")
+    at_work = superego_at_work(cast)
+    models = sorted({r.model for r in cast.roles if not r.human and (r.kind != "superego" or at_work)})
+    script = Script(
+        run_id=run_id,
+        head=path[-1].id if path else None,
+        title=cast.play.title,
+        author=cast.play.author,
+        premise=cast.play.premise,
+        created=created,
+        cast=[CastEntry(r.name, r.kind, r.sheet.description) for r in cast.roles],
+        protagonist=ego,
+        superego=protagonist_voice(cast).name if at_work else None,
+        models=models,
+        finished=finished,
+        backstage=backstage,
+        layout=cast.play.layout,
+        setting=" ".join(clean_text(cast.play.setting).split()),
+    )
+    by_id = {e.id: e for e in path}
+    shaped: dict[int, int] = {}
+    for event in path:
+        for source in event.shaped_by:
+            shaped.setdefault(source, event.id)
+
+    def note(event: Event) -> Backstage:
+        verb = _BACKSTAGE_VERBS.get(event.kind, event.kind.rsplit(".", 1)[-1].replace("_", " "))
+        label = verb.format(ego=ego, superego=inner, character=event.character or "")
+        return Backstage(
+            kind=event.kind,
+            character=event.character or names.get(event.role or "", inner),
+            label=label,
+            text=clean_text(event.text).strip(),
+            event_id=event.id,
+            scene=event.scene,
+            turn=event.turn,
+            shaped=shaped.get(event.id),
+        )
+
+    for event in path:
+        kind = event.kind
+        if kind == ev.SCENE:
+            match = _SCENE_TEXT.match(clean_text(event.text).strip())
+            if match:
+                number = int(match.group(1))
+                brief = " ".join((match.group(2) or "").split())
+                script.blocks.append(Heading(number, f"SCENE {number}", brief))
+            else:
+                script.blocks.append(Heading(event.scene, " ".join(clean_text(event.text).split()).upper(), ""))
+        elif kind in (ev.DIRECTION, ev.STAGE):
+            if backstage:
+                # The backstage goes just before the line it shaped: that is when it happened to the ego.
+                script.blocks.extend(note(by_id[i]) for i in event.shaped_by if i in by_id)
+                mind = event.data.get("mind") or {}
+                script.blocks.extend(note(by_id[i]) for i in mind.get("mind", []) if i in by_id)
+                recalled = [by_id[r["event"]] for r in mind.get("recalled", []) if r.get("event") in by_id]
+                if recalled:
+                    script.blocks.append(Backstage(
+                        kind="mind.recall", character=event.character or "",
+                        label=_BACKSTAGE_VERBS["mind.recall"].format(character=event.character or ""),
+                        text=" / ".join(f"{m.character or 'Someone'}: {clean_text(m.text).strip()}" for m in recalled),
+                        event_id=event.id, scene=event.scene, turn=event.turn, shaped=event.id))
+            if kind == ev.STAGE:
+                script.blocks.append(
+                    Speech(
+                        character=event.character or names.get(event.role or "", "Someone"),
+                        role=event.role,
+                        parts=split_business(clean_text(event.text)),
+                        event_id=event.id,
+                    )
+                )
+                continue
+            text = clean_text(event.text).strip()
+            if event.role not in (None, "director"):
+                text = character_direction(text, event.character or names.get(event.role, ""))
+            if text:
+                script.blocks.append(Direction(text, event.role, event.character, event.id))
+        elif kind == ev.EPILOGUE:
+            script.blocks.append(Epilogue(event.character or ego, clean_text(event.text).strip(), event.id))
+        elif kind in ev.BACKSTAGE and backstage and event.id not in shaped:
+            # Nothing on stage followed it (a prompt rewritten at the very end): show it where it happened.
+            script.blocks.append(note(event))
+    return script

@@ -1,0 +1,131 @@
+"""Sheet fields for living characters, bounded so a hand-written or imported sheet cannot blow up a prompt.
+
+They are part of a character sheet, so they live with the sheet in the model; studio.mind brings them to life.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Traits use -2..+2: five steps a playwright can pick without pretending to psychometric precision,
+# and zero means "leave the model's default", so an unset trait adds nothing to the prompt.
+TraitValue = int
+
+ARCHETYPES = ("mentor", "trickster", "rebel", "caregiver", "skeptic", "zealot", "schemer", "innocent")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Traits(_Strict):
+    openness: TraitValue = Field(default=0, ge=-2, le=2)
+    conscientiousness: TraitValue = Field(default=0, ge=-2, le=2)
+    extraversion: TraitValue = Field(default=0, ge=-2, le=2)
+    agreeableness: TraitValue = Field(default=0, ge=-2, le=2)
+    neuroticism: TraitValue = Field(default=0, ge=-2, le=2)
+
+
+class Mood(_Strict):
+    name: str = Field(min_length=1, max_length=40)
+    weight: float = Field(default=1.0, gt=0, le=1000)
+    voice: str = Field(default="", max_length=400, description="how the mood colours their lines")
+
+
+class Condition(_Strict):
+    """Declarative unlock rule; all given parts must hold. Never evaluated as code."""
+
+    keyword: str | None = Field(default=None, min_length=1, max_length=80)
+    keywords: list[str] | None = Field(default=None, min_length=1, max_length=20,
+                                       description="any one of these heard is enough (a lorebook entry's keys)")
+    scene: int | None = Field(default=None, ge=1, le=10_000)
+    turn: int | None = Field(default=None, ge=0, le=1_000_000)
+    fact: str | None = Field(default=None, min_length=1, max_length=80)
+    equals: str | int | float | bool | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> Condition:
+        if all(v is None for v in (self.keyword, self.keywords, self.scene, self.turn, self.fact)):
+            raise ValueError("a condition needs at least one of keyword, keywords, scene, turn, fact")
+        if self.keywords is not None and any(not k.strip() or len(k) > 80 for k in self.keywords):
+            raise ValueError("each of 'keywords' must be a word or phrase of 1 to 80 characters")
+        if (self.fact is None) != (self.equals is None):
+            raise ValueError("'fact' and 'equals' go together")
+        return self
+
+
+class KnowledgeItem(_Strict):
+    text: str = Field(min_length=1, max_length=1000)
+    when: Condition | None = Field(default=None, description="absent: known from the start")
+
+
+class Goal(_Strict):
+    text: str = Field(min_length=1, max_length=300)
+    scene: int | None = Field(default=None, ge=1, le=10_000, description="absent: for the whole play")
+
+
+class MemorySettings(_Strict):
+    recall: int = Field(default=3, ge=0, le=20)
+    half_life_turns: float = Field(default=30.0, gt=0, le=100_000)
+    embedding_model: str | None = Field(default=None, max_length=200)
+
+
+class CardOrigin(_Strict):
+    """What a Character Card held that a sheet has no field for, kept so `studio export-card` gives it back."""
+
+    description: str = Field(default="", max_length=20_000)
+    personality: str = Field(default="", max_length=20_000)
+    scenario: str = Field(default="", max_length=20_000)
+    first_message: str = Field(default="", max_length=20_000)
+    examples: str = Field(default="", max_length=20_000)
+    system_prompt: str = Field(default="", max_length=20_000)
+    post_history: str = Field(default="", max_length=20_000)
+    creator_notes: str = Field(default="", max_length=20_000)
+    creator: str = Field(default="", max_length=300)
+    version: str = Field(default="", max_length=100)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    greetings: list[str] = Field(default_factory=list, max_length=50)
+
+
+class MindFields(_Strict):
+    traits: Traits | None = None
+    archetype: str | None = Field(default=None, min_length=1, max_length=300)
+    moods: list[Mood] = Field(default_factory=list, max_length=12)
+    mood_redraw: Literal["scene", "turn", "never"] = "scene"
+    knowledge: list[KnowledgeItem] = Field(default_factory=list, max_length=200)
+    goals: list[Goal] = Field(default_factory=list, max_length=20)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    reflect_every: int = Field(default=0, ge=0, le=1000, description="turns between reflections; 0 = never")
+    card: CardOrigin | None = None
+
+    @property
+    def has_inner_life(self) -> bool:
+        """Whether any mind field is used; a sheet without changes no prompt and commits no event."""
+        return bool(self.traits or self.archetype or self.moods or self.knowledge or self.goals or self.reflect_every)
+
+
+_TRAIT_WORDS = {
+    "openness": ("attached to the familiar", "curious and drawn to new ideas"),
+    "conscientiousness": ("careless and impulsive", "orderly and dutiful"),
+    "extraversion": ("reserved and quiet", "outgoing and talkative"),
+    "agreeableness": ("blunt and contrary", "warm and accommodating"),
+    "neuroticism": ("calm under pressure", "anxious and easily shaken"),
+}
+
+
+def persona_text(traits: Traits | None, archetype: str | None) -> str:
+    """Same sheet, same words: a replay must build the same prompt."""
+    parts: list[str] = []
+    if traits is not None:
+        for name, (low, high) in _TRAIT_WORDS.items():
+            value = getattr(traits, name)
+            if value:
+                degree = "very " if abs(value) == 2 else "somewhat "
+                parts.append(degree + (high if value > 0 else low))
+    text = ("You are " + "; ".join(parts) + ".") if parts else ""
+    if archetype:
+        role = f"the {archetype}" if archetype in ARCHETYPES else archetype
+        text = (text + " " if text else "") + f"Your part in the story: {role}."
+    return text
