@@ -15,6 +15,7 @@ from conftest import ROOT
 
 RUFF_CLEAN = [
     "studio/export",
+    "studio/lab",
     "studio/llm",
     "studio/mind",
     "studio/store",
@@ -46,7 +47,7 @@ RUFF_CLEAN = [
 ]
 RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
 
-MYPY_CLEAN = ["studio/store", "studio/engine"]
+MYPY_CLEAN = ["studio/store", "studio/engine", "studio/lab"]
 
 
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
