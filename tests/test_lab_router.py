@@ -33,6 +33,7 @@ def test_trials_reach_both_endpoints_and_each_is_held_to_its_cap(store):
     # four trials at once, but never more than one call open at either server
     assert a.peak == 1 and b.peak == 1
     assert [s["calls"] for s in router.stats()] == [len(a.requests), len(b.requests)]
+    assert not any(r.get("stream") for r in a.requests + b.requests)  # unattended trials ask for whole replies
 
 
 def test_a_failing_endpoint_is_passed_over_and_the_trials_finish_on_the_other(store):
