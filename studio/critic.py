@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from studio import structured
 from studio.engine.forms.review import (  # noqa: F401 - the Critic's prompt and reader, shared with the review step
@@ -85,7 +86,7 @@ class Critique:
                 "created": self.created, "label": self.label, **self.body()}
 
     @classmethod
-    def from_stored(cls, run_id: int, row: dict[str, Any]) -> "Critique":
+    def from_stored(cls, run_id: int, row: dict[str, Any]) -> Critique:
         return cls(
             run_id=run_id,
             head=row.get("head"),

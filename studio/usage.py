@@ -107,7 +107,7 @@ class RunUsage:
 
 def tally(events: Iterable[Any]) -> RunUsage:
     """Add up the model calls recorded on events (anything with ``role``, ``model`` and ``usage``)."""
-    total, roles = Tally(), {}
+    total, roles = Tally(), dict[str, Tally]()
     for event in events:
         usage = getattr(event, "usage", None)
         if not usage:
@@ -124,7 +124,7 @@ def run_usage(store: Any, run_id: int) -> RunUsage:
 
 
 def money(cost: float | None | str) -> str:
-    if cost is None or cost == UNKNOWN:
+    if cost is None or isinstance(cost, str):  # UNKNOWN, as a tally's dict says it
         return "cost unknown"
     if cost == 0:
         return "$0"

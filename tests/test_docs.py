@@ -64,6 +64,24 @@ def test_the_cli_reference_has_every_command_and_option():
                 assert f"`{option}" in page or f", {option}" in page, f"{name} {option}"
 
 
+# Files the pages name only as examples of what a playwright or a form writer would create.
+EXAMPLE_PATHS = {"plays/x.toml", "plays/the_visit.toml", "characters/old_friend.toml", "studio/engine/forms/coins.py"}
+
+
+def test_every_file_the_docs_name_exists():
+    """Modules move; a page that names one where it used to live sends a reader to nothing."""
+    named = re.compile(r"(?<![\w/.])((?:studio|tests|bench|scripts|experiments|plays|characters|docs)/[\w/.\-*]+)")
+    missing = []
+    for page in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            for match in named.finditer(line):
+                path = match.group(1).rstrip(".,:;")
+                if "NAME" in path or path in EXAMPLE_PATHS or any(ROOT.glob(path)):
+                    continue
+                missing.append(f"{page.relative_to(ROOT)}:{number}: {path}")
+    assert not missing, "these pages name files that do not exist:\n" + "\n".join(missing)
+
+
 def test_python_dash_m_studio_is_the_studio_command(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "studio", "--help"], capture_output=True, text=True, env=env,

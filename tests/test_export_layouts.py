@@ -301,7 +301,7 @@ def test_runs_lists_a_game_by_its_own_state(store):
     import asyncio
 
     from conftest import PLAYS, RecordingGateway
-    from studio.commands.runs import summaries
+    from studio.present.runs import summaries
     from studio.engine import Engine
     from studio.engine.forms import load_play, resolve_cast
 

@@ -47,7 +47,18 @@ RUFF_CLEAN = [
 ]
 RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
 
-MYPY_CLEAN = ["studio/store", "studio/engine", "studio/lab"]
+MYPY_CLEAN = [
+    "studio/engine",
+    "studio/export",
+    "studio/lab",
+    "studio/llm",
+    "studio/mind",
+    "studio/store",
+    "studio/clean.py",
+    "studio/settings.py",
+    "studio/structured.py",
+    "studio/usage.py",
+]
 
 
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
@@ -69,6 +80,12 @@ def test_ruff_finds_nothing_anywhere():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mypy_finds_nothing_in_the_clean_parts(tmp_path):
-    done = _run("mypy", "--cache-dir", str(tmp_path / "mypy"), *MYPY_CLEAN)
+def test_mypy_finds_nothing_in_the_clean_parts():
+    done = _run("mypy", *MYPY_CLEAN)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.xfail(strict=False, reason="the lab is not yet clean; `mypy` lists what is left")
+def test_mypy_finds_nothing_in_the_parts_held_to_it():
+    done = _run("mypy")  # the files pyproject.toml's [tool.mypy] names
     assert done.returncode == 0, done.stdout + done.stderr

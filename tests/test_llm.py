@@ -274,6 +274,30 @@ def test_check_model_knows_routable_names_and_rejects_the_rest():
     assert check_model("") is not None
 
 
+def test_a_model_chosen_by_a_character_sheet_is_blamed_on_that_sheet(tmp_path, monkeypatch):
+    """The file to fix is the one that chose the model: the sheet, not the play that names the character."""
+    from conftest import ROOT
+
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.llm import check_cast_models
+    from studio.model import InputError
+
+    (tmp_path / "plays").mkdir()
+    (tmp_path / "characters").mkdir()
+    (tmp_path / "plays" / "interview.toml").write_text((ROOT / "plays" / "interview.toml").read_text())
+    for name in ("jenny", "cleo", "sasha_interviewer"):
+        text = (ROOT / "characters" / f"{name}.toml").read_text()
+        if name == "jenny":
+            text = 'model = "nonsense-model-xyz"\n' + text
+        (tmp_path / "characters" / f"{name}.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    cast = resolve_cast(load_play("plays/interview.toml"), "plays/interview.toml")
+    with pytest.raises(InputError) as caught:
+        check_cast_models(cast, "plays/interview.toml")
+    assert caught.value.where.endswith("jenny.toml") and caught.value.field == "model"
+    assert "nonsense-model-xyz" in caught.value.problem and "jenny.toml" in (caught.value.fix or "")
+
+
 async def test_a_missing_key_is_named_without_being_shown(gateway, monkeypatch):
     from studio.llm import gateway as gateway_module
 

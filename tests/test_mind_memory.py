@@ -89,3 +89,27 @@ def test_committed_scores_fold_back_per_take():
     assert world.mind("Mara").importance == {5: 9.0}
     assert world.mind("Mara").scored == {5, 6}
     assert fold([line]).mind("Mara").importance == {}  # a take without the score has none
+
+
+def test_embedding_relevance_asks_the_model_through_the_gateway_once_per_memory(monkeypatch):
+    """A play that names an embedding model reaches it through studio.llm, like every other call out."""
+    from studio.llm import gateway
+    from studio.mind.memory import EmbeddingRelevance
+
+    asked: list[dict] = []
+
+    class Litellm:
+        @staticmethod
+        def embedding(**kwargs):
+            asked.append(kwargs)
+            # "wreck" points one way, anything else the other
+            return {"data": [{"embedding": [1.0, 0.0] if "wreck" in t else [0.0, 1.0]} for t in kwargs["input"]]}
+
+    monkeypatch.setattr(gateway, "_load_litellm", lambda: Litellm)
+    index = _index(["The wreck on the rocks.", "Pass the bread."])
+    relevance = EmbeddingRelevance("ollama/nomic-embed-text", index, api_base="http://localhost:11434")
+    assert relevance("the wreck") == {0: 1.0, 1: 0.5}
+    relevance("the bread")
+    assert [a["input"] for a in asked] == [["The wreck on the rocks.", "Pass the bread."], ["the wreck"], ["the bread"]]
+    assert {a["model"] for a in asked} == {"ollama/nomic-embed-text"}
+    assert {a["api_base"] for a in asked} == {"http://localhost:11434"}

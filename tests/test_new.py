@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.commands.new import _edit_and_check, new_character, new_play
+from studio.commands.new import _edit_and_check
+from studio.model.starter import new_character, new_play
 from studio.editor import EditorError, edit_text
 from studio.model import InputError, load_character
 from studio.engine.forms import load_play, resolve_cast

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.cli import build_parser, cmd_run
+from studio.cli import build_parser
 from studio.model.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,6 +19,6 @@ def test_a_huge_scene_count_fails_at_once_in_little_memory(tmp_path, count):
                                       "--scenes", count, "--db", str(tmp_path / "s.db")])
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(InputError) as info:
-        cmd_run(args)
+        args.func(args)
     assert "scenes" in info.value.message
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB: under 100 MB grown

@@ -502,7 +502,7 @@ async def test_export_goes_through_the_exporter(studio, monkeypatch, tmp_path):
         calls.append((run_id, fmt, out, backstage))
         return tmp_path / f"run-{run_id}.md"
 
-    monkeypatch.setitem(sys.modules, "studio.export", types.SimpleNamespace(export_run=export_run))
+    monkeypatch.setattr("studio.export.export_run", export_run)
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)

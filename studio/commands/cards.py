@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     exp.add_argument("name", help="a character TOML, or its stem in characters/")
     exp.add_argument("--out", help="the JSON to write (default: NAME.card.json here); '-' prints it")
     exp.add_argument("--force", action="store_true", help="replace an existing file")
+    imp.set_defaults(func=cmd_import)
+    exp.set_defaults(func=cmd_export_card)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

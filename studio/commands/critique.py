@@ -7,8 +7,34 @@ import json
 import sys
 from typing import Any
 
-from studio.cli import _check_models, _console, _esc, _open_store, _run_id
+from studio.commands.common import check_models as _check_models
+from studio.commands.common import console as _console
+from studio.commands.common import db_option
+from studio.commands.common import esc as _esc
+from studio.commands.common import open_store as _open_store
+from studio.commands.common import run_id as _run_id
 from studio.model.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("critique", help="have a critic model score the protagonist's development")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="one or more run numbers, scored side by side")
+    p.add_argument("--model", metavar="M", help="the critic's model (default local/smollm2)")
+    p.add_argument("--json", action="store_true", help="print the critiques as JSON")
+    p.add_argument("--stored", action="store_true", help="show the critiques stored with the runs; ask no model")
+    db_option(p)
+    p.set_defaults(func=critique)
+    c = sub.add_parser("compare", help="run a play with and without the superego, critique both, compare")
+    c.add_argument("play", help="a play file, e.g. plays/interview.toml")
+    c.add_argument("--turns", type=int, metavar="N", help="turns per scene")
+    c.add_argument("--seed", type=int, metavar="S", help="seed for strategies that fire by probability")
+    c.add_argument("--model", metavar="M", help="model for every role, and for the critic unless --critic")
+    c.add_argument("--critic", metavar="M", help="the critic's model (default: --model, else local/smollm2)")
+    c.add_argument("--reps", type=int, default=1, metavar="N", help="runs per condition; above 1, the table of means, intervals and tests")
+    c.add_argument("--critic-loop", action="store_true", help="a third condition: the Critic scores each scene and the Director reads it")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    db_option(c)
+    c.set_defaults(func=compare_runs)
 
 
 def _critic_model(model: str | None, where: str) -> str:

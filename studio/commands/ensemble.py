@@ -8,11 +8,12 @@ import asyncio
 import dataclasses
 from typing import Any
 
+from studio.commands.common import console, db_option, esc, open_engine
 from studio.model.errors import InputError
 from studio.store import events as ev
 
 
-def register(sub: Any, db_option: Any) -> None:
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     step = sub.add_parser("step", help="play one turn of a run (an ensemble: --next picks who speaks)")
     step.add_argument("run", help="a run number")
     step.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
@@ -22,11 +23,13 @@ def register(sub: Any, db_option: Any) -> None:
                       help="switch one inner voice's strategy from here on, e.g. Pride:critique=off")
     step.add_argument("--backstage", action="store_true", help="also print the backstage")
     db_option(step)
+    step.set_defaults(func=cmd_step)
     stage = sub.add_parser("stage", help="send characters on or off stage in an ensemble run")
     stage.add_argument("run", help="a run number")
     stage.add_argument("--enter", action="append", default=[], metavar="NAME", help="bring a character on")
     stage.add_argument("--exit", action="append", default=[], metavar="NAME", help="send a character off")
     db_option(stage)
+    stage.set_defaults(func=cmd_stage)
 
 
 def steer(engine: Any, next_name: str | None, policy: str | None) -> None:
@@ -58,36 +61,38 @@ def switch_voices(engine: Any, switches: list[str]) -> None:
         engine.switch_strategy(strategy, word == "on", voice=found[0])
 
 
-def cmd_step(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
+def cmd_step(args: argparse.Namespace) -> int:
     from studio.engine import EngineError, NeedsHuman, NeedsPick
     from studio.terminal import StagePrinter
 
-    engine = open_engine(args.run)
+    engine = open_engine(args, args.run)
+    out = console()
     if engine.finished:
-        console.print(f"Run {engine.run_id} is finished.")
+        out.print(f"Run {engine.run_id} is finished.")
         return 0
     switch_voices(engine, args.switch)
     steer(engine, args.next, args.policy)
-    printer = StagePrinter(console, engine.cast, backstage=args.backstage)
+    printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     try:
         events = asyncio.run(engine.play_turn())
     except NeedsPick as exc:
-        console.print(f"Who speaks next? {esc(', '.join(exc.choices))}: "
-                      f"'studio step {engine.run_id} --next NAME'.")
+        out.print(f"Who speaks next? {esc(', '.join(exc.choices))}: "
+                  f"'studio step {engine.run_id} --next NAME'.")
         return 0
     except NeedsHuman as exc:
-        console.print(f"{esc(exc)}: 'studio resume {engine.run_id}' asks for the line.")
+        out.print(f"{esc(exc)}: 'studio resume {engine.run_id}' asks for the line.")
         return 0
     except EngineError as exc:
-        console.print(f"[red]Model error:[/] {esc(exc)}")
+        out.print(f"[red]Model error:[/] {esc(exc)}")
         return 1
     printer.replay(events)
     printer.end_line()
     return 0
 
 
-def cmd_stage(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
-    engine = open_engine(args.run)
+def cmd_stage(args: argparse.Namespace) -> int:
+    engine = open_engine(args, args.run, gateway=object())
+    out = console()
     if not args.enter and not args.exit:
         raise InputError("command line", "--enter/--exit", "nothing to do", "e.g. studio stage 3 --enter Ben")
     for names, enter in ((args.exit, False), (args.enter, True)):
@@ -97,7 +102,7 @@ def cmd_stage(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any
             except ValueError as exc:
                 raise InputError("--enter" if enter else "--exit", name, str(exc),
                                  "see 'studio show RUN' for who is on stage") from None
-            console.print(f"[italic]{esc(event.text)}[/]")
+            out.print(f"[italic]{esc(event.text)}[/]")
     return 0
 
 

@@ -6,18 +6,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+
+from studio.commands.common import db_option, open_store, run_id
 
 
-def register(sub: Any, db_option: Any) -> None:
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     game = sub.add_parser("game", help="the report of a social-game run: placements, votes, alliances")
     game.add_argument("run", help="a run number")
     game.add_argument("--out", metavar="FILE", help="write the report as Markdown to FILE")
     game.add_argument("--json", action="store_true", help="print the report as JSON")
     db_option(game)
+    game.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace, open_store: Any, run_id: Any) -> int:
+def run(args: argparse.Namespace) -> int:
     from studio.engine import Engine
     from studio.game.report import build, markdown
     from studio.model import InputError

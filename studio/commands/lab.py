@@ -9,13 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from studio.commands.common import console as make_console
+from studio.commands.common import db_option, open_store
 
-def register(sub: Any, db_option: Any) -> None:
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     lab = sub.add_parser("lab", help="run the papers' experiments in batch, with statistics")
+    lab.set_defaults(func=main)
     labs = lab.add_subparsers(dest="lab_command", required=True, metavar="EXPERIMENT")
     from studio.commands import lab_run  # `lab run EXPERIMENT.toml` and `lab report`: any kind of experiment
 
-    lab_run.register(labs, db_option)
+    lab_run.register(labs)
     pdp = labs.add_parser("pd", help="the iterated Prisoner's Dilemma: six groups against four rule partners")
     pdp.add_argument("--group", action="append", default=[], metavar="NAME", help="a group to run (repeatable; default all six)")
     pdp.add_argument("--partner", action="append", default=[], metavar="NAME", help="a partner (repeatable; default all four)")
@@ -39,9 +43,13 @@ def register(sub: Any, db_option: Any) -> None:
     db_option(game)
     from studio.commands import lab_interview
 
-    lab_interview.register(labs, db_option)
+    lab_interview.register(labs)
     status = labs.add_parser("status", help="what each experiment has done and what failed")
     db_option(status)
+
+
+def main(args: argparse.Namespace) -> int:
+    return run(args, open_store, make_console())
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:

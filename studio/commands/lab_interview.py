@@ -11,10 +11,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from studio.commands.common import db_option
+
 METHOD_CHOICES = ("oc", "doc", "er", "er_all", "er_batch", "all")
 
 
-def register(labs: Any, db_option: Any) -> None:
+def register(labs: Any) -> None:
     p = labs.add_parser("interview", help="interview a character with a Big-Five scale and compare with its sheet (Wang et al., 2024)")
     p.add_argument("character", nargs="?", metavar="CHARACTER", help="a character file or a name in characters/")
     p.add_argument("--scale", choices=("mini", "ipip50"), default="mini", help="the Mini-IPIP (20 items, default) or the 50 IPIP markers")

@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from studio.commands.common import db_option
 from studio.lab.render import FORMATS
 
 
-def register(labs: Any, db_option: Any) -> None:
+def register(labs: Any) -> None:
     run = labs.add_parser("run", help="run an experiment file (EXPERIMENT.toml): what is missing of it, concurrently")
     run.add_argument("experiment", metavar="EXPERIMENT", help="the experiment file, or its name under experiments/")
     _shared(run)

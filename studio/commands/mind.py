@@ -8,12 +8,12 @@ prompt carries and which a rewind drops with the rest of the take.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
+from studio.commands.common import console, db_option, esc, open_engine
 from studio.model.errors import InputError
 
 
-def register(sub: Any, db_option: Any) -> None:
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     mind = sub.add_parser("mind", help="show a character's inner life in a run, or set a mood, unlock, goals or a fact")
     mind.add_argument("run", help="a run number")
     mind.add_argument("name", help="the character")
@@ -23,16 +23,18 @@ def register(sub: Any, db_option: Any) -> None:
     mind.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
                       help="set a world fact (VALUE read as JSON if it parses: true, 3, \"rising\")")
     db_option(mind)
+    mind.set_defaults(func=cmd_mind)
 
 
-def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any) -> int:
+def cmd_mind(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from studio.engine.minds import world
     from studio.mind import edits
-    from studio.tui.views import inner_life
+    from studio.present.mind import inner_life
 
-    engine = open_engine(args.run)
+    engine = open_engine(args, args.run, gateway=object())
+    out = console()
     matches = [r for r in engine.cast.matching(args.name) if r.kind in ("ego", "other")]
     if len(matches) != 1:
         names = ", ".join(r.name for r in engine.cast.roles if r.kind in ("ego", "other"))
@@ -55,12 +57,12 @@ def cmd_mind(args: argparse.Namespace, open_engine: Any, console: Any, esc: Any)
         raise InputError("command line", flags[exc.field], exc.problem, exc.fix) from None
     for fields in changes:
         event = engine.mind_event(fields)
-        console.print(f"[dim]({esc(event.text)})[/]")
+        out.print(f"[dim]({esc(event.text)})[/]")
     if not changes:
         text = Text(role.name.upper(), style="bold")
         if sheet.has_inner_life:
             inner_life(engine, role, text)
         else:
             text.append("\nno inner life on this sheet (traits, moods, knowledge, goals, memory)", style="dim")
-        console.print(text)
+        out.print(text)
     return 0

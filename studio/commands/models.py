@@ -1,176 +1,65 @@
-"""`studio models`: which models this machine can use right now, and the exact option for each.
-
-A new user meets the embedded model first; this is where they find a better one. Nothing here reads
-a key's value (only whether its variable is set), nothing imports litellm, and each server probed
-gets one second: the servers are asked at once, on threads, and whatever has not answered when its
-second is up is reported as silent.
-"""
+"""`studio models`: the survey of studio.llm.survey, printed for a person or as JSON."""
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
-import threading
-import time
-import urllib.error
-import urllib.request
-from dataclasses import dataclass, field
 from typing import Any
 
-from rich.markup import escape
-
-from studio import usage
-
-PROBE_SECONDS = 1.0
-OLLAMA_DEFAULT = "http://localhost:11434"
-
-# provider, the variable its key is read from, a model worth trying first (priced in litellm's map)
-PROVIDERS: tuple[tuple[str, str, str], ...] = (
-    ("OpenAI", "OPENAI_API_KEY", "openai/gpt-4o-mini"),
-    ("Anthropic", "ANTHROPIC_API_KEY", "anthropic/claude-haiku-4-5"),
-    ("Google Gemini", "GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
-    ("Mistral", "MISTRAL_API_KEY", "mistral/mistral-small-latest"),
-    ("DeepSeek", "DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
-    ("Groq", "GROQ_API_KEY", "groq/openai/gpt-oss-20b"),
-    ("xAI", "XAI_API_KEY", "xai/grok-4.3"),
-    ("Together AI", "TOGETHERAI_API_KEY", "together_ai/meta-llama/Llama-3-8b-chat-hf"),
-    ("OpenRouter", "OPENROUTER_API_KEY", "openrouter/openai/gpt-4o-mini"),
-)
+from studio.commands.common import console
 
 
-@dataclass
-class Server:
-    label: str
-    url: str
-    prefix: str  # how the studio names its models: ollama_chat/NAME, openai/NAME
-    answered: bool = False
-    models: list[str] = field(default_factory=list)
-    problem: str = ""
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("models", help="the models you can use here, and the --model line for each")
+    p.add_argument("--json", action="store_true", help="print the survey as JSON")
+    p.set_defaults(func=models)
 
 
-def _get_json(url: str, timeout: float) -> Any:
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 (a URL the user named)
-        return json.loads(reply.read(2_000_000).decode("utf-8", "replace"))
+def models(args: argparse.Namespace) -> int:
+    return show(console(), as_json=args.json)
 
 
-def _ask(server: Server, path: str, read: Any) -> None:
-    try:
-        server.models = read(_get_json(server.url.rstrip("/") + path, PROBE_SECONDS))
-        server.answered = True
-    except urllib.error.HTTPError as exc:
-        server.problem = f"answered {exc.code} to {path}"
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        server.problem = "nothing is listening" if "refused" in str(reason).lower() else f"no answer ({reason})"
-    except (ValueError, TypeError, KeyError, AttributeError):
-        server.problem = f"answered {path}, but not with a model list"
+def show(out: Any, as_json: bool = False) -> int:
+    from rich.markup import escape
 
+    from studio.llm.survey import survey
 
-def _ollama_models(data: Any) -> list[str]:
-    return sorted(str(m["name"]) for m in data.get("models", []) if m.get("name"))
-
-
-def _openai_models(data: Any) -> list[str]:
-    return sorted(str(m["id"]) for m in data.get("data", []) if m.get("id"))
-
-
-def probe(servers: list[tuple[Server, str, Any]]) -> None:
-    """Ask every server at once; after PROBE_SECONDS, one that has not answered is silent."""
-    threads = []
-    for server, path, read in servers:
-        thread = threading.Thread(target=_ask, args=(server, path, read), daemon=True)
-        thread.start()
-        threads.append((server, thread))
-    deadline = time.monotonic() + PROBE_SECONDS
-    for server, thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-        if thread.is_alive():
-            server.problem = f"no answer within {PROBE_SECONDS:g} s"
-
-
-def survey() -> dict[str, Any]:
-    """Everything `studio models` reports, as data (printed as text, or as JSON with --json)."""
-    from studio.llm.local import DISTRIBUTION, gguf_path
-    from studio.llm.errors import ModelError
-
-    try:
-        gguf_path()
-        embedded = {"installed": True, "note": "SmolLM2-135M-Instruct, in-process, offline; a tiny model"}
-    except ModelError as exc:
-        embedded = {"installed": False, "note": str(exc)}
-    builtins = [
-        {"model": "local/smollm2", "use": "--model local/smollm2", **embedded},
-        {"model": "scripted", "use": "--model scripted", "installed": True,
-         "note": "deterministic and offline, for tests and demos: every line says it is scripted"},
-    ]
-    providers = []
-    for name, variable, model in PROVIDERS:
-        present = bool(os.environ.get(variable, "").strip())
-        providers.append({"provider": name, "variable": variable, "key_set": present, "model": model,
-                          "use": f"--model {model}", "prices": _prices(model)})
-    ollama = Server("Ollama", os.environ.get("OLLAMA_API_BASE", "").strip() or OLLAMA_DEFAULT, "ollama_chat/")
-    wanted: list[tuple[Server, str, Any]] = [(ollama, "/api/tags", _ollama_models)]
-    base = os.environ.get("STUDIO_API_BASE", "").strip()
-    compatible = Server("STUDIO_API_BASE", base, "openai/") if base else None
-    if compatible:
-        wanted.append((compatible, "/models", _openai_models))
-    probe(wanted)
-    servers = []
-    for server in (ollama, compatible):
-        if server is None:
-            continue
-        servers.append({
-            "server": server.label, "url": server.url, "answered": server.answered, "problem": server.problem,
-            "models": [{"model": server.prefix + m, "use": f"--model {server.prefix}{m}"} for m in server.models],
-        })
-    return {"builtin": builtins, "providers": providers, "servers": servers, "studio_api_base": bool(base)}
-
-
-def _prices(model: str) -> str:
-    price = usage.prices(model)
-    if price is None:
-        return "price unknown"
-    return f"${price[0] * 1e6:.2f} in, ${price[1] * 1e6:.2f} out per million tokens"
-
-
-def show(console: Any, as_json: bool = False) -> int:
     found = survey()
     if as_json:
         print(json.dumps(found, indent=1))
         return 0
     e = escape
-    console.print("[bold]Built in[/] (no key, no network)")
+    out.print("[bold]Built in[/] (no key, no network)")
     for item in found["builtin"]:
         mark = "" if item["installed"] else " [red](not installed)[/]"
-        console.print(f"  [bold]{e(item['use'])}[/]{mark}  {e(item['note'])}")
-    console.print("\n[bold]Providers[/] (a key is read from its variable; its value is never shown)")
+        out.print(f"  [bold]{e(item['use'])}[/]{mark}  {e(item['note'])}")
+    out.print("\n[bold]Providers[/] (a key is read from its variable; its value is never shown)")
     keyed = [p for p in found["providers"] if p["key_set"]]
     for p in keyed:
-        console.print(f"  {e(p['variable'])} is set: [bold]{e(p['use'])}[/]  ({e(p['prices'])})")
+        out.print(f"  {e(p['variable'])} is set: [bold]{e(p['use'])}[/]  ({e(p['prices'])})")
     if not keyed:
-        console.print("  No provider key is set.")
+        out.print("  No provider key is set.")
     unset = [p["variable"] for p in found["providers"] if not p["key_set"]]
     if unset:
-        console.print(f"  [dim]Not set: {e(', '.join(unset))}. Export one, e.g. OPENAI_API_KEY=..., then use "
+        out.print(f"  [dim]Not set: {e(', '.join(unset))}. Export one, e.g. OPENAI_API_KEY=..., then use "
                       f"{e(found['providers'][0]['use'])}.[/]")
-    console.print("\n[bold]Servers on this machine[/]")
+    out.print("\n[bold]Servers on this machine[/]")
     for s in found["servers"]:
         where = f"{s['server']} at {s['url']}" if s["server"] != "STUDIO_API_BASE" else f"STUDIO_API_BASE ({s['url']})"
         if not s["answered"]:
-            console.print(f"  {e(where)}: {e(s['problem'])}")
+            out.print(f"  {e(where)}: {e(s['problem'])}")
             continue
         if not s["models"]:
-            console.print(f"  {e(where)} answers, but serves no models yet")
+            out.print(f"  {e(where)} answers, but serves no models yet")
             continue
-        console.print(f"  {e(where)} answers, serving {len(s['models'])}:")
+        out.print(f"  {e(where)} answers, serving {len(s['models'])}:")
         for m in s["models"]:
-            console.print(f"    [bold]{e(m['use'])}[/]")
+            out.print(f"    [bold]{e(m['use'])}[/]")
     if found["servers"] and found["servers"][0]["server"] == "Ollama" and not found["servers"][0]["answered"]:
-        console.print("  [dim]Ollama (ollama.com): 'ollama serve', then 'ollama pull llama3.2' and run this again.[/]")
+        out.print("  [dim]Ollama (ollama.com): 'ollama serve', then 'ollama pull llama3.2' and run this again.[/]")
     if not found["studio_api_base"]:
-        console.print("  [dim]Another OpenAI-compatible server (llama.cpp, vLLM, LM Studio): set STUDIO_API_BASE to its "
+        out.print("  [dim]Another OpenAI-compatible server (llama.cpp, vLLM, LM Studio): set STUDIO_API_BASE to its "
                       "URL, e.g. http://localhost:8080/v1; its models are used as openai/NAME.[/]")
-    console.print("\n[dim]Any of these for one role only: --role ROLE=MODEL, ROLE being ego, superego, other, director "
+    out.print("\n[dim]Any of these for one role only: --role ROLE=MODEL, ROLE being ego, superego, other, director "
                   "or a character's name; e.g. studio run plays/interview.toml --role ego=openai/gpt-4o-mini[/]")
     return 0

@@ -1,13 +1,11 @@
-"""`studio new play TITLE` and `studio new character NAME`: a commented starting file, then the editor."""
+"""`studio new play TITLE` and `studio new character NAME`: a commented starting file (studio.model.starter),
+then the editor."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-
-from studio.model.errors import InputError
-from studio.model.starter import character_text, play_text, slug, write_new
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,47 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     for p in (play, character):
         p.add_argument("--dir", default=".", help="the folder holding plays/ and characters/ (default: here)")
         p.add_argument("--no-edit", action="store_true", help="do not open the file in $EDITOR afterwards")
-
-
-def new_character(root: Path, name: str) -> Path:
-    if not name.strip():
-        raise InputError("command line", "NAME", "is empty", "give the character a name")
-    return write_new(root / "characters" / f"{slug(name)}.toml", character_text(name.strip()))
-
-
-def new_play(
-    root: Path,
-    title: str,
-    ego: str = "protagonist",
-    others: list[str] | None = None,
-    superego: str | None = None,
-    director: str | None = None,
-) -> tuple[Path, list[Path]]:
-    """Write the play and a starting sheet for each character it names that does not exist yet."""
-    if not title.strip():
-        raise InputError("command line", "TITLE", "is empty", "give the play a title")
-    others = others or ["stranger"]
-    names = [ego, *others, *(n for n in (superego, director) if n)]
-    stems = {n: slug(n) for n in names}
-    if len(set(stems.values())) != len(stems):
-        raise InputError("command line", None, "two seats name the same character", "give each seat its own")
-    path = root / "plays" / f"{slug(title)}.toml"
-    if path.exists():
-        raise InputError(str(path), None, "already exists", "choose another title, or edit that file")
-    created: list[Path] = []
-    for name, stem in stems.items():
-        sheet = root / "characters" / f"{stem}.toml"
-        if not sheet.exists():
-            created.append(write_new(sheet, character_text(name)))
-    text = play_text(
-        title.strip(),
-        stems[ego],
-        [stems[o] for o in others],
-        stems[superego] if superego else None,
-        stems[director] if director else None,
-    )
-    write_new(path, text)
-    return path, created
+    new.set_defaults(func=cmd_new)
 
 
 def _edit_and_check(path: Path, check) -> int:  # type: ignore[no-untyped-def]
@@ -81,8 +39,9 @@ def _edit_and_check(path: Path, check) -> int:  # type: ignore[no-untyped-def]
 
 def cmd_new(args: argparse.Namespace) -> int:
     from studio.editor import editor_command
-    from studio.model import load_character
     from studio.engine.forms import load_play
+    from studio.model import load_character
+    from studio.model.starter import new_character, new_play
 
     root = Path(args.dir)
     if args.what == "character":

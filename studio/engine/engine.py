@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
@@ -20,7 +21,6 @@ from studio.engine.checkpoints import Checkpoints
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.budget import fit
 from studio.engine.forms import form_for
-from studio.engine.forms.drama.state import RunState
 from studio.engine.forms.base import Step
 from studio.engine.lines import is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
@@ -100,7 +100,7 @@ class Engine:
     @classmethod
     def create(
         cls, store: Store, cast: ResolvedCast, options: dict[str, Any] | None = None, gateway: Any = None
-    ) -> "Engine":
+    ) -> Engine:
         stored = storable(cast)
         run_id = store.create_run(cast.play.title, cast.play_path, stored, options or {})
         ADDRESSES.update({(run_id, r.key): r.api_base for r in cast.roles if r.api_base})

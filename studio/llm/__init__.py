@@ -22,6 +22,7 @@ from studio.llm.gateway import (
     ModelError,
     check_cast_models,
     check_model,
+    embed,
 )
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "ModelError",
     "check_cast_models",
     "check_model",
+    "embed",
 ]

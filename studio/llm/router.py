@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -186,7 +186,10 @@ class EndpointRouter:
         except BaseException as exc:
             endpoint.failures += 1
             endpoint.failed_at = time.monotonic()
-            with contextlib.suppress(Exception):  # so the gateway can say which server failed
+            # So the gateway can say which server failed. The error is litellm's (or httpx's) own class, kept
+            # so the gateway's retry rules still recognise it: the tag rides on the instance, which no type
+            # declares; a class that refuses new attributes just goes untagged.
+            with contextlib.suppress(Exception):
                 exc.studio_endpoint = redact_url_credentials(endpoint.url)  # type: ignore[attr-defined]
             raise
         finally:
@@ -208,7 +211,7 @@ class EndpointRouter:
             async for pair in self.call(endpoint, request):
                 yield pair
 
-    async def call(self, endpoint: _Endpoint, request: dict) -> AsyncIterator[tuple[str, object]]:
+    async def call(self, endpoint: _Endpoint, request: dict) -> AsyncGenerator[tuple[str, object], None]:
         """One call (the gateway's litellm request) on ``endpoint``, whose slot the caller holds, as
         (piece, usage) pairs: streamed if the request asks for a stream, else one piece."""
         body = {k: v for k, v in request.items() if k not in ("model", "api_base", "api_key")}
@@ -230,8 +233,8 @@ class EndpointRouter:
             # The router appends paragraphs about fallback groups (there are none here) to the provider's words.
             message = getattr(exc, "message", None)
             if isinstance(message, str) and _ROUTER_NOTE in message:
-                with contextlib.suppress(Exception):
-                    exc.message = message.split(_ROUTER_NOTE, 1)[0]
+                with contextlib.suppress(Exception):  # litellm's own error: it has .message, no type says so
+                    exc.message = message.split(_ROUTER_NOTE, 1)[0]  # type: ignore[attr-defined]
             raise
 
 

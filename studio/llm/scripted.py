@@ -31,8 +31,9 @@ import os
 import re
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from typing import Any
 
 ERROR_MARK = "!error:"
 
@@ -315,7 +316,7 @@ def _delay() -> float:
 def _failure(kind: str, model: str) -> Exception:
     import litellm
 
-    where = {"model": model, "llm_provider": "scripted"}
+    where: dict[str, Any] = {"model": model, "llm_provider": "scripted"}
     if kind == "429":
         return litellm.RateLimitError(message="(scripted) rate limited", **where)
     if kind == "timeout":
@@ -337,7 +338,7 @@ def _failure(kind: str, model: str) -> Exception:
 
 async def perform(
     model: str, messages: list[dict], role: str, task: str, character: str, scene: int, turn: int, max_tokens: int | None
-) -> AsyncIterator[tuple[str, dict | None]]:
+) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` word by word, then ``("", usage)``.
 
     A generated line is cut at ``max_tokens`` words like a real model's would

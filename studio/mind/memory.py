@@ -210,9 +210,9 @@ class MemoryIndex:
         imp = self._importance.view()
         score = recency * (imp / 10.0) * rel
         for event_id in exclude:
-            doc = self._ids.get(event_id)
-            if doc is not None:
-                score[doc] = 0.0
+            shown = self._ids.get(event_id)
+            if shown is not None:
+                score[shown] = 0.0
         hits = np.nonzero(score > 0)[0]
         if not len(hits):
             return []
@@ -225,7 +225,7 @@ class MemoryIndex:
 
 
 class EmbeddingRelevance:
-    """Cosine similarity from an embedding model the play names, through litellm (imported only here).
+    """Cosine similarity from an embedding model the play names (litellm is imported only when one is).
 
     Vectors of memories are cached by event id, so each memory is embedded once per process. Cosine in
     [-1, 1] is mapped to [0, 1] to stand where BM25's scaled score stands.
@@ -238,14 +238,9 @@ class EmbeddingRelevance:
         self._vectors: dict[int, list[float]] = {}
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
-        import os
+        from studio.llm import embed
 
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
-
-        kwargs = {"api_base": self.api_base} if self.api_base else {}
-        reply = litellm.embedding(model=self.model, input=texts, **kwargs)
-        return [list(item["embedding"]) for item in reply["data"]]
+        return embed(self.model, texts, self.api_base)
 
     def __call__(self, query: str) -> dict[int, float]:
         missing = [m for m in self.index.memories if m.event_id not in self._vectors]

@@ -52,7 +52,7 @@ def _string_like(old: Any, value: str) -> Any:
     return String(StringType.MLB, body, original, trivia)
 
 
-class Replace(dict):  # type: ignore[type-arg]
+class Replace(dict[str, Any]):
     """A table's whole new content: keys the file has and this lacks go (they held defaults before)."""
 
 

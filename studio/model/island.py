@@ -61,7 +61,7 @@ class GameRules(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _map_is_whole(self) -> "GameRules":
+    def _map_is_whole(self) -> GameRules:
         names = [p.name for p in self.places]
         lowered = [n.lower() for n in names]
         if len(set(lowered)) != len(lowered):
@@ -95,8 +95,7 @@ class GameRules(_Strict):
         for place in self.places:
             if any(t.lower() == here.lower() for t in place.paths):
                 out.append(place.name)
-        seen: set[str] = set()
-        return [n for n in out if n != here and not (n in seen or seen.add(n))]
+        return [n for n in dict.fromkeys(out) if n != here]
 
     def modules(self, player: str) -> tuple[str, ...]:
         return ARCHITECTURES[self.architecture.get(player, "both")]

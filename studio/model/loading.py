@@ -257,14 +257,14 @@ def resolve_roles(
         s = _settings([sheet, member, {"model": model}], kind)
         resolved.append(
             ResolvedRole(
-                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
+                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,  # type: ignore[arg-type]
                 schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
-            )  # type: ignore[arg-type]
+            )
         )
 
     # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
     speakers: dict[str, str] = {}
-    for (key, kind, member, field), role in zip(seats, resolved):
+    for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
         if kind not in ("ego", "other"):
             continue
         folded = role.name.casefold()

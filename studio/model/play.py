@@ -101,7 +101,7 @@ class StrategySchedule(_Strict):
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
-    def _one_rule(self) -> "StrategySchedule":
+    def _one_rule(self) -> StrategySchedule:
         if self.every is not None and self.probability is not None:
             raise ValueError("give either 'every' or 'probability', not both")
         return self
@@ -204,7 +204,7 @@ class Play(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _critic_has_a_reader(self) -> "Play":
+    def _critic_has_a_reader(self) -> Play:
         if self.critic_loop and self.cast.director is None:
             raise ValueError("critic_loop: the Critic's review is read by the director as a scene opens, and this "
                              "play has none; add [cast.director] character = \"...\" or set critic_loop = false")
@@ -235,7 +235,7 @@ class Play(_Strict):
             return entry if isinstance(entry, str) else entry.brief
         return ""
 
-    def _entry(self, scene: int) -> "SceneBrief | None":
+    def _entry(self, scene: int) -> SceneBrief | None:
         if isinstance(self.scenes, list) and 1 <= scene <= len(self.scenes):
             entry = self.scenes[scene - 1]
             return None if isinstance(entry, str) else entry

@@ -162,3 +162,45 @@ def write_new(path: Path, text: str) -> Path:
     except OSError as exc:
         raise InputError(str(path), None, f"cannot be written ({exc.strerror})", "check the folder") from None
     return path
+
+
+def new_character(root: Path, name: str) -> Path:
+    """Write characters/NAME.toml under `root` (never over an existing file); shared by `studio new` and the app."""
+    if not name.strip():
+        raise InputError("command line", "NAME", "is empty", "give the character a name")
+    return write_new(root / "characters" / f"{slug(name)}.toml", character_text(name.strip()))
+
+
+def new_play(
+    root: Path,
+    title: str,
+    ego: str = "protagonist",
+    others: list[str] | None = None,
+    superego: str | None = None,
+    director: str | None = None,
+) -> tuple[Path, list[Path]]:
+    """Write the play and a starting sheet for each character it names that does not exist yet."""
+    if not title.strip():
+        raise InputError("command line", "TITLE", "is empty", "give the play a title")
+    others = others or ["stranger"]
+    names = [ego, *others, *(n for n in (superego, director) if n)]
+    stems = {n: slug(n) for n in names}
+    if len(set(stems.values())) != len(stems):
+        raise InputError("command line", None, "two seats name the same character", "give each seat its own")
+    path = root / "plays" / f"{slug(title)}.toml"
+    if path.exists():
+        raise InputError(str(path), None, "already exists", "choose another title, or edit that file")
+    created: list[Path] = []
+    for name, stem in stems.items():
+        sheet = root / "characters" / f"{stem}.toml"
+        if not sheet.exists():
+            created.append(write_new(sheet, character_text(name)))
+    text = play_text(
+        title.strip(),
+        stems[ego],
+        [stems[o] for o in others],
+        stems[superego] if superego else None,
+        stems[director] if director else None,
+    )
+    write_new(path, text)
+    return path, created

@@ -22,8 +22,8 @@ def register(name: str, form: type[Form]) -> None:
     FORMS[name] = form
 
 
-def form_for(cast: "ResolvedCast") -> Form:
-    name = getattr(cast.play, "form", "drama_machine") or "drama_machine"
+def form_for(cast: ResolvedCast) -> Form:
+    name = cast.play.form or "drama_machine"
     return FORMS[name]()
 
 
@@ -36,7 +36,7 @@ FORMS["dilemma"] = Dilemma
 # -- a play, checked by its form -------------------------------------------------------------------
 
 
-def check_play(play: "Play", path: "str | os.PathLike[str]") -> None:
+def check_play(play: Play, path: str | os.PathLike[str]) -> None:
     """What only the forms know of a play file: the form it names, the rules its seats name, and the cast
     that form needs. Raises studio.model.InputError naming the file, the field and the fix."""
     from studio.model.errors import InputError
@@ -52,7 +52,7 @@ def check_play(play: "Play", path: "str | os.PathLike[str]") -> None:
     FORMS[play.form].check_cast(play, where)
 
 
-def load_play(path: "str | os.PathLike[str]") -> "Play":
+def load_play(path: str | os.PathLike[str]) -> Play:
     """A play file read and checked: its fields by the model, its cast by its form."""
     from studio.model.loading import read_play
 
@@ -61,7 +61,7 @@ def load_play(path: "str | os.PathLike[str]") -> "Play":
     return play
 
 
-def resolve_cast(play: "Play", play_path: "str | os.PathLike[str]", **overrides: Any) -> "ResolvedCast":
+def resolve_cast(play: Play, play_path: str | os.PathLike[str], **overrides: Any) -> ResolvedCast:
     """The cast with every setting decided (studio.model.loading.resolve_roles, which takes the command
     line's `model`, `roles`, `superego` and `strategies`), then checked by the play's form."""
     from studio.model.loading import resolve_roles

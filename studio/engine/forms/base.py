@@ -10,7 +10,8 @@ for every form without the form doing anything for them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from studio.store import events as ev
 from studio.store.events import Event
@@ -97,25 +98,25 @@ class Form:
     # -- the cast it needs ----------------------------------------------------------------------
 
     @classmethod
-    def check_cast(cls, play: "Play", where: str) -> None:
+    def check_cast(cls, play: Play, where: str) -> None:
         """Refuse a play whose cast this form cannot run: raise studio.model.InputError naming the file
         (`where`), the field and the fix. Called as a play file is loaded (studio.engine.forms.load_play)."""
 
     @classmethod
-    def check_resolved(cls, cast: "ResolvedCast") -> None:
+    def check_resolved(cls, cast: ResolvedCast) -> None:
         """The cast rules that need every seat resolved (names read from character sheets), raised the
         same way; called once the cast is (studio.engine.forms.resolve_cast)."""
 
-    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+    def seats(self, cast: ResolvedCast) -> list[Seat]:
         return [
             Seat(r.key, r.name, r.kind, "human" if r.human else "model", r.kind in ("ego", "other"))
             for r in cast.roles
         ]
 
-    def new_state(self, cast: "ResolvedCast") -> Any:
+    def new_state(self, cast: ResolvedCast) -> Any:
         raise NotImplementedError
 
-    def replay(self, cast: "ResolvedCast", path: list[Event]) -> Any:
+    def replay(self, cast: ResolvedCast, path: list[Event]) -> Any:
         state = self.new_state(cast)
         for event in path:
             self.fold(state, event)
@@ -125,18 +126,18 @@ class Form:
         """Change the state by one committed event. Pure: same events, same state."""
         raise NotImplementedError
 
-    def next_step(self, state: Any) -> "Step | None":
+    def next_step(self, state: Any) -> Step | None:
         raise NotImplementedError
 
-    def messages(self, state: Any, path: list[Event], by_id: dict[int, Event], step: "Step",
-                 role: "ResolvedRole") -> list[Message]:
+    def messages(self, state: Any, path: list[Event], by_id: dict[int, Event], step: Step,
+                 role: ResolvedRole) -> list[Message]:
         raise NotImplementedError
 
-    def read(self, state: Any, step: "Step", role: "ResolvedRole | None", text: str) -> Reply:
+    def read(self, state: Any, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         """Read a model's (or a human's) answer. A choice (a move, a pick) is validated here."""
         return Reply(text)
 
-    async def carry_out(self, state: Any, step: "Step", path: list[Event], gateway: Any) -> Reply | None:
+    async def carry_out(self, state: Any, step: Step, path: list[Event], gateway: Any) -> Reply | None:
         """Fill a step no seat of the cast takes and that needs a model, such as the Critic's review between
         scenes (studio.engine.forms.review.review). None: the form reads the step as its own move (`read`
         with no seat)."""
@@ -150,7 +151,7 @@ class Form:
         """The character seats who witness an event about to be committed (recorded in its data)."""
         return None
 
-    def scene_data(self, state: Any, step: "Step") -> dict[str, Any]:
+    def scene_data(self, state: Any, step: Step) -> dict[str, Any]:
         """What a scene heading event carries besides its text (an ensemble: who is on stage)."""
         return {}
 
@@ -159,12 +160,12 @@ class Form:
         event = done[-1]
         return event.kind == "epilogue" or (event.kind in ("stage", "direction") and event.role is not None)
 
-    def schema(self, state: Any, step: "Step", role: "ResolvedRole") -> str | None:
+    def schema(self, state: Any, step: Step, role: ResolvedRole) -> str | None:
         """A JSON schema (as text, from studio.structured.reply_schema) this step's reply is held to where
         the model can be held (the embedded model's grammar, providers that take one); None: free text."""
         return None
 
-    def choices(self, state: Any, step: "Step", role: "ResolvedRole") -> list[str] | None:
+    def choices(self, state: Any, step: Step, role: ResolvedRole) -> list[str] | None:
         """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
         allows only some answers; None: any line. The app's input box lists them."""
         return None
@@ -196,7 +197,7 @@ class Form:
         """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
         raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
 
-    def reworked_line(self, state: Any, step: "Step") -> Event | None:
+    def reworked_line(self, state: Any, step: Step) -> Event | None:
         """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""
         return None
 
@@ -209,13 +210,13 @@ class Form:
         `voice:strategy` for one."""
         return {}
 
-    def rule_for(self, state: Any, step: "Step", role: "ResolvedRole") -> Rule | None:
+    def rule_for(self, state: Any, step: Step, role: ResolvedRole) -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""
         name = getattr(role, "rule", None)
         return RULES.get(name) if name else None
 
 
 @rule("listens")
-def _listens(state: Any, step: "Step", role: "ResolvedRole") -> str:
+def _listens(state: Any, step: Step, role: ResolvedRole) -> str:
     """A character kept on stage at no cost: present, witnessing, silent."""
     return f"*{role.name} listens.*"

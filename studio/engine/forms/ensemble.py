@@ -29,7 +29,7 @@ class Ensemble(Form):
     stage_moves = True
 
     @classmethod
-    def check_cast(cls, play: "Play", where: str) -> None:
+    def check_cast(cls, play: Play, where: str) -> None:
         from studio.model.errors import InputError
 
         if len(play.cast.characters) < 2:
@@ -56,7 +56,7 @@ class Ensemble(Form):
     def strategy_switches(self, state: EnsembleState) -> dict[str, bool]:
         return dict(state.strategy_switch)
 
-    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+    def seats(self, cast: ResolvedCast) -> list[Seat]:
         out = []
         for r in cast.roles:
             fill = "rule" if r.rule else "human" if r.human else "model"
@@ -69,7 +69,7 @@ class Ensemble(Form):
                 out.append(Seat(r.key, r.name, r.kind, fill, False))
         return out
 
-    def new_state(self, cast: "ResolvedCast") -> EnsembleState:
+    def new_state(self, cast: ResolvedCast) -> EnsembleState:
         state = EnsembleState(cast=cast, policy=cast.play.next)
         state.humans = {r.key for r in cast.roles if r.human}
         state.on_stage = [r.key for r in cast.roles if r.kind == "other"]
@@ -90,7 +90,7 @@ class Ensemble(Form):
         state.control(event)
 
     def messages(self, state: EnsembleState, path: list[Event], by_id: dict[int, Event], step: Step,
-                 role: "ResolvedRole") -> list[Message]:
+                 role: ResolvedRole) -> list[Message]:
         book = EnsembleBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
@@ -119,7 +119,7 @@ class Ensemble(Form):
             return list(after)
         return now + [k for k in (after or []) if k not in now]  # one who enters sees the entrance
 
-    def read(self, state: EnsembleState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+    def read(self, state: EnsembleState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         data: dict[str, Any] = {}
         if step.kind == ev.PICK:
             return read_pick(state, text)

@@ -22,7 +22,7 @@ PICKED_BY = {"moderator": "moderator", "director": "director"}
 
 @dataclass
 class EnsembleState:
-    cast: "ResolvedCast"
+    cast: ResolvedCast
     scene: int = 0
     turn: int = 0
     turn_in_scene: int = 0

@@ -33,7 +33,7 @@ def questions(prompt: str) -> list[str]:
 
 
 @rule("interview_questions")
-def _ask(state: Any, step: "Step", role: "ResolvedRole") -> str:
+def _ask(state: Any, step: Step, role: ResolvedRole) -> str:
     """The question for this turn, from the interviewer's own sheet."""
     asked = questions(role.sheet.prompt)
     if not asked:
@@ -45,7 +45,7 @@ class Interview(DramaMachine):
     name = "interview"
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
-                 role: "ResolvedRole") -> list[Message]:
+                 role: ResolvedRole) -> list[Message]:
         if role.kind != "ego" or step.task not in ("speak", "revise"):
             return super().messages(state, path, by_id, step, role)
         book = PromptBook(state, path, by_id, self.minds)

@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -291,7 +292,7 @@ async def ask(gateway: Any, model: str, messages: list[dict[str, str]], *, attem
 # -- the review step ---------------------------------------------------------------------------------------
 
 
-def review_due(cast: "ResolvedCast", scene: int, reviewed: int) -> bool:
+def review_due(cast: ResolvedCast, scene: int, reviewed: int) -> bool:
     """With the Critic talking back (the play's critic_loop), a scene that has ended and is not yet
     reviewed in this take is reviewed before the next one opens."""
     return bool(cast.play.critic_loop) and scene >= 1 and reviewed < scene
@@ -302,13 +303,13 @@ def review_step(scene: int, turn: int) -> Step:
     return Step(ev.REVIEW, "review", None, scene, turn)
 
 
-def critic_model(cast: "ResolvedCast") -> str:
+def critic_model(cast: ResolvedCast) -> str:
     """The Critic in the loop speaks with the Director's model (the one who will read it), else the first seat's."""
     seat = cast.role("director") if cast.has("director") else cast.roles[0]
     return seat.model
 
 
-async def review(cast: "ResolvedCast", path: list[Event], gateway: Any) -> Reply:
+async def review(cast: ResolvedCast, path: list[Event], gateway: Any) -> Reply:
     """The play so far scored as its scene ends, committed backstage, where the Director's next opening
     reads it (studio.engine.forms.drama.prompts: review_for)."""
     model = critic_model(cast)

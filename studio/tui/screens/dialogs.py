@@ -116,19 +116,18 @@ class StrategiesScreen(Dialog):
 class ExportScreen(Dialog):
     """Format, backstage or not, and where: handed back as a dict for the exporter."""
 
-    FORMATS = ("fountain", "markdown", "fdx", "pdf", "play-pdf")
-    LABELS = {"fdx": "Final Draft", "pdf": "PDF, screenplay", "play-pdf": "PDF, stage play"}
-
     def __init__(self, default_dir: str = "exports") -> None:
+        from studio.export import FORMATS
+
         super().__init__()
         self._default_dir = default_dir
+        self._formats = {name: f.description for name, f in FORMATS.items()}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-dialog"):
             yield Label("Export the current take", classes="dialog-title")
             with RadioSet(id="export-format"):
-                for i, fmt in enumerate(self.FORMATS):
-                    label = self.LABELS.get(fmt, fmt.capitalize())
+                for i, (fmt, label) in enumerate(self._formats.items()):
                     yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
             yield Checkbox("Include the backstage", id="export-backstage")
             yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
@@ -141,7 +140,7 @@ class ExportScreen(Dialog):
         index = radio.pressed_index if radio.pressed_index >= 0 else 0
         path = self.query_one("#export-path", Input).value.strip()
         return {
-            "fmt": self.FORMATS[index],
+            "fmt": list(self._formats)[index],
             "backstage": self.query_one("#export-backstage", Checkbox).value,
             "out": path or None,  # a string keeps the trailing slash that names a folder
         }

@@ -91,8 +91,8 @@ class NewPlayScreen(Dialog):
     @on(Input.Submitted)
     @on(Button.Pressed, "#new-create")
     def _create(self) -> None:
-        from studio.commands.new import new_play
         from studio.model import InputError
+        from studio.model.starter import new_play
 
         self._check()
         if self.problem:
@@ -139,8 +139,8 @@ class NewCharacterScreen(Dialog):
 
     @on(Input.Submitted)
     def _create(self) -> None:
-        from studio.commands.new import new_character
         from studio.model import InputError
+        from studio.model.starter import new_character
 
         self._check()
         if self.problem:

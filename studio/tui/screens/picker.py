@@ -45,7 +45,7 @@ class PickerScreen(Screen[None]):
         self.reload()
 
     def reload(self, keep: str | None = None) -> None:
-        from studio.commands.runs import summaries
+        from studio.present.runs import summaries
 
         options: list[Option | None] = []
         plays = sorted(self._plays_dir.glob("*.toml")) if self._plays_dir.is_dir() else []
@@ -104,10 +104,10 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Submitted, "#run-name")
     def _named(self, event: Input.Submitted) -> None:
-        from studio.commands.runs import cmd_rename
+        from studio.present.runs import rename
 
         if self._naming is not None:
-            self.notify(cmd_rename(self.app.store, self._naming, event.value))  # type: ignore[attr-defined]
+            self.notify(rename(self.app.store, self._naming, event.value))  # type: ignore[attr-defined]
             keep = f"run:{self._naming}"
             self._close_name()
             self.reload(keep)
@@ -118,14 +118,14 @@ class PickerScreen(Screen[None]):
         self.query_one("#picker-list", OptionList).focus()
 
     def action_archive_run(self) -> None:
-        from studio.commands.runs import cmd_archive
+        from studio.present.runs import archive
 
         run_id = self._highlighted_run()
         if run_id is None:
             return
         store = self.app.store  # type: ignore[attr-defined]
         undo = store.run(run_id).archived
-        self.notify(cmd_archive(store, run_id, undo))
+        self.notify(archive(store, run_id, undo))
         self.reload(f"run:{run_id}")
 
     def action_show_archived(self) -> None:

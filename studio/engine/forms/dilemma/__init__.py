@@ -62,7 +62,7 @@ class DilemmaState:
 
 
 def _partner_rule(name: str):
-    def answer(state: DilemmaState, step: Step, role: "ResolvedRole") -> str:
+    def answer(state: DilemmaState, step: Step, role: ResolvedRole) -> str:
         return WORDS[pd.PARTNERS[name](state.moves[: len(state.partner)])]
 
     return answer
@@ -75,11 +75,11 @@ for _name in ("always_defect", "always_cooperate", "tit_for_tat_c", "tit_for_tat
 class Dilemma(Form):
     name = "dilemma"
 
-    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+    def seats(self, cast: ResolvedCast) -> list[Seat]:
         return [Seat(r.key, r.name, r.kind, "rule" if r.rule else ("human" if r.human else "model"), True)
                 for r in cast.roles]
 
-    def new_state(self, cast: "ResolvedCast") -> DilemmaState:
+    def new_state(self, cast: ResolvedCast) -> DilemmaState:
         return DilemmaState(cast=cast, humans={r.key for r in cast.roles if r.human})
 
     def fold(self, state: DilemmaState, event: Event) -> None:
@@ -110,14 +110,14 @@ class Dilemma(Form):
         return Step(ev.STAGE, "move", PARTNER, 1, len(state.partner) + 1)
 
     def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
-                 role: "ResolvedRole") -> list[Message]:
+                 role: ResolvedRole) -> list[Message]:
         history = list(zip(state.moves, state.partner))
         return pd.persona_messages(role.sheet.prompt, history, state.problem, rounds=state.rounds)
 
-    def schema(self, state: DilemmaState, step: Step, role: "ResolvedRole") -> str | None:
+    def schema(self, state: DilemmaState, step: Step, role: ResolvedRole) -> str | None:
         return pd.MOVE_SCHEMA if step.task == "move" and role.key == SIMULACRUM else None
 
-    def read(self, state: DilemmaState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+    def read(self, state: DilemmaState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         if step.task == "result":
             game = pd.Game(list(state.moves), list(state.partner))
             me, them = state.cast.role(SIMULACRUM).name, state.cast.role(PARTNER).name

@@ -26,7 +26,7 @@ class DramaMachine(Form):
     name = "drama_machine"
 
     @classmethod
-    def check_cast(cls, play: "Play", where: str) -> None:
+    def check_cast(cls, play: Play, where: str) -> None:
         from studio.model.errors import InputError
 
         if play.cast.ego is None:
@@ -34,7 +34,7 @@ class DramaMachine(Form):
         if not play.cast.others:
             raise InputError(where, "cast.others", "the Drama Machine needs at least one other", "add [[cast.others]]")
 
-    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+    def seats(self, cast: ResolvedCast) -> list[Seat]:
         seats = []
         for r in cast.roles:
             fill = "human" if r.human else "model"
@@ -47,7 +47,7 @@ class DramaMachine(Form):
                 seats.append(Seat(r.key, r.name, r.kind, fill, r.kind == "other"))
         return seats
 
-    def new_state(self, cast: "ResolvedCast") -> RunState:
+    def new_state(self, cast: ResolvedCast) -> RunState:
         state = RunState(cast=cast, ego_prompt=cast.ego.sheet.prompt)
         state.humans = {r.key for r in cast.roles if r.human}
         state.facts = dict(cast.play.facts)  # the play's starting facts; any event's data["facts"] overrides
@@ -68,13 +68,13 @@ class DramaMachine(Form):
         return state.next_step()
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
-                 role: "ResolvedRole") -> list[Message]:
+                 role: ResolvedRole) -> list[Message]:
         book = PromptBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
         return messages
 
-    def read(self, state: RunState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+    def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         """Link the line to what shaped it: the line a rewrite reworks, the inner voice's work on a turn."""
         data: dict = {}
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:

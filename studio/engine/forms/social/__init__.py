@@ -43,7 +43,7 @@ PERSONAS = {
 
 @dataclass
 class SocialState:
-    cast: "ResolvedCast"
+    cast: ResolvedCast
     rules: GameRules
     seed: int
     names: dict[str, str]  # seat key -> player name
@@ -74,7 +74,7 @@ class SocialGame(Form):
     name = "social_game"
 
     @classmethod
-    def check_cast(cls, play: "Play", where: str) -> None:
+    def check_cast(cls, play: Play, where: str) -> None:
         from studio.model.errors import InputError
 
         if play.game is None:
@@ -84,7 +84,7 @@ class SocialGame(Form):
                              "see the README for the fields this file takes")
 
     @classmethod
-    def check_resolved(cls, cast: "ResolvedCast") -> None:
+    def check_resolved(cls, cast: ResolvedCast) -> None:
         """The island names its players: each name must be one of the cast's."""
         from studio.model.errors import InputError
 
@@ -100,11 +100,11 @@ class SocialGame(Form):
 
     # -- the cast ---------------------------------------------------------------------------
 
-    def seats(self, cast: "ResolvedCast") -> list[Seat]:
+    def seats(self, cast: ResolvedCast) -> list[Seat]:
         return [Seat(r.key, r.name, "player", "human" if r.human else "model", True) for r in cast.roles
                 if r.kind == "other"]
 
-    def new_state(self, cast: "ResolvedCast") -> SocialState:
+    def new_state(self, cast: ResolvedCast) -> SocialState:
         game_rules = cast.play.game
         if game_rules is None:  # check_cast refuses such a play as it loads
             raise ValueError("the social game needs its island: a [game] table")
@@ -184,7 +184,7 @@ class SocialGame(Form):
             still_in=game.alive, jury=game.jury, holds_idol=game.idol_holder == name,
         )
 
-    def schema(self, state: SocialState, step: Step, role: "ResolvedRole") -> str | None:
+    def schema(self, state: SocialState, step: Step, role: ResolvedRole) -> str | None:
         """An action or a vote is held to what the rules allow right now: a small model then cannot name a
         place that is not one walk away, or vote for nobody (the embedded model's votes named no player)."""
         if step.task == "act":
@@ -201,7 +201,7 @@ class SocialGame(Form):
                 "vote": {"type": "string", "enum": options}, "reason": {"type": "string"}}}, max_text=160)
         return None
 
-    def choices(self, state: SocialState, step: Step, role: "ResolvedRole") -> list[str] | None:
+    def choices(self, state: SocialState, step: Step, role: ResolvedRole) -> list[str] | None:
         if step.task == "act":
             return [a.describe() for a in rules.legal_actions(state.rules, state.game, role.name)]
         if step.task in ("vote", "jury"):
@@ -209,7 +209,7 @@ class SocialGame(Form):
         return None
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
-                 role: "ResolvedRole") -> list[Message]:
+                 role: ResolvedRole) -> list[Message]:
         view = self.view(state, role.key)
         name = view.name
         head = state.queue[0]
@@ -234,7 +234,7 @@ class SocialGame(Form):
 
     # -- reading replies --------------------------------------------------------------------
 
-    def read(self, state: SocialState, step: Step, role: "ResolvedRole | None", text: str) -> Reply:
+    def read(self, state: SocialState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         game = state.game
         if step.task == "round":
             return Reply(f"Round {game.round}", data=self._everyone(state))

@@ -1,0 +1,45 @@
+"""`studio rename RUN NAME` and `studio archive RUN`: what a run is called, and whether the lists show it."""
+
+from __future__ import annotations
+
+import argparse
+
+from studio.commands.common import db_option, open_store, run_id
+from studio.model.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rename = sub.add_parser("rename", help="give a run a name of your own (the play's title stays)")
+    rename.add_argument("run", help="a run number")
+    rename.add_argument("name", help="the new name; '' clears it")
+    db_option(rename)
+    rename.set_defaults(func=rename_run)
+    archive = sub.add_parser("archive", help="hide a run from the lists (nothing is deleted)")
+    archive.add_argument("run", help="a run number")
+    archive.add_argument("--undo", action="store_true", help="bring an archived run back")
+    db_option(archive)
+    archive.set_defaults(func=archive_run)
+
+
+def rename_run(args: argparse.Namespace) -> int:
+    from studio.present.runs import rename
+    from studio.store import StoreError
+
+    store = open_store(args.db)
+    try:
+        print(rename(store, run_id(args.run), args.name))
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'") from None
+    return 0
+
+
+def archive_run(args: argparse.Namespace) -> int:
+    from studio.present.runs import archive
+    from studio.store import StoreError
+
+    store = open_store(args.db)
+    try:
+        print(archive(store, run_id(args.run), args.undo))
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'") from None
+    return 0

@@ -1,0 +1,121 @@
+"""What every `studio` command shares: the options several take, reading their values, the store, the
+console. One copy here, so a message about a bad --role or an unknown run reads the same everywhere.
+
+Nothing heavy is imported at the top: `studio --help` builds every command's parser through this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from studio.model.errors import InputError
+
+
+def db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="PATH", help="the run database (default .studio/studio.db, or $STUDIO_DB)")
+
+
+def cast_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", metavar="M", help="model for every role (a litellm name, local/smollm2 or scripted)")
+    p.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL|human",
+        help="who plays a role: ego, superego, other, director or a character's name; repeatable",
+    )
+
+
+def open_store(path: str | None) -> Any:
+    from studio.store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise InputError(str(path or "--db"), None, str(exc).split(": ", 1)[-1], "name another file with --db") from None
+
+
+def run_id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError("command line", "RUN", f"'{text}' is not a run number", "see 'studio runs'") from None
+
+
+def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
+    """The engine of run `run` in `args.db`. A `gateway` of `object()` reads the run without any model
+    (show, rewind, mind); without one the run's models are checked first, since it is about to play."""
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    store = open_store(args.db)
+    number = run_id(run)
+    try:
+        engine = Engine(store, number, gateway=gateway)
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    if gateway is None:
+        check_models(engine.cast, f"run {number}")
+    return engine
+
+
+def parse_roles(items: Sequence[str]) -> dict[str, str]:
+    roles: dict[str, str] = {}
+    for item in items:
+        if "=" not in item or not item.split("=", 1)[1].strip():
+            raise InputError("--role", item, "expected ROLE=MODEL or ROLE=human", "e.g. --role ego=human")
+        key, value = item.split("=", 1)
+        roles[key.strip()] = value.strip()
+    return roles
+
+
+def parse_strategies(text: str | None) -> list[str] | None:
+    from studio.model.play import STRATEGIES, STRATEGY_NUMBERS
+
+    if text is None:
+        return None
+    if text.strip().lower() == "none":
+        return []
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower().replace("-", "_")
+        name = STRATEGY_NUMBERS.get(part, part)
+        if name not in STRATEGIES:
+            raise InputError(
+                "--strategies", part, "is not a strategy", "use 1/rewrite_prompt, 2/rewrite_speech, 3/critique or none"
+            )
+        out.append(name)
+    return out
+
+
+def take_head(store: Any, run: int, take: str | None) -> int | None:
+    from studio.store import StoreError
+    from studio.store.takes import resolve_take
+
+    try:
+        return resolve_take(store, run, take)
+    except StoreError as exc:
+        raise InputError("--take", take, str(exc).split(": ", 1)[-1], "name a take in the app, or give an event id from "
+                         "'studio show RUN --json --all'") from None
+
+
+def check_models(cast: Any, where: str) -> None:
+    from studio.llm import check_cast_models
+
+    check_cast_models(cast, where)
+
+
+def esc(value: object) -> str:
+    """Text from a play file, a model or a provider goes through this before any Rich print, so `[/]`
+    or `[link=...]` in it is shown as typed instead of crashing the print or becoming a live link."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+def console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)

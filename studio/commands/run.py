@@ -1,0 +1,125 @@
+"""`studio run PLAY`: a play on the terminal, the stage streamed as it is written, a human's lines asked for
+at the prompt. `drive` is the loop `studio resume` plays on with too."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from studio.commands.common import (
+    cast_options,
+    check_models,
+    console,
+    db_option,
+    esc,
+    open_store,
+    parse_roles,
+    parse_strategies,
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = sub.add_parser("run", help="run a play in the terminal, streaming the stage")
+    run.add_argument("play", help="a play file, e.g. plays/interview.toml")
+    run.add_argument("--turns", type=int, metavar="N", help="turns per scene")
+    run.add_argument("--scenes", type=int, metavar="N", help="number of scenes")
+    run.add_argument("--no-superego", action="store_true", help="run without the inner voice")
+    run.add_argument(
+        "--strategies", metavar="LIST", help="superego strategies to use: e.g. 2,3 or rewrite_speech,critique; 'none'"
+    )
+    cast_options(run)
+    run.add_argument("--seed", type=int, metavar="N", help="seed for strategies that fire by probability")
+    db_option(run)
+    run.add_argument("--backstage", action="store_true", help="also stream the backstage")
+    run.set_defaults(func=play)
+
+
+def play(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.model.loading import with_overrides
+
+    loaded = with_overrides(load_play(args.play), turns=args.turns, scenes=args.scenes, seed=args.seed)
+    cast = resolve_cast(
+        loaded,
+        args.play,
+        model=args.model,
+        roles=parse_roles(args.role),
+        superego=False if args.no_superego else None,
+        strategies=parse_strategies(args.strategies),
+    )
+    check_models(cast, args.play)
+    store = open_store(args.db)
+    options = {"model": args.model, "roles": parse_roles(args.role), "no_superego": args.no_superego,
+               "strategies": args.strategies, "seed": loaded.seed}
+    engine = Engine.create(store, cast, options)
+    return drive(engine, args.backstage)
+
+
+class _Stop(Exception):
+    pass
+
+
+def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
+    import asyncio  # here: `studio --help` and the listing commands need no event loop
+
+    from studio.engine import EngineError
+    from studio.terminal import StagePrinter
+
+    out = console()
+    printer = StagePrinter(out, engine.cast, backstage=backstage)
+    engine.token_listeners.append(printer.token)
+    engine.event_listeners.append(printer.event)
+    engine.retry_listeners.append(printer.retry)
+    engine.call_listeners.append(printer.calling)
+    verb = "Resuming" if resumed else "Run"
+    models = ", ".join(
+        f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
+    )
+    out.print(f"[bold]{verb} {engine.run_id}[/] · {esc(engine.cast.play.title)} · {esc(models)}")
+    from studio.llm.sampling import embedded_hint
+
+    hint = embedded_hint(r.model for r in engine.cast.roles if r.key not in engine.state.humans)
+    if hint:
+        out.print(f"[dim]{esc(hint)}[/]")
+    if resumed:
+        printer.replay(engine.stage() if not backstage else engine.path)
+
+    def ask(pending: Any) -> str:
+        printer.end_line()
+        role = pending.role
+        label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
+        while True:
+            try:
+                text = out.input(f"[bold]{label} ›[/] ")
+            except EOFError:
+                raise _Stop("no more input") from None
+            if text.strip():
+                return text
+
+    try:
+        try:
+            asyncio.run(engine.play_to_end(ask))
+        finally:
+            printer.quiet()
+    except _Stop as stop:
+        printer.end_line()
+        out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")
+        return 0
+    except KeyboardInterrupt:
+        printer.end_line()
+        out.print(f"Paused. Everything committed is kept; 'studio resume {engine.run_id}' continues.")
+        return 130
+    except EngineError as exc:
+        printer.end_line()
+        out.print(f"[red]Model error:[/] {esc(exc)}")
+        out.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
+        return 1
+    printer.end_line()
+    from studio import usage
+
+    out.print(
+        f"[dim]Run {engine.run_id} finished: {usage.summary(usage.run_usage(engine.store, engine.run_id).total)}. "
+        f"'studio show {engine.run_id} --backstage' prints it again with the backstage.[/]"
+    )
+    return 0

@@ -1,0 +1,58 @@
+"""`studio rewind RUN` and `studio override RUN EVENT TEXT`: a run moved back or branched at a line; what
+is left behind stays in the log as a take."""
+
+from __future__ import annotations
+
+import argparse
+
+from studio.commands.common import console, db_option, open_store, run_id
+from studio.model.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rewind = sub.add_parser("rewind", help="move a run back; the abandoned lines stay as a take")
+    rewind.add_argument("run", help="a run number")
+    rewind.add_argument("--turns", type=int, default=1, metavar="N", help="how many turns back (default 1)")
+    db_option(rewind)
+    rewind.set_defaults(func=rewind_run)
+    override = sub.add_parser("override", help="replace a committed line with your own; the run branches there")
+    override.add_argument("run", help="a run number")
+    override.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    override.add_argument("text", help="the new line")
+    db_option(override)
+    override.set_defaults(func=override_line)
+
+
+def rewind_run(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+
+    if args.turns < 1:
+        raise InputError("--turns", None, f"must be at least 1, not {args.turns}", "e.g. studio rewind RUN --turns 2")
+    store = open_store(args.db)
+    engine = Engine(store, run_id(args.run), gateway=object())
+    before = engine.head
+    head = engine.rewind(args.turns)
+    console().print(
+        f"Run {engine.run_id}: head moved from event {before} to {head}. The lines after it are kept as a take; "
+        f"'studio resume {engine.run_id}' plays on from here."
+    )
+    return 0
+
+
+def override_line(args: argparse.Namespace) -> int:
+    from studio.engine import Engine
+    from studio.store import StoreError
+
+    if not args.text.strip():
+        raise InputError("TEXT", None, "the new line is empty", "give the words the line should say instead")
+    store = open_store(args.db)
+    engine = Engine(store, run_id(args.run), gateway=object())
+    try:
+        event = engine.override(args.event, args.text)
+    except StoreError as exc:
+        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+    console().print(
+        f"Run {engine.run_id}: event {args.event} replaced by event {event.id}; the run branches there. "
+        f"'studio resume {engine.run_id}' plays on."
+    )
+    return 0

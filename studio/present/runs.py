@@ -1,0 +1,89 @@
+"""The saved runs as a playwright looks for them: a name, how far each got, who played it, when.
+
+Shared by `studio runs`, `studio rename`, `studio archive` and the app's picker, so the two lists
+always agree on what a run is called and where it stands, and both say the same when one is renamed
+or archived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: int
+    title: str  # the playwright's name for the run if given, else the play's title
+    play: str
+    status: str  # "finished", "paused at scene 2 turn 3", "not started"
+    models: list[str]
+    started: float
+    updated: float
+    events: int
+    archived: bool
+
+    @property
+    def when(self) -> str:
+        return day_and_time(self.updated)
+
+
+def day_and_time(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
+
+
+def summarize(store: Any, info: Any) -> RunSummary:
+    """Replays the current take (no model is asked) so the status is the engine's own, not a guess."""
+    from studio.engine.forms import form_for
+    from studio.model import ResolvedCast
+
+    models: list[str] = []
+    status = "unreadable"
+    updated = info.created
+    try:
+        cast = ResolvedCast.model_validate_json(info.cast_json or store.run(info.id).cast_json)
+        path = store.take(info.id)
+        state = form_for(cast).replay(cast, path)  # each form's own state: a game ends without an epilogue
+        for role in cast.roles:
+            if role.key in getattr(state, "humans", ()):
+                label = "you"
+            else:
+                label = role.model
+            if label not in models:
+                models.append(label)
+        if path:
+            updated = path[-1].created
+        if state.finished:
+            status = "finished"
+        elif not path:
+            status = "not started"
+        else:
+            game = getattr(state, "game", None)
+            if game is not None and hasattr(game, "round"):
+                status = f"paused in round {game.round}"
+            else:
+                status = f"paused at scene {max(state.scene, 1)} turn {getattr(state, 'turn_in_scene', state.turn)}"
+    except Exception:  # noqa: BLE001 - one damaged run must not hide the others
+        pass
+    return RunSummary(info.id, info.name or info.title, info.title, status, models, info.created, updated,
+                      info.events, info.archived)
+
+
+def summaries(store: Any, archived: bool = False) -> list[RunSummary]:
+    """Newest first; archived runs only when asked for."""
+    return [summarize(store, info) for info in reversed(store.runs()) if archived or not info.archived]
+
+
+def rename(store: Any, run_id: int, name: str) -> str:
+    """Give run `run_id` the playwright's own name ('' clears it); the words that say so."""
+    store.rename_run(run_id, name)
+    return f"Run {run_id} is now called “{name.strip()}”." if name.strip() else f"Run {run_id} has no name of its own now."
+
+
+def archive(store: Any, run_id: int, undo: bool) -> str:
+    """Hide run `run_id` from the lists, or bring it back with `undo`; nothing is deleted."""
+    store.archive_run(run_id, not undo)
+    if undo:
+        return f"Run {run_id} is back in the lists."
+    return f"Run {run_id} is archived: hidden from the lists, nothing deleted. 'studio archive {run_id} --undo' brings it back."
