@@ -180,3 +180,23 @@ def test_intervals_stay_within_the_scores_scale():
     assert row[1] == "5.50 (0.00 to 10.00), n=2"
     for series in report.figures[0].series.values():
         assert all(0 <= low <= mean <= high <= 10 for mean, low, high in series)
+
+
+def test_a_one_off_compare_whose_run_fails_names_the_run_to_resume_and_exits_1(tmp_path, capsys):
+    """`studio compare` without --reps is one trial per condition through the lab's runner: a model error
+    fails that trial alone, the other condition still plays, and the message names the run kept."""
+    from studio.llm import scripted
+
+    db = str(tmp_path / "s.db")
+    scripted.queue("!error:400", role="ego")  # the first run's protagonist is refused for good
+    assert main(["compare", str(PLAYS / "interview.toml"), "--model", "scripted", "--turns", "1", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "model error in run 1 (without the superego)" in err and "studio resume 1" in err
+    assert "Traceback" not in err
+    from studio.store import Store
+
+    store = Store(db)
+    try:
+        assert [r.id for r in store.runs()] == [1, 2] and store.critiques(2) and not store.critiques(1)
+    finally:
+        store.close()
