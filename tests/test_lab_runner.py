@@ -80,3 +80,35 @@ def test_the_lab_command_prints_cells_and_hypotheses(tmp_path):
         store.close()
     bad = studio("lab", "pd", "--model", "scripted", "--group", "pirates", db=db)
     assert bad.returncode == 2 and "--group" in bad.stderr and "cooperative" in bad.stderr
+
+
+def test_two_runners_of_one_experiment_never_play_a_trial_twice(store):
+    """Each trial is claimed in one write before it plays: two runners at once (two terminals on one
+    store) share the trials between them, and a trial a runner left when it stopped is taken again."""
+    from studio.lab import trials as claims
+
+    gateway = RecordingGateway()
+
+    async def both():
+        experiment = dilemma(["control", "cooperative"], ["always_defect", "tit_for_tat_c"], reps=2, concurrency=2)
+        return await asyncio.gather(run_experiment(store, experiment, gateway=gateway),
+                                    run_experiment(store, experiment, gateway=gateway))
+
+    first, second = asyncio.run(both())
+    assert len(gateway.calls) == 8 * 6 and len(store.runs()) == 8  # every trial once, by one runner or the other
+    assert len(first.finished) == len(second.finished) == 8
+    assert first.tally.played + second.tally.played == 8
+    # a claim by a runner of this process that has stopped is let go; one by a live runner is kept
+    trials = Trials(store)
+    trials.record("pd:scripted", "control/0/always_defect/9", "running", {"run": 3})
+    with store.lock:
+        store.conn.execute("UPDATE lab_trials SET owner = ? WHERE key = ?", (claims.runner_name(), "control/0/always_defect/9"))
+    assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) == {"run": 3}
+    live = claims.runner_name()
+    claims.begin(live)
+    try:
+        assert trials.claim("pd:scripted", "control/0/always_defect/9", live) == {"run": 3}
+        assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) is None
+    finally:
+        claims.end(live)
+    assert trials.claim("pd:scripted", "control/0/always_defect/0", claims.runner_name()) is None  # done

@@ -113,6 +113,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     `progress(tally)` hears every change of the counts; `on_trial(trial)` is told as a trial begins and
     `on_engine(trial, engine)` as its run is about to play, so a caller can follow the run's events.
     """
+    from studio.lab import trials as claims
     from studio.lab.trials import Trials
 
     if gateway is None:
@@ -121,8 +122,8 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     trials = Trials(store)
     plan = list(kind.plan(spec))
     done = trials.done(name)
-    begun = trials.started(name)  # left running by a crash or Ctrl-C, or failed: their runs go on
     todo = [t for t in plan if t.key not in done]
+    owner = claims.runner_name()  # what this runner's claims on trials are made under
     tally = Tally(total=len(plan), done=len(plan) - len(todo), skipped=len(plan) - len(todo))
     runs: dict[str, int] = {}
 
@@ -138,10 +139,14 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
         async with gate:
             if stopping:
                 return
-            earlier = (begun.get(trial.key) or {}).get("run")
+            # done meanwhile, or being played by another runner still alive: not this runner's to play.
+            # A trial left running by a crash or Ctrl-C, or failed, is taken again and its run goes on.
+            claimed = trials.claim(name, trial.key, owner)
+            if claimed is None:
+                return
+            earlier = claimed.get("run")
             if earlier:
                 runs[trial.key] = earlier
-            trials.record(name, trial.key, "running", {"run": earlier} if earlier else None)
 
             def started(run_id: int) -> None:
                 runs[trial.key] = run_id
@@ -178,7 +183,11 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 changed()
 
     changed()
-    await asyncio.gather(*(one(t) for t in todo))
+    claims.begin(owner)
+    try:
+        await asyncio.gather(*(one(t) for t in todo))
+    finally:
+        claims.end(owner)
     wanted = {t.key for t in plan}
     finished = {k: v for k, v in trials.done(name).items() if k in wanted}
     failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
