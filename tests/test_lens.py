@@ -297,3 +297,25 @@ def test_a_rewind_past_a_checkpoint_leaves_what_each_character_heard_as_a_fresh_
     assert engine.path[-1].id == head and later.id not in engine.by_id
     fresh = form_for(engine.cast).replay(engine.cast, engine.path)
     assert engine.state.inner == fresh.inner
+
+
+def test_a_character_interviewed_after_a_scene_remembers_the_stage_as_its_own_voice_made_it_hear_it(ensemble):
+    """The lab's interview after a scene is told what the character knew: a line it heard rewritten by its
+    own inner voice is remembered as heard; a line another character's voice rewrote is remembered as said."""
+    from studio.lab.development import memory_until
+
+    engine, _, _ = ensemble
+    last = max(e.scene or 0 for e in engine.path)
+    checked = 0
+    for role in _characters(engine.cast):
+        memory = memory_until(engine.cast, engine.path, role.key, last, limit=100_000)
+        heard = _heard(engine.path, role.key)
+        for event in engine.path:
+            if event.kind != ev.STAGE or not _witnessed(event, role.key):
+                continue
+            said = heard.get(event.id, event.text)
+            assert _flat(said) in _flat(memory), (role.name, said)
+            if event.id in heard and _flat(event.text) not in _flat(heard[event.id]):
+                assert _flat(f"{event.character}: {event.text}") not in _flat(memory)
+                checked += 1
+    assert checked, "the run should have had a line some character heard rewritten"

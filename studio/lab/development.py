@@ -38,24 +38,16 @@ def scenes_of(path: list[Any]) -> list[int]:
     return sorted({e.scene for e in path if e.kind == ev.SCENE and e.scene})
 
 
-def memory_until(path: list[Any], key: str, scene: int, limit: int = MEMORY_CHARS) -> str:
-    """What the seat `key` witnessed on stage up to the end of `scene`, as lines, the newest kept within `limit`."""
-    lines: list[str] = []
-    for event in path:
-        if (event.scene or 0) > scene:
-            break
-        if event.kind == ev.STAGE and event.witnessed_by(key):
-            lines.append(f"{event.character or 'Someone'}: {event.text}")
-        elif event.kind == ev.DIRECTION and event.witnessed_by(key):
-            lines.append(f"({event.text})")
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        used += len(line) + 1
-        if used > limit and kept:
-            break
-        kept.append(line[:limit])
-    return "\n".join(reversed(kept))
+def memory_until(cast: Any, path: list[Any], key: str, scene: int, limit: int = MEMORY_CHARS) -> str:
+    """What the seat `key` knew of the stage by the end of `scene`, as the lens gives it to the character's
+    own prompts (lines as its inner voice let it hear them), the newest kept within `limit`."""
+    from studio.engine.lens import Lens
+
+    until = [e for e in path if (e.scene or 0) <= scene]
+    view = Lens.of(cast, until).lines(key, limit)
+    lines = [(text if text.startswith("(") else f"({text})") if event.kind == ev.DIRECTION
+             else f"{event.character or 'Someone'}: {text}" for event, text in view.lines]
+    return "\n".join(line[:limit] for line in lines)
 
 
 class DevelopmentKind:
@@ -83,7 +75,7 @@ class DevelopmentKind:
             engine = Engine(ctx.store, own["run"], ctx.gateway)
             role = character_of(engine.cast, own.get("character"), ctx.source)
             cast = iv.interview_cast(role.sheet, own["scale"], model=model, seed=engine.cast.play.seed + scene,
-                                     memory=memory_until(engine.path, role.key, scene), source=engine.cast.play_path)
+                                     memory=memory_until(engine.cast, engine.path, role.key, scene), source=engine.cast.play_path)
             cast.play = cast.play.model_copy(update={"title": f"Interview: {role.name} after scene {scene} of run {own['run']}"})
             interview_run = await iv.interview(ctx.store, ctx.gateway, cast, started=ctx.started, options={
                 "model": model, "experiment": ctx.spec["name"], "after_scene": scene, "of_run": own["run"]})
