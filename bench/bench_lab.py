@@ -1,8 +1,9 @@
 """The lab's concurrency: Prisoner's Dilemma trials against local OpenAI-compatible stub servers.
 
 Every trial goes through the real runner (studio/lab/runner.py: the semaphore, the store's trials
-table), the real gateway and litellm over HTTP to stub servers on 127.0.0.1, which answer every call
-with a valid move after a fixed latency. The stubs run in a child process (a server is not the
+table) as `studio lab pd` hands it over, is played by the engine as a run of the dilemma form, and calls
+the real gateway and litellm over HTTP to stub servers on 127.0.0.1, which answer every call with a
+valid move after a fixed latency. The stubs run in a child process (a server is not the
 client's CPU), answer a bounded number of requests and stop after a bounded lifetime.
 
     .venv/bin/python bench/bench_lab.py [--trials 30] [--latency 0.2]
@@ -12,7 +13,8 @@ Measured:
   (b) 30 trials at concurrency 30 against one stub with no cap, and their wall time over (a)'s
       (goal <= 2; the paper's code ran trials one after another: 30);
   (c) the runner's own overhead per trial: (a) minus its six latencies, the same 30 trials against a
-      0 ms stub (runner + litellm + HTTP), and against an instant in-process model (runner and store alone);
+      0 ms stub (runner + engine + litellm + HTTP), and against an instant in-process model (runner,
+      engine and store alone);
   (d) throughput in trials per minute with 1, 2 and 4 stub endpoints behind the litellm Router, each
       stub serving at most 4 calls at once and the router sending each at most 4 (goal: 4 endpoints
       >= 3.5 x one), with the most requests any stub saw open at once.
@@ -84,7 +86,7 @@ class Stubs:
         self.conn.send(command)
         return self.conn.recv()
 
-    def __enter__(self) -> "Stubs":
+    def __enter__(self) -> Stubs:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -110,15 +112,18 @@ class InstantGateway:
         return Completion(MOVE, settings.model, {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, 1, 0.0)
 
 
-def plan_of(trials: int):
-    """`trials` trials over the six groups, against tit-for-tat starting with C."""
+def experiment_of(trials: int, concurrency: int):
+    """`trials` trials over the six groups, against tit-for-tat starting with C, as `studio lab pd` builds them."""
     from studio.lab import pd
-    from studio.lab.runner import Plan
+    from studio.lab.experiment import built
 
     groups = list(pd.GROUPS)
     if trials % len(groups) == 0:
-        return Plan(groups, ["tit_for_tat_c"], trials // len(groups), MODEL)
-    return Plan(["control"], ["tit_for_tat_c"], trials, MODEL)
+        groups, reps = groups, trials // len(groups)
+    else:
+        groups, reps = ["control"], trials
+    return built("pd", {"name": f"pd:{MODEL}", "model": MODEL, "reps": reps, "concurrency": concurrency,
+                        "pd": {"groups": groups, "partners": ["tit_for_tat_c"]}})
 
 
 def gateway_for(urls: list[str], max_parallel: int):
@@ -130,15 +135,18 @@ def gateway_for(urls: list[str], max_parallel: int):
 
 async def timed(trials: int, concurrency: int, gateway) -> float:
     """Wall time of `trials` trials at `concurrency` on a fresh store; every trial must finish."""
-    from studio.lab.runner import run
+    from studio.lab.runner import run_experiment
     from studio.store import Store
 
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "bench.db")
         try:
             started = time.perf_counter()
-            finished, failed = await run(store, plan_of(trials), concurrency, gateway=gateway)
+            outcome = await run_experiment(store, experiment_of(trials, concurrency), gateway=gateway)
             wall = time.perf_counter() - started
+            finished, failed = outcome.finished, outcome.failed
+            if len(store.runs()) != trials:
+                raise SystemExit(f"bench: {trials} trials left {len(store.runs())} runs")
         finally:
             store.close()
     if failed or len(finished) != trials:
@@ -228,9 +236,9 @@ async def concurrency_rows(n: int, latency: float, runs: int) -> list[tuple[str,
         cpu = (time.process_time() - cpu) / (n * ROUNDS)
     instant = await best(runs, lambda: timed(n, n, InstantGateway()))
     rows += [
-        ("(c) one trial against a 0 ms stub (runner + litellm + HTTP)", f"{zero_one * 1000:.0f} ms"),
+        ("(c) one trial against a 0 ms stub (runner + engine + litellm + HTTP)", f"{zero_one * 1000:.0f} ms"),
         (f"(c) {n} trials at concurrency {n}, 0 ms stub: per trial", f"{zero_batch / n * 1000:.0f} ms"),
-        (f"(c) {n} trials, instant in-process model (runner + store): per trial", f"{instant / n * 1000:.1f} ms"),
+        (f"(c) {n} trials, instant in-process model (runner + engine + store): per trial", f"{instant / n * 1000:.1f} ms"),
         ("(c) this process's CPU per model call (gateway + litellm + HTTP client)", f"{cpu * 1000:.1f} ms"),
     ]
 
@@ -245,7 +253,7 @@ async def endpoint_rows(n: int, latency: float, runs: int) -> list[tuple[str, st
             gateway = gateway_for(stubs.urls, max_parallel=4)
             await timed(count, count, gateway)  # a first connection to each stub
             stubs.ask("reset")
-            wall = await best(runs, lambda: timed(n, n, gateway))
+            wall = await best(runs, lambda gateway=gateway: timed(n, n, gateway))
             seen = stubs.ask("stats")
         per_minute[count] = n / wall * 60
         peaks = "/".join(str(peak) for _, peak in seen)

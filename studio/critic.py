@@ -1,4 +1,5 @@
-"""The Critic, and the experiment it judges: a play run with and without the superego.
+"""The Critic, and the two casts of the experiment it judges: a play with and without the superego
+(the experiment itself is a kind of the lab, `studio.lab.compare`).
 
 After the Drama Machine (Magee et al., 2024, sections 3.1 and 5.1): a model in the role of a
 theatre critic reads a run's script (the stage and the protagonist's autobiographical epilogue,
@@ -7,14 +8,13 @@ criteria, with a short interpretation of each.
 
 The prompt and the reader of a verdict (lenient about the wrapping, strict about the content, asked
 again once) are studio.engine.forms.review, which a form's review step also uses between scenes; here
-are the critique a playwright asks for, stored with the run, and the experiment built on it.
+are the critique a playwright asks for, stored with the run, and the two casts the experiment compares.
 
 Nothing here draws a screen: the CLI and the app render what these functions return.
 """
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,15 +162,6 @@ async def critique_run(
 # -- the experiment -----------------------------------------------------------------------------------
 
 
-@dataclass
-class Comparison:
-    """One play, the same settings and seed, run without and with the superego, and both critiques."""
-
-    play: str
-    runs: tuple[int, int]  # (without, with)
-    critiques: tuple[Critique, Critique]
-
-
 def experiment_casts(
     play_path: str | Path, *, turns: int | None = None, seed: int | None = None, model: str | None = None
 ):
@@ -206,37 +197,3 @@ def experiment_casts(
     if play.cast.superego is not None:
         with_.superego.enabled = True
     return without, with_
-
-
-async def compare(
-    store: Store,
-    play_path: str | Path,
-    *,
-    turns: int | None = None,
-    seed: int | None = None,
-    model: str | None = None,
-    critic_model: str | None = None,
-    gateway: Any = None,
-    on_run: Callable[[str, Any], None] | None = None,
-) -> Comparison:
-    """Run the play without and then with the superego, critique both, and keep everything stored.
-
-    `on_run(label, engine)` is called before each run plays, so a caller can follow its events.
-    An EngineError from a run propagates; that run stays in the store and can be resumed.
-    """
-    from studio.engine import Engine
-
-    without, with_ = experiment_casts(play_path, turns=turns, seed=seed, model=model)
-    pair = secrets.token_hex(4)
-    runs: list[int] = []
-    for label, cast, off in (("without the superego", without, True), ("with the superego", with_, False)):
-        options = {"model": model, "no_superego": off, "seed": cast.play.seed, "turns": cast.play.turns,
-                   "experiment": f"compare-{pair}"}
-        engine = Engine.create(store, cast, options, gateway=gateway)
-        if on_run is not None:
-            on_run(label, engine)
-        await engine.play_to_end()
-        runs.append(engine.run_id)
-    critic = critic_model or model or DEFAULT_CRITIC_MODEL
-    critiques = [await critique_run(store, run_id, model=critic, gateway=gateway) for run_id in runs]
-    return Comparison(str(play_path), (runs[0], runs[1]), (critiques[0], critiques[1]))

@@ -16,7 +16,6 @@ from studio.cli import main
 from studio.critic import (
     CRITERIA,
     CriticError,
-    compare,
     critic_budget,
     critique_run,
     messages_for,
@@ -177,7 +176,9 @@ async def test_a_long_script_keeps_its_beginning_end_and_epilogue(engine_for, st
 
 
 async def test_compare_runs_both_conditions_on_the_same_settings(store, gateway):
-    result = await compare(store, PLAYS / "interview.toml", turns=2, seed=5, model="scripted", gateway=gateway)
+    from studio.lab.compare import compare_once
+
+    result = await compare_once(store, PLAYS / "interview.toml", turns=2, seed=5, model="scripted", gateway=gateway)
     without, with_ = (store.run(r) for r in result.runs)
     assert without.options["seed"] == with_.options["seed"] == 5
     assert without.options["experiment"] == with_.options["experiment"]

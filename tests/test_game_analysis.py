@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from studio.game.analysis import compare_placements, summarise, table
+from studio.lab.game_analysis import compare_placements, summarise, table
 
 
 def test_anova_matches_the_hand_computed_F():

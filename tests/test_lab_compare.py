@@ -4,9 +4,23 @@ from __future__ import annotations
 
 import json
 
+from pathlib import Path
+
 from conftest import PLAYS, RecordingGateway
 from studio.cli import main
 from studio.lab import compare as experiment
+
+
+async def run_spec(store, spec, gateway=None):
+    """A checked spec through the lab's runner, one trial after another as the commands run these kinds:
+    (report, finished, failed)."""
+    from studio.lab.experiment import Experiment, load_kinds
+    from studio.lab.runner import run_experiment
+
+    kind = load_kinds()[spec.get("kind") or next(k for k in ("compare", "interview") if k in spec)]
+    outcome = await run_experiment(store, Experiment(Path(spec["name"]), kind, {"concurrency": 1, **spec}, "test.toml"),
+                                   gateway=gateway)
+    return outcome.report, outcome.finished, outcome.failed
 
 
 def _spec(reps=2, turns=1, name="compare:test"):
@@ -48,12 +62,12 @@ async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_i
 
     gateway = FailsOnce()
     spec = _spec(reps=2)
-    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert sorted(finished) == ["with/0", "with/1", "without/0"] and list(failed) == ["without/1"]
     assert "went away" in failed["without/1"]
     runs_before = len(store.runs())
     played = len(gateway.calls)
-    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert sorted(finished) == ["with/0", "with/1", "without/0", "without/1"] and failed == {}
     assert len(store.runs()) == runs_before          # the failed trial's run was continued, not begun again
     assert [c[0].task for c in gateway.calls[played:]] == ["critic"]   # and nothing finished was played again
@@ -111,7 +125,7 @@ async def test_the_ensemble_play_compares_its_protagonists_inner_voice(store, tm
     spec = experiment.KIND.check({"name": "compare:lc", "model": "scripted", "reps": 1,
                                   "compare": {"play": str(PLAYS / "last_crossing.toml"), "turns": 1, "seed": 3}},
                                  "test.toml")
-    report, finished, failed = await experiment.run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert failed == {} and sorted(finished) == ["with/0", "without/0"]
     voices = {c: [e for e in store.events(finished[c]["run"]) if (e.role or "").endswith(".voice")]
               for c in ("without/0", "with/0")}
@@ -166,3 +180,23 @@ def test_intervals_stay_within_the_scores_scale():
     assert row[1] == "5.50 (0.00 to 10.00), n=2"
     for series in report.figures[0].series.values():
         assert all(0 <= low <= mean <= high <= 10 for mean, low, high in series)
+
+
+def test_a_one_off_compare_whose_run_fails_names_the_run_to_resume_and_exits_1(tmp_path, capsys):
+    """`studio compare` without --reps is one trial per condition through the lab's runner: a model error
+    fails that trial alone, the other condition still plays, and the message names the run kept."""
+    from studio.llm import scripted
+
+    db = str(tmp_path / "s.db")
+    scripted.queue("!error:400", role="ego")  # the first run's protagonist is refused for good
+    assert main(["compare", str(PLAYS / "interview.toml"), "--model", "scripted", "--turns", "1", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "model error in run 1 (without the superego)" in err and "studio resume 1" in err
+    assert "Traceback" not in err
+    from studio.store import Store
+
+    store = Store(db)
+    try:
+        assert [r.id for r in store.runs()] == [1, 2] and store.critiques(2) and not store.critiques(1)
+    finally:
+        store.close()

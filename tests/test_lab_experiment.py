@@ -13,7 +13,8 @@ import pytest
 
 from conftest import PLAYS, ROOT, RecordingGateway
 from studio.cli import main
-from studio.lab.experiment import load_experiment, run_experiment, slots
+from studio.lab.experiment import load_experiment
+from studio.lab.runner import run_experiment, slots
 from studio.lab.trials import Trials
 from studio.llm import scripted
 
@@ -205,12 +206,27 @@ def test_a_report_before_any_trial_says_to_run_it_first(tmp_path, capsys):
     ('kind = "game"\n[game]\nexperiment = "poker"\n', "'game.experiment'"),
     ('kind = "compare"\n[compare]\n', "'compare.play'"),
     ('kind = "pd"\nreps = \n', "not valid TOML"),
+    # each kind's table is a pydantic model: unknown keys, wrong types and values out of bounds are refused
+    ('kind = "pd"\n[pd]\ncolour = "red"\n', "'pd.colour'"),
+    ('kind = "pd"\n[pd]\nmax_tokens = "100"\n', "'pd.max_tokens'"),
+    ('kind = "pd"\n[pd]\nmax_tokens = 5\n', "'pd.max_tokens'"),
+    ('kind = "pd"\n[pd]\nwordings = [true]\n', "'pd.wordings"),
+    ('kind = "game"\n[game]\nexperiment = "persona"\nsplit = [0, 3]\n', "'game.split'"),
+    ('kind = "game"\n[game]\nexperiment = "architecture"\nfirst_round = "no"\n', "'game.first_round'"),
+    ('kind = "game"\n[game]\nexperiment = "architecture"\nrounds = 3\n', "'game.rounds'"),
+    ('kind = "compare"\n[compare]\nplay = "x.toml"\nturns = "two"\n', "'compare.turns'"),
+    ('kind = "compare"\n[compare]\nplay = "x.toml"\nrepeat = 2\n', "'compare.repeat'"),
+    ('kind = "compare"\n[compare]\nplay = "x.toml"\nconditions = ["louder"]\n', "'compare.conditions'"),
+    ('kind = "interview"\n[interview]\ncharacter = "mara_lighthouse"\nscale = "huge"\n', "'interview.scale'"),
+    ('kind = "interview"\n[interview]\ncharacter = "mara_lighthouse"\nmood = 1\n', "'interview.mood'"),
+    ('kind = "interview"\n[interview]\ncharacter = "mara_lighthouse"\nseed = 1.5\n', "'interview.seed'"),
 ])
 def test_a_bad_experiment_file_names_its_field_and_exits_2(tmp_path, capsys, text, field):
     path = _file(tmp_path, text, "bad.toml")
     assert main(["lab", "run", str(path), "--db", str(tmp_path / "s.db")]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and field in err and "fix:" in err and "Traceback" not in err
+    assert "Value error" not in err and "errors.pydantic.dev" not in err
     if "poker" in text and "kind" in field:
         assert all(known in err for known in ("compare", "game", "interview", "pd"))  # the known kinds are listed
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -140,7 +139,7 @@ async def test_expert_rating_all_at_once_and_in_batches():
     chosen = _answers()
     for n, d in enumerate(DIMENSIONS):                                   # ER (all): one call a dimension
         scripted.queue(json.dumps({"analysis": f"Reads as level {n + 1} on {d}.", "result": n + 1}), task="er")
-    for d in DIMENSIONS:                                                 # ER (batch): two batches of two
+    for _ in DIMENSIONS:                                                 # ER (batch): two batches of two
         scripted.queue(json.dumps({"reason": "Keeps to the lamp and herself.", "score": 2}), task="er")
         scripted.queue(json.dumps({"reason": "Warms up when asked about the sea.", "score": "5/5"}), task="er")
     gateway = RecordingGateway()
@@ -233,9 +232,8 @@ async def test_the_protagonist_is_interviewed_after_each_scene_from_what_it_had_
     await engine.play_to_end()
     path = store.take(engine.run_id)
     scene_two = [e.text for e in path if e.kind == "stage" and e.scene == 2]
-    for _ in range(2):
-        for d in DIMENSIONS:
-            scripted.queue(json.dumps({"reason": "Guarded, but she answers.", "score": 2}), task="er")
+    for _ in range(2 * len(DIMENSIONS)):  # two scenes, a rating a dimension
+        scripted.queue(json.dumps({"reason": "Guarded, but she answers.", "score": 2}), task="er")
     found = await develop(store, engine.run_id, name=None, scale="mini", methods=["er_all"], model="scripted",
                           gateway=gateway)
     assert [p["scene"] for p in found["scenes"]] == [1, 2] and found["character"] == "Jenny"
@@ -262,7 +260,7 @@ async def test_the_protagonist_is_interviewed_after_each_scene_from_what_it_had_
 
 def test_the_command_runs_an_interview_and_a_rerun_plays_nothing_new(tmp_path, capsys):
     db = str(tmp_path / "s.db")
-    for d in DIMENSIONS:
+    for _ in DIMENSIONS:
         scripted.queue(json.dumps({"reason": "Quiet and exact in what she says.", "score": 3}), task="er")
     out_file = tmp_path / "mara.svg"
     args = ["lab", "interview", str(MARA), "--model", "scripted", "--method", "er_all", "--json", "--db", db,
@@ -294,7 +292,8 @@ def test_bad_input_is_one_clear_message_and_exit_2(tmp_path, capsys, args, says)
 
 
 async def test_an_interview_cut_off_is_continued_not_begun_again(store):
-    from studio.lab.interview_kind import KIND, run_experiment
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
 
     class DropsOnce(RecordingGateway):
         dropped = False
@@ -309,10 +308,10 @@ async def test_an_interview_cut_off_is_continued_not_begun_again(store):
                        "interview": {"character": str(MARA), "methods": ["er_all"]}}, "test.toml")
     spec["name"] = "interview:test"
     gateway = DropsOnce()
-    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert finished == {} and "went away" in failed["rep/0"]
     [run] = store.runs()
-    report, finished, failed = await run_experiment(store, spec, gateway=gateway)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert failed == {} and finished["rep/0"]["run"] == run.id and len(store.runs()) == 1
     assert finished["rep/0"]["answers"] == 20
     asked = [c.turn for c, _ in gateway.calls if c.task == "speak"]

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from stub_server import Reply, Status, StubServer
-from studio.lab.runner import Plan, run
 from studio.lab.trials import Trials
 from studio.llm import Gateway
 from studio.llm.router import make_router, router_from_table
 from studio.model import InputError
 from test_cli import bad, studio
+from test_lab_runner import dilemma, run
 
 MOVE = '{"move": "C", "reason": "they have kept faith so far"}'
 MODEL = "openai/stub"
@@ -25,21 +25,22 @@ def stub(*behaviours, **options):
 def test_trials_reach_both_endpoints_and_each_is_held_to_its_cap(store):
     with stub() as a, stub() as b:
         router = make_router(MODEL, [a.url, b.url], max_parallel=1)
-        plan = Plan(["control"], ["always_cooperate", "tit_for_tat_c"], reps=2, model=MODEL)
-        finished, failed = asyncio.run(run(store, plan, concurrency=4, gateway=Gateway(routers=[router], backoff=0.001)))
+        experiment = dilemma(["control"], ["always_cooperate", "tit_for_tat_c"], reps=2, model=MODEL, concurrency=4)
+        finished, failed = run(store, experiment, gateway=Gateway(routers=[router], backoff=0.001))
     assert not failed and len(finished) == 4
     assert len(a.requests) + len(b.requests) == 4 * 6  # six rounds a trial, one call a round, none lost
     assert a.requests and b.requests  # both servers took a share
     # four trials at once, but never more than one call open at either server
     assert a.peak == 1 and b.peak == 1
     assert [s["calls"] for s in router.stats()] == [len(a.requests), len(b.requests)]
+    assert not any(r.get("stream") for r in a.requests + b.requests)  # unattended trials ask for whole replies
 
 
 def test_a_failing_endpoint_is_passed_over_and_the_trials_finish_on_the_other(store):
     with stub(Status(500)) as broken, stub() as good:
         router = make_router(MODEL, [broken.url, good.url], max_parallel=2)
-        plan = Plan(["competitive"], ["always_defect"], reps=3, model=MODEL)
-        finished, failed = asyncio.run(run(store, plan, concurrency=3, gateway=Gateway(routers=[router], backoff=0.001)))
+        experiment = dilemma(["competitive"], ["always_defect"], reps=3, model=MODEL, concurrency=3)
+        finished, failed = run(store, experiment, gateway=Gateway(routers=[router], backoff=0.001))
     assert not failed and len(finished) == 3
     assert broken.requests  # it was tried...
     assert len(good.requests) == 3 * 6  # ...and every move came from the other one
@@ -49,9 +50,9 @@ def test_a_failing_endpoint_is_passed_over_and_the_trials_finish_on_the_other(st
 def test_when_every_endpoint_fails_the_trial_is_recorded_failed_naming_the_server(store):
     with stub(Status(503)) as a, stub(Status(503)) as b:
         router = make_router(MODEL, [a.url, b.url], max_parallel=2)
-        plan = Plan(["control"], ["always_cooperate"], reps=1, model=MODEL)
-        finished, failed = asyncio.run(run(store, plan, concurrency=1, gateway=Gateway(routers=[router], backoff=0.001)))
-    assert finished == [] and len(failed) == 1
+        experiment = dilemma(["control"], ["always_cooperate"], reps=1, model=MODEL, concurrency=1)
+        finished, failed = run(store, experiment, gateway=Gateway(routers=[router], backoff=0.001))
+    assert finished == {} and len(failed) == 1
     error = next(iter(failed.values()))
     assert "unavailable" in error and "after 4 attempts" in error
     assert a.url in error or b.url in error

@@ -1,46 +1,59 @@
-"""The dilemma's trials in batch on the scripted model: recorded, resumable, failures kept apart."""
+"""The dilemma's trials in batch on the scripted model, as `studio lab pd` builds them: recorded, resumable,
+failures kept apart, every trial a run of its own."""
 
 import asyncio
 
 from conftest import RecordingGateway
-from studio.lab.runner import Plan, run
+from studio.lab.experiment import built
+from studio.lab.runner import run_experiment
 from studio.lab.trials import Trials
 from studio.llm import scripted
 
 
+def dilemma(groups, partners, reps, model="scripted", concurrency=4):
+    return built("pd", {"name": f"pd:{model}", "model": model, "reps": reps, "concurrency": concurrency,
+                        "pd": {"groups": groups, "partners": partners}})
+
+
+def run(store, experiment, gateway=None):
+    """(finished trials by key, failures by key), as the command reads them."""
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=gateway))
+    return outcome.finished, outcome.failed
+
+
 def test_a_rerun_plays_no_trial_twice(store):
-    plan = Plan(["cooperative", "competitive"], ["always_defect", "tit_for_tat_c"], reps=2, model="scripted")
+    groups, partners = ["cooperative", "competitive"], ["always_defect", "tit_for_tat_c"]
     gateway = RecordingGateway()
-    finished, failed = asyncio.run(run(store, plan, concurrency=4, gateway=gateway))
+    finished, failed = run(store, dilemma(groups, partners, reps=2), gateway=gateway)
     assert len(finished) == 8 and not failed
     assert len(gateway.calls) == 8 * 6  # six rounds, one call each
     again = RecordingGateway()
-    finished_again, _ = asyncio.run(run(store, plan, concurrency=4, gateway=again))
-    assert again.calls == [] and sorted(map(repr, finished_again)) == sorted(map(repr, finished))
-    bigger = Plan(plan.groups, plan.partners, reps=3, model="scripted")
+    finished_again, _ = run(store, dilemma(groups, partners, reps=2), gateway=again)
+    assert again.calls == [] and finished_again == finished
     third = RecordingGateway()
-    finished_more, _ = asyncio.run(run(store, bigger, concurrency=4, gateway=third))
+    finished_more, _ = run(store, dilemma(groups, partners, reps=3), gateway=third)
     assert len(finished_more) == 12 and len(third.calls) == 4 * 6  # only the new repetitions
+    # every trial is a run of its own, played by the engine
+    assert len({r["run"] for r in finished_more.values()}) == 12 == len(store.runs())
 
 
 def test_a_failing_trial_is_recorded_and_the_others_finish(store):
     scripted.queue("!error:400", task="move")  # the first call fails, for good (a rejected request)
-    plan = Plan(["control"], ["always_cooperate", "always_defect"], reps=2, model="scripted")
-    finished, failed = asyncio.run(run(store, plan, concurrency=1))
+    experiment = dilemma(["control"], ["always_cooperate", "always_defect"], reps=2, concurrency=1)
+    finished, failed = run(store, experiment)
     assert len(finished) == 3 and len(failed) == 1
     assert "rejected" in next(iter(failed.values()))
     assert Trials(store).experiments() == [("pd:scripted", 3, 1)]
-    # the rerun retries only the failed one
-    finished, failed = asyncio.run(run(store, plan, concurrency=1))
-    assert len(finished) == 4 and not failed
+    # the rerun retries only the failed one, in the run it began
+    finished, failed = run(store, experiment)
+    assert len(finished) == 4 and not failed and len(store.runs()) == 4
 
 
 def test_a_reply_that_is_never_a_move_fails_the_trial_without_guessing(store):
     for _ in range(2):
         scripted.queue("I am not sure what to do.", task="move")
-    plan = Plan(["control"], ["always_cooperate"], reps=1, model="scripted")
-    finished, failed = asyncio.run(run(store, plan, concurrency=1))
-    assert finished == [] and "not a move twice" in next(iter(failed.values()))
+    finished, failed = run(store, dilemma(["control"], ["always_cooperate"], reps=1, concurrency=1))
+    assert finished == {} and "not a move twice" in next(iter(failed.values()))
 
 
 def test_the_lab_command_prints_cells_and_hypotheses(tmp_path):
@@ -57,5 +70,45 @@ def test_the_lab_command_prints_cells_and_hypotheses(tmp_path):
     assert {h["name"] for h in report["hypotheses"]} >= {"H1", "H4", "H9"}
     status = studio("lab", "status", db=db)
     assert "pd:scripted: 16 trials done, 0 failed" in status.stdout
+    from studio.store import Store
+
+    store = Store(db)
+    try:  # one run in the store per trial, each the one its trial records
+        recorded = {r["run"] for r in Trials(store).done("pd:scripted").values()}
+        assert len(recorded) == 16 and recorded == {r.id for r in store.runs()}
+    finally:
+        store.close()
     bad = studio("lab", "pd", "--model", "scripted", "--group", "pirates", db=db)
     assert bad.returncode == 2 and "--group" in bad.stderr and "cooperative" in bad.stderr
+
+
+def test_two_runners_of_one_experiment_never_play_a_trial_twice(store):
+    """Each trial is claimed in one write before it plays: two runners at once (two terminals on one
+    store) share the trials between them, and a trial a runner left when it stopped is taken again."""
+    from studio.lab import trials as claims
+
+    gateway = RecordingGateway()
+
+    async def both():
+        experiment = dilemma(["control", "cooperative"], ["always_defect", "tit_for_tat_c"], reps=2, concurrency=2)
+        return await asyncio.gather(run_experiment(store, experiment, gateway=gateway),
+                                    run_experiment(store, experiment, gateway=gateway))
+
+    first, second = asyncio.run(both())
+    assert len(gateway.calls) == 8 * 6 and len(store.runs()) == 8  # every trial once, by one runner or the other
+    assert len(first.finished) == len(second.finished) == 8
+    assert first.tally.played + second.tally.played == 8
+    # a claim by a runner of this process that has stopped is let go; one by a live runner is kept
+    trials = Trials(store)
+    trials.record("pd:scripted", "control/0/always_defect/9", "running", {"run": 3})
+    with store.lock:
+        store.conn.execute("UPDATE lab_trials SET owner = ? WHERE key = ?", (claims.runner_name(), "control/0/always_defect/9"))
+    assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) == {"run": 3}
+    live = claims.runner_name()
+    claims.begin(live)
+    try:
+        assert trials.claim("pd:scripted", "control/0/always_defect/9", live) == {"run": 3}
+        assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) is None
+    finally:
+        claims.end(live)
+    assert trials.claim("pd:scripted", "control/0/always_defect/0", claims.runner_name()) is None  # done

@@ -15,6 +15,7 @@ from conftest import ROOT
 
 RUFF_CLEAN = [
     "studio/export",
+    "studio/lab",
     "studio/llm",
     "studio/mind",
     "studio/present",
@@ -51,6 +52,7 @@ RUFF_ALL = ["studio", "tests", "bench", "scripts/layers"]
 MYPY_CLEAN = [
     "studio/engine",
     "studio/export",
+    "studio/lab",
     "studio/llm",
     "studio/mind",
     "studio/store",

@@ -66,8 +66,10 @@ def test_a_conversation_is_remembered_by_exactly_those_present(store):
     place = game.where[line.character]
     there = {engine.state.key(p) for p in game.alive if game.where.get(p) == place}
     assert set(line.data["present"]) == there
+    from studio.engine.forms.social import recollections
+
     for key, name in engine.state.names.items():
-        remembered = any(line.text in m for m in engine.state.memories.get(key, ()))
+        remembered = any(line.text in m for m in recollections(engine.path, key))
         assert remembered == (key in there), name
         assert line.witnessed_by(key) == (key in there)
 
@@ -163,26 +165,32 @@ def test_the_game_report_lists_placements_votes_and_alliances(tmp_path):
 
 
 def test_the_architecture_experiment_assigns_balanced_conditions_and_resumes(store):
-    from studio.game.experiments import GamePlan, assignment, run_sync
+    from studio.lab.experiment import built
+    from studio.lab.game_kind import GamePlan, assignment, placements_by_group
+    from studio.lab.runner import run_sync
 
     plan = GamePlan("architecture", 2, "scripted", PLAYS / "island.toml")
     names = [f"P{i}" for i in range(8)]
     arms = assignment(plan, names, 0)
     assert sorted(arms.values()) == sorted(["none", "goals", "impressions", "both"] * 2)
     assert assignment(plan, names, 0) == arms and assignment(plan, names, 1) != arms
-    groups, records, failed = run_sync(store, plan)
-    assert len(records) == 2 and not failed
+    experiment = built("game", {"name": plan.name, "model": "scripted", "reps": 2, "concurrency": 1,
+                                "game": {"experiment": "architecture", "play": str(PLAYS / "island.toml")}})
+    outcome = run_sync(store, experiment)
+    records = [r for _, r in sorted(outcome.finished.items())]
+    assert len(records) == 2 and not outcome.failed
     # every game is an ordinary run, and players out in round 1 are left out, as the paper did
+    groups = placements_by_group(records, first_round=False)
     assert sum(len(v) for v in groups.values()) == 2 * 7
     run = store.run(records[0]["run"])
     assert "game 1" in run.title
     gateway = RecordingGateway()
-    again, _, _ = run_sync(store, plan, gateway=gateway)
-    assert gateway.calls == [] and again == groups
+    again = run_sync(store, experiment, gateway=gateway)
+    assert gateway.calls == [] and again.finished == outcome.finished
 
 
 def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
-    from studio.game.experiments import GamePlan, cast_for
+    from studio.lab.game_kind import GamePlan, cast_for
 
     plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4))
     cast, groups = cast_for(plan, 0)

@@ -136,8 +136,9 @@ def critique(args: argparse.Namespace) -> int:
 
 def compare_runs(args: argparse.Namespace) -> int:
     import asyncio
-    from studio.critic import compare, experiment_casts
-    from studio.engine import EngineError
+
+    from studio.critic import experiment_casts
+    from studio.lab.compare import compare_once
     from studio.llm import ModelError
 
     without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
@@ -151,10 +152,8 @@ def compare_runs(args: argparse.Namespace) -> int:
     console = _console()
     err = Console(stderr=True, highlight=False)
     status = err.status("Starting…")
-    current: dict[str, Any] = {}
 
     def on_run(label: str, engine: Any) -> None:
-        current.update(label=label, run=engine.run_id)
         err.print(f"Run {engine.run_id}: {_esc(engine.cast.play.title)}, {_esc(label)}")
         status.update(f"Run {engine.run_id} ({label})…")
 
@@ -167,16 +166,9 @@ def compare_runs(args: argparse.Namespace) -> int:
     status.start()
     try:
         result = asyncio.run(
-            compare(store, args.play, turns=args.turns, seed=args.seed, model=args.model, critic_model=critic,
-                    on_run=on_run)
+            compare_once(store, args.play, turns=args.turns, seed=args.seed, model=args.model, critic_model=critic,
+                         on_run=on_run)
         )
-    except EngineError as exc:
-        status.stop()
-        run = current.get("run")
-        print(f"studio: model error in run {run} ({current.get('label')}): {exc}", file=sys.stderr)
-        print(f"Run {run} is kept as it was; 'studio resume {run}' finishes it and "
-              f"'studio critique RUN RUN' compares afterwards.", file=sys.stderr)
-        return 1
     except ModelError as exc:
         status.stop()
         print(f"studio: the critic's model failed: {exc}", file=sys.stderr)
@@ -187,6 +179,13 @@ def compare_runs(args: argparse.Namespace) -> int:
         return 130
     finally:
         status.stop()
+    if result.failed:
+        for label, (run, error) in result.failed.items():
+            print(f"studio: model error in run {run} ({label}): {error}", file=sys.stderr)
+            if run is not None:
+                print(f"Run {run} is kept as it was; 'studio resume {run}' finishes it and "
+                      f"'studio critique RUN RUN' compares afterwards.", file=sys.stderr)
+        return 1
     critiques = list(result.critiques)
     if args.json:
         print(json.dumps({"play": result.play, "runs": list(result.runs),
@@ -201,12 +200,13 @@ def compare_runs(args: argparse.Namespace) -> int:
 
 def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
     """`studio compare PLAY --reps N`: the paper's table 2, N runs per condition, resumable."""
-    import asyncio
     from pathlib import Path
 
     from rich.console import Console
 
     from studio.lab import compare as experiment
+    from studio.lab.experiment import built
+    from studio.lab.runner import run_sync
     from studio.model import InputError
 
     if not 1 <= args.reps <= 200:
@@ -217,19 +217,20 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
             "model": args.model, "reps": args.reps,
             "compare": {"play": play, "turns": args.turns, "seed": args.seed or 1, "critic": critic,
                         "conditions": conditions}}
-    spec = experiment.KIND.check(spec, play)
     err = Console(stderr=True, highlight=False)
-    plan = [t.key for t in experiment.KIND.plan(spec)]
+    planned = built("compare", {**spec, "concurrency": 1}, play)
+    plan = [t.key for t in planned.kind.plan(planned.spec)]
 
     def on_trial(trial: Any) -> None:
         err.print(f"Trial {plan.index(trial.key) + 1} of {len(plan)}: {experiment.LABELS[trial.condition]}, "
                   f"repetition {trial.rep + 1}, seed {trial.params['seed']}", markup=False)
 
     try:
-        report, finished, failed = asyncio.run(experiment.run_experiment(store, spec, on_trial=on_trial))
+        outcome = run_sync(store, planned, on_trial=on_trial)
     except KeyboardInterrupt:
         print("Stopped. Every finished trial is kept; the same command plays only what is missing.", file=sys.stderr)
         return 130
+    report, finished, failed = outcome.report, outcome.finished, outcome.failed
     if args.json:
         print(json.dumps({"experiment": spec["name"], "trials": finished, "failed": failed,
                           "tables": [{"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note}

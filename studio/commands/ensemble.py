@@ -1,16 +1,13 @@
-"""CLI bodies for an ensemble's stage: one step at a time, who speaks next, entrances and exits,
-and a run seen through one character's eyes."""
+"""CLI bodies for an ensemble's stage: one step at a time, who speaks next, entrances and exits."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 from typing import Any
 
 from studio.commands.common import console, db_option, esc, open_engine
 from studio.model.errors import InputError
-from studio.store import events as ev
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -105,24 +102,3 @@ def cmd_stage(args: argparse.Namespace) -> int:
             out.print(f"[italic]{esc(event.text)}[/]")
     return 0
 
-
-def through_eyes(engine: Any, path: list[Any], name: str) -> list[Any]:
-    """The take as one character knows it: only what it witnessed, the lines its inner voice
-    rewrote as it heard them, and its own inner voice's work."""
-    matches = [r for r in engine.cast.matching(name) if r.kind in ("ego", "other")]
-    if len(matches) != 1:
-        names = ", ".join(r.name for r in engine.cast.roles if r.kind in ("ego", "other"))
-        raise InputError("--as", name, "is not one character of this run", f"use one of: {names}")
-    key = matches[0].key
-    inner = {key, f"{key}.voice"} | ({"superego"} if key == "ego" else set())
-    heard = engine.state.heard  # the Drama Machine keys it by line; an ensemble by (line, hearer)
-    by_id = {e.id: e for e in path}
-    out = []
-    for event in path:
-        if not event.witnessed_by(key) or (event.is_backstage and event.role not in inner):
-            continue
-        rewrite = heard.get((event.id, key), heard.get(event.id) if key == "ego" and event.role != "ego" else None)
-        if event.kind in (ev.STAGE, ev.DIRECTION) and rewrite in by_id:
-            event = dataclasses.replace(event, text=by_id[rewrite].text)
-        out.append(event)
-    return out

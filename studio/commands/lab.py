@@ -4,9 +4,9 @@ personality interview (studio/commands/lab_interview.py)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from studio.commands.common import console as make_console
@@ -69,8 +69,9 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
 
         return lab_interview.run(args, store, console)
     from studio.lab import pd
-    from studio.lab.runner import Plan, run as run_plan
-    from studio.lab.stats import cells, hypotheses
+    from studio.lab.experiment import built
+    from studio.lab.runner import run_sync
+    from studio.lab.stats import Trial, cells, hypotheses
     from studio.model.play import DEFAULT_MODEL
 
     for flag, chosen, known in (("--group", args.group, pd.GROUPS), ("--partner", args.partner, pd.PARTNERS)):
@@ -88,13 +89,19 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
     gateway, on = _endpoints(args, model)
-    plan = Plan(args.group or list(pd.GROUPS), args.partner or list(pd.PARTNERS), args.reps, model)
+    experiment = built("pd", {"name": f"pd:{model}", "model": model, "reps": args.reps, "concurrency": args.concurrency,
+                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS)}})
+    total = len(experiment.kind.plan(experiment.spec))
     err = console.__class__(stderr=True, highlight=False)
-    with err.status(f"{len(plan.keys())} trials on {model}{on}…") as status:
-        def progress(name: str, done: int, failed: int, total: int) -> None:
-            status.update(f"{done}/{total} trials done, {failed} failed · {name}")
+    with err.status(f"{total} trials on {model}{on}…") as status:
+        def progress(tally: Any) -> None:
+            if tally.current:
+                status.update(f"{tally.done}/{tally.total} trials done, {tally.failed} failed · {tally.current}")
 
-        finished, failed = asyncio.run(run_plan(store, plan, args.concurrency, gateway=gateway, progress=progress))
+        outcome = run_sync(store, experiment, gateway=gateway, progress=progress)
+    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]))
+                for _, r in sorted(outcome.finished.items())]
+    failed = outcome.failed
     table = cells(finished)
     found = hypotheses(finished)
     if args.json:
@@ -145,10 +152,11 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
 
 def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     import re
-    from pathlib import Path
 
-    from studio.game.analysis import compare_placements, table
-    from studio.game.experiments import GamePlan, run_sync
+    from studio.lab.game_analysis import compare_placements, table
+    from studio.lab.experiment import built
+    from studio.lab.game_kind import GamePlan, default_island, placements_by_group
+    from studio.lab.runner import run_sync
     from studio.model import InputError
     from studio.model.play import DEFAULT_MODEL
 
@@ -166,26 +174,29 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     from studio.engine.forms import load_play
 
     if args.play is None:
-        from studio.game import default_island
-
         args.play = str(default_island())
     play = load_play(args.play)
     if play.form != "social_game":
         raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
     players = len(play.cast.characters)
-    if args.experiment == "persona" and int(split.group(1)) + int(split.group(2)) > players:
+    counts = (int(split.group(1)), int(split.group(2)))
+    if args.experiment == "persona" and sum(counts) > players:
         raise InputError("--split", args.split, f"more than the play's {players} players", "e.g. --split 3:3")
-    plan = GamePlan(args.experiment, args.games, model, Path(args.play), (int(split.group(1)), int(split.group(2))))
+    name = GamePlan(args.experiment, args.games, model, Path(args.play), counts).name
+    experiment = built("game", {"name": name, "model": model, "reps": args.games, "concurrency": 1,
+                                "game": {"experiment": args.experiment, "play": str(Path(args.play).resolve()),
+                                         "split": list(counts), "first_round": args.first_round}})
     err = console.__class__(stderr=True, highlight=False)
-    with err.status(f"{plan.games} games on {model}…") as status:
-        groups, records, failed = run_sync(store, plan, progress=lambda i, n: status.update(f"game {i}/{n}"),
-                                           first_round=args.first_round)
-    result = compare_placements(groups)
+    with err.status(f"{args.games} games on {model}…") as status:
+        outcome = run_sync(store, experiment, on_trial=lambda t: status.update(f"game {t.rep + 1}/{args.games}"))
+    records = [r for _, r in sorted(outcome.finished.items())]
+    failed = outcome.failed
+    result = compare_placements(placements_by_group(records, args.first_round))
     if args.json:
-        print(json.dumps({"experiment": plan.name, "games": len(records), "failed": failed,
+        print(json.dumps({"experiment": name, "games": len(records), "failed": failed,
                           "runs": [r["run"] for r in records], **result.as_dict()}))
         return 0 if not failed else 1
-    console.print(f"{plan.name}: {len(records)} games (runs {', '.join(str(r['run']) for r in records)})", markup=False)
+    console.print(f"{name}: {len(records)} games (runs {', '.join(str(r['run']) for r in records)})", markup=False)
     console.print(table(result), markup=False, highlight=False)
     if failed:
         print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)

@@ -62,19 +62,24 @@ def run(args: argparse.Namespace, store: Any, console: Any) -> int:
                          "e.g. studio lab interview mara_lighthouse, or --run RUN")
     if not 1 <= args.reps <= 1000:
         raise InputError("--reps", None, f"must be between 1 and 1000, not {args.reps}", "e.g. --reps 3")
-    from studio.lab.interview_kind import KIND, find_character, run_experiment
+    from studio.lab.experiment import built
+    from studio.lab.interview import METHODS
+    from studio.lab.interview_kind import find_character
+    from studio.lab.runner import run_sync
 
     path = find_character(args.character)
     methods = _methods(args.method)
-    spec = {"model": model, "reps": args.reps,
-            "interview": {"character": str(path), "scale": args.scale, "methods": methods, "assessor": args.assessor}}
-    spec = KIND.check(spec, "command line")
-    spec["name"] = f"interview:{path.stem}:{args.scale}:{model}:{args.assessor or model}:{'+'.join(spec['interview']['methods'])}"
+    name = f"interview:{path.stem}:{args.scale}:{model}:{args.assessor or model}:{'+'.join(m for m in METHODS if m in methods)}"
+    experiment = built("interview", {
+        "name": name, "model": model, "reps": args.reps, "concurrency": 1,
+        "interview": {"character": str(path), "scale": args.scale, "methods": methods,
+                      **({"assessor": args.assessor} if args.assessor else {})}})
+    spec = experiment.spec
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"interviewing {path.stem} on {model}…") as status:
-        report, finished, failed = asyncio.run(run_experiment(
-            store, spec, source="command line",
-            on_trial=lambda t: status.update(f"interview {t.rep + 1} of {args.reps} on {model}…")))
+        outcome = run_sync(store, experiment,
+                           on_trial=lambda t: status.update(f"interview {t.rep + 1} of {args.reps} on {model}…"))
+    report, finished, failed = outcome.report, outcome.finished, outcome.failed
     radar = report.figures[0]
     saved = _save(radar, args.out) if args.out else None
     if args.json:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,13 +63,13 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     store = open_store(args.db)
     if args.lab_command == "report":
         return _report(args, store, console, experiment)
-    from studio.lab.experiment import run_experiment
     from studio.lab.render import to_console, to_json
+    from studio.lab.runner import run_sync
 
     err = console.__class__(stderr=True, highlight=False)
     try:
         with _Bar(err, experiment) as bar:
-            outcome = asyncio.run(run_experiment(store, experiment, progress=bar.update))
+            outcome = run_sync(store, experiment, progress=bar.update)
     except KeyboardInterrupt:
         print("Stopped. Every finished trial is kept; the same command plays only what is missing "
               "and continues a trial left unfinished.", file=sys.stderr)
@@ -79,10 +78,10 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     if args.json:
         print(to_json(outcome.report, {"experiment": experiment.name, "file": str(experiment.path),
                                        "done": len(outcome.finished), "failed": outcome.failed,
-                                       "played_now": tally.done - tally.skipped, "tokens": tally.tokens}))
+                                       "played_now": tally.played, "tokens": tally.tokens}))
     else:
         to_console(outcome.report, console)
-    print(f"{experiment.name}: {len(outcome.finished)} of {tally.total} trials done ({tally.done - tally.skipped} "
+    print(f"{experiment.name}: {len(outcome.finished)} of {tally.total} trials done ({tally.played} "
           f"now, in {tally.elapsed:.1f} s, {tally.tokens} tokens), {len(outcome.failed)} failed.", file=sys.stderr)
     if outcome.failed:
         key, error = next(iter(sorted(outcome.failed.items())))
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
 
 def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any) -> int:
     from studio.lab import render
-    from studio.lab.experiment import report_of
+    from studio.lab.runner import report_of
     from studio.model import InputError
 
     outcome = report_of(store, experiment, widen=args.reps is None)
@@ -185,7 +184,7 @@ class _Bar:
                                  TextColumn("{task.fields[detail]}", markup=False), console=console, transient=False)
         self.task = self.progress.add_task(experiment.path.stem, total=None, detail="")
 
-    def __enter__(self) -> "_Bar":
+    def __enter__(self) -> _Bar:
         self.progress.start()
         return self
 

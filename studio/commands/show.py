@@ -44,9 +44,9 @@ def show(args: argparse.Namespace) -> int:
     if args.take is not None:
         path = store.take(number, take_head(store, number, args.take))
     if args.as_name:
-        from studio.commands.ensemble import through_eyes
+        from studio.engine.lens import through_eyes
 
-        path = through_eyes(engine, path, args.as_name)
+        path = through_eyes(engine.cast, path, args.as_name)
     if args.json:
         events = store.events(number) if args.all else path
         for event in events:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from studio.engine.lens import owner_of, voice_owners
 from studio.model.play import STRATEGIES, ResolvedCast
 from studio.store import events as ev
 from studio.store.events import Event
@@ -250,9 +251,14 @@ def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, creat
         for source in event.shaped_by:
             shaped.setdefault(source, event.id)
 
+    owners = voice_owners(cast)
+
     def note(event: Event) -> Backstage:
         verb = _BACKSTAGE_VERBS.get(event.kind, event.kind.rsplit(".", 1)[-1].replace("_", " "))
-        label = verb.format(ego=ego, superego=inner, character=event.character or "")
+        # whose inner voice it is, and whom it works on: in an ensemble each character has its own
+        whose = event.data.get("hearer") or owner_of(event, owners)
+        voice = event.character if event.role in owners else inner
+        label = verb.format(ego=names.get(whose or "", ego), superego=voice or inner, character=event.character or "")
         return Backstage(
             kind=event.kind,
             character=event.character or names.get(event.role or "", inner),

@@ -15,10 +15,16 @@ Every trial is an ordinary run in the store (`studio show`, `export`, the app op
 from __future__ import annotations
 
 import math
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register, run_in_turn
+from pydantic import Field, field_validator
+
+from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.settings import KindSettings, read
 
 CONDITIONS = ("without", "with", "critic_loop")
 LABELS = {"without": "without the superego", "with": "with the superego",
@@ -26,6 +32,25 @@ LABELS = {"without": "without the superego", "with": "with the superego",
 SHORT = {"without": "without", "with": "with", "critic_loop": "loop"}
 # The differences reported, each (baseline, condition): the inner voice's, then the critic loop's on top of it.
 PAIRS = (("without", "with"), ("with", "critic_loop"))
+
+
+class CompareSettings(KindSettings):
+    """The `[compare]` table: the play (relative to the experiment file), its turns and first seed, the
+    Critic's model and the conditions compared."""
+
+    play: str = Field(min_length=1)
+    turns: int | None = Field(None, ge=1)
+    seed: int | None = Field(None, ge=0)
+    critic: str | None = None
+    conditions: list[str] = Field(default_factory=lambda: ["without", "with"])
+
+    @field_validator("conditions")
+    @classmethod
+    def _conditions(cls, value: list[str]) -> list[str]:
+        if not value or any(c not in CONDITIONS for c in value):
+            raise ValueError(f"must be some of {list(CONDITIONS)}, not {value!r}; "
+                             'use conditions = ["without", "with", "critic_loop"]')
+        return list(dict.fromkeys(value))
 
 
 class CompareKind:
@@ -36,22 +61,13 @@ class CompareKind:
         from studio.critic import experiment_casts
         from studio.model import InputError
 
-        own = dict(spec.get("compare") or {})
-        play = own.get("play")
-        if not isinstance(play, str) or not play:
+        if not (spec.get("compare") or {}).get("play"):
             raise InputError(source, "compare.play", "names no play", 'add play = "plays/interview.toml"')
+        own = read(CompareSettings, spec, "compare", source)
         base = Path(source).parent if source else Path(".")
-        path = Path(play) if Path(play).is_absolute() or Path(play).exists() else base / play
-        for name in ("turns", "seed"):
-            value = own.get(name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise InputError(source, f"compare.{name}", f"must be a whole number, not {value!r}",
-                                 f"set {name} = 2, or leave it out")
-        experiment_casts(path, turns=own.get("turns"), seed=own.get("seed"), model=spec.get("model"))
-        conditions = own.get("conditions", ["without", "with"])
-        if not isinstance(conditions, list) or not conditions or any(c not in CONDITIONS for c in conditions):
-            raise InputError(source, "compare.conditions", f"must be some of {list(CONDITIONS)}, not {conditions!r}",
-                             'use conditions = ["without", "with", "critic_loop"]')
+        path = Path(own.play) if Path(own.play).is_absolute() or Path(own.play).exists() else base / own.play
+        experiment_casts(path, turns=own.turns, seed=own.seed, model=spec.get("model"))
+        conditions = own.conditions
         if "critic_loop" in conditions:
             from studio.engine.forms import load_play
 
@@ -64,8 +80,8 @@ class CompareKind:
                 raise InputError(source, "compare.conditions", "critic_loop needs a play with a director, who reads "
                                  "the Critic's review as the next scene opens; this play has none",
                                  "add a [cast.director] to the play, or leave critic_loop out")
-        own.update(play=str(path), conditions=conditions, seed=own.get("seed") or 1)
-        return {**spec, "compare": own}
+        return {**spec, "compare": {**own.model_dump(exclude_none=True), "play": str(path),
+                                    "seed": 1 if own.seed is None else own.seed}}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["compare"]
@@ -85,11 +101,11 @@ class CompareKind:
             cast = without if trial.condition == "without" else with_
             if trial.condition == "critic_loop":
                 cast.play = cast.play.model_copy(update={"critic_loop": True})
-            options = {"model": ctx.model, "no_superego": trial.condition == "without",
+            options = {"model": ctx.model or None, "no_superego": trial.condition == "without",
                        "critic_loop": trial.condition == "critic_loop", "seed": cast.play.seed,
                        "turns": cast.play.turns, "experiment": ctx.spec.get("name", "compare")}
             engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
-            ctx.started(engine.run_id)
+        ctx.playing(engine)
         await engine.play_to_end()
         critique = await critique_run(ctx.store, engine.run_id, model=own.get("critic") or ctx.model or None,
                                       gateway=ctx.gateway)
@@ -180,7 +196,40 @@ def _estimate(est: Any) -> str:
 KIND = register(CompareKind())
 
 
-async def run_experiment(store: Any, spec: dict[str, Any], *, gateway: Any = None, source: str = "",
-                         on_trial: Any = None) -> tuple[Report, dict[str, dict[str, Any]], dict[str, str]]:
-    """Play what is missing of a compare experiment, one trial after another, and report on all of it."""
-    return await run_in_turn(KIND, store, spec, gateway=gateway, source=source, on_trial=on_trial)
+@dataclass
+class Comparison:
+    """One play, the same settings and seed, run without and with the superego, and both critiques;
+    `failed` names each condition that did not finish, with its run (kept, to resume) and its error."""
+
+    play: str
+    runs: tuple[int, ...]  # (without, with)
+    critiques: tuple[Any, ...]
+    failed: dict[str, tuple[int | None, str]]
+
+
+async def compare_once(store: Any, play_path: str | Path, *, turns: int | None = None, seed: int | None = None,
+                       model: str | None = None, critic_model: str | None = None, gateway: Any = None,
+                       on_run: Callable[[str, Any], None] | None = None) -> Comparison:
+    """`studio compare PLAY`: one repetition of both conditions, one after the other, through the lab's
+    runner under a name of its own (so it never meets an earlier comparison's trials), every run kept.
+
+    `on_run(label, engine)` is told before each run plays, so a caller can follow its events.
+    """
+    from studio.critic import DEFAULT_CRITIC_MODEL, stored_critiques
+    from studio.lab.experiment import built
+    from studio.lab.runner import run_experiment
+    from studio.engine.forms import load_play
+
+    if seed is None:
+        seed = load_play(play_path).seed
+    spec = {"name": f"compare-{secrets.token_hex(4)}", "model": model, "reps": 1, "concurrency": 1,
+            "compare": {"play": str(play_path), "turns": turns, "seed": seed,
+                        "critic": critic_model or model or DEFAULT_CRITIC_MODEL}}
+    experiment = built("compare", {k: v for k, v in spec.items() if v is not None})
+    outcome = await run_experiment(store, experiment, gateway=gateway,
+                                   on_engine=(lambda trial, engine: on_run(LABELS[trial.condition], engine))
+                                   if on_run is not None else None)
+    done = [outcome.finished[k] for k in ("without/0", "with/0") if k in outcome.finished]
+    critiques = {c.id: c for r in done for c in stored_critiques(store, r["run"])}
+    return Comparison(str(play_path), tuple(r["run"] for r in done), tuple(critiques[r["critique"]] for r in done),
+                      {LABELS[k.split("/")[0]]: (outcome.runs.get(k), error) for k, error in outcome.failed.items()})

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -31,6 +31,7 @@ from studio.lab import ipip
 from studio.lab.personality import DIMENSIONS, HIGH, LOW, Item, Rating, score_oc
 
 METHODS = ("oc", "doc", "er_all", "er_batch")
+Shape = TypeVar("Shape", bound=BaseModel)  # the reply an assessor call is held to
 LABELS = {"oc": "OC", "doc": "d-OC", "er_all": "ER (all)", "er_batch": "ER (batch)"}
 INTERVIEWER = "Quinn"  # the interviewer seat's name: a plain name no shipped character uses
 ANSWER_TOKENS = 110
@@ -117,6 +118,8 @@ async def interview(store: Any, gateway: Any, cast: Any | None = None, *, run_id
 
     if run_id is not None:
         engine = Engine(store, run_id, gateway)
+    elif cast is None:
+        raise ValueError("an interview needs a cast to begin or a run to continue")
     else:
         engine = Engine.create(store, cast, options or {}, gateway=gateway)
         if started is not None:
@@ -226,8 +229,8 @@ class Assessor:
     names: list[str]
     calls: list[dict[str, Any]]
 
-    async def ask(self, task: str, messages: list[dict[str, str]], shape: type[BaseModel], normalise: Any,
-                  label: str) -> BaseModel | None:
+    async def ask(self, task: str, messages: list[dict[str, str]], shape: type[Shape], normalise: Any,
+                  label: str) -> Shape | None:
         """One structured reply: held to its schema, read leniently, asked again once, else None."""
         from studio.llm import CallContext
         from studio.llm.gateway import CallSettings
@@ -267,7 +270,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         for n, answer in enumerate(chosen):
             value = await assessor.ask("oc", oc_messages(answer, names), Choice, _choice, f"item {answer.index + 1}")
             items.append(answer.item)
-            picks[n] = value.choice if value is not None else None  # type: ignore[union-attr]
+            picks[n] = value.choice if value is not None else None
         measured["oc"] = score_oc(items, picks)
     if "doc" in methods:
         scores: dict[str, float | None] = {}
@@ -277,7 +280,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                 value = await assessor.ask("doc", doc_messages(answer, names), Choice, _choice,
                                            f"item {answer.index + 1}")
                 if value is not None:
-                    placed.append(value.choice)  # type: ignore[union-attr]
+                    placed.append(value.choice)
             scores[d] = sum(placed) / len(placed) if placed else None
         measured["doc"] = scores
     for method in ("er_all", "er_batch"):
@@ -288,20 +291,20 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
             parts = [group] if method == "er_all" else batches(group)
             got = []
             for k, part in enumerate(parts):
-                value = await assessor.ask("er", er_messages(d, part, names), Rating, _rating,
-                                           d if method == "er_all" else f"{d}, batch {k + 1}")
-                if value is not None:
-                    got.append(float(value.score))  # type: ignore[union-attr]
+                rating = await assessor.ask("er", er_messages(d, part, names), Rating, _rating,
+                                            d if method == "er_all" else f"{d}, batch {k + 1}")
+                if rating is not None:
+                    got.append(float(rating.score))
             scores[d] = sum(got) / len(got) if got else None
         measured[method] = scores
     invalid = {m: 0 for m in methods}
     task_of = {"oc": "oc", "doc": "doc", "er_all": "er", "er_batch": "er"}
     for call in assessor.calls:
         if not call["valid"]:
-            method = next((m for m in methods if task_of[m] == call["task"]
-                           and (call["task"] != "er" or ("batch" in call["about"]) == (m == "er_batch"))), None)
-            if method:
-                invalid[method] += 1
+            which = next((m for m in methods if task_of[m] == call["task"]
+                          and (call["task"] != "er" or ("batch" in call["about"]) == (m == "er_batch"))), None)
+            if which:
+                invalid[which] += 1
     return {"measured": measured, "invalid": invalid, "calls": assessor.calls}
 
 

@@ -23,10 +23,13 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from studio.lab import interview as iv
 from studio.lab.ipip import SCALES
-from studio.lab.kinds import Radar, Report, Table, TrialContext, TrialSpec, register, run_in_turn
+from studio.lab.kinds import Radar, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.personality import DIMENSIONS, accuracy, mae_scaled
+from studio.lab.settings import KindSettings, read
 
 SHORT = {"openness": "O", "conscientiousness": "C", "extraversion": "E", "agreeableness": "A", "neuroticism": "N"}
 
@@ -61,6 +64,31 @@ def load_sheet(path: Path, source: str) -> Any:
     return sheet
 
 
+class InterviewSettings(KindSettings):
+    """The `[interview]` table: whom to interview, with which scale, scored by which methods."""
+
+    character: str = Field(min_length=1)
+    scale: str = "mini"
+    methods: list[str] = Field(default_factory=lambda: list(iv.METHODS))
+    seed: int = 1
+    assessor: str | None = None  # the assessor's model; default: the character's
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, value: str) -> str:
+        if value not in SCALES:
+            raise ValueError(f"is {value!r}, not a scale studio ships; use one of: {', '.join(SCALES)}")
+        return value
+
+    @field_validator("methods")
+    @classmethod
+    def _methods(cls, value: list[str]) -> list[str]:
+        if not value or any(m not in iv.METHODS for m in value):
+            raise ValueError(f"must be some of {list(iv.METHODS)}, not {value!r}; "
+                             'use methods = ["oc", "doc", "er_all", "er_batch"]')
+        return [m for m in iv.METHODS if m in value]
+
+
 class InterviewKind:
     name = "interview"
     summary = "a character interviewed with a Big-Five scale, scored by OC, d-OC and ER against its design (Wang et al., 2024)"
@@ -68,29 +96,16 @@ class InterviewKind:
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         from studio.model import InputError
 
-        own = dict(spec.get("interview") or {})
-        ref = own.get("character")
-        if not isinstance(ref, str) or not ref:
+        if not (spec.get("interview") or {}).get("character"):
             raise InputError(source, "interview.character", "names no character",
                              'add character = "characters/mara_lighthouse.toml"')
-        path = find_character(ref, source)
+        own = read(InterviewSettings, spec, "interview", source)
+        path = find_character(own.character, source)
         load_sheet(path, source)
-        scale = own.get("scale", "mini")
-        if scale not in SCALES:
-            raise InputError(source, "interview.scale", f"is {scale!r}, not a scale studio ships",
-                             f"use one of: {', '.join(SCALES)}")
-        methods = own.get("methods", list(iv.METHODS))
-        if not isinstance(methods, list) or not methods or any(m not in iv.METHODS for m in methods):
-            raise InputError(source, "interview.methods", f"must be some of {list(iv.METHODS)}, not {methods!r}",
-                             'use methods = ["oc", "doc", "er_all", "er_batch"]')
         reps = spec.get("reps", 1)
         if not isinstance(reps, int) or isinstance(reps, bool) or not 1 <= reps <= 1000:
             raise InputError(source, "reps", f"must be a whole number from 1 to 1000, not {reps!r}", "e.g. reps = 3")
-        seed = own.get("seed", 1)
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise InputError(source, "interview.seed", f"must be a whole number, not {seed!r}", "e.g. seed = 1")
-        own.update(character=str(path), scale=scale, methods=[m for m in iv.METHODS if m in methods], seed=seed)
-        return {**spec, "reps": reps, "interview": own}
+        return {**spec, "reps": reps, "interview": {**own.model_dump(exclude_none=True), "character": str(path)}}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["interview"]
@@ -166,17 +181,17 @@ def profile_report(design: dict[str, float] | None, methods: list[str], results:
         hits = [accuracy(design, p) for p in measured]
         row = [iv.LABELS[m], "-" if mae is None else f"{mae:.3f} ± {sd:.3f}"]
         for key in (*DIMENSIONS, "full"):
-            known = [h[key] for h in hits if h.get(key) is not None]
+            known = [hit for h in hits if (hit := h.get(key)) is not None]
             row.append(f"{sum(known)}/{len(known)}" if known else "-")
         row.append(sum(int(r.get("invalid", {}).get(m, 0)) for r in results))
         agree_rows.append(row)
     if design and results:
         # What knowing nothing scores: every dimension at the midpoint. A method must beat this to have read anything.
         flat = {d: 3.0 for d in DIMENSIONS}
-        hits = accuracy(design, flat)
+        baseline = accuracy(design, flat)
         mae = mae_scaled(design, flat)
         agree_rows.append(["baseline: all 3", "-" if mae is None else f"{mae:.3f}",
-                           *[("hit" if hits[k] else "miss") for k in (*DIMENSIONS, "full")], "-"])
+                           *[("hit" if baseline[k] else "miss") for k in (*DIMENSIONS, "full")], "-"])
     agreement = Table("Agreement with the design, per method",
                       ["method", "MAE / range"] + [SHORT[d] for d in DIMENSIONS] + ["full", "invalid replies"],
                       agree_rows,
@@ -196,9 +211,3 @@ def profile_report(design: dict[str, float] | None, methods: list[str], results:
 
 
 KIND = register(InterviewKind())
-
-
-async def run_experiment(store: Any, spec: dict[str, Any], *, gateway: Any = None, source: str = "",
-                         on_trial: Any = None) -> tuple[Report, dict[str, dict[str, Any]], dict[str, str]]:
-    """Play what is missing of a interview experiment, one trial after another, and report on all of it."""
-    return await run_in_turn(KIND, store, spec, gateway=gateway, source=source, on_trial=on_trial)

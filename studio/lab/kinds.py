@@ -6,7 +6,8 @@ from one run of the command to the next), runs the trials that are missing, at m
 recording each in the store's `lab_trials` table, and finally asks the kind for its report: tables and
 figures that the runner renders as text, CSV, JSON, Markdown, terminal charts and image files.
 
-A kind is a small object registered with `@register`; the runner never needs to know what a trial is.
+A kind is a small object registered with `register`; the runner (`studio.lab.runner`) never needs to know
+what a trial is.
 The figures are plain data (bars with intervals, lines over steps, a radar of two profiles), so one
 renderer draws them for every kind, in the terminal and as files.
 """
@@ -31,8 +32,9 @@ class TrialSpec:
 @dataclass
 class TrialContext:
     """What a trial may use. `run_id` is the run a previous, unfinished attempt of this trial started:
-    the kind continues it from its last event instead of starting again. A kind that makes a run calls
-    `started(run_id)` as soon as the run exists, so an interrupted trial can be continued."""
+    the kind continues it from its last event instead of starting again. A kind calls `playing(engine)`
+    before its run plays (or `started(run_id)` where it has no engine in hand) as soon as the run exists,
+    so an interrupted trial can be continued and a caller can follow the run."""
 
     store: Any
     gateway: Any
@@ -41,6 +43,7 @@ class TrialContext:
     source: str  # the experiment file, for messages
     run_id: int | None = None
     started: Callable[[int], None] = lambda run_id: None
+    playing: Callable[[Any], None] = lambda engine: None
 
 
 @dataclass
@@ -121,49 +124,3 @@ KINDS: dict[str, Kind] = {}
 def register(kind: Kind) -> Kind:
     KINDS[kind.name] = kind
     return kind
-
-
-async def run_in_turn(kind: Kind, store: Any, spec: dict[str, Any], *, gateway: Any = None, source: str = "",
-                      on_trial: Any = None) -> tuple[Report, dict[str, dict[str, Any]], dict[str, str]]:
-    """Play what is missing of one kind's experiment, one trial after another, and report on all of it
-    (what `studio compare --reps` and `studio lab interview` do without the general runner).
-
-    Trials are recorded in `lab_trials` under the experiment's name: done ones are not played again, a
-    failed one keeps its error and the others go on, one left running continues its run.
-    """
-    from studio.lab.trials import Trials
-
-    if gateway is None:
-        from studio.llm import Gateway
-
-        gateway = Gateway()
-    trials = Trials(store)
-    name = spec["name"]
-    done = trials.done(name)
-    running = trials.started(name)
-    plan = list(kind.plan(spec))
-    for trial in plan:
-        if trial.key in done:
-            continue
-        run_of = {"run": (running.get(trial.key) or {}).get("run")}
-
-        def started(run_id: int, key: str = trial.key, run_of: dict = run_of) -> None:
-            run_of["run"] = run_id
-            trials.record(name, key, "running", {"run": run_id})
-
-        ctx = TrialContext(store=store, gateway=gateway, model=spec.get("model") or "", spec=spec, source=source,
-                           run_id=run_of["run"], started=started)
-        if on_trial is not None:
-            on_trial(trial)
-        try:
-            result = await kind.run_trial(ctx, trial)
-        except Exception as exc:  # recorded; the other trials go on
-            # the run it started (if any) is kept with the failure, so the next attempt continues it
-            trials.record(name, trial.key, "failed", {"run": run_of["run"]} if run_of["run"] else None,
-                          error=str(exc)[:500])
-        else:
-            trials.record(name, trial.key, "done", result)
-    wanted = {t.key for t in plan}
-    finished = {k: v for k, v in trials.done(name).items() if k in wanted}
-    failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
-    return kind.report(spec, finished), finished, failed

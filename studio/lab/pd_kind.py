@@ -15,11 +15,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from studio.lab import pd
 from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
-from studio.lab.runner import MAX_TOKENS, TEMPERATURE, trial_key
+from studio.lab.settings import KindSettings, listed, read
 
+# The paper's sampling settings for the dilemma.
+TEMPERATURE = 0.2
+MAX_TOKENS = 100
 SUPPORTED = {True: "yes", False: "no", None: "too few data"}
+
+
+class PDSettings(KindSettings):
+    """The `[pd]` table: which groups meet which partners, the wordings repetitions rotate through, and
+    the paper's sampling settings."""
+
+    groups: list[str] = Field(default_factory=lambda: list(pd.GROUPS))
+    partners: list[str] = Field(default_factory=lambda: list(pd.PARTNERS))
+    wordings: list[int] = Field(default_factory=lambda: [0, 1, 2])
+    temperature: float = Field(TEMPERATURE, ge=0, le=2)
+    max_tokens: int = Field(MAX_TOKENS, ge=16, le=4096)
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, value: list[str]) -> list[str]:
+        return listed(value, pd.GROUPS, "groups")
+
+    @field_validator("partners")
+    @classmethod
+    def _partners(cls, value: list[str]) -> list[str]:
+        return listed(value, pd.PARTNERS, "partners")
+
+    @field_validator("wordings")
+    @classmethod
+    def _wordings(cls, value: list[int]) -> list[int]:
+        if not value or any(w not in (0, 1, 2) for w in value):
+            raise ValueError(f"must be a list of 0, 1 and 2, not {value!r}; e.g. wordings = [0, 1, 2] (each group's three prompts)")
+        return value
 
 
 class PDKind:
@@ -27,34 +60,7 @@ class PDKind:
     summary = "the iterated Prisoner's Dilemma: six groups of simulacra against four rule partners (Phelps and Russell)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
-        from studio.model import InputError
-
-        own = dict(spec.get("pd") or {})
-        known = {"groups", "partners", "wordings", "temperature", "max_tokens"}
-        for key in own:
-            if key not in known:
-                raise InputError(source, f"pd.{key}", "is not a setting of the dilemma", f"use only {', '.join(sorted(known))}")
-        for key, names in (("groups", pd.GROUPS), ("partners", pd.PARTNERS)):
-            chosen = own.get(key, list(names))
-            if not isinstance(chosen, list) or not chosen or any(c not in names for c in chosen):
-                raise InputError(source, f"pd.{key}", f"must be a list of some of {list(names)}, not {chosen!r}",
-                                 f"e.g. {key} = [\"{next(iter(names))}\"], or leave it out for all")
-            own[key] = list(dict.fromkeys(chosen))
-        wordings = own.get("wordings", [0, 1, 2])
-        if not isinstance(wordings, list) or not wordings or any(w not in (0, 1, 2) or isinstance(w, bool) for w in wordings):
-            raise InputError(source, "pd.wordings", f"must be a list of 0, 1 and 2, not {wordings!r}",
-                             "e.g. wordings = [0, 1, 2] (each group's three prompts)")
-        own["wordings"] = wordings
-        temperature = own.get("temperature", TEMPERATURE)
-        if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
-            raise InputError(source, "pd.temperature", f"must be a number from 0 to 2, not {temperature!r}",
-                             f"e.g. temperature = {TEMPERATURE} (the paper's)")
-        tokens = own.get("max_tokens", MAX_TOKENS)
-        if not isinstance(tokens, int) or isinstance(tokens, bool) or not 16 <= tokens <= 4096:
-            raise InputError(source, "pd.max_tokens", f"must be a whole number from 16 to 4096, not {tokens!r}",
-                             f"e.g. max_tokens = {MAX_TOKENS} (the paper's)")
-        own.update(temperature=float(temperature), max_tokens=tokens)
-        return {**spec, "pd": own}
+        return {**spec, "pd": read(PDSettings, spec, "pd", source).model_dump()}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["pd"]
@@ -84,7 +90,7 @@ class PDKind:
             cast = trial_cast(ctx.spec, trial, ctx.model, ctx.source)
             options = {"model": ctx.model, "experiment": ctx.spec.get("name", "pd"), "trial": trial.key}
             engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
-            ctx.started(engine.run_id)
+        ctx.playing(engine)
         await engine.play_to_end()
         state = engine.state
         if state.invalid:
@@ -121,9 +127,9 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     for partner in partners:
         values = []
         for group in groups:
-            c = table.get((group, partner), {}).get("cooperation")
+            rate = table.get((group, partner), {}).get("cooperation")
             # a rate lies within 0-1: the figure clips a t interval that reaches beyond (small n)
-            values.append((c.mean, max(0.0, c.low), min(1.0, c.high)) if c is not None else nan)
+            values.append((rate.mean, max(0.0, rate.low), min(1.0, rate.high)) if rate is not None else nan)
         series[pd.PARTNER_WORDS[partner]] = values
     calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
     tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
@@ -143,6 +149,11 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                       ylabel="cooperation rate")],
         notes=notes,
     )
+
+
+def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
+    """A trial's key, the same from one run of the command to the next (`lab pd` and `lab run` alike)."""
+    return f"{group}/{wording}/{partner}/{rep}"
 
 
 def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str = "") -> Any:

@@ -128,7 +128,8 @@ def read_ratings(reply: str) -> tuple[Ratings | None, str | None]:
 
 def mae_scaled(designed: Mapping[str, float], measured: Mapping[str, float | None]) -> float | None:
     """Mean absolute error over the dimensions measured, divided by the scale's range (0 best, 1 worst)."""
-    gaps = [abs(designed[d] - measured[d]) for d in DIMENSIONS if d in designed and measured.get(d) is not None]
+    gaps = [abs(designed[d] - value) for d in DIMENSIONS
+            if d in designed and (value := measured.get(d)) is not None]
     return sum(gaps) / len(gaps) / (HIGH - LOW) if gaps else None
 
 
@@ -157,6 +158,6 @@ def summarise(pairs: Iterable[tuple[Mapping[str, float], Mapping[str, float | No
     hits = [accuracy(d, x) for d, x in pairs]
     out: dict[str, float | None] = {"n": float(len(pairs)), "mae": sum(maes) / len(maes) if maes else None}
     for key in (*DIMENSIONS, "full"):
-        known = [h[key] for h in hits if h[key] is not None]
+        known = [hit for h in hits if (hit := h[key]) is not None]
         out[key] = sum(known) / len(known) if known else None
     return out

@@ -98,8 +98,8 @@ def _legend(figure: Bars | Lines) -> str:
                     cells.append(f"{category} {mean:.2f} [{low:.2f}, {high:.2f}]")
             out.append(f"{name}: " + "; ".join(cells))
     else:
-        for name, values in figure.series.items():
-            out.append(f"{name}: " + " ".join("-" if _missing(v) else f"{v:.2f}" for v in values))
+        for name, points in figure.series.items():
+            out.append(f"{name}: " + " ".join("-" if _missing(v) else f"{v:.2f}" for v in points))
     return "\n".join(out)
 
 

@@ -65,7 +65,11 @@ def save(radar: Radar, path: str | Path) -> Path:
     angles = [2 * math.pi * i / count for i in range(count)]
     fig = plt.figure(figsize=(6, 6))
     try:
+        from matplotlib.projections.polar import PolarAxes
+
         ax = fig.add_subplot(projection="polar")
+        if not isinstance(ax, PolarAxes):  # what projection="polar" makes; the check tells the type checker so
+            raise TypeError("matplotlib made no polar axes")
         ax.set_theta_offset(math.pi / 2)
         ax.set_theta_direction(-1)
         for n, (name, values) in enumerate(radar.series.items()):

@@ -1,124 +1,223 @@
-"""Running the dilemma's trials: a model seat against a rule partner, many at once, each recorded.
+"""The lab's one runner: every trial of every kind, from `studio lab run`, `lab pd`, `lab game`, `lab interview`
+and `studio compare`, is played here.
 
-Trials run concurrently up to a limit (asyncio and a semaphore; the embedded model takes one call at a
-time, so it gets one slot). A trial is six calls in a row, since each round's prompt holds the rounds
-before it. A reply that is not a move is asked again once with what was wrong; if it is still not a move
-the trial fails and says so, and the others go on. Finished and failed trials are recorded, so a rerun
-(after Ctrl-C, a crash or a failure) plays only what is missing.
+A command builds an experiment (a kind, its checked settings, a name) and hands it over. The runner asks
+the kind for the plan, skips the trials the store's `lab_trials` table has as done, and plays the rest at
+most `concurrency` at once (asyncio and a semaphore; the embedded model takes one call at a time, so it
+gets one slot; several servers of one model are a litellm Router inside the gateway). Each trial is a run
+of the engine: it is recorded as running as soon as its run exists, then done with its result or failed
+with its error, and the others go on. A trial cut off (a crash, Ctrl-C) or failed keeps its run, and the
+next attempt continues that run from its last event instead of starting again.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-from studio.lab import pd
-from studio.lab.stats import Trial
-from studio.lab.trials import Trials
+from studio.lab.kinds import Report, TrialContext, TrialSpec
 
-# The paper's settings for the dilemma.
-TEMPERATURE = 0.2
-MAX_TOKENS = 100
+if TYPE_CHECKING:
+    from studio.lab.experiment import Experiment
 
 
-@dataclass(frozen=True)
-class Plan:
-    groups: Sequence[str]
-    partners: Sequence[str]
-    reps: int
-    model: str
-    wordings: Sequence[int] = (0, 1, 2)
+@dataclass
+class Tally:
+    """What the progress line shows: trials planned, done, running, failed, tokens used, time."""
+
+    total: int
+    done: int = 0
+    running: int = 0
+    failed: int = 0
+    skipped: int = 0  # done before this run began
+    tokens: int = 0
+    calls: int = 0
+    began: float = field(default_factory=time.monotonic)
+    current: str = ""
 
     @property
-    def experiment(self) -> str:
-        return f"pd:{self.model}"
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
 
-    def keys(self) -> list[tuple[str, int, str, int]]:
-        """Every trial as (group, wording, partner, repetition); repetitions spread over the wordings."""
-        out = []
-        for group in self.groups:
-            for partner in self.partners:
-                for rep in range(self.reps):
-                    out.append((group, self.wordings[rep % len(self.wordings)], partner, rep))
-        return out
+    @property
+    def played(self) -> int:
+        """Trials finished by this run of the command."""
+        return self.done - self.skipped
 
-
-def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
-    return f"{group}/{wording}/{partner}/{rep}"
-
-
-async def play_trial(gateway: Any, model: str, group: str, wording: int, partner: str, rep: int) -> dict[str, Any]:
-    from studio.llm import CallContext
-    from studio.llm.gateway import CallSettings
-
-    settings = CallSettings(model=model, temperature=TEMPERATURE, max_tokens=MAX_TOKENS, schema=pd.MOVE_SCHEMA)
-    rule = pd.PARTNERS[partner]
-    mine: list[str] = []
-    theirs: list[str] = []
-    replies: list[str] = []
-    usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
-    for round_no in range(1, pd.ROUNDS + 1):
-        their_move = rule(mine)
-        problem = None
-        move = None
-        for _ in range(2):  # the reply, and one more chance
-            messages = pd.messages(group, wording, list(zip(mine, theirs)), problem)
-            ctx = CallContext(role="other", task="move", character=f"{group}-{wording}-{rep}", scene=1, turn=round_no)
-            completion = await gateway.complete(settings, messages, ctx)
-            replies.append(completion.text)
-            usage["calls"] += 1
-            for k in ("prompt_tokens", "completion_tokens"):
-                usage[k] += int(completion.usage.get(k, 0) or 0)
-            move, problem = pd.read_move(completion.text)
-            if move:
-                break
-        if move is None:
-            raise ValueError(f"round {round_no}: the reply was not a move twice ({problem})")
-        mine.append(move)
-        theirs.append(their_move)
-    game = pd.Game(mine, theirs)
-    return {"group": group, "wording": wording, "partner": partner, "rep": rep, "moves": "".join(mine),
-            "partner_moves": "".join(theirs), "total": game.total, "cooperation": game.cooperation,
-            "replies": replies, "usage": usage}
+    @property
+    def estimate(self) -> float | None:
+        """Seconds until every trial has run, at this run's pace so far (None before the first finishes)."""
+        finished = self.played + self.failed
+        if finished <= 0:
+            return None
+        left = self.total - self.done - self.failed
+        return self.elapsed / finished * max(0, left)
 
 
-async def run(store: Any, plan: Plan, concurrency: int, gateway: Any = None,
-              progress: Callable[[str, int, int, int], None] | None = None) -> tuple[list[Trial], dict[str, str]]:
-    """Play what is missing of `plan`; return every finished trial of it and the failures' errors."""
+class CountingGateway:
+    """The gateway every trial of one run shares, counting calls and tokens for the progress line.
+
+    Trials play unattended: nobody watches a trial's words arrive, so every call is asked for whole
+    rather than streamed (the engine offers a listener for the app's sake), which costs litellm about a
+    third of the CPU of a stream; with many trials at once the client's CPU is what limits them."""
+
+    def __init__(self, inner: Any, tally: Tally, changed: Callable[[], None]):
+        self.inner = inner
+        self.tally = tally
+        self.changed = changed
+
+    async def complete(self, settings: Any, messages: Any, ctx: Any, on_token: Any = None, on_retry: Any = None) -> Any:
+        completion = await self.inner.complete(settings, messages, ctx, on_token=None, on_retry=on_retry)
+        usage = completion.usage or {}
+        self.tally.calls += 1
+        self.tally.tokens += int(usage.get("prompt_tokens", 0) or 0) + int(usage.get("completion_tokens", 0) or 0)
+        self.changed()
+        return completion
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@dataclass
+class Outcome:
+    """What an experiment has so far: every finished trial's result and every failure's error, by key."""
+
+    experiment: Experiment
+    finished: dict[str, dict[str, Any]]
+    failed: dict[str, str]
+    tally: Tally
+    runs: dict[str, int] = field(default_factory=dict)  # the run of every trial begun, finished or not
+
+    @cached_property
+    def report(self) -> Report:
+        """The kind's report on the finished trials, made when asked for: its statistics are not the
+        runner's cost, and a command that reads the results itself never pays for them."""
+        return self.experiment.kind.report(self.experiment.spec, self.finished)
+
+
+def slots(model: str | None, concurrency: int) -> int:
+    """Trials at once: the embedded model runs one call at a time, so it gets one."""
+    return 1 if (model or "").startswith("local/") else max(1, concurrency)
+
+
+async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = None,
+                         progress: Callable[[Tally], None] | None = None,
+                         on_trial: Callable[[TrialSpec], None] | None = None,
+                         on_engine: Callable[[TrialSpec, Any], None] | None = None) -> Outcome:
+    """Play what is missing of the experiment, at most `concurrency` trials at once; report on all of it.
+
+    `progress(tally)` hears every change of the counts; `on_trial(trial)` is told as a trial begins and
+    `on_engine(trial, engine)` as its run is about to play, so a caller can follow the run's events.
+    """
+    from studio.lab import trials as claims
+    from studio.lab.trials import Trials
+
     if gateway is None:
-        from studio.llm import Gateway
-
-        gateway = Gateway()
-    if plan.model.startswith("local/"):
-        concurrency = 1  # one embedded model, one call at a time
+        gateway = experiment.gateway()
+    spec, kind, name = experiment.spec, experiment.kind, experiment.name
     trials = Trials(store)
-    done = trials.done(plan.experiment)
-    todo = [k for k in plan.keys() if trial_key(*k) not in done]
-    gate = asyncio.Semaphore(max(1, concurrency))
-    counts = {"done": len(plan.keys()) - len(todo), "failed": 0}
+    plan = list(kind.plan(spec))
+    done = trials.done(name)
+    todo = [t for t in plan if t.key not in done]
+    owner = claims.runner_name()  # what this runner's claims on trials are made under
+    tally = Tally(total=len(plan), done=len(plan) - len(todo), skipped=len(plan) - len(todo))
+    runs: dict[str, int] = {}
 
-    async def one(key: tuple[str, int, str, int]) -> None:
+    def changed() -> None:
+        if progress is not None:
+            progress(tally)
+
+    shared = CountingGateway(gateway, tally, changed)
+    gate = asyncio.Semaphore(slots(spec.get("model"), int(spec.get("concurrency", 8))))
+    stopping: list[BaseException] = []  # a crash or Ctrl-C in one trial: no other trial begins after it
+
+    async def one(trial: TrialSpec) -> None:
         async with gate:
-            name = trial_key(*key)
-            try:
-                result = await play_trial(gateway, plan.model, *key)
-            except Exception as exc:  # a failed trial is recorded; the others go on
-                trials.record(plan.experiment, name, "failed", error=str(exc)[:500])
-                counts["failed"] += 1
-            else:
-                trials.record(plan.experiment, name, "done", result)
-                counts["done"] += 1
-            if progress is not None:
-                progress(name, counts["done"], counts["failed"], len(plan.keys()))
+            if stopping:
+                return
+            # done meanwhile, or being played by another runner still alive: not this runner's to play.
+            # A trial left running by a crash or Ctrl-C, or failed, is taken again and its run goes on.
+            claimed = trials.claim(name, trial.key, owner)
+            if claimed is None:
+                return
+            earlier = claimed.get("run")
+            if earlier:
+                runs[trial.key] = earlier
 
-    await asyncio.gather(*(one(k) for k in todo))
-    results = trials.done(plan.experiment)
-    wanted = {trial_key(*k) for k in plan.keys()}
-    finished = [
-        Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]))
-        for key, r in sorted(results.items()) if key in wanted
-    ]
-    failed = {k: v for k, v in trials.failed(plan.experiment).items() if k in wanted}
-    return finished, failed
+            def started(run_id: int) -> None:
+                runs[trial.key] = run_id
+                trials.record(name, trial.key, "running", {"run": run_id})
+
+            def playing(engine: Any) -> None:
+                if runs.get(trial.key) != engine.run_id:
+                    started(engine.run_id)
+                if on_engine is not None:
+                    on_engine(trial, engine)
+
+            ctx = TrialContext(store=store, gateway=shared, model=spec.get("model") or "", spec=spec,
+                               source=experiment.where, run_id=earlier, started=started, playing=playing)
+            tally.running += 1
+            tally.current = trial.key
+            if on_trial is not None:
+                on_trial(trial)
+            changed()
+            try:
+                result = await kind.run_trial(ctx, trial)
+            except Exception as exc:  # recorded with its error (and its run, to continue); the others go on
+                run = runs.get(trial.key)
+                trials.record(name, trial.key, "failed", {"run": run} if run else None,
+                              error=(str(exc) or type(exc).__name__)[:500])
+                tally.failed += 1
+            except BaseException as stop:  # Ctrl-C, cancellation: the trial stays "running", to go on next time
+                stopping.append(stop)
+                raise
+            else:
+                trials.record(name, trial.key, "done", result)
+                tally.done += 1
+            finally:
+                tally.running -= 1
+                changed()
+
+    changed()
+    claims.begin(owner)
+    try:
+        await asyncio.gather(*(one(t) for t in todo))
+    finally:
+        claims.end(owner)
+    wanted = {t.key for t in plan}
+    finished = {k: v for k, v in trials.done(name).items() if k in wanted}
+    failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
+    for key, record in finished.items():
+        if record.get("run"):
+            runs.setdefault(key, int(record["run"]))
+    return Outcome(experiment, finished, failed, tally, runs)
+
+
+def report_of(store: Any, experiment: Experiment, widen: bool = True) -> Outcome:
+    """The report on what is recorded so far, playing nothing. With `widen`, repetitions run beyond the
+    file's `reps` (`lab run --reps 10` on a file that says 3) are in it too."""
+    from studio.lab.experiment import MOST_REPS
+    from studio.lab.trials import Trials
+
+    trials = Trials(store)
+    done = trials.done(experiment.name)
+    reps = int(experiment.spec.get("reps", 1))
+    while widen and reps < MOST_REPS and set(done) - {t.key for t in experiment.kind.plan({**experiment.spec, "reps": reps})}:
+        reps = min(MOST_REPS, reps * 2)
+    if reps != experiment.spec.get("reps"):
+        ran = [t.rep for t in experiment.kind.plan({**experiment.spec, "reps": reps}) if t.key in done]
+        experiment.spec["reps"] = max(ran + [int(experiment.spec.get("reps", 1)) - 1]) + 1
+    wanted = {t.key for t in experiment.kind.plan(experiment.spec)}
+    finished = {k: v for k, v in trials.done(experiment.name).items() if k in wanted}
+    failed = {k: v for k, v in trials.failed(experiment.name).items() if k in wanted}
+    tally = Tally(total=len(wanted), done=len(finished), failed=len(failed), skipped=len(finished))
+    return Outcome(experiment, finished, failed, tally)
+
+
+def run_sync(store: Any, experiment: Experiment, **options: Any) -> Outcome:
+    """`run_experiment` from synchronous code (the commands), in an event loop of its own."""
+    return asyncio.run(run_experiment(store, experiment, **options))

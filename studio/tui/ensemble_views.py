@@ -118,9 +118,16 @@ def next_pick() -> str:
 # -- the backstage of a line ---------------------------------------------------------------------
 
 
-def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
+def backstage(engine: EngineView, event: Event, lens: str | None = None) -> list[RenderableType]:
     """What shaped an ensemble line: the pick and its reason, its speaker's inner voice at work, how
-    each character who heard it heard it, who was not there, and the brief a voice rewrote after it."""
+    each character who heard it heard it, who was not there, and the brief a voice rewrote after it.
+
+    Viewing the run as one character (`lens`, its name), only that character's own inner voice is shown,
+    as that character's: what it made of its own line and how it heard the others'."""
+    from studio.engine.lens import for_engine, seat_named
+
+    seen = for_engine(engine)
+    seat = seat_named(engine.cast, lens) if lens else None
     if event.kind == ev.SCENE:
         return _present(engine, event)
     if event.data.get("task") == "stage_move" or (event.kind == ev.DIRECTION and event.role is None):
@@ -130,14 +137,17 @@ def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
         return _section("The scene's brief", brief or "(none: the director reads the premise)", "italic") + \
             _present(engine, event)
     parts: list[RenderableType] = []
+    own = seat is None or event.role == seat  # a line's inner work is its speaker's alone
     shaping = [e for e in (engine.by_id.get(i) for i in event.shaped_by) if e is not None]
+    shaping = [e for e in shaping if seat is None or seen.knows(seat, e)]
     pick = next((e for e in shaping if e.kind == ev.PICK), None)
-    parts += _pick(engine, event, pick)
+    if seat is None:
+        parts += _pick(engine, event, pick)  # nobody on stage hears the moderator
     owner = event.character or _name(engine, event.role or "")
     voice = voice_of(engine, event.role or "")
     voice_name = voice.name if voice is not None else "the inner voice"
-    draft = next((e for e in shaping if e.kind == ev.DRAFT), None)
-    critique = next((e for e in shaping if e.kind == ev.CRITIQUE), None)
+    draft = next((e for e in shaping if e.kind == ev.DRAFT), None) if own else None
+    critique = next((e for e in shaping if e.kind == ev.CRITIQUE), None) if own else None
     if draft is not None:
         parts += _section(f"{owner}'s draft", draft.text, "italic")
     if critique is not None:
@@ -151,16 +161,18 @@ def backstage(engine: EngineView, event: Event) -> list[RenderableType]:
             parts += _section(f"Verdict: {owner} revised the draft", word_diff(draft.text, event.text))
     if draft is not None or critique is not None:
         parts += _section("Shaped by", f"{voice_name}, {owner}'s inner voice", "green")
-    elif event.kind in (ev.STAGE, ev.DIRECTION) and event.role is not None:
+    elif own and event.kind in (ev.STAGE, ev.DIRECTION) and event.role is not None:
         parts += _section("Shaped by", "no inner voice this turn: the line went straight to the stage", "dim")
-    brief = _brief_rewrite_before(engine, event)
+    brief = _brief_rewrite_before(engine, event) if own else None
     if brief is not None:
         parts += _section(f"{owner} spoke under a brief {voice_name} rewrote after turn {brief.turn}", brief.text,
                           "italic")
-    parts += _hearers(engine, event)
+    parts += _hearers(engine, event, seen, seat)
     parts += _present(engine, event)
     for later in engine.path:
         if later.kind == ev.REWRITE_PROMPT and later.data.get("source") == event.id and later.data.get("owner"):
+            if seat is not None and seen.owner(later) != seat:
+                continue
             from studio.present.words import word_diff
 
             who = _name(engine, later.data["owner"])
@@ -196,14 +208,16 @@ def _brief_rewrite_before(engine: EngineView, event: Event) -> Event | None:
     return None
 
 
-def _hearers(engine: EngineView, event: Event) -> list[RenderableType]:
-    """Each witness who heard the line through an inner voice's rewrite."""
+def _hearers(engine: EngineView, event: Event, seen: Any, seat: str | None) -> list[RenderableType]:
+    """Each witness who heard the line through its own inner voice's rewrite (viewing as one character:
+    that character alone), credited to the hearer's voice."""
     parts: list[RenderableType] = []
-    for key in event.present or []:
-        rewrite = engine.heard(event.id, key)
-        if rewrite is not None:
-            title = f"{_name(engine, key)} heard it as ({rewrite.character}, {_name(engine, key)}'s inner voice, rewrote it)"
-            parts += _section(title, rewrite.text, "italic")
+    for key, rewrite in seen.hearers(event):
+        if seat is not None and key != seat:
+            continue
+        hearer = _name(engine, key)
+        title = f"{hearer} heard it as ({rewrite.character}, {hearer}'s inner voice, rewrote it)"
+        parts += _section(title, rewrite.text, "italic")
     return parts
 
 
@@ -252,18 +266,12 @@ def card_line(engine: EngineView, role: Any) -> Text | None:
 
 
 def through_eyes(engine: EngineView, name: str) -> list[Event]:
-    """The take's stage lines as one character knows them (the same lens as `studio show --as`); a line
-    the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
+    """The take's stage lines as one character knows them (studio.engine.lens, as `studio show --as`); a
+    line the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
     import dataclasses
 
-    from studio.commands.ensemble import through_eyes as lens
+    from studio.engine.lens import for_engine, seat_named
 
-    out = []
-    for event in lens(engine, engine.path, name):
-        if not event.on_stage:
-            continue
-        said = engine.by_id.get(event.id)
-        if said is not None and said.text != event.text:
-            event = dataclasses.replace(event, data={**event.data, "heard_as": name})
-        out.append(event)
-    return out
+    seen, seat = for_engine(engine), seat_named(engine.cast, name)
+    return [dataclasses.replace(e, data={**e.data, "heard_as": name}) if seen.rewrite(seat, e) is not None else e
+            for e in seen.events(seat) if e.on_stage]

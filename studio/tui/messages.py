@@ -36,14 +36,18 @@ class EventCommitted(Message, bubble=False):
 
 class RunRedrawn(Message, bubble=False):
     """The run as a whole has to be drawn again: it was opened, its head jumped (rewind, a take, an edit),
-    or a control changed what the panes say (a role taken over, a strategy switched). `latest`: scroll to
-    the newest of what changed, which a run just opened does not."""
+    or a control changed what the panes say (a role taken over, a strategy switched, the run viewed as one
+    character). `latest`: scroll to the newest of what changed, which a run just opened does not. `lens`:
+    the character the run is viewed as (V), or None for everyone."""
 
-    def __init__(self, engine: EngineView, takes: dict[int, tuple[int, int]], latest: bool = True) -> None:
+    def __init__(
+        self, engine: EngineView, takes: dict[int, tuple[int, int]], latest: bool = True, lens: str | None = None
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.takes = takes
         self.latest = latest
+        self.lens = lens
 
 
 class LineSelected(Message, bubble=False):

@@ -39,10 +39,12 @@ def _take_label(engine: EngineView, event: Event, takes: dict[int, tuple[int, in
     return f"take {index} of {count} (d compares)" if count > 1 else ""
 
 
-def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None) -> RenderableType:
+def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[int, int]] | None = None,
+              lens: str | None = None) -> RenderableType:
     """Everything that shaped the selected line, as the backstage pane shows it.
 
     `takes` maps a line to (which take, of how many) when the caller keeps count; else the store is asked.
+    `lens`: the character the run is viewed as; its backstage shows only that character's own inner voice.
     """
     if event_id is None:
         return Text("Nothing on stage yet. Press s to play the first turn.", style="dim")
@@ -72,7 +74,7 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
-        parts += ens.backstage(engine, event)
+        parts += ens.backstage(engine, event, lens)
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
         parts += _backstage_ego(engine, event)
     elif event.role == "director":
@@ -110,7 +112,9 @@ def _superego_name(engine: EngineView) -> str:
 def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
-    heard = engine.heard(event.id)
+    from studio.engine.lens import for_engine
+
+    heard = for_engine(engine).rewrite(engine.cast.ego.key, event)
     if heard is not None:
         parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
     else:

@@ -1,61 +1,24 @@
-"""What each seat of an ensemble is shown, through its lens.
+"""What each seat of an ensemble is shown, through its lens (studio.engine.lens).
 
-A character's lens holds only events it witnessed (the `present` list of each event), its own inner
-voice's work, and, where its inner voice rewrote a line it heard, the rewrite instead of the line. An
-inner voice sees through its character's lens. The moderator and the director see the stage.
+A character is shown only what it witnessed, and, where its inner voice rewrote a line it heard, the
+rewrite instead of the line. An inner voice sees through its character's lens. The moderator and the
+director see the stage.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Message, Reply
-from studio.engine.forms.drama.prompts import PromptBook, View, critic_note
+from studio.engine.forms.drama.prompts import PromptBook, critic_note
+from studio.engine.lens import View
 from studio.engine.forms.base import Step
 from studio.model.loading import fill
-from studio.store import events as ev
-from studio.store.events import Event
 
 if TYPE_CHECKING:
     from studio.engine.forms.ensemble_state import EnsembleState
     from studio.model.play import ResolvedRole
-
-
-def lens(state: "EnsembleState", path: list[Event], by_id: dict[int, Event], viewer: str | None,
-         budget_chars: int) -> View:
-    """Walk back over the take collecting what `viewer` witnessed (None: the whole stage), within budget."""
-    lines: list[tuple[Event, str]] = []
-    used, trimmed = 0, False
-    memory = state.memory.get(viewer) if viewer else None
-    for event in reversed(path):
-        if memory is not None and event.id <= memory[1]:
-            # older lines live on in the character's own summary of them
-            summary = by_id.get(memory[0])
-            if summary is not None:
-                lines.append((dataclasses.replace(summary, kind=ev.DIRECTION),
-                              f"(Earlier, as {summary.character} remembers it: {summary.text})"))
-            trimmed = False
-            break
-        if event.kind not in (ev.STAGE, ev.DIRECTION):
-            continue
-        if viewer is not None and not event.witnessed_by(viewer):
-            continue
-        text = event.text
-        rewrite = state.heard.get((event.id, viewer)) if viewer else None
-        if rewrite is not None and rewrite in by_id:
-            text = by_id[rewrite].text
-        used += len(text) + 24
-        if used > budget_chars and lines:
-            trimmed = True
-            break
-        if used > budget_chars:  # the newest line alone is over budget: kept, cut, with a mark
-            text = cut(text, max(budget_chars - 24, MIN_KEEP))
-        lines.append((event, text))
-    lines.reverse()
-    return View(lines, trimmed)
 
 
 class EnsembleBook(PromptBook):
@@ -74,7 +37,7 @@ class EnsembleBook(PromptBook):
     def _seen(self, viewer: str | None, role: "ResolvedRole", system: str, share: int = 1) -> View:
         budget = self._budget(role, system) // share
         reserve = self._memory_reserve(role) if viewer == role.key else 0
-        return lens(self.state, self.path, self.by_id, viewer, max(budget - reserve, 256) if reserve else budget)
+        return self.view(viewer, max(budget - reserve, 256) if reserve else budget)
 
     def _company(self, key: str) -> str:
         others = [self.cast.role(k) for k in self.state.on_stage if k != key and k in self.state.characters]
@@ -171,7 +134,7 @@ class EnsembleBook(PromptBook):
 
     def _summarize(self, step: Step, role: "ResolvedRole") -> list[Message]:
         system = self.character_prompt(role)
-        seen = self.transcript(lens(self.state, self.path, self.by_id, role.key, 10 * self._budget(role, system)))
+        seen = self.transcript(self.view(role.key, 10 * self._budget(role, system)))
         user = (f"What you, {role.name}, have witnessed so far:\n{seen}\n\nSum up, in the first person and at "
                 "most four sentences, what you need to remember of it: who said what that matters, what changed, "
                 "what you now believe. Reply with the summary alone.")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Step, fold_facts
 from studio.engine.forms.review import review_due, review_step
+from studio.engine.lens import InnerVoices, voice_owners
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -38,23 +39,19 @@ class EnsembleState:
     speaker: str | None = None
     last_speaker: str | None = None
     other_line: Event | None = None  # the newest character line: what the inner voices rework
-    draft: Event | None = None
-    critique: Event | None = None
-    shaping: list[int] = field(default_factory=list)
     hear: list[str] = field(default_factory=list)  # characters whose voice still rewrites the newest line
     rewrite_prompt: bool = False
-    heard: dict[tuple[int, str], int] = field(default_factory=dict)  # (line, hearer) -> the rewrite heard
-    prompts: dict[str, str] = field(default_factory=dict)  # briefs rewritten by inner voices
     moves: list[dict[str, Any]] = field(default_factory=list)  # a director's directions and stage moves
     notes: list[Event] = field(default_factory=list)
     heard_notes: list[Event] = field(default_factory=list)
     since: dict[str, int] = field(default_factory=dict)  # characters of lines witnessed since the last summary
-    memory: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (summary event, last line it covers)
     newest_line: int | None = None
     reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
     roles: dict = field(default_factory=dict)
     characters: list[str] = field(default_factory=list)
     voices: dict = field(default_factory=dict)
+    # the inner voices' work: what each character heard, the briefs rewritten, the draft under critique
+    inner: InnerVoices = field(default_factory=InnerVoices)
 
     # -- the cast ---------------------------------------------------------------------------
 
@@ -64,6 +61,24 @@ class EnsembleState:
         self.roles = roles
         self.characters = [r.key for r in self.cast.roles if r.kind == "other"]
         self.voices = {k[: -len(".voice")]: r for k, r in roles.items() if k.endswith(".voice")}
+        self.inner = InnerVoices(voice_owners(self.cast), heard_shapes=False)
+
+    @property
+    def prompts(self) -> dict[str, str]:
+        """Briefs rewritten by inner voices, by character."""
+        return {k: e.text for k, e in self.inner.briefs.items()}
+
+    @property
+    def draft(self) -> Event | None:
+        return self.inner.draft
+
+    @property
+    def critique(self) -> Event | None:
+        return self.inner.critique
+
+    @property
+    def shaping(self) -> list[int]:
+        return self.inner.shaping
 
     def voice_of(self, key: str) -> str | None:
         voice = self.voices.get(key)
@@ -226,6 +241,7 @@ class EnsembleState:
 
     def _line(self, event: Event) -> None:
         kind, data = event.kind, event.data
+        self.inner = self.inner.fold(event)
         if kind in (ev.STAGE, ev.DIRECTION):
             self.newest_line = event.id
             for key in event.present or self.characters:
@@ -250,20 +266,16 @@ class EnsembleState:
             self.moves = [dict(m) for m in data.get("moves", [])]
         elif kind == ev.DRAFT:
             self.speaker = event.role
-            self.draft = event
-            self.shaping.append(event.id)
             self.phase = "critique"
         elif kind == ev.CRITIQUE:
-            self.critique = event
-            self.shaping.append(event.id)
             self.phase = "revise"
         elif kind in (ev.STAGE, ev.DIRECTION) and event.role in self.characters:
             self.turn = event.turn or self.turn + 1
             self.turn_in_scene += 1
             self.last_speaker = event.role
             self.other_line = event
-            self.picked = self.speaker = self.draft = self.critique = None
-            self.shaping = []
+            self.picked = self.speaker = None
+            self.inner = self.inner.line_spoken()
             self.heard_notes, self.notes = self.notes, []
             self.hear = [
                 k for k in self.on_stage
@@ -273,20 +285,13 @@ class EnsembleState:
             self.rewrite_prompt = self.fires(event.role, "rewrite_prompt", self.turn)
             self._after_line()
         elif kind == ev.REWRITE_SPEECH:
-            hearer = data.get("hearer")
-            if data.get("source") is not None and hearer:
-                self.heard[(data["source"], hearer)] = event.id
             if self.hear:
                 self.hear.pop(0)
             self._after_line()
         elif kind == ev.REWRITE_PROMPT:
-            owner = data.get("owner")
-            if owner:
-                self.prompts[owner] = event.text
             self.rewrite_prompt = False
             self._after_line()
         elif kind == ev.SUMMARY and event.role:
-            self.memory[event.role] = (event.id, data.get("upto") or 0)
             self.since[event.role] = 0
         elif kind == ev.EPILOGUE:
             self.finished = True

@@ -309,12 +309,9 @@ class EnsembleControls(ControlGroup):
         )
 
     def set_lens(self, name: str | None) -> None:
-        from studio.tui.widgets.lines import StatusLine
-
         if self.screen.engine is None:
             return
         self.lens = name
-        self.screen.query_one(StatusLine).lens = name
         self.resync()
         self.notify(f"The stage as {name} knows it: V shows everyone again." if name else "The stage shows everyone.")
 

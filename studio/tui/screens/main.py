@@ -195,7 +195,7 @@ class MainScreen(Screen[None]):
             return
         if select is not None:
             self.query_one("#stage", StageView).select_event(select)
-        self.tell_panes(lambda: RunRedrawn(engine, self.takes, latest))
+        self.tell_panes(lambda: RunRedrawn(engine, self.takes, latest, self.ensemble.lens))
 
     def resync(self, select: int | None = None) -> None:
         """After the head jumped (rewind, a take, an edit): show the take the engine now follows."""

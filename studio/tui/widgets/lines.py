@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 
 class StatusLine(RunPane, Static):
     """Play, scene, turn, the next step, the strategies on and the run's cost: redrawn from the engine
-    after every event. `lens`: the character the stage is seen as (V), marked first so it cannot be missed."""
-
-    lens: str | None = None
+    after every event; the character the run is viewed as (V, its `lens`) is marked first so it cannot be
+    missed."""
 
     def redraw(self, latest: bool = True) -> None:
         if self.engine is not None:

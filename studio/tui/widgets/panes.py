@@ -34,6 +34,7 @@ class RunPane:
 
     engine: EngineView | None = None
     takes: dict[int, tuple[int, int]] | None = None
+    lens: str | None = None  # the character the run is viewed as (V), or None for everyone
     lazy = False
     _stale = False
 
@@ -53,7 +54,7 @@ class RunPane:
             self._redraw_if_shown()
 
     def on_run_redrawn(self, message: RunRedrawn) -> None:
-        self.engine, self.takes = message.engine, message.takes
+        self.engine, self.takes, self.lens = message.engine, message.takes, message.lens
         self._redraw_if_shown(message.latest)
 
     def _redraw_if_shown(self, latest: bool = True) -> None:
@@ -107,7 +108,9 @@ class BackstagePane(RunPane, VerticalScroll):
             self._timer.stop()
             self._timer = None
         if self.engine is not None:
-            self.query_one("#backstage", Static).update(views.backstage(self.engine, self.selected, self.takes))
+            self.query_one("#backstage", Static).update(
+                views.backstage(self.engine, self.selected, self.takes, self.lens)
+            )
 
 
 class NotesPane(RunPane, Vertical):

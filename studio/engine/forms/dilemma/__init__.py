@@ -42,9 +42,8 @@ class DilemmaState:
     finished: bool = False
     humans: set[str] = field(default_factory=set)
     facts: dict[str, Any] = field(default_factory=dict)
-    # What the app's backstage asks of a two-hander: there is no inner voice here, so every move is
-    # heard as made, and no draft or critique waits on a line.
-    heard: dict[int, int] = field(default_factory=dict)
+    # What the app's backstage asks of a two-hander: there is no inner voice here, so no draft or
+    # critique waits on a line.
     other_line: Any = None
     draft: Any = None
     critique: Any = None

@@ -97,7 +97,7 @@ class DramaMachine(Form):
 
     def heard(self, state: RunState, line: int, hearer: str | None = None) -> int | None:
         """Only the ego hears through the superego, so a line has at most one rewrite heard."""
-        return state.heard.get(line)
+        return state.inner.heard.get((line, hearer or state.cast.ego.key))
 
     def strategy_switches(self, state: RunState) -> dict[str, bool]:
         return dict(state.strategy_switch)

@@ -8,12 +8,11 @@ context budget by walking back from the newest line, so the cost of a call does 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from studio.engine.budget import MIN_KEEP, cut
 from studio.engine.forms.base import Step
 from studio.engine.forms.drama.state import RunState
+from studio.engine.lens import Lens, View
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
 from studio.store import events as ev
@@ -26,14 +25,6 @@ Message = dict[str, str]
 
 def estimate_tokens(text: str) -> int:
     return len(text) // CHARS_PER_TOKEN + 1
-
-
-@dataclass
-class View:
-    """A take as seen by someone: the lines they can know of, newest last, trimmed to a budget."""
-
-    lines: list[tuple[Event, str]]  # (event, the text as this viewer knows it)
-    trimmed: bool
 
 
 def critic_note(path: list[Event]) -> str:
@@ -120,28 +111,9 @@ class PromptBook:
             return ""
         return "\nThe playwright asks: " + " ".join(n.text for n in notes[-3:])
 
-    def view(self, viewer: str, budget_chars: int) -> View:
-        """Walk back over the take collecting what `viewer` could know, until the budget is spent."""
-        lines: list[tuple[Event, str]] = []
-        used = 0
-        trimmed = False
-        heard = self.state.heard
-        for event in reversed(self.path):
-            if event.kind not in (ev.STAGE, ev.DIRECTION):
-                continue
-            text = event.text
-            if viewer == "ego" and event.id in heard and event.role != "ego":
-                text = self.by_id[heard[event.id]].text
-            used += len(text) + 24
-            if used > budget_chars and lines:
-                trimmed = True
-                break
-            if used > budget_chars:
-                # the newest line alone is larger than the budget: it is kept, cut, with a mark
-                text = cut(text, max(budget_chars - 24, MIN_KEEP))
-            lines.append((event, text))
-        lines.reverse()
-        return View(lines, trimmed)
+    def view(self, seat: str | None, budget_chars: int) -> View:
+        """What `seat` knows of the take (None: the stage as it was said), newest last, within the budget."""
+        return Lens(self.path, self.state.inner, by_id=self.by_id).lines(seat, budget_chars)
 
     def _budget(self, role: ResolvedRole, system: str) -> int:
         tokens = role.context_tokens - role.max_tokens - estimate_tokens(system) - 64
@@ -194,7 +166,7 @@ class PromptBook:
             f"A line wholly in *italics* is something happening around you, not speech.{self._notes()}"
         )
         reserve = self._memory_reserve(role)
-        view = self.view(role.kind, max(self._budget(role, system) - reserve, 256) if reserve else self._budget(role, system))
+        view = self.view(role.key, max(self._budget(role, system) - reserve, 256) if reserve else self._budget(role, system))
         system = self._remember(role, view, step, system)
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
@@ -234,7 +206,7 @@ class PromptBook:
     def _rewrite_speech(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
         line = self.state.other_line
-        view = self.view("superego", self._budget(role, system) // 2)
+        view = self.view(None, self._budget(role, system) // 2)  # the line as it was said
         ego = self.cast.ego.name
         said = line.text if line else ""
         speaker = self._speaker(line) if line else "Someone"
@@ -247,7 +219,7 @@ class PromptBook:
 
     def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
-        view = self.view("ego", self._budget(role, system) // 2)
+        view = self.view(self.cast.ego.key, self._budget(role, system) // 2)
         ego = self.cast.ego.name
         draft = self.state.draft.text if self.state.draft else ""
         user = (
@@ -259,7 +231,7 @@ class PromptBook:
 
     def _rewrite_prompt(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
-        view = self.view("ego", self._budget(role, system) // 2)
+        view = self.view(self.cast.ego.key, self._budget(role, system) // 2)
         ego = self.cast.ego.name
         user = (
             f"What has happened lately:\n{self.transcript(view)}\n\n"
@@ -278,7 +250,7 @@ class PromptBook:
         system = (
             f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters: {cast}.{self._notes()}"
         )
-        view = self.view("director", self._budget(role, system))
+        view = self.view(None, self._budget(role, system))
         scenes = self.cast.play.scene_count
         ask = f"Scene {step.scene} of {scenes} begins."
         brief = self.cast.play.brief(step.scene)
@@ -301,7 +273,7 @@ class PromptBook:
         inner = [e for e in self.path if e.kind in (ev.CRITIQUE, ev.REWRITE_SPEECH, ev.REWRITE_PROMPT)]
         voice = self._names()["superego"]
         inner_text = "\n".join(f"- {e.text}" for e in inner[-4:])
-        view = self.view("ego", budget - len(inner_text))
+        view = self.view(self.cast.ego.key, budget - len(inner_text))
         user = f"The play is over. What happened, as you lived it:\n{self.transcript(view)}\n\n"
         if inner_text:
             user += f"What your inner voice, {voice}, told you along the way:\n{inner_text}\n\n"

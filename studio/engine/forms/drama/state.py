@@ -15,6 +15,7 @@ from studio.model.play import ResolvedCast
 from studio.store import events as ev
 from studio.engine.forms.base import Step
 from studio.engine.forms.review import review_due, review_step
+from studio.engine.lens import InnerVoices, voice_owners
 from studio.engine.lines import is_direction, strip_italics  # noqa: F401
 from studio.store.events import Event
 
@@ -32,16 +33,29 @@ class RunState:
     prompt_first_used: bool = True
     humans: set[str] = field(default_factory=set)
     strategy_switch: dict[str, bool] = field(default_factory=dict)
-    heard: dict[int, int] = field(default_factory=dict)  # a line's id -> the rewrite the ego heard instead
     other_line: Event | None = None
-    draft: Event | None = None
-    critique: Event | None = None
-    shaping: list[int] = field(default_factory=list)  # backstage ids that will shape the next ego line
+    inner: InnerVoices = field(default_factory=InnerVoices)  # the superego's work: what the ego heard, draft, critique
     notes: list[Event] = field(default_factory=list)  # playwright's notes not yet heard by a turn
     heard_notes: list[Event] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     last_line_id: int | None = None  # the newest stage line or direction
     reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
+
+    def __post_init__(self) -> None:
+        if not self.inner.owners:
+            self.inner = InnerVoices(voice_owners(self.cast))
+
+    @property
+    def draft(self) -> Event | None:
+        return self.inner.draft
+
+    @property
+    def critique(self) -> Event | None:
+        return self.inner.critique
+
+    @property
+    def shaping(self) -> list[int]:
+        return self.inner.shaping
 
     # -- what the play is, under the switches in force -------------------------------------
 
@@ -114,8 +128,8 @@ class RunState:
             self.finished = True
 
     def _after_ego(self, turn: int) -> None:
-        self.other_line = self.draft = self.critique = None
-        self.shaping = []
+        self.other_line = None
+        self.inner = self.inner.line_spoken()
         if self.fires("rewrite_prompt", turn):
             self.phase = "rewrite_prompt"
         else:
@@ -132,6 +146,7 @@ class RunState:
 
     def apply(self, event: Event) -> None:
         kind = event.kind
+        self.inner = self.inner.fold(event)
         if kind in (ev.STAGE, ev.DIRECTION):
             self.last_line_id = event.id
         if kind == ev.CONTROL:
@@ -160,18 +175,10 @@ class RunState:
             else:
                 self._ego_phase()
         elif kind == ev.REWRITE_SPEECH:
-            source = event.data.get("source")
-            if source is not None:
-                self.heard[source] = event.id
-            self.shaping.append(event.id)
             self._ego_phase()
         elif kind == ev.DRAFT:
-            self.draft = event
-            self.shaping.append(event.id)
             self.phase = "critique"
         elif kind == ev.CRITIQUE:
-            self.critique = event
-            self.shaping.append(event.id)
             self.phase = "ego"
         elif kind in (ev.STAGE, ev.DIRECTION) and event.role == "ego":
             self.prompt_first_used = True

@@ -25,6 +25,7 @@ from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
 from studio.engine.forms.social import prompts, rules
 from studio.engine.forms.social.rules import GameState
+from studio.engine.lens import Lens
 from studio.model.island import GameRules
 from studio.store import events as ev
 from studio.store.events import Event
@@ -57,17 +58,12 @@ class SocialState:
     problem: str | None = None  # the last answer to the head of the queue was unusable: why
     talk: tuple = ()  # (speaker, line) pairs of the conversation under way
     votes: dict[str, str] = field(default_factory=dict)
-    memories: dict[str, tuple[str, ...]] = field(default_factory=dict)
     goals: dict[str, tuple[str, ...]] = field(default_factory=dict)
     impressions: dict[str, dict[str, str]] = field(default_factory=dict)
     tallies: list[dict[str, Any]] = field(default_factory=list)
 
     def key(self, name: str) -> str:
         return next(k for k, n in self.names.items() if n == name)
-
-    def remember(self, keys: list[str], text: str) -> None:
-        for k in keys:
-            self.memories[k] = self.memories.get(k, ()) + (text,)
 
 
 class SocialGame(Form):
@@ -160,7 +156,8 @@ class SocialGame(Form):
 
     # -- the prompts ------------------------------------------------------------------------
 
-    def view(self, state: SocialState, key: str) -> prompts.PlayerView:
+    def view(self, state: SocialState, key: str, path: list[Event]) -> prompts.PlayerView:
+        """What a player knows now: the rules, where it stands, and what its lens recalls of the game."""
         name = state.names[key]
         game = state.game
         role = state.cast.role(key)
@@ -178,7 +175,7 @@ class SocialGame(Form):
             round=game.round, place=place or "the jury bench",
             place_description=state.rules.place(place).description if place else "",
             here=game.here(name) if place else (), paths=state.rules.neighbours(place) if place else (),
-            memories=tuple(reversed(state.memories.get(key, ())[-RECALL:])),
+            memories=tuple(reversed(recollections(path, key)[-RECALL:])),
             goals=state.goals.get(key, ()) if "goals" in modules else (),
             impressions=state.impressions.get(key, {}) if "impressions" in modules else {},
             still_in=game.alive, jury=game.jury, holds_idol=game.idol_holder == name,
@@ -210,7 +207,7 @@ class SocialGame(Form):
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        view = self.view(state, role.key)
+        view = self.view(state, role.key, path)
         name = view.name
         head = state.queue[0]
         if step.task == "act":
@@ -344,10 +341,7 @@ class SocialGame(Form):
             self._fold_action(state, head[1], event)
         elif what == "talk":
             state.talk = state.talk + ((event.character or state.names.get(head[1], ""), event.text),)
-            hearers = list(event.data.get("present") or [])
-            state.remember(hearers, f"{event.character} said: {event.text}")
         elif what in ("summary", "reflect"):
-            state.remember([head[1]], event.text)
             if what == "summary" and not any(q[0] == "summary" for q in state.queue):
                 state.talk = ()
         elif what == "impressions":
@@ -361,7 +355,6 @@ class SocialGame(Form):
             state.game, result = rules.tally(game, dict(state.votes), state.seed)
             state.tallies.append(result)
             state.votes = {}
-            state.remember(list(self._everyone(state)["present"]), event.text)
             state.queue = [("reflect", state.key(p)) for p in sorted(state.game.alive)] + state.queue
         elif what == "verdict":
             state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
@@ -374,7 +367,6 @@ class SocialGame(Form):
         name = state.names[key]
         action = rules.Action(event.data.get("action") or rules.WAIT, event.data.get("target"))
         state.game, _ = rules.act(state.rules, state.game, name, action)
-        state.remember(list(event.data.get("present") or [key]), event.text)
         if action.verb == rules.TALK and action.target:
             partner = state.key(action.target)
             lines: list[tuple] = []
@@ -399,6 +391,21 @@ class SocialGame(Form):
         if event.data.get("task") in ("summary", "impressions"):
             return not any(q[0] in ("talk", "summary", "impressions") for q in state.queue)
         return False
+
+
+REMEMBERED = {"act": ev.DIRECTION, "talk": ev.STAGE, "summary": MEMORY, "reflect": REFLECTION, "tally": ev.DIRECTION}
+
+
+def recollections(path: list[Event], key: str) -> list[str]:
+    """What a player remembers of the game, oldest first: through its lens, the actions it saw, the talk
+    it heard, the readings of the votes, and its own notes of conversations and reflections."""
+    lens = Lens(path)
+    out = []
+    for event in path:
+        if REMEMBERED.get(event.data.get("task", "")) != event.kind or not lens.knows(key, event):
+            continue
+        out.append(f"{event.character} said: {event.text}" if event.kind == ev.STAGE else event.text)
+    return out
 
 
 def _as_reply(text: str) -> dict[str, Any] | str:

@@ -1,4 +1,5 @@
-"""Placement statistics for the social game's experiments, as Thudium et al. (2024) report them.
+"""Placement statistics for the social game's experiments, as Thudium et al. (2024) report them: the lab's
+game kind and `studio lab game` read finished games' placements through them.
 
 The paper asks two questions of finished games: does a player's cognitive architecture (none, goals,
 impressions, both) change where it places, and does its persona (charismatic or aloof)? It answers with a
