@@ -588,12 +588,8 @@ class Engine:
         """The playwright's strategy switches in force (`strategy`, or `voice:strategy` for one voice)."""
         return self.form.strategy_switches(self.state)
 
-    def heard(self, line: int, hearer: str | None = None) -> Event | None:
-        """The rewrite `hearer` heard in place of a line (the Drama Machine's ego needs no `hearer`)."""
-        rewrite = self.form.heard(self.state, line, hearer)
-        return self.by_id.get(rewrite) if rewrite is not None else None
-
-    def _character(self, name: str) -> ResolvedRole:
+    def character(self, name: str) -> ResolvedRole:
+        """The one character a word names (its name, key or kind, any case), on stage or off; else a clear error."""
         matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
         if len(matches) != 1:
             names = ", ".join(r.name for r in self.cast.roles if r.kind in ("ego", "other"))
@@ -616,7 +612,7 @@ class Engine:
         """The playwright names the next speaker: a backstage event, so rewinds and takes keep it."""
         if not self.picks_speaker:
             raise ValueError(f"the {self.form.name} form has a fixed order of speakers; --next needs an ensemble")
-        role = self._character(name)
+        role = self.character(name)
         if role.key not in self.on_stage():
             raise ValueError(f"{role.name} is not on stage; bring them on first (studio stage RUN --enter {role.name})")
         return self._commit(ev.PICK, f"{role.name}: the playwright's pick", origin="human", scene=self.state.scene,
@@ -626,7 +622,7 @@ class Engine:
         """Send a character on or off: a direction the audience sees, and the fact that moves presence."""
         if not self.stage_moves:
             raise ValueError(f"everyone stays on stage in a {self.form.name} play; entrances need an ensemble")
-        role = self._character(name)
+        role = self.character(name)
         if (role.key in self.on_stage()) == enter:
             raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
         move = {"enter" if enter else "exit": role.key}

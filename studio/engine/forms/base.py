@@ -201,10 +201,6 @@ class Form:
         """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""
         return None
 
-    def heard(self, state: Any, line: int, hearer: str | None = None) -> int | None:
-        """The rewrite a character heard in place of a line, if an inner voice reworked it for them."""
-        return None
-
     def strategy_switches(self, state: Any) -> dict[str, bool]:
         """The playwright's switches of inner-voice strategies in force: `strategy` for every voice,
         `voice:strategy` for one."""

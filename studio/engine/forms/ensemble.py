@@ -50,9 +50,6 @@ class Ensemble(Form):
     def reworked_line(self, state: EnsembleState, step: Step) -> Event | None:
         return state.other_line if step.task == "rewrite_speech" else None
 
-    def heard(self, state: EnsembleState, line: int, hearer: str | None = None) -> int | None:
-        return state.inner.heard.get((line, hearer or ""))
-
     def strategy_switches(self, state: EnsembleState) -> dict[str, bool]:
         return dict(state.strategy_switch)
 

@@ -277,7 +277,7 @@ class EnsembleControls(ControlGroup):
     def _moved(self, name: str | None) -> None:
         if name is None or self.screen.engine is None:
             return
-        role = self.engine._character(name)
+        role = self.engine.character(name)
         try:
             event = self.engine.stage_move(name, role.key not in ens.on_stage(self.engine))
         except ValueError as exc:
@@ -325,7 +325,7 @@ class EnsembleControls(ControlGroup):
         """While viewing as a character, a line being written off its stage is not streamed to it."""
         if self.lens is None:
             return False
-        return self.engine._character(self.lens).key not in ens.on_stage(self.engine)
+        return self.engine.character(self.lens).key not in ens.on_stage(self.engine)
 
     def lens_committed(self, event: Any) -> None:
         """While viewing as a character, the stage is drawn again through its eyes for each new line, and

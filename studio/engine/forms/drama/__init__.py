@@ -95,10 +95,6 @@ class DramaMachine(Form):
     def reworked_line(self, state: RunState, step: Step) -> Event | None:
         return state.other_line if step.task == "rewrite_speech" else None
 
-    def heard(self, state: RunState, line: int, hearer: str | None = None) -> int | None:
-        """Only the ego hears through the superego, so a line has at most one rewrite heard."""
-        return state.inner.heard.get((line, hearer or state.cast.ego.key))
-
     def strategy_switches(self, state: RunState) -> dict[str, bool]:
         return dict(state.strategy_switch)
 
