@@ -13,11 +13,6 @@ from conftest import ROOT
 
 pytest.importorskip("importlinter", reason="import-linter is in the test extra: pip install -e '.[test]'")
 
-NOT_YET = pytest.mark.xfail(
-    strict=False, reason="the app still has a circle of imports; scripts/layers circles lists it"
-)
-ORDER = ("layers", "engine-layers", "one-door")  # the contracts in pyproject.toml that say which way imports go
-
 
 def _layers(*check: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -31,16 +26,15 @@ def _layers(*check: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_imports_go_only_down_the_layers():
-    done = _layers("contract", *ORDER)
-    assert done.returncode == 0, f"imports that break the layers:\n{done.stdout}{done.stderr}"
+def test_imports_keep_every_contract():
+    """Down the layers, through the one door to the models, and never round between a package's parts."""
+    done = _layers("contract")
+    assert done.returncode == 0, f"imports that break the contracts:\n{done.stdout}{done.stderr}"
 
 
-@NOT_YET
 def test_no_modules_import_each_other_round_a_circle():
-    circles = _layers("circles")
-    siblings = _layers("contract", "acyclic")
-    assert circles.returncode == siblings.returncode == 0, f"circles of imports:\n{siblings.stdout}{circles.stdout}"
+    done = _layers("circles")
+    assert done.returncode == 0, f"circles of imports:\n{done.stdout}{done.stderr}"
 
 
 def test_at_most_two_upward_imports_are_excused_and_each_says_why():
@@ -67,22 +61,6 @@ def _script():
     layers = importlib.util.module_from_spec(spec)
     loader.exec_module(layers)
     return layers
-
-
-# Parts that still have circles of their own; every other part, and any new one, must have none. A part
-# leaves this list when its last circle is cut.
-NOT_YET_FREE = ["studio.tui"]
-
-
-def test_no_circle_runs_through_the_parts_already_free_of_them():
-    import grimp
-
-    def excused(module: str) -> bool:
-        return any(module == part or module.startswith(part + ".") for part in NOT_YET_FREE)
-
-    graph = grimp.build_graph("studio", cache_dir=None)
-    caught = [group for group in _script().circles(graph) if not all(excused(m) for m in group)]
-    assert not caught, f"circles of imports through parts that had none (scripts/layers circles): {caught}"
 
 
 def test_the_checker_finds_a_circle_and_shows_where_to_cut():
