@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from studio.engine.budget import MARK, cut, estimate_tokens, fit
+from studio.engine.budget import cut, estimate_tokens, fit
 
 
 def prose(chars: int, seed: int = 1) -> str:

@@ -124,7 +124,7 @@ def test_missing_file(tmp_path):
 
 def test_not_utf8(workdir):
     sheet = workdir / "characters" / "jenny.toml"
-    sheet.write_bytes(sheet.read_bytes().replace("Jenny".encode(), "J\xe9nny".encode("latin-1"), 1))
+    sheet.write_bytes(sheet.read_bytes().replace(b"Jenny", "J\xe9nny".encode("latin-1"), 1))
     bad(studio("run", workdir / "plays" / "interview.toml", "--model", "scripted", db=workdir / "s.db"),
         "jenny.toml", "UTF-8")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.engine.forms import Form, Reply, fold_facts, form_for
+from studio.engine.forms import Form, Reply, fold_facts
 from studio.engine.forms.drama import DramaMachine
 from studio.store import events as ev
 from studio.store.events import Event

@@ -63,7 +63,6 @@ def test_ruff_finds_nothing_in_the_clean_parts():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.xfail(strict=False, reason="parts of the tree are not yet clean; `ruff check` lists them")
 def test_ruff_finds_nothing_anywhere():
     done = _run("ruff", "check", "--no-cache", *RUFF_ALL)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -46,7 +46,6 @@ def test_an_impossible_action_is_asked_again_once_then_becomes_wait(store):
     scripted.queue("fly to the moon", task="act")
     scripted.queue("swim to Ocean", task="act")  # not one walk from where anyone starts... still impossible
     engine = island(store)
-    first = engine.state.queue[0] if engine.state.queue else None
     asyncio.run(engine.play_turn())
     while not any(e.data.get("task") == "act" and e.kind == ev.DIRECTION for e in engine.path):
         asyncio.run(engine.play_turn())

@@ -193,7 +193,7 @@ async def test_brackets_in_a_models_line_are_shown_as_written(studio):
     scripted.queue("!error:400 [oops]", task="speak", role="other")
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
+        await opened(pilot)
         await step(pilot)
         assert "[b]Not bold[/b], and [red] is just a word." in screen_text(app)
         await step(pilot)

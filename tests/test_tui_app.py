@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_cast
-from studio.store import Store, events as ev
+from studio.store import Store
 from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
 pytest.importorskip("textual")
@@ -137,7 +137,7 @@ async def test_a_reopened_run_shows_its_newest_line(studio, tmp_path):
     store.close()
     app = studio(run_id=1)
     async with app.run_test(size=(90, 24)) as pilot:
-        screen = await opened(pilot)
+        await opened(pilot)
         await pilot.pause(0.2)
         view = stage(app)
         assert view.selected_id == last.id

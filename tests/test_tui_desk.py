@@ -102,7 +102,7 @@ async def test_a_failing_editor_leaves_the_text(studio, tmp_path, monkeypatch):
     monkeypatch.setenv("EDITOR", stub_editor(tmp_path, "exit 1"))
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
+        await opened(pilot)
         await step(pilot)
         await pilot.press("e")
         await pilot.pause()

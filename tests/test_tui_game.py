@@ -80,7 +80,7 @@ async def test_a_human_seat_chooses_actions_and_votes_in_the_app(studio):
                     assert "Hiro Tanaka" in hint and "Amara Osei" not in hint, hint
                 screen.query_one("#human-line").value = answers.get(task, "wait")
                 await pilot.press("enter")
-                await wait_for(pilot, lambda: not human.display or engine.state.queue[0][0] != task
+                await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task
                                or len(asked) > 500, "the answer to be taken")
             elif not screen.busy:
                 await pilot.press("s")

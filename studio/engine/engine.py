@@ -229,7 +229,7 @@ class Engine:
         role = self.cast.role(step.role) if step.role else None
         assert role is not None
         if self._minds() is not None:
-            from studio.engine import minds
+            import studio.engine.minds as minds
 
             await minds.score_lines(self, step)
             await minds.reflect(self, step, role, scene_ended=False)

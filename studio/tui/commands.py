@@ -4,7 +4,8 @@ per strategy so the palette can do in one step what a dialog does in two."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Iterable
 
 from studio.store import events as ev
 
@@ -102,7 +103,7 @@ class Branch:
     first_line: Any | None  # its first on-stage line, if any
     lines: int = 0
     last: Any = None
-    children: list["Branch"] = field(default_factory=list)
+    children: list[Branch] = field(default_factory=list)
     current: bool = False  # on the take the run follows now
 
     @property

@@ -22,19 +22,19 @@ if TYPE_CHECKING:
 
 
 class EnsembleBook(PromptBook):
-    state: "EnsembleState"
+    state: EnsembleState
 
     def _names(self) -> dict[str, str]:
         chars = [self.cast.role(k).name for k in self.state.characters]
         return {"ego": chars[0], "other": ", ".join(chars[1:]), "superego": "the inner voice",
                 "director": self.cast.role("director").name if self.cast.has("director") else "the director"}
 
-    def character_prompt(self, role: "ResolvedRole") -> str:
+    def character_prompt(self, role: ResolvedRole) -> str:
         prompt = fill(self.state.prompts.get(role.key, role.sheet.prompt), **self._names())
         inner = self._inner_life(role)  # traits, mood, knowledge, goals, impressions (studio/mind)
         return f"{prompt}\n\n{inner}" if inner else prompt
 
-    def _seen(self, viewer: str | None, role: "ResolvedRole", system: str, share: int = 1) -> View:
+    def _seen(self, viewer: str | None, role: ResolvedRole, system: str, share: int = 1) -> View:
         budget = self._budget(role, system) // share
         reserve = self._memory_reserve(role) if viewer == role.key else 0
         return self.view(viewer, max(budget - reserve, 256) if reserve else budget)
@@ -47,7 +47,7 @@ class EnsembleBook(PromptBook):
             r.name + (f", {r.sheet.description}" if r.sheet.description else "") for r in others
         )
 
-    def _speak(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = (
             f"{self.character_prompt(role)}\n\n{self._setting(step.scene)}{self._company(role.key)}\n"
             f"Reply as {role.name} only: one or two sentences of direct speech, without your name in front. "
@@ -62,7 +62,7 @@ class EnsembleBook(PromptBook):
 
     _draft = _speak
 
-    def _revise(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _revise(self, step: Step, role: ResolvedRole) -> list[Message]:
         messages = self._speak(step, role)
         draft = self.state.draft.text if self.state.draft else ""
         critique = self.state.critique.text if self.state.critique else ""
@@ -72,15 +72,15 @@ class EnsembleBook(PromptBook):
             f"Now say what {role.name} actually says aloud: keep your line if you stand by it, or change it.")})
         return messages
 
-    def _owner(self, voice: "ResolvedRole") -> "ResolvedRole":
+    def _owner(self, voice: ResolvedRole) -> ResolvedRole:
         return self.cast.role(voice.key[: -len(".voice")])
 
-    def _voice_system(self, voice: "ResolvedRole") -> str:
+    def _voice_system(self, voice: ResolvedRole) -> str:
         owner = self._owner(voice)
         return (f"{self.character_prompt(voice)}\n\nYou are the hidden inner voice of {owner.name}; nobody "
                 f"else hears you.\nWho {owner.name} is, as {owner.name} has been told:\n{self.character_prompt(owner)}")
 
-    def _critique(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:
         owner, system = self._owner(role), self._voice_system(role)
         seen = self.transcript(self._seen(owner.key, role, system, 2))
         draft = self.state.draft.text if self.state.draft else ""
@@ -89,7 +89,7 @@ class EnsembleBook(PromptBook):
                 "and what to say instead.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def _rewrite_speech(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _rewrite_speech(self, step: Step, role: ResolvedRole) -> list[Message]:
         owner, system = self._owner(role), self._voice_system(role)
         seen = self.transcript(self._seen(owner.key, role, system, 2))
         line = self.state.other_line
@@ -99,7 +99,7 @@ class EnsembleBook(PromptBook):
                 "rewritten line alone, in the speaker's voice.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def _rewrite_prompt(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _rewrite_prompt(self, step: Step, role: ResolvedRole) -> list[Message]:
         owner, system = self._owner(role), self._voice_system(role)
         seen = self.transcript(self._seen(owner.key, role, system, 2))
         user = (f"What has happened lately, as {owner.name} saw it:\n{seen}\n\nRewrite the description of who "
@@ -107,7 +107,7 @@ class EnsembleBook(PromptBook):
                 f"{owner.name} be from here on. Reply with the new description alone.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def _direct(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
         cast = "; ".join(self.cast.role(k).name for k in self.state.characters)
         system = f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters: {cast}.{self._notes()}"
         story = self.transcript(self._seen(None, role, system))
@@ -118,7 +118,7 @@ class EnsembleBook(PromptBook):
         return [{"role": "system", "content": system},
                 {"role": "user", "content": (f"The story so far:\n{story}\n\n" if story else "") + ask}]
 
-    def _pick(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _pick(self, step: Step, role: ResolvedRole) -> list[Message]:
         names = [self.cast.role(k).name for k in self.state.on_stage if k in self.state.characters]
         system = f"{self.character_prompt(role)}\n\n{self._setting(step.scene)}{self._notes()}"
         story = self.transcript(self._seen(None, role, system))
@@ -132,7 +132,7 @@ class EnsembleBook(PromptBook):
         return [{"role": "system", "content": system},
                 {"role": "user", "content": (f"The scene so far:\n{story}\n\n" if story else "") + ask}]
 
-    def _summarize(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _summarize(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self.character_prompt(role)
         seen = self.transcript(self.view(role.key, 10 * self._budget(role, system)))
         user = (f"What you, {role.name}, have witnessed so far:\n{seen}\n\nSum up, in the first person and at "
@@ -140,7 +140,7 @@ class EnsembleBook(PromptBook):
                 "what you now believe. Reply with the summary alone.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def _epilogue(self, step: Step, role: "ResolvedRole") -> list[Message]:
+    def _epilogue(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self.character_prompt(role)
         seen = self.transcript(self._seen(role.key, role, system))
         user = (f"The play is over. What happened, as you lived it:\n{seen}\n\nWrite {role.name}'s "
@@ -151,7 +151,7 @@ class EnsembleBook(PromptBook):
 _MOVE = re.compile(r"^\s*(direction|enter|exit)\s*:\s*(.+?)\s*$", re.I | re.M)
 
 
-def read_pick(state: "EnsembleState", text: str) -> Reply:
+def read_pick(state: EnsembleState, text: str) -> Reply:
     """Leniently read a pick: the first on-stage name wins; none readable means the rotation, said so."""
     first, _, rest = text.strip().partition("\n")
     on = [k for k in state.on_stage if k in state.characters]

@@ -7,7 +7,8 @@ to the main screen, which moves the stage; neither touches the run.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on

@@ -43,13 +43,13 @@ class LongText(TextArea):
     """
 
     class Submitted(Message):
-        def __init__(self, area: "LongText", text: str) -> None:
+        def __init__(self, area: LongText, text: str) -> None:
             self.area = area
             self.text = text
             super().__init__()
 
         @property
-        def control(self) -> "LongText":
+        def control(self) -> LongText:
             return self.area
 
     def __init__(self, text: str = "", *, suffix: str = ".txt", **kwargs) -> None:  # type: ignore[no-untyped-def]

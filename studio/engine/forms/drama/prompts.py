@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.forms.drama.state import RunState
 from studio.engine.lens import Lens, View
 from studio.model.loading import fill
 from studio.model.play import ResolvedRole
