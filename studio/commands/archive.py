@@ -8,7 +8,7 @@ from studio.commands.common import db_option, open_store, run_id
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rename = sub.add_parser("rename", help="give a run a name of your own (the play's title stays)")
     rename.add_argument("run", help="a run number")
     rename.add_argument("name", help="the new name; '' clears it")

@@ -9,7 +9,7 @@ from pathlib import Path
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser("import", help="turn a Character Card (V2/V3, .json or .png) into characters/NAME.toml")
     imp.add_argument("card", help="the card's .json or .png file")
     imp.add_argument("--out", help="the TOML to write (default: characters/NAME.toml)")

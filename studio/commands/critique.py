@@ -16,7 +16,7 @@ from studio.commands.common import run_id as _run_id
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("critique", help="have a critic model score the protagonist's development")
     p.add_argument("runs", nargs="+", metavar="RUN", help="one or more run numbers, scored side by side")
     p.add_argument("--model", metavar="M", help="the critic's model (default local/smollm2)")

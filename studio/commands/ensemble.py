@@ -10,7 +10,7 @@ from studio.commands.common import console, db_option, esc, open_engine
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     step = sub.add_parser("step", help="play one turn of a run (an ensemble: --next picks who speaks)")
     step.add_argument("run", help="a run number")
     step.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")

@@ -9,7 +9,7 @@ from studio.commands.common import db_option, open_store, run_id, take_head
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from studio.export import FORMATS
 
     p = sub.add_parser("export", help="write a run as a script: Fountain, Markdown, Final Draft or PDF")

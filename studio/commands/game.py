@@ -10,7 +10,7 @@ from pathlib import Path
 from studio.commands.common import db_option, open_store, run_id
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     game = sub.add_parser("game", help="the report of a social-game run: placements, votes, alliances")
     game.add_argument("run", help="a run number")
     game.add_argument("--out", metavar="FILE", help="write the report as Markdown to FILE")

@@ -13,7 +13,7 @@ from studio.commands.common import console as make_console
 from studio.commands.common import db_option, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lab = sub.add_parser("lab", help="run the papers' experiments in batch, with statistics")
     lab.set_defaults(func=main)
     labs = lab.add_subparsers(dest="lab_command", required=True, metavar="EXPERIMENT")

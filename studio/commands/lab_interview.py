@@ -80,7 +80,10 @@ def run(args: argparse.Namespace, store: Any, console: Any) -> int:
         outcome = run_sync(store, experiment,
                            on_trial=lambda t: status.update(f"interview {t.rep + 1} of {args.reps} on {model}…"))
     report, finished, failed = outcome.report, outcome.finished, outcome.failed
+    from studio.lab.kinds import Radar
+
     radar = report.figures[0]
+    assert isinstance(radar, Radar)  # the interview kind reports one radar
     saved = _save(radar, args.out) if args.out else None
     if args.json:
         print(json.dumps({"character": str(path), "scale": args.scale, "model": model, "assessor": args.assessor or model,
@@ -117,7 +120,10 @@ def _development(args: argparse.Namespace, store: Any, console: Any, model: str)
                                     assessor=args.assessor,
                                     on_scene=lambda s, n: status.update(f"after scene {s} of {n} on {model}…")))
     report = development_report(found)
+    from studio.lab.kinds import Lines
+
     lines = report.figures[0]
+    assert isinstance(lines, Lines)  # the development report draws one line chart
     saved = _save(lines, args.out) if args.out else None
     if args.json:
         print(json.dumps({**found, "tables": [asdict(t) for t in report.tables], "lines": asdict(lines),

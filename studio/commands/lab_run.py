@@ -127,11 +127,11 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
             if folder.suffix.lower() in (".png", ".svg", ".md", ".csv", ".json"):
                 raise InputError("--out", out, f"names a file, but {fmt} plots are written into a folder",
                                  "e.g. --out reports")
-            written = render.to_images(outcome.report, folder, stem, fmt)
-            if not written:
+            images = render.to_images(outcome.report, folder, stem, fmt)
+            if not images:
                 print(f"{experiment.name}: this report has no figures.", file=sys.stderr)
-            for path in written:
-                print(f"Wrote {path}", file=sys.stderr)
+            for image in images:
+                print(f"Wrote {image}", file=sys.stderr)
     except OSError as exc:
         where = {"csv": f"a file, e.g. --out reports/{stem}.csv", "json": f"a file, e.g. --out reports/{stem}.json",
                  "md": f"a .md file in a folder you can write to, e.g. --out reports/{stem}.md"}

@@ -13,7 +13,7 @@ from studio.commands.common import console, db_option, esc, open_engine
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mind = sub.add_parser("mind", help="show a character's inner life in a run, or set a mood, unlock, goals or a fact")
     mind.add_argument("run", help="a run number")
     mind.add_argument("name", help="the character")

@@ -9,7 +9,7 @@ from typing import Any
 from studio.commands.common import console
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("models", help="the models you can use here, and the --model line for each")
     p.add_argument("--json", action="store_true", help="print the survey as JSON")
     p.set_defaults(func=models)

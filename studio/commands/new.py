@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     new = sub.add_parser("new", help="start a new play or character from a commented file")
     kinds = new.add_subparsers(dest="what", metavar="play|character", required=True)
     play = kinds.add_parser("play", help="write plays/TITLE.toml (and any character it names that is missing)")
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     new.set_defaults(func=cmd_new)
 
 
-def _edit_and_check(path: Path, check) -> int:  # type: ignore[no-untyped-def]
+def _edit_and_check(path: Path, check: Callable[[Path], object]) -> int:
     from studio.editor import EditorError, run_editor
 
     try:
@@ -47,7 +48,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     if args.what == "character":
         path = new_character(root, args.name)
         print(path)
-        check = load_character
+        check: Callable[[Path], object] = load_character
     else:
         path, created = new_play(root, args.title, args.ego, args.other, args.superego, args.director)
         for sheet in created:

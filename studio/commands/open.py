@@ -21,7 +21,7 @@ from studio.commands.common import (
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("open", help="open the app: a new run of a play, a saved run, or (no argument) a picker")
     p.add_argument("target", nargs="?", metavar="PLAY.toml|RUN", help="a play file or a run number")
     cast_options(p)

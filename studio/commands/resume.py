@@ -16,7 +16,7 @@ from studio.commands.common import (
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("resume", help="continue a run where it stopped")
     p.add_argument("run", help="a run number")
     p.add_argument("--backstage", action="store_true", help="also stream the backstage")

@@ -18,7 +18,7 @@ from studio.commands.common import (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser("run", help="run a play in the terminal, streaming the stage")
     run.add_argument("play", help="a play file, e.g. plays/interview.toml")
     run.add_argument("--turns", type=int, metavar="N", help="turns per scene")

@@ -9,7 +9,7 @@ from typing import Any
 from studio.commands.common import console, db_option, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("runs", help="list saved runs")
     p.add_argument("--json", action="store_true", help="one JSON object per run")
     p.add_argument("--all", action="store_true", help="also list archived runs")

@@ -17,7 +17,7 @@ from studio.commands.common import (
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("show", help="print a run")
     p.add_argument("run", help="a run number")
     p.add_argument("--backstage", action="store_true", help="include the backstage")

@@ -9,7 +9,7 @@ from studio.commands.common import console, db_option, open_store, run_id
 from studio.model.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rewind = sub.add_parser("rewind", help="move a run back; the abandoned lines stay as a take")
     rewind.add_argument("run", help="a run number")
     rewind.add_argument("--turns", type=int, default=1, metavar="N", help="how many turns back (default 1)")
