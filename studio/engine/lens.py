@@ -133,6 +133,25 @@ class InnerVoices:
         return event.text if event is not None else None
 
 
+class Voiced:
+    """A form's state whose inner voices' work is folded in `inner`: the line in progress, as its prompts
+    and the app read it."""
+
+    inner: InnerVoices
+
+    @property
+    def draft(self) -> Event | None:
+        return self.inner.draft
+
+    @property
+    def critique(self) -> Event | None:
+        return self.inner.critique
+
+    @property
+    def shaping(self) -> list[int]:
+        return self.inner.shaping
+
+
 class Lens:
     """What each seat of one take knows. `seat` None means the whole stage, as it was said."""
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Step, fold_facts
 from studio.engine.forms.review import review_due, review_step
-from studio.engine.lens import InnerVoices, voice_owners
+from studio.engine.lens import InnerVoices, Voiced, voice_owners
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -22,7 +22,7 @@ PICKED_BY = {"moderator": "moderator", "director": "director"}
 
 
 @dataclass
-class EnsembleState:
+class EnsembleState(Voiced):
     cast: ResolvedCast
     scene: int = 0
     turn: int = 0
@@ -67,18 +67,6 @@ class EnsembleState:
     def prompts(self) -> dict[str, str]:
         """Briefs rewritten by inner voices, by character."""
         return {k: e.text for k, e in self.inner.briefs.items()}
-
-    @property
-    def draft(self) -> Event | None:
-        return self.inner.draft
-
-    @property
-    def critique(self) -> Event | None:
-        return self.inner.critique
-
-    @property
-    def shaping(self) -> list[int]:
-        return self.inner.shaping
 
     def voice_of(self, key: str) -> str | None:
         voice = self.voices.get(key)

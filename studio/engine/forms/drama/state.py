@@ -15,13 +15,13 @@ from studio.model.play import ResolvedCast
 from studio.store import events as ev
 from studio.engine.forms.base import Step
 from studio.engine.forms.review import review_due, review_step
-from studio.engine.lens import InnerVoices, voice_owners
+from studio.engine.lens import InnerVoices, Voiced, voice_owners
 from studio.engine.lines import is_direction, strip_italics  # noqa: F401
 from studio.store.events import Event
 
 
 @dataclass
-class RunState:
+class RunState(Voiced):
     cast: ResolvedCast
     scene: int = 0
     turn: int = 0  # the turn in progress or last finished, counted across scenes from 1
@@ -44,18 +44,6 @@ class RunState:
     def __post_init__(self) -> None:
         if not self.inner.owners:
             self.inner = InnerVoices(voice_owners(self.cast))
-
-    @property
-    def draft(self) -> Event | None:
-        return self.inner.draft
-
-    @property
-    def critique(self) -> Event | None:
-        return self.inner.critique
-
-    @property
-    def shaping(self) -> list[int]:
-        return self.inner.shaping
 
     # -- what the play is, under the switches in force -------------------------------------
 
