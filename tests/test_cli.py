@@ -168,6 +168,8 @@ def test_backstage_flag_streams_the_inner_voice(tmp_path):
         "run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1", "--backstage", db=tmp_path / "s.db"
     )
     assert "Cleo critiques" in result.stdout and "Jenny drafts" in result.stdout
+    # the superego rewrites what Jenny hears: the line credits the hearing to Jenny, as the export does
+    assert "Cleo makes Jenny hear it as:" in result.stdout and "Cleo hears it as" not in result.stdout
 
 
 def test_a_human_answers_at_the_prompt(tmp_path):

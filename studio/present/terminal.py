@@ -26,6 +26,10 @@ class StagePrinter:
         self.backstage = backstage
         self.colours = {role.name: PALETTE[i % len(PALETTE)] for i, role in enumerate(cast.roles)}
         self.role_names = {role.key: role.name for role in cast.roles}
+        from studio.engine.lens import voice_owners
+
+        # an inner voice's rewrite is heard by the character the voice belongs to, not by the voice
+        self.hearers = {voice: self.role_names.get(owner, owner) for voice, owner in voice_owners(cast).items()}
         self.streaming: Any = None
         self._timer: threading.Timer | None = None
         self._model = ""
@@ -36,6 +40,8 @@ class StagePrinter:
     def _lead(self, kind: str, character: str | None, role: str | None) -> str:
         colour = self.colours.get(character or "", "white")
         name = escape(character or "")
+        if kind == ev.REWRITE_SPEECH and role in self.hearers:
+            return f"[dim]  ┆ {name} makes {escape(self.hearers[role])} hear it as:[/] "
         if kind in ev.BACKSTAGE:
             return f"[dim]  ┆ {name} {escape(backstage_label(kind))}:[/] "
         if kind == ev.EPILOGUE:
