@@ -114,7 +114,7 @@ class InstantGateway:
 
 def experiment_of(trials: int, concurrency: int):
     """`trials` trials over the six groups, against tit-for-tat starting with C, as `studio lab pd` builds them."""
-    from studio.lab import pd
+    from studio.engine.forms.dilemma import game as pd
     from studio.lab.experiment import built
 
     groups = list(pd.GROUPS)

@@ -282,7 +282,7 @@ def test_a_report_takes_in_repetitions_run_beyond_the_files_reps(ran, capsys):
 
 
 def test_each_dilemma_trial_is_a_run_whose_scores_follow_from_the_moves(tmp_path, capsys):
-    from studio.lab import pd
+    from studio.engine.forms.dilemma import game as pd
 
     db = str(tmp_path / "s.db")
     assert main(["lab", "run", str(_pd(tmp_path, reps=3)), "--json", "--db", db]) == 0

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from studio.lab import pd
+from studio.engine.forms.dilemma import game as pd
 from studio.lab.stats import Trial, cells, hypotheses, mean_ci
 
 

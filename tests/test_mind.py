@@ -2,7 +2,7 @@ import pytest
 from pydantic import ValidationError
 
 from studio.mind.rules import draw_mood, holds, memory_score, persona_text
-from studio.mind.sheet import Condition, Mood, Traits
+from studio.model.inner_life import Condition, Mood, Traits
 from studio.model.play import CharacterSheet
 
 

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         from studio.commands import lab_interview
 
         return lab_interview.run(args, store, console)
-    from studio.lab import pd
+    from studio.engine.forms.dilemma import game as pd
     from studio.lab.experiment import built
     from studio.lab.runner import run_sync
     from studio.lab.stats import Trial, cells, hypotheses

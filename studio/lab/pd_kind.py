@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from studio.lab import pd
+from studio.engine.forms.dilemma import game as pd
 from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.settings import KindSettings, listed, read
 

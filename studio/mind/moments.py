@@ -13,7 +13,7 @@ from typing import Any
 
 from studio.mind.memory import Recall
 from studio.mind.rules import draw_mood, holds, persona_text
-from studio.mind.sheet import MindFields, Mood
+from studio.model.inner_life import MindFields, Mood
 from studio.mind.state import FACT, GOALS, MOOD, UNLOCK, MindState
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from studio.mind.memory import Memory, MemoryIndex, Recall
 from studio.mind.moments import mind_text, mood_event, unlock_events
 from studio.mind.reflection import due
-from studio.mind.sheet import MindFields
+from studio.model.inner_life import MindFields
 from studio.mind.state import IMPORTANCE, MOOD, REFLECTION, UNLOCK, World, fold_into
 
 SPOKEN = ("stage", "direction")
