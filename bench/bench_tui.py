@@ -203,7 +203,7 @@ async def bench_keypress(tmp: Path) -> dict:
         "max_ms": max(presses) * 1000,
         "presses": len(presses),
         "cold_first_press_s": cold,
-        "cold_import": cold_import,
+        "cold_import": cold_import and routed,
     }
 
 
