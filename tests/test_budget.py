@@ -1,4 +1,4 @@
-"""Issue 7, item 9: the context budget is a hard limit, even when one piece is larger than all of it."""
+"""The context budget is a hard limit, even when one piece is larger than all of it."""
 
 from __future__ import annotations
 

@@ -143,6 +143,22 @@ def test_nothing_a_user_reads_says_how_the_studio_was_made():
     assert not found, "say what the studio does instead:\n" + "\n".join(found)
 
 
+def test_the_tests_say_what_they_hold_not_which_ticket_asked():
+    """The tests are read as the studio's specification: they too cite no issue, ticket or paper number
+    ("session" stays allowed here: pytest's and tmux's sessions are what the tests speak of)."""
+    wanted = {"an issue number", "a ticket", "a paper by number"}
+    patterns = [(re.compile(p, re.IGNORECASE), what) for p, what in BANNED if what in wanted]
+    found = []
+    for file in sorted((ROOT / "tests").rglob("*.py")):
+        if file.name == "test_docs.py":  # it spells the patterns out
+            continue
+        for number, line in enumerate(file.read_text().splitlines(), 1):
+            for pattern, what in patterns:
+                if pattern.search(line):
+                    found.append(f"{file.relative_to(ROOT)}:{number}: {what}: {line.strip()[:100]}")
+    assert not found, "say what the test holds instead:\n" + "\n".join(found)
+
+
 def test_the_site_builds_strictly(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")

@@ -1,4 +1,4 @@
-"""Issue 7: every kind of provider fault, through the real litellm road, against a stub server on 127.0.0.1."""
+"""Every kind of provider fault, through the real litellm road, against a stub server on 127.0.0.1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 7: text from a play file is printed as text, and every command ends with a message, not a traceback."""
+"""Text from a play file is printed as text, and every command ends with a message, not a traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 7, the property: whatever text a file or a model holds, every command shows it as text.
+"""The property: whatever text a file or a model holds, every command shows it as text.
 
 Titles, names and model lines are drawn from text rich in Rich markup, terminal escapes, control
 characters, bidirectional marks and wide characters. For each, `run`, `runs`, `show`, and every export

@@ -1,4 +1,4 @@
-"""Issue 7, sizes and secrets: overrides follow the file's rules, nothing unreadable is saved, keys stay out."""
+"""Sizes and secrets: overrides follow the file's rules, nothing unreadable is saved, keys stay out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 7: model text is stored without terminal control; Retry-After is read where litellm keeps it."""
+"""Model text is stored without terminal control; Retry-After is read where litellm keeps it."""
 
 from __future__ import annotations
 

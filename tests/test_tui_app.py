@@ -1,4 +1,4 @@
-"""The app defects a try-out found (issue 9), each pinned by what the playwright sees."""
+"""The app defects a try-out found, each pinned by what the playwright sees."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An ensemble's controls in the app (issue 9): who speaks next, entrances and exits, view as, and the
+"""An ensemble's controls in the app: who speaks next, entrances and exits, view as, and the
 panes with four characters and two inner voices. The Last Crossing on the scripted model."""
 
 from __future__ import annotations

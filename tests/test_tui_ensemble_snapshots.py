@@ -1,4 +1,4 @@
-"""An ensemble scene as the playwright sees it (issue 9), as SVG snapshots: four characters, two inner
+"""An ensemble scene as the playwright sees it, as SVG snapshots: four characters, two inner
 voices and a moderator, with the backstage of a line open; and the same run viewed as one character.
 
 The scripted model and a fresh database per test keep them deterministic; `--snapshot-update`
