@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from studio.store import events as ev
 from studio.tui.finding import (
     jump_index,
     pattern,
@@ -161,11 +160,8 @@ class DeskControls(ControlGroup):
     # -- a directed take ------------------------------------------------------------------------
 
     def action_direct(self) -> None:
-        event = self._selected_event()
+        event = self._selected_take()
         if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")
             return
         from studio.tui.screens.direct import DirectScreen
 

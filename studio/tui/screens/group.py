@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from studio.store import events as ev
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.widget import Widget
@@ -100,3 +102,11 @@ class ControlGroup:
 
     def _selected_event(self) -> Any:
         return self.screen.selected_event()
+
+    def _selected_take(self) -> Any:
+        """The selected line, if it is one that takes can be written of; a scene heading is said no to."""
+        event = self._selected_event()
+        if event is not None and event.kind == ev.SCENE:
+            self.notify("A scene heading has only one take; select a line.", severity="warning")
+            return None
+        return event

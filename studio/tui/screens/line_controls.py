@@ -20,21 +20,15 @@ class LineControls(ControlGroup):
         self.notify("Rewound one turn. The lines after it stay as a take: step, then [ and ] compare them.")
 
     async def action_regenerate(self) -> None:
-        event = self._selected_event()
+        event = self._selected_take()
         if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")
             return
         await self.pause()
         self._start(self.screen.turns.write_take(event.id))
 
     async def action_take(self, delta: int) -> None:
-        event = self._selected_event()
+        event = self._selected_take()
         if event is None:
-            return
-        if event.kind == ev.SCENE:
-            self.notify("A scene heading has only one take; select a line.", severity="warning")
             return
         takes = self.engine.takes(event.id)
         ids = [t.id for t in takes]
