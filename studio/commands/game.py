@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from studio.commands.common import db_option, open_store, run_id
+from studio.commands.common import db_option, open_engine
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,13 +20,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from studio.engine import Engine
     from studio.game.report import build, markdown
     from studio.model import InputError
 
-    store = open_store(args.db)
-    number = run_id(args.run)
-    engine = Engine(store, number)
+    engine = open_engine(args, args.run, gateway=object())
+    number = engine.run_id
     try:
         report = build(engine)
     except ValueError as exc:

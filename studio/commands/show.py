@@ -10,11 +10,9 @@ from studio.commands.common import (
     console,
     db_option,
     esc,
-    open_store,
-    run_id,
+    open_engine,
     take_head,
 )
-from studio.model.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,16 +28,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def show(args: argparse.Namespace) -> int:
-    from studio.engine import Engine
-    from studio.store import StoreError
     from studio.present.terminal import StagePrinter
 
-    store = open_store(args.db)
-    number = run_id(args.run)
-    try:
-        engine = Engine(store, number, gateway=object())
-    except StoreError as exc:
-        raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    engine = open_engine(args, args.run, gateway=object())
+    store, number = engine.store, engine.run_id
     path = engine.path
     if args.take is not None:
         path = store.take(number, take_head(store, number, args.take))

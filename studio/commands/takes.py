@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from studio.commands.common import console, db_option, open_store, run_id
+from studio.commands.common import console, db_option, open_engine
 from studio.model.errors import InputError
 
 
@@ -24,12 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def rewind_run(args: argparse.Namespace) -> int:
-    from studio.engine import Engine
-
     if args.turns < 1:
         raise InputError("--turns", None, f"must be at least 1, not {args.turns}", "e.g. studio rewind RUN --turns 2")
-    store = open_store(args.db)
-    engine = Engine(store, run_id(args.run), gateway=object())
+    engine = open_engine(args, args.run, gateway=object())
     before = engine.head
     head = engine.rewind(args.turns)
     console().print(
@@ -40,13 +37,11 @@ def rewind_run(args: argparse.Namespace) -> int:
 
 
 def override_line(args: argparse.Namespace) -> int:
-    from studio.engine import Engine
     from studio.store import StoreError
 
     if not args.text.strip():
         raise InputError("TEXT", None, "the new line is empty", "give the words the line should say instead")
-    store = open_store(args.db)
-    engine = Engine(store, run_id(args.run), gateway=object())
+    engine = open_engine(args, args.run, gateway=object())
     try:
         event = engine.override(args.event, args.text)
     except StoreError as exc:
