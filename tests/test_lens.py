@@ -297,6 +297,12 @@ def test_a_rewind_past_a_checkpoint_leaves_what_each_character_heard_as_a_fresh_
     assert engine.path[-1].id == head and later.id not in engine.by_id
     fresh = form_for(engine.cast).replay(engine.cast, engine.path)
     assert engine.state.inner == fresh.inner
+    # the engine's lens reads that fold; it must see each seat's take exactly as a lens folded afresh
+    from studio.engine.lens import Lens
+
+    afresh = Lens.of(engine.cast, engine.path)
+    for role in _characters(engine.cast):
+        assert engine.lens().events(role.key) == afresh.events(role.key), role.name
 
 
 def test_a_character_interviewed_after_a_scene_remembers_the_stage_as_its_own_voice_made_it_hear_it(ensemble):

@@ -192,9 +192,8 @@ async def test_the_backstage_of_an_ensemble_line_says_whose_voice_shaped_it_and_
         assert f"The Chart picked {revised.character}" in text
         assert f"{voice}'s critique ({revised.character}'s inner voice)" in text
         assert "Witnessed by Ines, Tomas, Marit" in text and "not there: Oskar" in text
-        from studio.engine.lens import for_engine
 
-        reheard = next(e for e in _lines(engine) if for_engine(engine).rewrite("c1", e) is not None)
+        reheard = next(e for e in _lines(engine) if engine.lens().rewrite("c1", e) is not None)
         screen.query_one("#stage").select_event(reheard.id)
         await pilot.pause(0.3)
         assert "Ines heard it as (Pride, Ines's inner voice, rewrote it)" in _plain(screen.query_one("#backstage").content)

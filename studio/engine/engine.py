@@ -22,6 +22,7 @@ from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.budget import fit
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
+from studio.engine.lens import Lens, voice_owners
 from studio.engine.lines import is_direction, strip_italics
 from studio.model.play import ResolvedCast, ResolvedRole, STRATEGIES
 from studio.store import Store, StoreError, events as ev
@@ -587,6 +588,12 @@ class Engine:
     def strategy_switches(self) -> dict[str, bool]:
         """The playwright's strategy switches in force (`strategy`, or `voice:strategy` for one voice)."""
         return self.form.strategy_switches(self.state)
+
+    def lens(self) -> Lens:
+        """What each seat knows of the take this engine follows (the app's view-as and backstage), read
+        from the inner voices' fold the state keeps rather than by folding the take again."""
+        return Lens(self.path, voices=self.form.inner_voices(self.state), owners=voice_owners(self.cast),
+                    by_id=self.by_id)
 
     def character(self, name: str) -> ResolvedRole:
         """The one character a word names (its name, key or kind, any case), on stage or off; else a clear error."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from studio.engine.budget import MIN_KEEP, cut
 from studio.store import events as ev
@@ -261,8 +261,3 @@ def through_eyes(cast: Cast, path: list[Event], name: str) -> list[Event]:
     """The take as one character knows it: what it witnessed, the lines its inner voice rewrote as it
     heard them, and its own inner voice's work."""
     return Lens.of(cast, path).events(seat_named(cast, name))
-
-
-def for_engine(engine: Any) -> Lens:
-    """The lens of the take an engine follows (the app's view-as and backstage)."""
-    return Lens(engine.path, owners=voice_owners(engine.cast), by_id=engine.by_id)

@@ -124,9 +124,9 @@ def backstage(engine: EngineView, event: Event, lens: str | None = None) -> list
 
     Viewing the run as one character (`lens`, its name), only that character's own inner voice is shown,
     as that character's: what it made of its own line and how it heard the others'."""
-    from studio.engine.lens import for_engine, seat_named
+    from studio.engine.lens import seat_named
 
-    seen = for_engine(engine)
+    seen = engine.lens()
     seat = seat_named(engine.cast, lens) if lens else None
     if event.kind == ev.SCENE:
         return _present(engine, event)
@@ -270,8 +270,8 @@ def through_eyes(engine: EngineView, name: str) -> list[Event]:
     line the character heard through its inner voice's rewrite carries `heard_as`, so the stage can say so."""
     import dataclasses
 
-    from studio.engine.lens import for_engine, seat_named
+    from studio.engine.lens import seat_named
 
-    seen, seat = for_engine(engine), seat_named(engine.cast, name)
+    seen, seat = engine.lens(), seat_named(engine.cast, name)
     return [dataclasses.replace(e, data={**e.data, "heard_as": name}) if seen.rewrite(seat, e) is not None else e
             for e in seen.events(seat) if e.on_stage]

@@ -112,9 +112,7 @@ def _superego_name(engine: EngineView) -> str:
 def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
-    from studio.engine.lens import for_engine
-
-    heard = for_engine(engine).rewrite(engine.cast.ego.key, event)
+    heard = engine.lens().rewrite(engine.cast.ego.key, event)
     if heard is not None:
         parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
     else:

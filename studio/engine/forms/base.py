@@ -17,6 +17,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
+    from studio.engine.lens import InnerVoices
     from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 Message = dict[str, str]
@@ -205,6 +206,11 @@ class Form:
         """The playwright's switches of inner-voice strategies in force: `strategy` for every voice,
         `voice:strategy` for one."""
         return {}
+
+    def inner_voices(self, state: Any) -> InnerVoices | None:
+        """The fold of the inner voices' work the state already keeps, if the form has inner voices: the lens
+        of the current take reads what each character heard from it instead of folding the take again."""
+        return None
 
     def rule_for(self, state: Any, step: Step, role: ResolvedRole) -> Rule | None:
         """The rule that fills this step's seat, or None when a model or a human does."""

@@ -20,6 +20,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 if TYPE_CHECKING:
+    from studio.engine.lens import InnerVoices
     from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
@@ -52,6 +53,9 @@ class Ensemble(Form):
 
     def strategy_switches(self, state: EnsembleState) -> dict[str, bool]:
         return dict(state.strategy_switch)
+
+    def inner_voices(self, state: EnsembleState) -> InnerVoices:
+        return state.inner
 
     def seats(self, cast: ResolvedCast) -> list[Seat]:
         out = []

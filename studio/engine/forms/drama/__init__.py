@@ -19,6 +19,7 @@ from studio.engine.forms.review import review
 from studio.store.events import Event
 
 if TYPE_CHECKING:
+    from studio.engine.lens import InnerVoices
     from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
@@ -97,6 +98,9 @@ class DramaMachine(Form):
 
     def strategy_switches(self, state: RunState) -> dict[str, bool]:
         return dict(state.strategy_switch)
+
+    def inner_voices(self, state: RunState) -> InnerVoices:
+        return state.inner
 
     def present(self, state: RunState, kind: str, role: str | None, data: dict) -> list[str]:
         """Everyone in a Drama Machine scene is on stage throughout."""
