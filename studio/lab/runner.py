@@ -34,6 +34,7 @@ class Tally:
     running: int = 0
     failed: int = 0
     skipped: int = 0  # done before this run began
+    elsewhere: int = 0  # done meanwhile by another runner of the same experiment
     tokens: int = 0
     calls: int = 0
     began: float = field(default_factory=time.monotonic)
@@ -46,7 +47,7 @@ class Tally:
     @property
     def played(self) -> int:
         """Trials finished by this run of the command."""
-        return self.done - self.skipped
+        return self.done - self.skipped - self.elsewhere
 
     @property
     def estimate(self) -> float | None:
@@ -123,7 +124,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     plan = list(kind.plan(spec))
     done = trials.done(name)
     todo = [t for t in plan if t.key not in done]
-    owner = claims.runner_name()  # what this runner's claims on trials are made under
+    owner = claims.runner_name()  # what this runner's leases on trials are taken under
     tally = Tally(total=len(plan), done=len(plan) - len(todo), skipped=len(plan) - len(todo))
     runs: dict[str, int] = {}
 
@@ -139,7 +140,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
         async with gate:
             if stopping:
                 return
-            # done meanwhile, or being played by another runner still alive: not this runner's to play.
+            # done meanwhile, or leased by another runner whose lease holds: not this runner's to play now.
             # A trial left running by a crash or Ctrl-C, or failed, is taken again and its run goes on.
             claimed = trials.claim(name, trial.key, owner)
             if claimed is None:
@@ -183,11 +184,24 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 changed()
 
     changed()
-    claims.begin(owner)
+    beating = trials.heartbeat(owner)
     try:
-        await asyncio.gather(*(one(t) for t in todo))
+        pending = todo
+        while pending and not stopping:
+            await asyncio.gather(*(one(t) for t in pending))
+            # What other runners were playing: wait for it, and take over what a runner that died left
+            # once its lease runs out, so every runner ends with the whole experiment and one report.
+            left = trials.running(name)
+            pending = [t for t in pending if t.key in left]
+            ours = tally.done - tally.skipped - tally.elsewhere
+            tally.done = len(set(trials.done(name)) & {t.key for t in plan})
+            tally.elsewhere = max(0, tally.done - tally.skipped - ours)
+            changed()
+            if pending and {t.key for t in pending} <= trials.held(name, owner):
+                await asyncio.sleep(min(1.0, claims.LEASE / 10))
     finally:
-        claims.end(owner)
+        beating.set()
+        trials.release(owner)
     wanted = {t.key for t in plan}
     finished = {k: v for k, v in trials.done(name).items() if k in wanted}
     failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
