@@ -93,3 +93,52 @@ def _runs(db, status: str) -> dict[str, int | None]:
         except sqlite3.OperationalError:  # not made yet
             return {}
     return dict(rows)
+
+
+def _edited(folder, text):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "pd_small.toml"
+    path.write_text(text)
+    return path
+
+
+def test_an_edited_experiment_is_a_new_one_unless_continued(tmp_path):
+    from test_cli import studio
+
+    db = tmp_path / "s.db"
+    original = EXPERIMENT.read_text()
+    first = studio("lab", "run", _edited(tmp_path / "a", original), "--json", db=db)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["played_now"] == 8
+    hotter = original.replace("[pd]\n", "[pd]\ntemperature = 0.9\n")
+    again = studio("lab", "run", _edited(tmp_path / "a", hotter), "--json", db=db)
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert report["played_now"] == 8  # the old results are not reported under the new temperature
+    assert report["experiment"] != json.loads(first.stdout)["experiment"]  # the report names which one it is
+    assert "has changed" in again.stderr and "--continue" in again.stderr
+    # the same settings in a file of the same name elsewhere are the same experiment; other settings are not
+    same = studio("lab", "run", _edited(tmp_path / "b", original), "--json", db=db)
+    assert json.loads(same.stdout)["played_now"] == 0
+    longer = original.replace("[pd]\n", "[pd]\nmax_tokens = 200\n")
+    other = studio("lab", "run", _edited(tmp_path / "c", longer), "--json", "--continue", db=db)
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout)["played_now"] == 0  # --continue: goes on with the latest earlier one
+    assert "--continue" in other.stderr
+    # how many repetitions and how many at once change no trial: the same experiment, widened
+    more = studio("lab", "run", _edited(tmp_path / "b", original.replace("reps = 2", "reps = 3")
+                                        .replace("concurrency = 8", "concurrency = 2")), "--json", db=db)
+    assert json.loads(more.stdout)["played_now"] == 4 and json.loads(more.stdout)["done"] == 12
+
+
+def test_an_edited_play_makes_a_game_experiment_new(tmp_path):
+    """A file the experiment names counts by its contents, not its path."""
+    from studio.lab.experiment import load_experiment
+
+    play = tmp_path / "island.toml"
+    play.write_text((ROOT / "plays" / "island.toml").read_text())
+    path = tmp_path / "game.toml"
+    path.write_text(f'kind = "game"\nmodel = "scripted"\n[game]\nexperiment = "architecture"\nplay = "{play}"\n')
+    before = load_experiment(path).name
+    play.write_text(play.read_text() + "\n# a note\n")
+    assert load_experiment(path).name != before
