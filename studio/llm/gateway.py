@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
-from studio.llm.errors import ModelError
+from studio.llm.errors import BrokenReply, ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
 
@@ -223,10 +223,6 @@ class _CallerFault(Exception):
     def __init__(self, error: Exception):
         super().__init__(error)
         self.error = error
-
-
-class BrokenReply(Exception):
-    """A reply that arrived but is not a whole answer (empty, or no text at all): a fault, retried."""
 
 
 # What a cut or garbled stream looks like from inside litellm, httpx or aiohttp.
@@ -560,14 +556,10 @@ def _takes_schema(route: str) -> bool:
 
 async def _pieces(stream):
     """litellm's chunks as (piece, usage) pairs; closing this closes the provider's stream."""
-    try:
-        async for chunk in stream:
-            piece = chunk.choices[0].delta.content if chunk.choices else None
-            yield piece or "", getattr(chunk, "usage", None)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            await stream.aclose()
-        raise
+    from studio.llm.router import pieces
+
+    async for pair in pieces(stream):
+        yield pair
 
 
 def _usage(litellm, found, route: str, messages: list[dict], text: str) -> dict:
