@@ -107,11 +107,11 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")
         return 0
     except KeyboardInterrupt:
-        printer.end_line()
+        printer.broke_off()
         out.print(f"Paused. Everything committed is kept; 'studio resume {engine.run_id}' continues.")
         return 130
     except EngineError as exc:
-        printer.end_line()
+        printer.broke_off()
         out.print(f"[red]Model error:[/] {esc(exc)}")
         out.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
         return 1
