@@ -112,6 +112,7 @@ class StubServer:
         self.max_requests = max_requests
         self.lifetime = lifetime
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each chat request's headers, in the order they came
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -213,6 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
+        with self.server_stub._lock:
+            self.server_stub.headers.append(dict(self.headers.items()))
         behaviour = self.server_stub.next_behaviour(body)
         if behaviour is None:
             self._json(503, {"error": {"message": "stub server: request limit reached"}})

@@ -88,6 +88,8 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     def ask(pending: Any) -> str:
         printer.end_line()
         role = pending.role
+        if role is None:  # the turn policy leaves the next speaker to the playwright
+            return pick(pending)
         label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
         while True:
             try:
@@ -96,6 +98,22 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
                 raise _Stop("no more input") from None
             if text.strip():
                 return text
+
+    def pick(pending: Any) -> str:
+        from studio.clean import one_line
+
+        while True:
+            choices = engine.stage_choices()
+            if not choices:
+                raise _Stop(f"nobody is on stage; 'studio stage {engine.run_id} --enter NAME' brings someone on")
+            try:
+                text = out.input(f"[bold]Who speaks next? {esc(', '.join(choices))} ›[/] ")
+            except EOFError:
+                raise _Stop("no more input") from None
+            word = one_line(text) or choices[0]
+            if any(word.casefold() == name.casefold() for name in choices):
+                return word
+            out.print(f"[dim]  ({esc(word)} is not on stage; pick one of {esc(', '.join(choices))})[/]")
 
     try:
         try:

@@ -10,6 +10,7 @@ stray print tears the screen.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
+from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials, url_credentials
 from studio.llm.errors import BrokenReply, ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
@@ -528,10 +529,15 @@ def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
         "max_retries": 0,
     }
     if settings.api_base:
-        request["api_base"] = settings.api_base
+        # `http://user:KEY@host` is what a browser or curl would send as Basic credentials; litellm's
+        # async client drops them from the address, so they travel as the header the address means.
+        base, userinfo = url_credentials(settings.api_base)
+        request["api_base"] = base
         if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             # A server of one's own rarely checks keys, but the OpenAI client insists on one.
             request["api_key"] = "none"
+        if userinfo is not None:
+            request["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(userinfo.encode()).decode()}
     if settings.stop:
         request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
     if settings.top_p is not None:

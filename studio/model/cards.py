@@ -21,13 +21,13 @@ from typing import Any
 import tomlkit
 from pydantic import ValidationError
 
+from studio.clean import LINE_CONTROLS, clean_text
 from studio.model.errors import InputError
 from studio.model.play import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
-_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAME_CONTROL = LINE_CONTROLS
 
 # Card fields with a place on the sheet or in its [card] table; every other field is reported.
 _MAPPED = {
@@ -160,7 +160,7 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return _CONTROL.sub("", text.replace("\r\n", "\n")).strip()
+    return clean_text(text).strip()
 
 
 def _macros(text: str, name: str) -> str:

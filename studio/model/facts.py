@@ -6,13 +6,14 @@ both refuse the same things with the same words.
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from studio.clean import LINE_CONTROLS
 
 MAX_FACT_NAME = 100
 MAX_FACT_TEXT = 500
 RESERVED_FACTS = ("on_stage",)  # the ensemble keeps who is on stage as a fact of its own
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 def fact_problem(key: str, value: Any) -> tuple[str, str] | None:
