@@ -90,6 +90,10 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         role = pending.role
         if role is None:  # the turn policy leaves the next speaker to the playwright
             return pick(pending)
+        last = engine.path[-1] if engine.path else None
+        if last is not None and last.role == role.key and last.data.get("invalid"):
+            # the answer before was refused (a vote for nobody in the game): say why before asking again
+            out.print(f"[dim]  (that could not be used: {esc(last.data['invalid'])})[/]")
         label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
         while True:
             try:

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from studio.clean import LINE_CONTROLS, shown_value
 from studio.lab.kinds import KINDS, Kind
 from studio.model import InputError
 
+MOST_TITLE = 200
 SHARED = ("kind", "title", "model", "reps", "concurrency", "endpoints", "max_parallel")
 MOST_REPS = 10_000
 MOST_CONCURRENCY = 256
@@ -139,15 +140,14 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
 
     path = Path(path)
     source = str(path)
+    if model is not None and not model.strip():
+        raise InputError("--model", None, "is empty", "name a model, e.g. --model scripted, or leave the flag out")
     if not path.is_file():
         raise InputError(source, None, "no such experiment file",
                          "give the path of an EXPERIMENT.toml, e.g. experiments/pd_small.toml")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "is not UTF-8 text", "save the file as UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(source, None, f"is not valid TOML ({exc})", "fix the line it names") from None
+    from studio.model.loading import _read_toml
+
+    data = _read_toml(path, "experiment")  # the one reader of the studio's TOML files
     kinds = load_kinds()
     kind_name = data.get("kind")
     if not isinstance(kind_name, str) or not kind_name:
@@ -168,10 +168,16 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
         raise InputError(source, kind_name, "must be a table", f"write [{kind_name}] on a line of its own above its settings")
     title = data.get("title", "")
     if not isinstance(title, str):
-        raise InputError(source, "title", f"must be text, not {title!r}", 'e.g. title = "A quick look"')
-    chosen_model = model or data.get("model") or DEFAULT_MODEL
-    if not isinstance(chosen_model, str):
-        raise InputError(source, "model", f"must be a model's name, not {chosen_model!r}", 'e.g. model = "local/smollm2"')
+        raise InputError(source, "title", f"must be text, not {shown_value(title)}", 'e.g. title = "A quick look"')
+    if len(title) > MOST_TITLE or LINE_CONTROLS.search(title):
+        raise InputError(source, "title", f"must be one line of at most {MOST_TITLE} printable characters (no line "
+                         "breaks, control characters or escapes)", 'e.g. title = "A quick look"')
+    written = data.get("model", DEFAULT_MODEL)
+    if not isinstance(written, str) or not written.strip():
+        # an empty name is a mistake to name, never a quiet fall back to the embedded model
+        raise InputError(source, "model", f"must be a model's name, not {shown_value(written)}",
+                         f'e.g. model = "scripted", or leave the line out for {DEFAULT_MODEL}')
+    chosen_model = model or written
     from studio.llm import check_model
 
     problem = check_model(chosen_model)

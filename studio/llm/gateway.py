@@ -191,9 +191,13 @@ def check_model(name: str) -> str | None:
     Only routing is checked (is there a provider for this name?), not keys or
     reachability: those are reported by the first call, with their own fix.
     """
+    from studio.clean import LINE_CONTROLS
+
     name = (name or "").strip()
     if not name:
         return f"no model given: {UNKNOWN_HINT}"
+    if LINE_CONTROLS.search(name):
+        return "a model's name is one line of printable text (no line breaks, control characters or escapes)"
     if name in BUILTIN_MODELS or (name.startswith("scripted/") and len(name) > len("scripted/")):
         return None
     if name.startswith("local/"):

@@ -39,7 +39,7 @@ def parse_fact(text: str) -> tuple[str, Any]:
         raise EditError("fact", f"expected NAME=VALUE, not {text!r}", "e.g. storm=rising or door_locked=true")
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past reading: text, held to a fact's length
         value = raw
     problem = fact_problem(key, value)
     if problem:  # the fix in this door's own syntax, not a play file's

@@ -6,6 +6,7 @@ both refuse the same things with the same words.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from studio.clean import LINE_CONTROLS
@@ -23,8 +24,11 @@ def fact_problem(key: str, value: Any) -> tuple[str, str] | None:
     if key in RESERVED_FACTS:
         return (f"'{key}' is kept by the engine (who is on stage)",
                 "send characters on and off with the scenes' on_stage, enter and exit, or the app's E")
-    if value is None or isinstance(value, bool | float):
+    if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, float):
+        # nan and inf are TOML and JSON to Python, but no JSON reader takes them: `show --json` would not be JSON
+        return None if math.isfinite(value) else (f"{value} is not a number a fact can hold", "use a finite number")
     if isinstance(value, int):
         return None if -(2**63) <= value < 2**63 else ("the number is too large", "use a smaller one")
     if isinstance(value, str):

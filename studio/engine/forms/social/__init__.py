@@ -42,6 +42,9 @@ PERSONAS = {
 }
 
 
+PASS_WORDS = ("pass", "no vote", "abstain")  # what a person types to cast no vote
+
+
 @dataclass
 class SocialState:
     cast: ResolvedCast
@@ -276,8 +279,12 @@ class SocialGame(Form):
             return Reply(text, data={"present": present})
         if step.task in ("vote", "jury"):
             vote, reason, problem = rules.read_vote(game, name, _as_reply(text))
-            if vote is None and state.problem is None:
-                return Reply(text, kind=CHOICE, data={"invalid": problem, **private})
+            # A model is asked again once, then casts no vote; a person is asked until the vote is valid,
+            # or until they say they pass: a typing slip must never cost a player their vote.
+            human = role.key in state.humans
+            passes = human and text.strip().casefold() in PASS_WORDS
+            if vote is None and not passes and (human or state.problem is None):
+                return Reply(text, kind=CHOICE, data={"invalid": problem + (" (or 'pass')" if human else ""), **private})
             shown = f"{name} votes for {vote}." if vote else f"{name} casts no valid vote."
             if reason:
                 shown += f" Reason: {reason}"
