@@ -161,6 +161,13 @@ class Trials:
             ).fetchall()
         return {key: json.loads(result) for key, result in rows}
 
+    def done_keys(self, experiment: str) -> set[str]:
+        """The keys of the finished trials, without their results (what a runner skips)."""
+        with self.store.lock:
+            rows = self.store.conn.execute(
+                "SELECT key FROM lab_trials WHERE experiment = ? AND status = 'done'", (experiment,)).fetchall()
+        return {key for (key,) in rows}
+
     def failed(self, experiment: str) -> dict[str, str]:
         with self.store.lock:
             rows = self.store.conn.execute(
