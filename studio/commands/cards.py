@@ -30,9 +30,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     text, sheet, notes = card_to_toml(path, read_card(path))
     out = Path(args.out) if args.out else Path(args.dir) / "characters" / f"{slug(sheet.name)}.toml"
     write_new(out, text)
-    print(f"wrote {out}: {sheet.name}, {len(sheet.knowledge)} knowledge item(s); the notes below are also at its top")
+    from studio.clean import one_line  # a card's names and keys are outside text: shown, never obeyed
+
+    print(f"wrote {one_line(out)}: {one_line(sheet.name)}, {len(sheet.knowledge)} knowledge item(s); the notes "
+          "below are also at its top")
     for note in notes[1:]:
-        print(f"  note: {note}")
+        print(f"  note: {one_line(note)}")
     return 0
 
 
