@@ -218,7 +218,7 @@ PLAYED: list[tuple[str, int, str]] = []
 
 def test_most_drawn_plays_ran_the_whole_road():
     """The property above means something only if many of its plays got past loading, of every form."""
-    if PLAYED:  # run after it, in the same session
+    if PLAYED:  # run after it, in the same test run
         for form in ("drama_machine", "ensemble", "social_game", "interview"):
             assert sum(code == 0 for drawn, code, _ in PLAYED if drawn == form) >= 3, PLAYED
 
@@ -243,7 +243,7 @@ def test_any_typed_line_is_stored_clean_and_shown_safely(lines):
         _every_run_opens(db)
 
 
-def test_the_property_helpers_read_a_real_run():
+def test_the_checks_above_read_a_real_run():
     """The JSON check above would pass vacuously if show printed nothing: a real run prints lines."""
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "s.db"
