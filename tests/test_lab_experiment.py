@@ -161,16 +161,19 @@ def test_report_as_csv_json_and_markdown(ran, tmp_path, capsys):
     assert main(["lab", "report", str(path), "--format", "csv", "--db", db]) == 0
     blocks = capsys.readouterr().out.strip().split("\n\n")
     rows = list(csv.reader(io.StringIO(blocks[0])))
-    assert rows[0] == ["table", "group", "partner", "n", "cooperation (95% CI)", "score (95% CI)"]
+    assert rows[0] == ["table", "group", "partner", "n", "cooperation", "cooperation_low", "cooperation_high",
+                       "cooperation_n", "score", "score_low", "score_high", "score_n"]
     assert len(rows) == 1 + 4 and all(r[3] == "3" for r in rows[1:])
+    assert all(0 <= float(r[5]) <= float(r[4]) <= float(r[6]) <= 1 for r in rows[1:])  # a rate's interval within 0-1
     assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["done"] == 12 and [f["type"] for f in data["figures"]] == ["bars"]
-    assert [t["title"] for t in data["tables"]] == ["Cooperation and score per group and partner", "The paper's hypotheses"]
+    assert [t["title"] for t in data["tables"]] == ["Cooperation and score per group and partner", "The paper's hypotheses",
+                                                    "Each hypothesis's parts"]
     out = tmp_path / "paper" / "dilemma.md"
     assert main(["lab", "report", str(path), "--format", "md", "--out", str(out), "--db", db]) == 0
     text = out.read_text()
-    assert "| group | partner | n | cooperation (95% CI) | score (95% CI) |" in text
+    assert "| group | partner | n | cooperation | score |" in text
     assert "![Cooperation rate by group and partner](dilemma-pd_cooperation.png)" in text
     assert (tmp_path / "paper" / "dilemma-pd_cooperation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

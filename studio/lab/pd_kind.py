@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
 
 # The paper's sampling settings for the dilemma.
@@ -36,6 +37,8 @@ class PDSettings(KindSettings):
     wordings: list[int] = Field(default_factory=lambda: [0, 1, 2])
     temperature: float = Field(TEMPERATURE, ge=0, le=2)
     max_tokens: int = Field(MAX_TOKENS, ge=16, le=4096)
+    # Also fit the paper repository's model (statsmodels): a few seconds on the paper's 720 trials.
+    mixed_model: bool = False
 
     @field_validator("groups")
     @classmethod
@@ -110,16 +113,18 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     from studio.lab.stats import Trial, cells, hypotheses
 
     own = spec.get("pd", {})
-    trials = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r.get("wording", 0)))
+    trials = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r.get("wording", 0)),
+                    int(r.get("rep", -1)), max(1, len(r.get("moves", "")) or pd.ROUNDS))
               for r in results]
     table = cells(trials)
     rows = []
     for (group, partner), cell in table.items():
         c, s = cell["cooperation"], cell["score"]
-        rows.append([group, partner, c.n, _interval(c, 2), _interval(s, 1)])
+        rows.append([group, partner, c.n, Cell(c.mean, c.low, c.high, c.n), Cell(s.mean, s.low, s.high, s.n, 1)])
     found = hypotheses(trials)
-    tests = [[f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
-              "-" if f.p is None else f"{f.p:.3g}", SUPPORTED[f.supported]] for f in found]
+    tests = [[f.name, f.claim, f.test, f.effect, f.p, f.p_adjusted, SUPPORTED[f.supported]] for f in found]
+    parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported]]
+             for f in found for part in f.parts]
     groups = [g for g in own.get("groups", pd.GROUPS)]
     partners = [p for p in own.get("partners", pd.PARTNERS)]
     nan = (float("nan"),) * 3
@@ -128,27 +133,51 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         values = []
         for group in groups:
             rate = table.get((group, partner), {}).get("cooperation")
-            # a rate lies within 0-1: the figure clips a t interval that reaches beyond (small n)
-            values.append((rate.mean, max(0.0, rate.low), min(1.0, rate.high)) if rate is not None else nan)
+            values.append((rate.mean, rate.low, rate.high) if rate is not None else nan)  # Wilson: within 0-1
         series[pd.PARTNER_WORDS[partner]] = values
     calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
     tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
     moves = "".join(r.get("moves", "") for r in results)
     notes = [f"{len(results)} trials on {spec.get('model')}, {len(moves)} moves ({moves.count(pd.C)} C, {moves.count(pd.D)} D); "
              f"{calls} calls, {tokens} tokens.",
-             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts; "
-             "'too few data' below two trials a side.",
-             "Intervals are 95% t intervals over trials (the figure clips them to 0-1); a cell of one trial has none."]
+             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
+             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
+             "part is, and its p is the largest part's.",
+             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
+             f"is below {ALPHA}; 'too few data' below two trials a side.",
+             "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
+             "not independent); scores have 95% t intervals over trials."]
+    tables = [Table("Cooperation and score per group and partner", ["group", "partner", "n", "cooperation", "score"],
+                    rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
+                    f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
+              Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
+                    tests, note="Holm's correction across the nine hypotheses"),
+              Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
+                    note="raw p of each part; the hypothesis holds only if every part does")]
+    if own.get("mixed_model"):
+        tables.append(_model_table(trials))
     return Report(
         title=spec.get("title") or "The iterated Prisoner's Dilemma",
-        tables=[Table("Cooperation and score per group and partner", ["group", "partner", "n",
-                      "cooperation (95% CI)", "score (95% CI)"], rows, note=f"temperature {own.get('temperature')}, "
-                      f"{own.get('max_tokens')} tokens, payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S}, {pd.ROUNDS} rounds"),
-                Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "supported"], tests)],
+        tables=tables,
         figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups, series,
                       ylabel="cooperation rate")],
         notes=notes,
     )
+
+
+def _model_table(trials: list[Any]) -> Table:
+    """The mixed model the paper's repository fits, when the experiment asks for it (`mixed_model = true`)."""
+    from studio.lab.stats import MIXED_FORMULA, mixed_model
+
+    fitted = mixed_model(trials)
+    title = "Mixed model: each move by group and group x partner, a random intercept per simulacrum"
+    if fitted is None:
+        return Table(title, ["term", "log-odds", "sd", "p"], [],
+                     note="not fitted: it needs the control group and the unconditional defector as references")
+    terms, spread = fitted
+    return Table(title, ["term", "log-odds", "sd", "p"], [[t.term, t.estimate, t.sd, t.p] for t in terms],
+                 note=f"binomial, logit link, fitted by variational Bayes (statsmodels BinomialBayesMixedGLM); "
+                      f"references: control, always_defect; simulacra's sd {spread:.2f} (log-odds); formula c ~ {MIXED_FORMULA}")
 
 
 def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
@@ -186,14 +215,6 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
                      rule=f"pd_{partner}"),
     ]
     return ResolvedCast(play=play, play_path=source, roles=roles, superego=SuperegoSettings(enabled=False))
-
-
-def _interval(est: Any, places: int) -> str:
-    if est.n == 0:
-        return "-"
-    if est.n == 1:
-        return f"{est.mean:.{places}f} (n=1)"
-    return f"{est.mean:.{places}f} ({est.low:.{places}f} to {est.high:.{places}f})"
 
 
 KIND = register(PDKind())

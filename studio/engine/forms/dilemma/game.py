@@ -139,14 +139,21 @@ class Move(BaseModel):
         raise ValueError("must be C (cooperate) or D (defect)")
 
 
+# Words that name a move, and words that, just before one, turn it into its opposite ("I will not cooperate",
+# "I won't defect", "I refuse to cooperate", "never betray").
+_SAYS = {C: re.compile(r"\bco-?operat\w*", re.I), D: re.compile(r"\bdefect\w*|\bbetray\w*", re.I)}
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\brefuses? to|\bdeclines? to|\bwithout)\W+(?:\w+\W+){0,2}$", re.I)
+_OTHER = {C: D, D: C}
+
+
 def _words_move(text: str) -> dict[str, str] | None:
-    cooperate = re.search(r"\bco-?operat", text, re.I)
-    defect = re.search(r"\bdefect|\bbetray", text, re.I)
-    if cooperate and not defect:
-        return {"move": C}
-    if defect and not cooperate:
-        return {"move": D}
-    return None
+    """Plain words that say one move and not the other; a negated move counts as its opposite."""
+    said = set()
+    for move, pattern in _SAYS.items():
+        for found in pattern.finditer(text):
+            before = text[max(0, found.start() - 40):found.start()]
+            said.add(_OTHER[move] if _NEGATED.search(before) else move)
+    return {"move": said.pop()} if len(said) == 1 else None
 
 
 # What a move's reply is held to where the model can be (the embedded model's grammar, providers that
