@@ -248,7 +248,7 @@ def test_every_shipped_experiment_file_loads():
             "pd_small"} <= set(names)
     sizes = {n: len(load_experiment(ROOT / "experiments" / f"{n}.toml").kind.plan(
         load_experiment(ROOT / "experiments" / f"{n}.toml").spec)) for n in names}
-    assert sizes["pd_paper"] == 6 * 4 * 30 and sizes["pd_small"] == 8
+    assert sizes["pd_paper"] == 6 * 4 * 90 and sizes["pd_small"] == 8
 
 
 def test_the_social_games_experiment_runs_as_games_in_the_store(tmp_path, capsys):
@@ -303,8 +303,8 @@ def test_each_dilemma_trial_is_a_run_whose_scores_follow_from_the_moves(tmp_path
     record = done["competitive/0/always_defect/0"]
     assert main(["show", str(record["run"]), "--db", db]) == 0
     shown = capsys.readouterr().out
-    assert "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in shown
-    assert f"Simulacrum 1 (competitive) {record['total']}, Partner (unconditional defector)" in shown
+    assert "PARTNER (UNCONDITIONAL DEFECTOR)  Project Blue." in shown
+    assert f"Simulacrum 1 (competitive) {pd.dollars(record['total'])}, Partner (unconditional defector)" in shown
     assert out["tables"][0]["rows"][0][:3] == ["competitive", "always_defect", 3]
 
 
@@ -355,7 +355,7 @@ async def test_the_app_opens_a_dilemma_trial_like_any_run(dilemma_db, monkeypatc
         async with app.run_test(size=(120, 40)) as pilot:
             await opened(pilot)
             text = screen_text(app)
-            assert "SIMULACRUM 1 (COOPERATIVE)" in text and "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in text
+            assert "SIMULACRUM 1 (COOPERATIVE)" in text and "PARTNER (UNCONDITIONAL DEFECTOR)  Project Blue." in text
             assert "After 6 rounds" in text and "finished" in text
     finally:
         store.close()
@@ -405,7 +405,7 @@ def test_an_exported_dilemma_trial_is_a_finished_play(dilemma_db, tmp_path):
     out = tmp_path / "trial.md"
     assert main(["export", "1", "--format", "markdown", "--out", str(out), "--db", str(dilemma_db)]) == 0
     text = out.read_text()
-    assert "**Partner (unconditional defector):** Defects." in text and "After 6 rounds" in text
+    assert "**Partner (unconditional defector):** Project Blue." in text and "After 6 rounds" in text
     assert "unfinished" not in text
 
 

@@ -44,6 +44,10 @@ def test_a_game_s_scores_follow_from_its_moves():
     ("I won't cooperate with someone who keeps taking.", "D"),
     ("I refuse to defect.", "C"),
     ("I will cooperate; I would never betray them.", "C"),
+    ("I weigh it up.\nChoice: Project Blue", "D"),
+    ("Choice: [Project Green]", "C"),
+    ('{"move": "Project Green", "reason": "build trust"}', "C"),
+    ("I won't choose Project Blue this time.", "C"),
 ])
 def test_moves_are_read_leniently(reply, move):
     assert pd.read_move(reply) == (move, None)
@@ -55,11 +59,30 @@ def test_a_reply_that_is_not_a_move_is_not_guessed(reply):
     assert move is None and error
 
 
-def test_every_group_has_three_wordings_and_the_messages_carry_history():
+def test_every_group_has_three_wordings():
     assert set(pd.GROUPS) == {"cooperative", "competitive", "altruistic", "self_interested", "mixed_motivation", "control"}
     assert all(len(w) == 3 for w in pd.GROUPS.values())
-    msgs = pd.messages("competitive", 2, [("C", "D")])
-    assert pd.GROUPS["competitive"][2] in msgs[0]["content"] and "round 1: you C, they D" in msgs[1]["content"]
+
+
+def test_one_conversation_persona_first_then_own_replies_and_the_partner_s_projects():
+    study = pd.instructions(6)
+    msgs = pd.conversation(pd.GROUPS["competitive"][2], study, [("Choice: Project Blue", "C"), ("Choice: Project Green", "D")])
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user", "assistant", "user"]
+    assert msgs[0]["content"].startswith(pd.GROUPS["competitive"][2]) and study in msgs[0]["content"]
+    assert msgs[1]["content"] == "Choice: Project Blue"  # its own reply, as it wrote it
+    assert "Project Green" in msgs[2]["content"] and "Project Blue" in msgs[4]["content"]  # the partner's choices
+
+
+def test_the_study_is_framed_as_two_projects_with_dollar_payoffs():
+    study = pd.instructions(6).lower()
+    assert "project green" in study and "project blue" in study and "$7.00" in study and "$0.00" in study
+    assert "cooperat" not in study and "defect" not in study and "points" not in study
+
+
+def test_a_reply_that_named_no_project_is_asked_again_in_the_conversation():
+    msgs = pd.conversation("You are careful.", "The study.", [], unreadable="Hmm.", problem="no project named")
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"] and msgs[1]["content"] == "Hmm."
+    assert "no project named" in msgs[2]["content"]
 
 
 def test_interval_of_a_known_sample():

@@ -329,10 +329,13 @@ def mixed_model(trials: Sequence[Trial]) -> tuple[list[ModelTerm], float] | None
     """A binomial model of every move (logit link) by group and group x partner, with a random intercept per
     simulacrum (group and wording), as the paper's repository fits its data; statsmodels fits it by
     variational Bayes (`BinomialBayesMixedGLM`). Returns the fixed effects and the simulacra's standard
-    deviation on the log-odds scale, or None when the data cannot support the fit (one group, or no
-    control group to compare with)."""
+    deviation on the log-odds scale, or None when the data cannot support the fit (one group, no control
+    group or unconditional defector to compare with, or every move the same)."""
     groups = {t.group for t in trials}
     if "control" not in groups or len(groups) < 2 or "always_defect" not in {t.partner for t in trials}:
+        return None
+    rates = {t.cooperation for t in trials}
+    if rates <= {0.0} or rates <= {1.0}:  # every move the same: nothing to fit
         return None
     import pandas as pd
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
@@ -345,7 +348,10 @@ def mixed_model(trials: Sequence[Trial]) -> tuple[list[ModelTerm], float] | None
                          "simulacrum": f"{t.group}/{t.wording}"})
     data = pd.DataFrame(rows)
     formula = "c ~ " + MIXED_FORMULA
-    fitted = BinomialBayesMixedGLM.from_formula(formula, {"simulacrum": "0 + C(simulacrum)"}, data).fit_vb()
+    try:
+        fitted = BinomialBayesMixedGLM.from_formula(formula, {"simulacrum": "0 + C(simulacrum)"}, data).fit_vb()
+    except (ValueError, ArithmeticError, np_errors()):
+        return None
     from scipy import stats
 
     terms = []
@@ -353,6 +359,12 @@ def mixed_model(trials: Sequence[Trial]) -> tuple[list[ModelTerm], float] | None
         p = float(2 * stats.norm.sf(abs(mean / sd))) if sd > 0 else math.nan
         terms.append(ModelTerm(_term(name), float(mean), float(sd), p))
     return terms, float(math.exp(fitted.vcp_mean[0]))
+
+
+def np_errors() -> type[Exception]:
+    import numpy as np
+
+    return np.linalg.LinAlgError
 
 
 def _term(name: str) -> str:
