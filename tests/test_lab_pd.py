@@ -197,3 +197,8 @@ def test_the_rank_tests_agree_with_scipy(seed):
         stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue)
     x, y = a[:12], b
     assert wilcoxon_greater(x, y) == pytest.approx(stats.wilcoxon(x, y, alternative="greater", method="approx").pvalue)
+
+
+def test_a_reply_in_words_that_names_no_project_says_so_for_the_second_chance():
+    move, error = pd.read_move("I am not sure what to do.")
+    assert move is None and "neither project" in error and "JSON" not in error

@@ -84,13 +84,16 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         raise InputError("--concurrency", None, f"must be between 1 and 256, not {args.concurrency}", "e.g. --concurrency 8")
     model = args.model or DEFAULT_MODEL
     from studio.llm import check_model
+    from studio.llm.sampling import is_embedded
 
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
     gateway, on = _endpoints(args, model)
     experiment = built("pd", {"name": f"pd:{model}", "model": model, "reps": args.reps, "concurrency": args.concurrency,
-                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS)}})
+                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS),
+                                     # the embedded 135M model names a project only when held to a shape
+                                     "hold_to_schema": is_embedded(model)}})
     total = len(experiment.kind.plan(experiment.spec))
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"{total} trials on {model}{on}…") as status:

@@ -188,6 +188,8 @@ def read_move_and_reason(text: str) -> tuple[str | None, str, str | None]:
     """The move, the reason the reply gave for it (may be empty), and what was wrong if it is no move."""
     move, error = structured.read(text, Move, lambda o: {_KEYS.get(structured.key(k), structured.key(k)): v
                                                           for k, v in o.items()}, _words_move)
+    if move is None and next(structured.json_objects(text), None) is None:
+        error = "it names neither project, or both"  # a reply in words: say so, not that JSON was missing
     return (move.move if move else None), (move.reason.strip() if move else ""), error
 
 
