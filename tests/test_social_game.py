@@ -290,3 +290,67 @@ def test_a_round_whose_last_actor_talks_still_ends_in_a_vote(store):
     acts = [e for e in engine.path if e.kind == ev.DIRECTION and e.data.get("task") == "act"]
     assert engine.state.tallies, f"no vote after {len(acts)} actions"
     assert len(acts) == 8  # one action each, then the vote
+
+
+def _play_rounds(engine, rounds):
+    while engine.state.game.round <= rounds and not engine.finished:
+        asyncio.run(engine.play_turn())
+
+
+def test_a_player_is_shown_the_memories_retrieval_ranks_not_the_latest(store):
+    from studio.engine.forms.social import RECALL, recall, recollections
+
+    engine = island(store)
+    _play_rounds(engine, 1)
+    state, path = engine.state, engine.path
+    key = state.key("Amara Osei")
+    remembered = recollections(path, key)
+    assert len(remembered) > RECALL
+    # a question about the round's vote brings back the reading of the votes, however many lines came after
+    tally = next(e.text for e in path if e.data.get("task") == "tally")
+    shown = recall(state, path, key, "the votes are read: who leaves the game and joins the jury", RECALL)
+    assert tally in shown and len(shown) == RECALL
+    assert shown[-1] == tally  # the most relevant sits last, nearest the question
+    # and what the action prompt shows is what retrieval picked for her goals and surroundings
+    asked = [m for ctx, m in engine.gateway.calls if ctx.task == "act" and ctx.character == "Amara Osei"][-1]
+    listed = asked[-1]["content"].split("least to the most relevant now:\n")[-1]
+    assert "- " in listed and "What do you do now?" in listed
+
+
+def test_reflection_asks_the_paper_s_questions_and_the_audit_scores_the_goals(store):
+    from studio.engine.forms.social.prompts import REFLECTION_QUESTIONS
+
+    scripted.queue('{"insights": [{"text": "Bruno keeps his word."}, {"text": "The beach is watched."}]}',
+                   task="reflect")
+    gateway = RecordingGateway()
+    engine = island(store, gateway)
+    _play_rounds(engine, 2)
+    reflect = [(ctx, m) for ctx, m in gateway.calls if ctx.task == "reflect"]
+    assert reflect and all(q in reflect[0][1][-1]["content"] for q in REFLECTION_QUESTIONS)
+    first = reflect[0][0].character
+    key = engine.state.key(first)
+    assert engine.state.insights[key][:2] == ("Bruno keeps his word.", "The beach is watched.")
+    audits = [e for e in engine.path if e.data.get("task") == "audit"]
+    assert audits and all(1 <= v <= 5 for e in audits for v in e.data["scores"].values())
+    # the audit is an outside judge, not the player: no persona in its system prompt
+    judged = next(m for ctx, m in gateway.calls if ctx.task == "audit")
+    assert "You are not a player" in judged[0]["content"] and "Goals this round" in judged[1]["content"]
+    # round 2's goals are set with round 1's goals and their audited scores
+    history = engine.state.goal_history[key]
+    assert history[0][0] == 1 and history[0][2]
+    second = [m for ctx, m in gateway.calls if ctx.task == "goals" and ctx.character == first][1]
+    assert "Your goals in round 1" in second[-1]["content"] and "(score " in second[-1]["content"]
+    assert "Bruno keeps his word." in second[-1]["content"]
+
+
+def test_an_archetype_gives_the_paper_s_trait_words(store):
+    from studio.model.archetypes import ARCHETYPES, persona_text
+
+    assert len(ARCHETYPES) == 11 and persona_text("Villain").startswith("By temperament you are very prejudiced")
+    assert "very assertive" in persona_text("charismatic") and "very passive" in persona_text("aloof")
+    assert persona_text("skeptic") == ""
+    engine = island(store)
+    role = engine.cast.roles[0]
+    role.sheet = role.sheet.model_copy(update={"archetype": "Aloof"})
+    view = engine.form.view(engine.state, role.key, engine.path)
+    assert "very close-minded" in view.persona
