@@ -191,14 +191,16 @@ def test_the_architecture_experiment_assigns_balanced_conditions_and_resumes(sto
 def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
     from studio.lab.game_kind import GamePlan, cast_for
 
-    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4))
+    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4), players=6)
     cast, groups = cast_for(plan, 0)
+    # six of the eight play, as in the paper's persona games, all with goals and impressions
+    assert len(cast.roles) == 6 and set(cast.play.game.start) <= set(groups)
+    assert set(cast.play.game.architecture.values()) == {"both"}
     assert sorted(groups.values()).count("charismatic") == 2 and list(groups.values()).count("aloof") == 4
     for role in cast.roles:
         group = groups[role.name]
         assert role.sheet.prompt.startswith(f"You are {role.name}.")
-        assert role.sheet.archetype == (None if group == "neutral" else group)
-        assert role.sheet.traits.extraversion == {"charismatic": 2, "aloof": -2, "neutral": 0}[group]
+        assert role.sheet.archetype == group and role.sheet.traits is None  # the archetype is its only persona
 
 
 def test_a_path_to_nowhere_is_one_clear_line_naming_file_field_and_fix(capsys):

@@ -24,6 +24,13 @@ ARCHITECTURES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The tasks whose wording a researcher may replace, and the fields their texts may name in {braces}.
+PROMPT_TASKS = ("act", "talk", "summary", "vote", "jury", "goals", "impressions", "reflect", "audit")
+PROMPT_FIELDS = ("name", "persona", "rules", "situation", "memories", "goals", "impressions", "problem", "options",
+                 "partner", "transcript", "candidates", "finalists", "history", "insights", "questions", "others",
+                 "actions")
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -71,6 +78,31 @@ class GameRules(_Strict):
     talk_lines: int = Field(default=2, ge=1, le=12, description="lines each side speaks in one conversation")
     idol: Idol | None = None
     items: list[Item] = Field(default_factory=list, max_length=200)
+    prompts: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="task -> {system, user}: the researcher's own wording in place of the studio's",
+    )
+
+    @field_validator("prompts")
+    @classmethod
+    def _known_prompts(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        import string
+
+        for task, parts in value.items():
+            if task not in PROMPT_TASKS:
+                raise ValueError(f"prompts.{task}: no such task; use some of {', '.join(PROMPT_TASKS)}")
+            for part, text in parts.items():
+                if part not in ("system", "user"):
+                    raise ValueError(f"prompts.{task}.{part}: a task's texts are 'system' and 'user'")
+                try:
+                    named = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+                except ValueError as err:
+                    raise ValueError(f"prompts.{task}.{part}: {err}; write a literal brace as {{{{ or }}}}") from None
+                unknown = sorted(named - set(PROMPT_FIELDS) - {""})
+                if unknown or "" in named:
+                    raise ValueError(f"prompts.{task}.{part}: names {', '.join(unknown) or '{}'}, which is no field; "
+                                     f"use {{name}}, {{situation}}, ... ({', '.join(PROMPT_FIELDS)})")
+        return value
     architecture: dict[str, str] = Field(
         default_factory=dict,
         description="player name -> none | goals | impressions | both (default both)",

@@ -225,44 +225,70 @@ class SocialGame(Form):
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
+        """The studio's prompt for this step, or the researcher's own wording when the play names one."""
+        messages, view, extra = self._messages(state, path, step, role)
+        texts = state.rules.prompts.get(step.task)
+        if not texts:
+            return messages
+        return prompts.custom(texts, prompts.fields(view, problem=state.problem or "", **extra), messages)
+
+    def _messages(self, state: SocialState, path: list[Event], step: Step,
+                  role: ResolvedRole) -> tuple[list[Message], prompts.PlayerView, dict[str, str]]:
         head = state.queue[0]
         name = role.name
+        game = state.game
         if step.task == "audit":
-            return prompts.audit(name, state.goals.get(role.key, ()), state.insights.get(role.key, ()),
-                                 round_actions(path, role.key, state.scene))
-        if step.task == "talk":
-            a, b = head[2], head[3]
-            partner = state.names[b if role.key == a else a]
+            goals, insights = state.goals.get(role.key, ()), state.insights.get(role.key, ())
+            done = round_actions(path, role.key, state.scene)
+            view = self.view(state, role.key, path, memories=())
+            extra = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
+                     "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
+            return prompts.audit(name, goals, insights, done), view, extra
+        extra: dict[str, str] = {}
+        if step.task in ("talk", "summary"):
+            partner = state.names[head[3] if role.key == head[2] else head[2]] if step.task == "talk" else state.names[head[2]]
             last = state.talk[-1][1] if state.talk else ""
             view = self.view(state, role.key, path, query=f"{partner} {last}")
+            extra = {"partner": partner, "transcript": "\n".join(f"{who}: {text}" for who, text in state.talk)}
         elif step.task in ("vote", "jury"):
-            view = self.view(state, role.key, path, query="vote " + " ".join(rules.valid_vote_targets(state.game, name)))
+            candidates = rules.valid_vote_targets(game, name)
+            view = self.view(state, role.key, path, query="vote " + " ".join(candidates))
+            extra = {"candidates": ", ".join(candidates), "finalists": " and ".join(game.alive)}
         elif step.task == "reflect":
             found: dict[str, None] = {}
             for question in prompts.REFLECTION_QUESTIONS:
                 found.update(dict.fromkeys(recall(state, path, role.key, question, REFLECTION_RECALL)))
             view = self.view(state, role.key, path, memories=tuple(found))
+            earlier = state.insights.get(role.key, ())
+            extra = {"insights": "\n".join(f"{i}. {text}" for i, text in enumerate(earlier, 1))}
         elif step.task == "impressions":
-            view = self.view(state, role.key, path, query=" ".join(p for p in state.game.alive if p != name))
+            others = [p for p in game.alive if p != name]
+            view = self.view(state, role.key, path, query=" ".join(others))
+            extra = {"others": ", ".join(others)}
         else:
             view = self.view(state, role.key, path)
         if step.task == "act":
-            options = [a.describe() for a in rules.legal_actions(state.rules, state.game, name)]
-            return prompts.action(view, options, state.problem)
+            options = [a.describe() for a in rules.legal_actions(state.rules, game, name)]
+            extra = {"options": "; ".join(options)}
+            return prompts.action(view, options, state.problem), view, extra
         if step.task == "talk":
-            return prompts.conversation(view, partner, state.talk, opening=not state.talk)
+            return prompts.conversation(view, extra["partner"], state.talk, opening=not state.talk), view, extra
         if step.task == "summary":
-            return prompts.summary(view, state.names[head[2]], state.talk)
+            return prompts.summary(view, extra["partner"], state.talk), view, extra
         if step.task == "impressions":
-            return prompts.impressions(view, [p for p in state.game.alive if p != name])
+            return prompts.impressions(view, [p for p in game.alive if p != name]), view, extra
         if step.task == "vote":
-            return prompts.vote(view, rules.valid_vote_targets(state.game, name), state.problem)
+            return prompts.vote(view, rules.valid_vote_targets(game, name), state.problem), view, extra
         if step.task == "jury":
-            return prompts.jury_vote(view, state.game.alive, state.problem)
+            return prompts.jury_vote(view, game.alive, state.problem), view, extra
         if step.task == "goals":
             history = [(r, g, sc) for r, g, sc in state.goal_history.get(role.key, []) if r >= state.scene - 2]
-            return prompts.goals(view, history, state.insights.get(role.key, ()))
-        return prompts.reflection(view, state.insights.get(role.key, ()))
+            extra = {"history": "\n".join(f"round {r}: " + "; ".join(
+                f"{lvl} {g}" + (f" (score {sc[lvl]})" if lvl in sc else "") for lvl, g in zip(LEVELS, goals) if g)
+                for r, goals, sc in history),
+                "insights": "\n".join(f"- {i}" for i in state.insights.get(role.key, ()))}
+            return prompts.goals(view, history, state.insights.get(role.key, ())), view, extra
+        return prompts.reflection(view, state.insights.get(role.key, ())), view, extra
 
     # -- reading replies --------------------------------------------------------------------
 

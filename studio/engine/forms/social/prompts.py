@@ -221,3 +221,29 @@ def reflection(view: PlayerView, earlier: Sequence[str] = ()) -> list[Message]:
         'holds: give its number. Reply with JSON like {"insights": [{"text": "..."}, {"revises": 2, "text": "..."}]}.',
     ]
     return _call(view, "\n".join(parts))
+
+
+def fields(view: PlayerView, **extra: str) -> dict[str, str]:
+    """Every field a researcher's own prompt text may name, as text, for the moment `view` describes;
+    `extra` adds what only some tasks have (options, partner, transcript, ...). Unknown ones read ""."""
+    from studio.model.island import PROMPT_FIELDS
+
+    base = {
+        "name": view.name, "persona": view.persona, "rules": view.rules, "situation": _situation(view),
+        "memories": "\n".join(f"- {m}" for m in view.memories),
+        "goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(("high", "medium", "low"), view.goals) if g),
+        "impressions": "\n".join(f"- {who}: {what}" for who, what in view.impressions.items()),
+        "questions": "\n".join(f"- {q}" for q in REFLECTION_QUESTIONS),
+    }
+    out = {name: "" for name in PROMPT_FIELDS}
+    out.update(base)
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+def custom(texts: dict[str, str], values: dict[str, str], studio: list[Message]) -> list[Message]:
+    """The researcher's own wording for a task: their system and/or user text with the moment's fields filled
+    in, each part they leave out kept as the studio's. A conversation's turns become one user message."""
+    system = texts["system"].format(**values) if "system" in texts else studio[0]["content"]
+    user = texts["user"].format(**values) if "user" in texts else studio[-1]["content"]
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
