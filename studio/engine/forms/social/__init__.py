@@ -255,10 +255,7 @@ class SocialGame(Form):
             view = self.view(state, role.key, path, query="vote " + " ".join(candidates))
             extra = {"candidates": ", ".join(candidates), "finalists": " and ".join(game.alive)}
         elif step.task == "reflect":
-            found: dict[str, None] = {}
-            for question in prompts.REFLECTION_QUESTIONS:
-                found.update(dict.fromkeys(recall(state, path, role.key, question, REFLECTION_RECALL)))
-            view = self.view(state, role.key, path, memories=tuple(found))
+            view = self.view(state, role.key, path, memories=reflection_memories(state, path, role))
             earlier = state.insights.get(role.key, ())
             extra = {"insights": "\n".join(f"{i}. {text}" for i, text in enumerate(earlier, 1))}
         elif step.task == "impressions":
@@ -533,6 +530,24 @@ def recall(state: SocialState, path: list[Event], key: str, query: str, k: int) 
     state.memory[key] = (index, len(path), path[-1].id if path else None)
     hits = index.recall(query, now_turn=len(index), half_life=HALF_LIFE, k=k)
     return tuple(r.memory.text for r in reversed(hits))
+
+
+def reflection_memories(state: SocialState, path: list[Event], role: ResolvedRole) -> tuple[str, ...]:
+    """What the reflection questions bring back: up to 25 memories each (the repository's figure), taken
+    in turns from each question's most relevant down, each once, until half the role's prompt budget is
+    used, so a small model's reflection is not cut in the middle. Least relevant first, as elsewhere."""
+    lists = [list(reversed(recall(state, path, role.key, q, REFLECTION_RECALL))) for q in prompts.REFLECTION_QUESTIONS]
+    room = max(800, (role.context_tokens - role.max_tokens) * 2)  # characters: half the budget at ~4 a token
+    chosen: dict[str, None] = {}
+    used = 0
+    for rank in range(REFLECTION_RECALL):
+        for found in lists:
+            if rank < len(found) and found[rank] not in chosen:
+                if used + len(found[rank]) > room:
+                    return tuple(reversed(chosen))
+                chosen[found[rank]] = None
+                used += len(found[rank]) + 3
+    return tuple(reversed(chosen))
 
 
 def round_actions(path: list[Event], key: str, scene: int) -> list[str]:
