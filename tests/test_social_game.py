@@ -356,3 +356,17 @@ def test_an_archetype_gives_the_paper_s_trait_words(store):
     role.sheet = role.sheet.model_copy(update={"archetype": "Aloof"})
     view = engine.form.view(engine.state, role.key, engine.path)
     assert "very close-minded" in view.persona
+
+
+def test_a_player_s_sheet_weights_steer_what_the_game_recalls(store):
+    from studio.engine.forms.social import recall, recollections
+    from studio.model.inner_life import MemorySettings
+
+    engine = island(store)
+    _play_rounds(engine, 1)
+    state, path = engine.state, engine.path
+    role = engine.cast.role(state.key("Amara Osei"))
+    role.sheet = role.sheet.model_copy(update={"memory": MemorySettings(importance_weight=0, relevance_weight=0)})
+    state.memory.clear()
+    # recency alone: the newest memories, whatever is asked
+    assert recall(state, path, role.key, "the votes are read", 3) == tuple(recollections(path, role.key)[-3:])

@@ -476,8 +476,8 @@ def protocol(own: dict[str, Any]) -> list[str]:
         "Difference: importance is rated per memory by a model in the paper (section 3.1); the studio weighs a "
         "memory by its kind (an action 4, a line of talk 5, a conversation's summary 6, a reflection or a vote's "
         "reading 8, finding the idol 10, a failed action 3), so a game costs no extra call per memory.",
-        "Difference: relevance is word overlap (BM25) in the studio, cosine similarity of embeddings in the "
-        "paper (section 3.2.1); a sheet's memory.embedding_model is not used in the game.",
+        "Difference: relevance is word overlap (BM25) unless a player's sheet names memory.embedding_model; "
+        "the paper uses cosine similarity of embeddings (section 3.2.1).",
         "Difference: a conversation runs talk_lines lines a side, where the paper's runs until a speaker leaves "
         "or it goes in circles (section 3.2.3).",
         "Difference: the paper's persona adjectives are written by a model from the trait scores (section 3.1); "

@@ -69,7 +69,7 @@ class SocialState:
     tallies: list[dict[str, Any]] = field(default_factory=list)
     insights: dict[str, tuple[str, ...]] = field(default_factory=dict)  # seat -> current insights
     goal_history: dict[str, list[tuple[int, tuple[str, ...], dict[str, int]]]] = field(default_factory=dict)
-    memory: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # seat -> retrieval index
+    memory: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)  # seat -> retrieval index
 
     def key(self, name: str) -> str:
         return next(k for k, n in self.names.items() if n == name)
@@ -511,7 +511,8 @@ def recall(state: SocialState, path: list[Event], key: str, query: str, k: int) 
 
     Each player's index grows with the take and is rebuilt only when the path is not the one it was
     built from (a rewind, another take). Recency counts memories, not turns: the repository decays by
-    0.95 per memory.
+    0.95 per memory. The weights, and an embedding model for relevance, are the player's sheet's
+    (`[memory]`); without one, relevance is word overlap (BM25).
     """
     from studio.mind.memory import Memory, MemoryIndex
 
@@ -528,7 +529,17 @@ def recall(state: SocialState, path: list[Event], key: str, query: str, k: int) 
         if found and lens.knows(key, event):
             index.add(Memory(event.id, len(index), found[0], event.character), importance=found[1])
     state.memory[key] = (index, len(path), path[-1].id if path else None)
-    hits = index.recall(query, now_turn=len(index), half_life=HALF_LIFE, k=k)
+    settings = state.cast.role(key).sheet.memory
+    relevance = None
+    if settings.embedding_model:  # the sheet names one: cosine similarity, as the paper's (litellm only now)
+        from studio.mind.memory import EmbeddingRelevance
+
+        embedder = state.memory.get(("embedder", key))
+        if embedder is None or embedder.index is not index:
+            embedder = state.memory[("embedder", key)] = EmbeddingRelevance(settings.embedding_model, index)
+        relevance = embedder
+    hits = index.recall(query, now_turn=len(index), half_life=HALF_LIFE, k=k, relevance=relevance,
+                        weights=settings.weights)
     return tuple(r.memory.text for r in reversed(hits))
 
 
