@@ -246,9 +246,10 @@ def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
             state = self.engine.state
             if ctx.task == "act":
                 legal = rules.legal_actions(state.rules, state.game, ctx.character)
-                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", {"enum": [None]})["enum"][0])
-                           for s in json.loads(settings.schema)["anyOf"]}
-                assert offered == {(a.verb, a.target or None) for a in legal}
+                none = {"enum": [None]}
+                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", none)["enum"][0],
+                            s["properties"].get("item", none)["enum"][0]) for s in json.loads(settings.schema)["anyOf"]}
+                assert offered == {(a.verb, a.target or None, a.item) for a in legal}
                 self.checked["act"] += 1
             elif ctx.task == "vote":
                 options = json.loads(settings.schema)["properties"]["vote"]["enum"]

@@ -208,6 +208,8 @@ class SocialGame(Form):
                 shape = {"action": {"type": "string", "enum": [action.verb]}}
                 if action.target:
                     shape["target"] = {"type": "string", "enum": [action.target]}
+                if action.item:
+                    shape["item"] = {"type": "string", "enum": [action.item]}
                 choices.append({"type": "object", "properties": shape, "required": list(shape)})
             return json.dumps({"anyOf": choices})
         if step.task in ("vote", "jury"):

@@ -199,6 +199,8 @@ def read_action(
         return None, f"{target} is not one walk from {state.where[player]}; you can: {options}"
     if verb == TALK:
         return None, f"{target} is not here with you at {state.where[player]}; you can: {options}"
+    if verb == GIVE:
+        return None, f"you cannot give {item or 'that'} to {target} here; you can: {options}"
     return None, f"{said} is not within reach; you can: {options}"
 
 
@@ -261,7 +263,7 @@ def _words(reply: dict[str, Any] | str) -> tuple[str | None, str | None, str | N
         return MOVE, (m.group(1) if m else rest.strip() or None), None
     if verb == GIVE:
         m = re.search(r"(.+?)\s+to\s+(.+)", rest, re.I)
-        return GIVE, (m.group(2) if m else rest.strip() or None), (m.group(1) if m else rest.strip() or None)
+        return GIVE, (m.group(2).strip() if m else rest.strip() or None), (m.group(1).strip() if m else rest.strip() or None)
     return verb, rest.strip() or None, None
 
 
