@@ -371,3 +371,21 @@ def test_a_player_s_sheet_weights_steer_what_the_game_recalls(store):
     state.memory.clear()
     # recency alone: the newest memories, whatever is asked
     assert recall(state, path, role.key, "the votes are read", 3) == tuple(recollections(path, role.key)[-3:])
+
+
+def test_a_speaker_who_leaves_ends_the_conversation_and_impressions_read_as_a_theory_of_mind(store):
+    scripted.queue("I have said enough. I leave the conversation.", task="talk")
+    gateway = RecordingGateway()
+    engine = island(store, gateway, talk_lines=3)
+    while not any(e.data.get("task") == "summary" for e in engine.path):
+        asyncio.run(engine.play_turn())
+    lines = [e for e in engine.path if e.kind == ev.STAGE]
+    assert len(lines) == 1 and "I leave the conversation" in lines[0].text  # not the 3 a side it could run to
+    asked = next(m for ctx, m in gateway.calls if ctx.task == "impressions")[-1]["content"]
+    assert "what they will probably do next" in asked and "what you should keep from them" in asked
+    from studio.engine.forms.social import _impressions
+
+    read = _impressions('{"Bruno": {"trust": 1, "liking": 0, "strategy": "stay hidden", "next": "search the jungle",'
+                        ' "of_me": "a useful ally", "keep_secret": "where the machete is"}}', ["Bruno Keller"])
+    assert read["Bruno Keller"] == ("trust +1, liking +0; strategy: stay hidden; next: search the jungle; "
+                                    "thinks of me: a useful ally; keep from them: where the machete is")

@@ -478,12 +478,14 @@ def protocol(own: dict[str, Any]) -> list[str]:
         "reading 8, finding the idol 10, a failed action 3), so a game costs no extra call per memory.",
         "Difference: relevance is word overlap (BM25) unless a player's sheet names memory.embedding_model; "
         "the paper uses cosine similarity of embeddings (section 3.2.1).",
-        "Difference: a conversation runs talk_lines lines a side, where the paper's runs until a speaker leaves "
-        "or it goes in circles (section 3.2.3).",
+        "Difference: a conversation ends when a speaker leaves it, as in the paper, but also after the play's "
+        "talk_lines lines a side (1 on the shipped island, to keep games short), where the paper's runs on "
+        "until it goes in circles (section 3.2.3, Figure L.4).",
         "Difference: the paper's persona adjectives are written by a model from the trait scores (section 3.1); "
         "the studio maps each score to fixed words (very/somewhat low, between, somewhat/very high).",
-        "Difference: impressions keep the studio's trust, liking and wants, not the paper's four theory-of-mind "
-        "headings (Figure L.2).",
+        "Impressions are a theory of mind under the paper's headings (strategy, next move, what they make of "
+        "you, what to keep from them; Figure L.2), with trust and liking for the report's alliances; they are "
+        "updated after each conversation rather than when an old one is judged outdated (appendix B.2).",
         "Difference: the paper publishes placement and action counts per architecture only as box plots (Figures "
         "4, 7, G.1, G.2); only their tests can be set beside the studio's, and no win rate by architecture is "
         "published to compare with.",

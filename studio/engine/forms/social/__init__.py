@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -422,6 +423,8 @@ class SocialGame(Form):
             self._fold_action(state, head[1], event)
         elif what == "talk":
             state.talk = state.talk + ((event.character or state.names.get(head[1], ""), event.text),)
+            if _leaves(event.text):  # the speaker walks away: the conversation's other lines are not spoken
+                state.queue = [q for q in state.queue if q[0] != "talk"]
         elif what == "summary":
             if not any(q[0] == "summary" for q in state.queue):
                 state.talk = ()
@@ -569,6 +572,11 @@ def round_actions(path: list[Event], key: str, scene: int) -> list[str]:
             and e.data.get("task") == "act"]
 
 
+def _leaves(line: str) -> bool:
+    """Whether a line of talk is the speaker leaving the conversation (the paper's way to end one)."""
+    return bool(re.search(r"\bI (?:leave|walk away from|end) (?:the|this) conversation\b", line, re.I))
+
+
 def _as_reply(text: str) -> dict[str, Any] | str:
     """The first JSON object in a reply, or the reply's words."""
     return next(structured.json_objects(text), None) or text
@@ -641,6 +649,11 @@ def _insights(text: str, earlier: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(current + new)
 
 
+# The headings of a theory of mind (Thudium et al., 2024, Figure L.2) as the reply's keys and as read back.
+TOM = (("wants", "wants"), ("strategy", "strategy:"), ("next", "next:"), ("of_me", "thinks of me:"),
+       ("keep_secret", "keep from them:"))
+
+
 def _impressions(text: str, about: list[str]) -> dict[str, str]:
     """Impressions of players still in, as short plain text: 'trust 1, liking -1; wants the idol'."""
     out: dict[str, str] = {}
@@ -655,8 +668,12 @@ def _impressions(text: str, about: list[str]) -> dict[str, str]:
                     n = structured.whole_number(value.get(k))
                     if isinstance(n, int) and -2 <= n <= 2:
                         parts.append(f"{k} {n:+d}")
-                wants = str(value.get("wants") or "").strip()
-                out[name] = ", ".join(parts) + (f"; wants {wants[:200]}" if wants else "")
+                text = ", ".join(parts)
+                for k, heading in TOM:
+                    said = str(value.get(k) or "").strip()
+                    if said:
+                        text += f"; {heading} {said[:200]}"
+                out[name] = text
             elif str(value).strip():
                 out[name] = str(value).strip()[:200]
         if out:

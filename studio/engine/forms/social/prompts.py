@@ -117,7 +117,8 @@ def conversation(view: PlayerView, partner: str, transcript: Sequence[tuple[str,
         else:
             messages.append({"role": role, "content": content})
     cue = (f"You start. Say your first line to {partner}." if opening else f"Answer {partner}.")
-    cue += " One to three sentences of direct speech, without your name in front."
+    cue += (" One to three sentences of direct speech, without your name in front. Speak for your own game: "
+            "you need not agree. If talking on gains you nothing, say only: I leave the conversation.")
     if messages[-1]["role"] == "user":
         messages[-1]["content"] += "\n\n" + cue
     else:
@@ -189,10 +190,16 @@ def audit(name: str, goals: Sequence[str], insights: Sequence[str], actions: Seq
 
 
 def impressions(view: PlayerView, about: Sequence[str]) -> list[Message]:
+    """A theory of mind of each other player, under the headings of Thudium et al. (2024, Figure L.2): their
+    strategy, their likely next move, what they make of you, what to keep from them; with trust and liking,
+    which the game report reads for alliances."""
     ask = (
-        f"{_situation(view)}\n\nUpdate what you think of the others: for each of {', '.join(about)}, say how "
-        "far you trust them (-2 to 2), how much you like them (-2 to 2) and what you think they want. "
-        'Reply with JSON like {"Name": {"trust": 1, "liking": 0, "wants": "..."}}.'
+        f"{_situation(view)}\n\nUpdate your reading of the others: for each of {', '.join(about)}, say how "
+        "far you trust them (-2 to 2), how much you like them (-2 to 2), what their strategy to win seems to "
+        "be, what they will probably do next, what they make of you, and what you should keep from them. "
+        "Revise what you thought before where it proved wrong; keep each part short. "
+        'Reply with JSON like {"Name": {"trust": 1, "liking": 0, "strategy": "...", "next": "...", '
+        '"of_me": "...", "keep_secret": "..."}}.'
     )
     return _call(view, ask)
 
