@@ -515,3 +515,19 @@ def test_json_nested_100k_deep_is_one_message(tmp_path, capsys):
     deep = b'{"spec": "chara_card_v2", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     code, out = _import(tmp_path, "deep.json", deep, capsys)
     assert code == 2 and "nested too deeply" in out.err and "Traceback" not in out.err
+
+
+def test_a_sheet_or_play_finds_the_lorebooks_it_names(tmp_path, capsys, monkeypatch):
+    from studio.model.errors import InputError
+    from studio.model.lorebook import load_lorebooks
+
+    assert main(["import", str(DATA / "Eldoria.json"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "characters").mkdir()
+    sheet = tmp_path / "characters" / "x.toml"
+    (books,) = load_lorebooks(["eldoria"], sheet)
+    assert [e.label for e in books.entries] == ["eldoria", "shadowfang", "glade", "power"]
+    (by_path,) = load_lorebooks(["../lorebooks/eldoria.json"], sheet)
+    assert by_path == books
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="names 'atlantis'"):
+        load_lorebooks(["atlantis"], sheet)

@@ -339,3 +339,33 @@ def template_code(text: str) -> list[str]:
 def without_template_code(text: str) -> str:
     """The text with other apps' template code taken out, for a prompt."""
     return _TEMPLATE_CODE.sub("", text)
+
+
+# -- finding the lorebooks a sheet or play names -----------------------------------------------------
+
+
+def lorebook_path(ref: str, near: Path) -> Path | None:
+    """Where a named lorebook lives: a path (relative to the file naming it), or a stem looked up in the
+    lorebooks/ folder beside that file's folder (characters/ and plays/ sit beside lorebooks/), beside
+    the file itself, or here."""
+    if ref.endswith(".json") or "/" in ref:
+        candidate = Path(ref) if Path(ref).is_absolute() else near.parent / ref
+        return candidate if candidate.is_file() else None
+    for folder in (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks")):
+        candidate = folder / f"{ref}.json"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_lorebooks(refs: list[str], near: Path) -> list[Lorebook]:
+    """The lorebooks a sheet or play names, read and checked; a missing one is one message naming it."""
+    books = []
+    for ref in refs:
+        path = lorebook_path(ref, near)
+        if path is None:
+            fix = ("check the path, relative to this file" if ref.endswith(".json") or "/" in ref
+                   else f"`studio import {ref}.json` puts a World Info file in lorebooks/, or give its path")
+            raise InputError(str(near), "lorebooks", f"names {ref!r}, which is not in lorebooks/ or beside the file", fix)
+        books.append(read_lorebook(path))
+    return books

@@ -197,6 +197,10 @@ class Play(_Strict):
     facts: dict[str, bool | int | float | str] = Field(
         default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
     )
+    lorebooks: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="World Info files the whole play knows: stems in lorebooks/ or paths beside the play",
+    )
     cast: Cast
 
     @field_validator("facts", mode="before")
