@@ -57,11 +57,11 @@ def main() -> None:
             bare = Path(tmp) / "bare.toml"
             bare.write_text(tomlkit.dumps(doc))
             row = [
-                median_ms(lambda: card_to_toml(path, read_card(path)), args.reps),
-                median_ms(lambda: load_character(whole), args.reps),
-                median_ms(lambda: load_character(bare), args.reps),
-                median_ms(lambda: card_json(card_from_sheet(sheet)), args.reps),
-                median_ms(lambda: card_png(card_from_sheet(sheet), image), args.reps),
+                median_ms(lambda p=path: card_to_toml(p, read_card(p)), args.reps),
+                median_ms(lambda w=whole: load_character(w), args.reps),
+                median_ms(lambda b=bare: load_character(b), args.reps),
+                median_ms(lambda s=sheet: card_json(card_from_sheet(s)), args.reps),
+                median_ms(lambda s=sheet: card_png(card_from_sheet(s), image), args.reps),
             ]
             size = path.stat().st_size / 1024
             print(f"{path.name:<24} {size:>6.0f} " + " ".join(f"{v:>8.2f}" for v in row[:2])

@@ -511,10 +511,11 @@ def test_card_fields_of_the_wrong_type_get_one_message_naming_them(tmp_path, cap
     assert not (tmp_path / "characters").exists()
 
 
-def test_json_nested_100k_deep_is_one_message(tmp_path, capsys):
-    deep = b'{"spec": "chara_card_v2", "data": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+@pytest.mark.parametrize("depth", [150, 990, 100_000])
+def test_json_nested_deeper_than_any_card_is_one_message(tmp_path, capsys, depth):
+    deep = b'{"spec": "chara_card_v2", "data": {"name": "D", "extensions": {"x": ' + b"[" * depth + b"]" * depth + b"}}}"
     code, out = _import(tmp_path, "deep.json", deep, capsys)
-    assert code == 2 and "nested too deeply" in out.err and "Traceback" not in out.err
+    assert code == 2 and "nested more than 100 levels deep" in out.err and "Traceback" not in out.err
 
 
 def test_a_sheet_or_play_finds_the_lorebooks_it_names(tmp_path, capsys, monkeypatch):
