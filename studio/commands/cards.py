@@ -104,6 +104,8 @@ def cmd_import(args: argparse.Namespace) -> int:
           "the notes below are also at its top")
     for note in notes[1:]:
         print(f"  note: {one_line(note)}")
+    if world_note:
+        print(f"  note: {one_line(world_note)}")
     return 0
 
 

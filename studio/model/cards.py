@@ -15,7 +15,6 @@ import base64
 import binascii
 import copy
 import json
-import re
 import struct
 import zlib
 from pathlib import Path
