@@ -170,7 +170,8 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                     rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
                     f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
               Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
-                    tests, note="Holm's correction across the nine hypotheses"),
+                    tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if every "
+                         "part does: its p is the largest part's, its effect the smallest"),
               Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
                     note="raw p of each part; the hypothesis holds only if every part does")]
     if own.get("mixed_model"):

@@ -143,6 +143,11 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
+def _difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """mean(a) - mean(b), rounded off below 1e-12 so equal rates read as 0, not as floating-point dust."""
+    return round(_mean(a) - _mean(b), 12)
+
+
 def _rates(trials: Sequence[Trial], groups: Iterable[str], partners: Iterable[str] | None = None) -> list[float]:
     groups = set(groups)
     partners = set(partners) if partners is not None else None
@@ -205,7 +210,7 @@ def _unpaired(name: str, claim: str, a: list[float], b: list[float], two_sided: 
     test = "Mann-Whitney U, " + ("two-sided" if two_sided else "one-sided")
     if len(a) < 2 or len(b) < 2:
         return Finding(name, claim, test, None, None, None)
-    effect = _mean(a) - _mean(b)
+    effect = _difference(a, b)
     if two_sided:
         effect = abs(effect)
     if len(set(a) | set(b)) == 1:
@@ -232,7 +237,7 @@ def _paired(name: str, claim: str, trials: Sequence[Trial], groups: Sequence[str
         return _unpaired(name, claim, _rates(trials, groups, [high]), _rates(trials, groups, [low]))
     test = "Wilcoxon signed-rank, paired, one-sided"
     diffs = [a - b for a, b in pairs]
-    effect = _mean(diffs)
+    effect = round(_mean(diffs), 12)
     if all(d == 0 for d in diffs):
         return Finding(name, claim, test, effect, 1.0, False)
     p = wilcoxon_greater([a for a, _ in pairs], [b for _, b in pairs])
@@ -241,7 +246,7 @@ def _paired(name: str, claim: str, trials: Sequence[Trial], groups: Sequence[str
 
 def _all_of(name: str, claim: str, parts: list[Finding], how: str) -> Finding:
     """A claim that holds only if every part does: p is the largest part's, the effect the smallest."""
-    test = f"{how}; every part must hold (p is the largest, the effect the smallest)"
+    test = f"{how}, all must hold"
     if not parts or any(p.supported is None for p in parts):
         return Finding(name, claim, test, None, None, None, parts=parts)
     effect = min(p.effect for p in parts if p.effect is not None)
