@@ -257,7 +257,7 @@ def test_the_social_games_experiment_runs_as_games_in_the_store(tmp_path, capsys
             "--json", "--db", db]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["done"] == 1 and out["tables"][0]["columns"][:3] == ["group", "players", "mean place"]
+    assert out["done"] == 1 and out["tables"][1]["columns"][:3] == ["group", "players", "mean place"]
     assert main(["show", "1", "--db", db]) == 0  # the game is an ordinary run
     assert "Eight on an Island" in capsys.readouterr().out
 
