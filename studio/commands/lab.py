@@ -86,13 +86,16 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         raise InputError("--concurrency", None, f"must be between 1 and 256, not {args.concurrency}", "e.g. --concurrency 8")
     model = args.model or DEFAULT_MODEL
     from studio.llm import check_model
+    from studio.llm.sampling import is_embedded
 
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
     gateway, on = _endpoints(args, model)
     experiment = built("pd", {"name": f"pd:{model}", "model": model, "reps": args.reps, "concurrency": args.concurrency,
-                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS)}})
+                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS),
+                                     # the embedded 135M model names a project only when held to a shape
+                                     "hold_to_schema": is_embedded(model)}})
     total = len(experiment.kind.plan(experiment.spec))
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"{total} trials on {model}{on}…") as status:
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
                 status.update(f"{tally.done}/{tally.total} trials done, {tally.failed} failed · {tally.current}")
 
         outcome = run_sync(store, experiment, gateway=gateway, progress=progress)
-    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]))
+    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]), int(r.get("rep", -1)))
                 for _, r in sorted(outcome.finished.items())]
     failed = outcome.failed
     table = cells(finished)
@@ -121,10 +124,11 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         grid.add_row(group, pd.PARTNER_WORDS[partner], str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
                      f"{s.mean:.1f} ({s.low:.1f} to {s.high:.1f})")
     console.print(grid)
-    tests = Table("", "claim", "test", "effect", "p", "supported")
+    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported")
     for f in found:
         tests.add_row(f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
-                      "-" if f.p is None else f"{f.p:.3g}", {True: "yes", False: "no", None: "too few data"}[f.supported])
+                      "-" if f.p is None else f"{f.p:.3g}", "-" if f.p_adjusted is None else f"{f.p_adjusted:.3g}",
+                      {True: "yes", False: "no", None: "too few data"}[f.supported])
     console.print(tests)
     if failed:
         print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
