@@ -250,7 +250,7 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
     if task in ("act", "vote", "jury", "goals", "impressions"):
         return _game_reply(task, character, turn, _last_user_text(messages))
-    if task in ("oc", "doc", "er"):
+    if task in ("oc", "doc", "er", "extract"):
         # A personality assessor's reading (the lab's interview): a pure function of the answer it is shown,
         # so a scripted interview reports numbers, the same ones on every rerun.
         digest = hashlib.sha256(_last_user_text(messages).encode()).digest()
