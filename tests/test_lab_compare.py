@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pathlib import Path
 
 from conftest import PLAYS, RecordingGateway
@@ -200,3 +202,20 @@ def test_a_one_off_compare_whose_run_fails_names_the_run_to_resume_and_exits_1(t
         assert [r.id for r in store.runs()] == [1, 2] and store.critiques(2) and not store.critiques(1)
     finally:
         store.close()
+
+
+def test_the_paired_test_sees_a_steady_difference_that_the_spread_between_seeds_hides_from_welch():
+    from scipy import stats as sp
+
+    from studio.lab.stats import paired_t
+
+    without = [2.0, 6.0, 3.0, 8.0, 4.0]                  # seeds differ a lot from one another...
+    with_ = [3.0, 7.5, 4.0, 9.0, 5.5]                    # ...and the inner voice adds one to each, give or take
+    paired = paired_t(without, with_)
+    assert paired.n == 5 and paired.diff == pytest.approx(1.2)
+    assert paired.p == pytest.approx(float(sp.ttest_rel(with_, without).pvalue)) and paired.p < 0.01
+    assert float(sp.ttest_ind(with_, without, equal_var=False).pvalue) > 0.4
+    assert paired.low < 1.2 < paired.high
+    assert paired_t([1.0, 2.0], [2.0, 3.0]).p is None    # the same difference every time: no spread, no test
+    with pytest.raises(ValueError, match="pairs"):
+        paired_t([1.0], [1.0, 2.0])
