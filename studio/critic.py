@@ -163,10 +163,12 @@ async def critique_run(
 
 
 async def critique_pair(store: Store, without_run: int, with_run: int, *, model: str | None = None,
-                        gateway: Any = None, attempts: int = ATTEMPTS) -> tuple[Critique, Critique]:
+                        gateway: Any = None, attempts: int = ATTEMPTS,
+                        wording: dict[str, str] | None = None) -> tuple[Critique, Critique]:
     """The Critic reads two runs of one play together, the run without the superego first, as the paper's
     critic read its two scripts (Magee et al., 2024, section 5.1), and scores each; narrative divergence is
-    measured against the first. Each run keeps its side of the reading as its critique, naming the other."""
+    measured against the first. Each run keeps its side of the reading as its critique, naming the other.
+    `wording`: a researcher's own request and system message (studio.lab.compare.SLOTS), checked by the lab."""
     model = model or DEFAULT_CRITIC_MODEL
     scripts = [build_script(store, run) for run in (without_run, with_run)]
     for run, script in zip((without_run, with_run), scripts):
@@ -176,8 +178,10 @@ async def critique_pair(store: Store, without_run: int, with_run: int, *, model:
         from studio.llm import Gateway
 
         gateway = Gateway()
-    answer = await ask_pair(gateway, model, pair_messages(scripts[0], scripts[1], critic_budget(model)),
-                            attempts=attempts)
+    wording = wording or {}
+    messages = pair_messages(scripts[0], scripts[1], critic_budget(model), own=wording.get("critic_pair"),
+                             system=wording.get("critic_system"))
+    answer = await ask_pair(gateway, model, messages, attempts=attempts)
     out = []
     for run, script, criteria, other in ((without_run, scripts[0], answer.reference, with_run),
                                          (with_run, scripts[1], answer.other, without_run)):

@@ -284,3 +284,18 @@ def test_the_paired_comparison_runs_against_an_openai_compatible_server(tmp_path
     figures = {f["label"]: f for f in out["paper"]["figures"]}
     assert figures["Jenny (+SE): Introspection"]["paper"]["value"] == 8
     assert figures["Jenny (+SE): Introspection"]["studio"]["value"] == 7.0
+
+
+async def test_the_critic_reads_with_the_researchers_own_request(store, tmp_path):
+    own = tmp_path / "critic.toml"
+    own.write_text('critic_pair = "Critic, compare {ego} here:\\n{script_1}\\nand here:\\n{script_2}"\n',
+                   encoding="utf-8")
+    spec = experiment.KIND.check({"name": "compare:own", "model": "scripted", "reps": 1,
+                                  "compare": {"play": str(PLAYS / "interview.toml"), "turns": 1, "prompts": str(own)}},
+                                 "test.toml")
+    gateway = RecordingGateway()
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {}
+    [asked] = [m for c, m in gateway.calls if c.task == "critic_pair"]
+    assert asked[1]["content"].startswith("Critic, compare Jenny here:") and '"script_2"' in asked[1]["content"]
+    assert any("own texts" in line for line in report.protocol)

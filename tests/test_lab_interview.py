@@ -466,3 +466,47 @@ def test_the_papers_protocol_runs_against_an_openai_compatible_server(tmp_path, 
     assert rows["ER (batch)"]["Acc dim"] == 80.0 and rows["ER (batch)"]["Acc dim_n"] == 5
     # She self-reports 2 on every item, so keyed items read low and reversed ones high: the scale's key at work.
     assert rows["SR"]["Acc dim_n"] == 5 and rows["SR"]["invalid replies"] == 0
+
+
+# -- a researcher's own prompt texts --------------------------------------------------------------------------
+
+async def test_an_experiment_runs_with_the_researchers_own_prompt_texts(store, tmp_path):
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
+
+    own = tmp_path / "appendix.toml"
+    own.write_text('question = "Tell me whether {statement} holds for you."\n'
+                   'self_report = "Statement: {statement} Options: {options}. One number."\n'
+                   'assessor = "You rate interviews."\n'
+                   'er = "Dimension {dimension}. Answers:\\n{answers}\\nScore it."\n', encoding="utf-8")
+    gateway = RecordingGateway()
+    spec = KIND.check({"model": "scripted", "reps": 1, "interview": {
+        "character": str(MARA), "methods": ["er_all"], "conditions": ["interview", "sr"],
+        "prompts": own.name}}, str(tmp_path / "exp.toml"))
+    spec["name"] = "interview:own"
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {}
+    asked = [e.text for e in store.take(finished["rep/0"]["run"]) if e.kind == "stage" and e.role == "other"]
+    assert asked[0] == "Tell me whether I am the life of the party. holds for you."
+    sr = [e.text for e in store.take(finished["sr/rep/0"]["run"]) if e.kind == "stage" and e.role == "other"]
+    assert sr[0].startswith("Statement: I am the life of the party. Options: 1 = strongly disagree")
+    er = [m for c, m in gateway.calls if c.task == "er"]
+    assert er[0][0]["content"] == "You rate interviews."
+    assert er[0][1]["content"].startswith("Dimension openness. Answers:") and '"score"' in er[0][1]["content"]
+    assert any("own texts from" in line and "question, self_report, assessor, er" in line for line in report.protocol)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('nonsense = "x"\n', "is not a prompt this experiment uses"),
+    ('er = "Rate {participant}."\n', "{participant}"),
+    ('oc = "Agree with {statement!r}?"\n', "plain placeholder"),
+    ('er = 3\n', "must be a text"),
+])
+def test_a_bad_prompt_file_is_one_clear_message_naming_the_prompt(tmp_path, capsys, text, says):
+    (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'kind = "interview"\nmodel = "scripted"\n[interview]\ncharacter = "{MARA}"\nprompts = "mine.toml"\n',
+                   encoding="utf-8")
+    assert main(["lab", "run", str(exp), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "mine.toml" in err and says in err and "Traceback" not in err

@@ -31,6 +31,14 @@ from pydantic import Field, field_validator, model_validator
 
 from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.settings import KindSettings, read
+from studio.lab.wording import Slot
+
+# The prompts an experiment's own prompt file may replace (studio.lab.wording).
+SLOTS = {
+    "critic_system": Slot("the Critic's system message"),
+    "critic_pair": Slot("the Critic's request to read both scripts of a repetition",
+                        ("ego", "others", "criteria", "script_1", "script_2")),
+}
 
 CONDITIONS = ("without", "with", "critic_loop")
 LABELS = {"without": "without the superego", "with": "with the superego",
@@ -50,6 +58,7 @@ class CompareSettings(KindSettings):
     critic: str | None = None
     conditions: list[str] = Field(default_factory=lambda: ["without", "with"])
     reading: Literal["paired", "single"] = "paired"
+    prompts: str | None = Field(default=None, min_length=1)  # a file of the researcher's own prompt texts
 
     @field_validator("conditions")
     @classmethod
@@ -94,8 +103,14 @@ class CompareKind:
                 raise InputError(source, "compare.conditions", "critic_loop needs a play with a director, who reads "
                                  "the Critic's review as the next scene opens; this play has none",
                                  "add a [cast.director] to the play, or leave critic_loop out")
-        return {**spec, "compare": {**own.model_dump(exclude_none=True), "play": str(path),
-                                    "seed": 1 if own.seed is None else own.seed}}
+        checked = {**own.model_dump(exclude_none=True), "play": str(path), "seed": 1 if own.seed is None else own.seed}
+        if own.prompts is not None:
+            from studio.lab.wording import read as read_wording
+
+            prompts = Path(own.prompts) if Path(own.prompts).is_absolute() else base / own.prompts
+            checked["prompts"] = str(prompts)
+            checked["wording"] = read_wording(prompts, SLOTS, source, "compare.prompts")
+        return {**spec, "compare": checked}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["compare"]
@@ -134,7 +149,7 @@ class CompareKind:
             if condition == "without":
                 continue
             reference, other = await critique_pair(ctx.store, runs["without"], runs[condition], model=critic,
-                                                   gateway=ctx.gateway)
+                                                   gateway=ctx.gateway, wording=own.get("wording"))
             readings[condition] = _scored(other)
             readings.setdefault("without", _scored(reference))  # the first reading scores the reference run
         return {"rep": trial.rep, "seed": trial.params["seed"], "runs": runs, "readings": readings,
@@ -285,6 +300,10 @@ def protocol(own: dict[str, Any]) -> list[str]:
         "and scores four criteria from 0 to 10 with an interpretation each, as defined in section 3.1.",
         "Each difference is taken pair by pair over the repetitions (paired t test); the paper reports one "
         "reading per character and no test.",
+        ("Prompts: the researcher's own texts from " + own["prompts"] + " for " + ", ".join(own.get("wording") or {})
+         + ", the reply's JSON shape added after the text." if own.get("prompts") else
+         "Prompts: the studio's own wording (`prompts = FILE` runs with a researcher's texts, e.g. the paper's "
+         "command in section 5.1)."),
         "Differs: the Critic knows which script runs without the inner voice (the paper's prompt names both "
         "scripts as with and without, section 5.1); its model is the experiment's, not Claude 3.5 Sonnet.",
         "Differs: the paper's Table 2 scores two plays (Jenny's interview, Timothy and Sasha) once each; the "

@@ -28,6 +28,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
@@ -35,6 +36,22 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from studio import structured
 from studio.lab import ipip
 from studio.lab.personality import DIMENSIONS, HIGH, LOW, Item, Rating, score_oc
+from studio.lab.wording import Slot, fill
+
+# The prompts an experiment's own prompt file may replace (studio.lab.wording), with what each is given.
+SLOTS = {
+    "question": Slot("the open question the interviewer asks for an item", ("clause", "statement", "item")),
+    "self_report": Slot("an item put to the character for SR", ("statement", "options")),
+    "self_report_cot": Slot("an item put to the character for SR-CoT", ("statement", "options")),
+    "assessor": Slot("the assessor's system message"),
+    "oc": Slot("OC: how far an answer agrees with the item", ("statement", "question", "answer", "options")),
+    "doc": Slot("d-OC: where an answer places the participant", ("dimension", "meaning", "question", "answer",
+                                                                  "options")),
+    "er": Slot("ER: an expert rating of a dimension's answers", ("dimension", "meaning", "answers")),
+    "extract": Slot("SR: which option an unclear self-report chose", ("statement", "options", "answer")),
+}
+REPLY_CHOICE = 'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}'
+REPLY_SCORE = 'Reply as JSON: {"reason": "<one or two sentences>", "score": <1-5>}'
 
 METHODS = ("oc", "doc", "er_all", "er_batch")
 SELF_REPORTS = ("sr", "sr_cot")  # the character picks an option itself: the paper's baselines
@@ -91,15 +108,27 @@ def interviewer_sheet(asked: list[str]) -> Any:
                           prompt=f"Ask these questions, one a turn:\n{numbered}")
 
 
-def self_report_question(item: Item, mode: str) -> str:
+def self_report_question(item: Item, mode: str, wording: Mapping[str, str] | None = None) -> str:
     """A self-report item as put to the character: the statement, the five options, how to reply."""
+    own = (wording or {}).get("self_report_cot" if mode == "sr_cot" else "self_report")
+    if own is not None:
+        return " ".join(fill(own, statement=statement(item), options=AGREE).split())  # one line: one question
     how = ("Think it over in a sentence or two, as yourself, then end with a line 'Choice: N'."
            if mode == "sr_cot" else "Reply with the number of your choice and nothing else.")
     return f'How well does this describe you: "{statement(item)}"? Choose one: {AGREE}. {how}'
 
 
+def open_question(item: Item, index: int, wording: Mapping[str, str] | None = None) -> str:
+    """The open question for an item: the studio's (studio.lab.ipip.question) or the experiment's own."""
+    own = (wording or {}).get("question")
+    if own is None:
+        return ipip.question(item, index)
+    return " ".join(fill(own, clause=ipip.clause(item.text), statement=statement(item), item=item.text).split())
+
+
 def interview_cast(sheet: Any, scale: str, *, model: str, seed: int = 1, memory: str = "",
-                   source: str = "", mode: str = "interview", hide_traits: bool = False) -> Any:
+                   source: str = "", mode: str = "interview", hide_traits: bool = False,
+                   wording: Mapping[str, str] | None = None) -> Any:
     """A two-seat play built in memory: the character as ego, the interviewer as a rule seat, no inner voice.
 
     `mode` "interview" asks open questions; "sr" and "sr_cot" put the items themselves (the self-report
@@ -109,9 +138,9 @@ def interview_cast(sheet: Any, scale: str, *, model: str, seed: int = 1, memory:
 
     items = ipip.items(scale)
     if mode in SELF_REPORTS:
-        asked = [self_report_question(item, mode) for item in items]
+        asked = [self_report_question(item, mode, wording) for item in items]
     else:
-        asked = [ipip.question(item, i) for i, item in enumerate(items)]
+        asked = [open_question(item, i, wording) for i, item in enumerate(items)]
     # The character keeps its moods, knowledge and goals (and its traits unless hidden); reflection and
     # memory recall are a play's business, not an interview's (each answer has a context of its own).
     update: dict[str, Any] = {"reflect_every": 0, "memory": sheet.memory.model_copy(update={"recall": 0})}
@@ -214,33 +243,54 @@ SYSTEM = ("You are a psychologist who assesses personality from interviews. You 
           "participant is; you judge only from what they said. Reply with JSON only.")
 
 
-def oc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
-    user = (f'A questionnaire statement: "{statement(answer.item)}"\n'
-            f"In an interview the participant was asked: {ipip.anonymise(answer.question, names)}\n"
-            f"They answered: {ipip.anonymise(answer.answer, names)}\n\n"
-            f"Judging from the answer, how far would the participant agree with the statement? ({AGREE}.) "
-            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+def _system(wording: Mapping[str, str] | None) -> str:
+    return (wording or {}).get("assessor", SYSTEM)
 
 
-def doc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
+def oc_messages(answer: Answer, names: list[str], wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    question, said = ipip.anonymise(answer.question, names), ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("oc")
+    if own is not None:
+        user = fill(own, statement=statement(answer.item), question=question, answer=said, options=AGREE)
+        user += "\n\n" + REPLY_CHOICE
+    else:
+        user = (f'A questionnaire statement: "{statement(answer.item)}"\n'
+                f"In an interview the participant was asked: {question}\n"
+                f"They answered: {said}\n\n"
+                f"Judging from the answer, how far would the participant agree with the statement? ({AGREE}.) "
+                + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
+
+
+def doc_messages(answer: Answer, names: list[str], wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
     dimension = answer.item.dimension
     low, high = ENDS[dimension]
     scale = f"1 = clearly {low}, 2 = somewhat {low}, 3 = neither, 4 = somewhat {high}, 5 = clearly {high}"
-    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
-            f"In an interview the participant was asked: {ipip.anonymise(answer.question, names)}\n"
-            f"They answered: {ipip.anonymise(answer.answer, names)}\n\n"
-            f"Where does this answer place the participant on {dimension}? ({scale}.) "
-            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    question, said = ipip.anonymise(answer.question, names), ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("doc")
+    if own is not None:
+        user = fill(own, dimension=dimension, meaning=MEANING[dimension], question=question, answer=said,
+                    options=scale) + "\n\n" + REPLY_CHOICE
+    else:
+        user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
+                f"In an interview the participant was asked: {question}\n"
+                f"They answered: {said}\n\n"
+                f"Where does this answer place the participant on {dimension}? ({scale}.) " + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
 
 
-def er_messages(dimension: str, chosen: list[Answer], names: list[str]) -> list[dict[str, str]]:
-    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
-            f"Here are a participant's answers to interview questions about it.\n\n{_pairs(chosen, names)}\n\n"
-            f"Rate the participant's {dimension} from 1 (very low) to 5 (very high), 3 being average. "
-            'Reply as JSON: {"reason": "<one or two sentences>", "score": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+def er_messages(dimension: str, chosen: list[Answer], names: list[str],
+                wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    own = (wording or {}).get("er")
+    if own is not None:
+        user = fill(own, dimension=dimension, meaning=MEANING[dimension], answers=_pairs(chosen, names))
+        user += "\n\n" + REPLY_SCORE
+    else:
+        user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
+                f"Here are a participant's answers to interview questions about it.\n\n{_pairs(chosen, names)}\n\n"
+                f"Rate the participant's {dimension} from 1 (very low) to 5 (very high), 3 being average. "
+                + REPLY_SCORE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
 
 
 def batches(chosen: list[Answer], size: int = BATCH) -> list[list[Answer]]:
@@ -294,7 +344,8 @@ def _by_dimension(chosen: list[Answer]) -> dict[str, list[Answer]]:
 
 
 async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, model: str,
-                 names: list[str], shuffle: int | None = None) -> dict[str, Any]:
+                 names: list[str], shuffle: int | None = None,
+                 wording: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Scores per method and dimension (None: not measured), the invalid replies' count, every reply kept.
 
     `shuffle`: a seed by which each dimension's answers are put in a new order before ER reads them (the
@@ -311,7 +362,8 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         picks: dict[int, int | None] = {}
         items: list[Item] = []
         for n, answer in enumerate(chosen):
-            value = await assessor.ask("oc", oc_messages(answer, names), Choice, _choice, f"item {answer.index + 1}")
+            value = await assessor.ask("oc", oc_messages(answer, names, wording), Choice, _choice,
+                                       f"item {answer.index + 1}")
             items.append(answer.item)
             picks[n] = value.choice if value is not None else None
         measured["oc"] = score_oc(items, picks)
@@ -320,7 +372,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         for d, group in grouped.items():
             placed = []
             for answer in group:
-                value = await assessor.ask("doc", doc_messages(answer, names), Choice, _choice,
+                value = await assessor.ask("doc", doc_messages(answer, names, wording), Choice, _choice,
                                            f"item {answer.index + 1}")
                 if value is not None:
                     placed.append(value.choice)
@@ -334,7 +386,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
             parts = [group] if method == "er_all" else batches(group)
             got = []
             for k, part in enumerate(parts):
-                rating = await assessor.ask("er", er_messages(d, part, names), Rating, _rating,
+                rating = await assessor.ask("er", er_messages(d, part, names, wording), Rating, _rating,
                                             d if method == "er_all" else f"{d}, batch {k + 1}")
                 if rating is not None:
                     got.append(float(rating.score))
@@ -365,16 +417,22 @@ def read_self_report(reply: str) -> int | None:
     return int(found[-1]) if found else read_choice(reply)
 
 
-def extract_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
-    user = (f'A participant was shown the statement "{statement(answer.item)}" and asked to choose one of: {AGREE}.\n'
-            f"They replied: {ipip.anonymise(answer.answer, names)}\n\n"
-            "Which option did they choose? If they chose none, pick the one their reply comes closest to. "
-            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+def extract_messages(answer: Answer, names: list[str],
+                     wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    said = ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("extract")
+    if own is not None:
+        user = fill(own, statement=statement(answer.item), options=AGREE, answer=said) + "\n\n" + REPLY_CHOICE
+    else:
+        user = (f'A participant was shown the statement "{statement(answer.item)}" and asked to choose one of: '
+                f"{AGREE}.\nThey replied: {said}\n\n"
+                "Which option did they choose? If they chose none, pick the one their reply comes closest to. "
+                + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
 
 
 async def self_report(chosen: list[Answer], mode: str, *, gateway: Any, model: str,
-                      names: list[str]) -> dict[str, Any]:
+                      names: list[str], wording: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The character's own choices scored by the scale's key. A reply with no clear option is read by the
     assessor; one that still gives none counts as the neutral middle (the paper, appendix D.1), and is
     counted in `neutral` so a report can say how many answers were not the character's choice."""
@@ -384,7 +442,7 @@ async def self_report(chosen: list[Answer], mode: str, *, gateway: Any, model: s
     for n, answer in enumerate(chosen):
         pick = read_self_report(answer.answer)
         if pick is None:
-            value = await assessor.ask("extract", extract_messages(answer, names), Choice, _choice,
+            value = await assessor.ask("extract", extract_messages(answer, names, wording), Choice, _choice,
                                        f"item {answer.index + 1}")
             read_by_assessor += 1
             pick = value.choice if value is not None else None

@@ -134,6 +134,7 @@ class InterviewSettings(KindSettings):
     labels: str | None = Field(default=None, min_length=1)
     seed: int = 1
     assessor: str | None = None  # the assessor's model; default: the character's
+    prompts: str | None = Field(default=None, min_length=1)  # a file of the researcher's own prompt texts
 
     @field_validator("scale")
     @classmethod
@@ -200,6 +201,12 @@ class InterviewKind:
         if not isinstance(reps, int) or isinstance(reps, bool) or not 1 <= reps <= 1000:
             raise InputError(source, "reps", f"must be a whole number from 1 to 1000, not {reps!r}", "e.g. reps = 3")
         checked = own.model_dump(exclude_none=True)
+        if own.prompts is not None:
+            from studio.lab.wording import read as read_wording
+
+            prompts_path = _relative(own.prompts, source)
+            checked["prompts"] = str(prompts_path)
+            checked["wording"] = read_wording(prompts_path, iv.SLOTS, source, "interview.prompts")
         checked.pop("character", None)
         checked["characters"] = [str(p) for p in paths]
         if labels_path is not None:
@@ -234,7 +241,7 @@ class InterviewKind:
         run_id = ctx.run_id
         if run_id is None:
             cast = iv.interview_cast(sheet, own["scale"], model=model, seed=trial.params["seed"], source=path,
-                                     mode=mode, hide_traits=own["target"] != "sheet")
+                                     mode=mode, hide_traits=own["target"] != "sheet", wording=own.get("wording"))
             options = {"model": model, "seed": trial.params["seed"], "experiment": ctx.spec.get("name", "interview")}
             run_id = await iv.interview(ctx.store, ctx.gateway, cast, options=options, started=ctx.started)
         else:
@@ -242,10 +249,11 @@ class InterviewKind:
         chosen = iv.answers(ctx.store, run_id, own["scale"])
         assessor = own.get("assessor") or model
         if mode in iv.SELF_REPORTS:
-            result = await iv.self_report(chosen, mode, gateway=ctx.gateway, model=assessor, names=names_of(sheet.name))
+            result = await iv.self_report(chosen, mode, gateway=ctx.gateway, model=assessor, names=names_of(sheet.name),
+                                          wording=own.get("wording"))
         else:
             result = await iv.assess(chosen, own["methods"], gateway=ctx.gateway, model=assessor,
-                                     names=names_of(sheet.name), shuffle=trial.rep or None)
+                                     names=names_of(sheet.name), shuffle=trial.rep or None, wording=own.get("wording"))
         return {"run": run_id, "rep": trial.rep, "seed": trial.params["seed"], "character": sheet.name,
                 "condition": mode, "answers": len(chosen), **result}
 
@@ -442,6 +450,10 @@ def protocol(own: dict[str, Any], reps: int) -> list[str]:
         "Accuracy: the paper's rule (marginal targets, 40-60% of the range, left out; a measure above the "
         "midpoint high, else low; section 4.1, appendix C) beside the strict rule; MAE over the same dimensions, "
         "scaled to the range.",
+        ("Prompts: the researcher's own texts from " + own["prompts"] + " for " + ", ".join(own.get("wording") or {})
+         + ", each reply's JSON shape added after the text; the studio's wording for the rest."
+         if own.get("prompts") else
+         "Prompts: the studio's own wording (not the paper's; `prompts = FILE` runs with a researcher's texts)."),
         "Differs: the scale is the public-domain IPIP (Goldberg, 1992; Mini-IPIP, Donnellan et al., 2006), not "
         "the BFI of 44 items the paper's Big Five figures use (section 4.1), so its items and their number differ.",
         "Differs: the paper's characters are 32 well-known fictional figures labelled by the Personality "

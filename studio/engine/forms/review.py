@@ -279,26 +279,34 @@ def parse_pair(text: str) -> tuple[PairVerdict | None, str | None]:
     return structured.read(text, PairVerdict, _normalise_pair)
 
 
-def pair_messages(reference: Script, other: Script, budget: int) -> list[dict[str, str]]:
+def pair_messages(reference: Script, other: Script, budget: int, *, own: str | None = None,
+                  system: str | None = None) -> list[dict[str, str]]:
     """Both scripts in one message, the run without the inner voice first, as the paper's critic read them
     (Magee et al., 2024, section 5.1): each criterion scored for each script, narrative divergence against
-    the first's pattern. Each script gets half the budget."""
+    the first's pattern. Each script gets half the budget. `own`: a researcher's template for the request
+    (checked by the lab: {ego}, {others}, {criteria}, {script_1}, {script_2}); the reply's JSON shape is
+    added after it either way, and `system` replaces the critic's system message."""
     ego = other.protagonist
     others = ", ".join(c.name for c in other.on_stage_cast if c.kind != "ego") or "the others"
     criteria = "\n".join(f"- {CRITERIA[k][0]}: {meaning.format(ego=ego, others=others)}."
                          for k, meaning in PAIRED_CRITERIA.items())
     half = max(budget // 2, 1000)
-    user = (
-        f"In your role as a theatrical critic, score and evaluate the development of the main character, {ego}, "
-        f"in the following two scripts of the same play, each criterion from 0 to 10 for each script:\n{criteria}\n"
-        "Script 1 is the play as it runs without the inner voice; Script 2 runs with it. Give a short "
-        "interpretation of each score, and a short interpretation comparing the two.\n\n"
-        f"SCRIPT 1\n\n{transcript(reference, half)}\n\nEND OF SCRIPT 1\n\n"
-        f"SCRIPT 2\n\n{transcript(other, half)}\n\nEND OF SCRIPT 2\n\n"
-        "Reply with one JSON object and nothing else, in exactly this shape, scores as whole numbers "
-        f"from 0 to 10:\n{PAIR_SHAPE}"
-    )
-    return [{"role": "system", "content": "You are a theatre critic. You answer in JSON when asked to."},
+    first, second = transcript(reference, half), transcript(other, half)
+    shape = ("Reply with one JSON object and nothing else, in exactly this shape, scores as whole numbers "
+             f"from 0 to 10:\n{PAIR_SHAPE}")
+    if own is not None:
+        user = own.format_map({"ego": ego, "others": others, "criteria": criteria, "script_1": first,
+                               "script_2": second}) + "\n\n" + shape
+    else:
+        user = (
+            f"In your role as a theatrical critic, score and evaluate the development of the main character, {ego}, "
+            f"in the following two scripts of the same play, each criterion from 0 to 10 for each script:\n{criteria}\n"
+            "Script 1 is the play as it runs without the inner voice; Script 2 runs with it. Give a short "
+            "interpretation of each score, and a short interpretation comparing the two.\n\n"
+            f"SCRIPT 1\n\n{first}\n\nEND OF SCRIPT 1\n\n"
+            f"SCRIPT 2\n\n{second}\n\nEND OF SCRIPT 2\n\n" + shape
+        )
+    return [{"role": "system", "content": system or "You are a theatre critic. You answer in JSON when asked to."},
             {"role": "user", "content": user}]
 
 
