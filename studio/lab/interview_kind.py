@@ -299,11 +299,11 @@ def _rate_cell(hits: list[bool], scale: float = 100.0) -> Cell:
     """A share with its Wilson 95% interval, which stays within 0-100% by construction."""
     if not hits:
         return Cell(None, n=0, digits=1)
-    from scipy.stats import binomtest
+    from studio.lab.stats import wilson
 
     k, n = sum(hits), len(hits)
-    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
-    return Cell(scale * k / n, float(scale * ci.low), float(scale * ci.high), n, 1)
+    low, high = wilson(k / n, n)
+    return Cell(scale * k / n, scale * low, scale * high, n, 1)
 
 
 def _target_shown(value: float | None) -> Any:
