@@ -36,7 +36,7 @@ STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique
 
 RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
 # Who speaks next in an ensemble; see studio.engine.forms.ensemble.
-POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "random", "human")
 
 
 class _Strict(BaseModel):
