@@ -112,7 +112,7 @@ def test_import_export_round_trips_a_card(tmp_path, capsys, monkeypatch):
 
 
 def test_export_of_a_studio_sheet_carries_its_inner_life(tmp_path, capsys):
-    from tests.conftest import ROOT
+    from conftest import ROOT
 
     out = tmp_path / "mara.json"
     assert main(["export-card", str(ROOT / "characters" / "mara_lighthouse.toml"), "--out", str(out)]) == 0

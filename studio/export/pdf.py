@@ -33,7 +33,6 @@ from studio.export.script import (
     Script,
     Speech,
     parenthesise,
-    split_business,
 )
 
 LINE = 12  # points: 12 pt Courier set solid, six lines to the inch
@@ -63,11 +62,6 @@ def spoken_lines(text: str) -> list[str]:
     while out and not out[-1]:
         out.pop()
     return out
-
-
-def epilogue_parts(text: str) -> tuple[tuple[str, str], ...]:
-    """The epilogue is spoken too: its stage business becomes parentheticals like any line's."""
-    return split_business(text)
 
 
 def _style(name: str, left: float, width: float, **kw) -> ParagraphStyle:
@@ -154,7 +148,7 @@ def _screenplay(script: Script, f: typeset.Fonts) -> list:
             story.append(speech_flowable(f, block.character, block.parts, here))
         elif isinstance(block, Epilogue):
             story += [PageBreak(), Paragraph("EPILOGUE", SLUG)]
-            story.append(speech_flowable(f, block.character, epilogue_parts(block.text), here))
+            story.append(speech_flowable(f, block.character, block.parts, here))
     if script.backstage:
         story += backstage_appendix(
             f, script, lambda text: Paragraph(text, SLUG), lambda n, p, h: speech_flowable(f, n, p, h)

@@ -28,7 +28,6 @@ from studio.export.pdf import (
     LINE,
     _style,
     backstage_appendix,
-    epilogue_parts,
     speech_flowable,
     where,
     write_pdf,
@@ -93,7 +92,7 @@ def _play(script: Script, f: typeset.Fonts) -> list:
             story.append(_speech(f, block.character, block.parts, here))
         elif isinstance(block, Epilogue):
             story += [PageBreak(), _heading("EPILOGUE")]
-            story.append(_speech(f, block.character, epilogue_parts(block.text), here))
+            story.append(_speech(f, block.character, block.parts, here))
     ending = "END OF PLAY" if script.finished else "(The run stopped here: the play is unfinished.)"
     story += [Spacer(1, 2 * LINE), Paragraph(ending, CENTRE)]
     if script.backstage:
