@@ -71,7 +71,7 @@ def _front_matter(f: typeset.Fonts, script: Script) -> list:
     setting = script.setting or " ".join(script.premise.split())
     if setting:
         story += [Spacer(1, 2 * LINE), Paragraph("<u>SETTING</u>", CENTRE), Spacer(1, LINE)]
-        story.append(Paragraph(f.markup(setting, "the cast page (setting)"), LEFT))
+        story.append(f.para(setting, LEFT, "the cast page (setting)"))
     story.append(PageBreak())
     return story
 
@@ -83,11 +83,11 @@ def _play(script: Script, f: typeset.Fonts) -> list:
         if isinstance(block, Heading):
             story += [CondPageBreak(6 * LINE), _heading(block.title, f, here)]
             if block.brief:
-                story.append(Paragraph(f.markup(block.brief, here, italic=True), DIRECTION))
+                story.append(f.para(block.brief, DIRECTION, here, italic=True))
         elif isinstance(block, Direction):
             lines = [line.strip() for line in block.text.splitlines() if line.strip()]
             if lines:
-                story.append(Paragraph("<br/>".join(f.markup(line, here, italic=True) for line in lines), DIRECTION))
+                story.append(f.para("\n".join(lines), DIRECTION, here, italic=True))
         elif isinstance(block, Speech):
             story.append(_speech(f, block.character, block.parts, here))
         elif isinstance(block, Epilogue):
