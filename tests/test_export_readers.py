@@ -4,6 +4,7 @@ characters are those characters), in the same order, in every writing system."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -93,3 +94,13 @@ def test_afterwriting_is_among_the_readers_where_node_is():
     if fountain_readers.aw_reader.modules() is None:
         pytest.skip("node and afterwriting are not installed (.ci/run installs them)")
     assert "afterwriting" in READERS
+
+
+def test_no_test_imports_the_tests_package():
+    """Jouvence (a reader above) installs a top-level `tests` package, which shadows this folder as
+    `tests`: a helper imported as `tests.x` would not be found. Helpers are imported by module name."""
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    offenders = [p.name for p in here.glob("*.py") if re.search(r"^\s*(from|import) tests\.", p.read_text(), re.M)]
+    assert offenders == []
