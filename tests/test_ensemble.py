@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from studio.engine import Engine, NeedsPick
 from studio.store import Store, events as ev
-from tests.conftest import RecordingGateway, make_cast
+from conftest import RecordingGateway, make_cast
 
 PLAY = "last_crossing.toml"
 SPEECH = ("speak", "draft", "revise", "critique", "rewrite_speech", "rewrite_prompt", "epilogue")
