@@ -86,7 +86,7 @@ class GameSettings(KindSettings):
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             parts = value.split(":", 1)
-            value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isdigit() for p in parts) else value
+            value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isascii() and p.strip().isdigit() for p in parts) else value
         if (not isinstance(value, list) or len(value) != 2
                 or any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in value)):
             raise ValueError(f"must be two counts, of the first and the second archetype, not {value!r}; "

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.clean import LINE_CONTROLS
 from studio.model.card_text import with_card_defaults
 from studio.model.island import GameRules
 from studio.model.facts import fact_problem
@@ -43,7 +44,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 def one_line(value: str) -> str:
