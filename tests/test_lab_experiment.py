@@ -92,6 +92,7 @@ reps = 1
 play = "{PLAYS / 'interview.toml'}"
 turns = 1
 conditions = ["without"]
+reading = "single"
 """)
     experiment = load_experiment(path)
     crashing = CrashesAt(1, task="critic")  # the run has played; its critique is cut off

@@ -157,7 +157,7 @@ class Engine:
 
     @property
     def finished(self) -> bool:
-        return self.state.finished
+        return self.form.finished(self.state)
 
     def role(self, key: str) -> ResolvedRole:
         return self.cast.role(key)
@@ -476,7 +476,8 @@ class Engine:
         data = dict(original.data)
         data["override_of"] = original.id
         kind = original.kind
-        if kind in (ev.STAGE, ev.DIRECTION) and original.role != "director":
+        # A direction with no character behind it (the director's, a stage move's) stays a direction.
+        if kind in (ev.STAGE, ev.DIRECTION) and original.role not in (None, "director"):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
         return self._commit(

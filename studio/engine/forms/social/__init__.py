@@ -247,9 +247,9 @@ class SocialGame(Form):
             goals, insights = state.goals.get(role.key, ()), state.insights.get(role.key, ())
             done = round_actions(path, role.key, state.scene)
             view = self.view(state, role.key, path, memories=())
-            extra = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
-                     "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
-            return prompts.audit(name, goals, insights, done), view, extra
+            audited = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
+                       "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
+            return prompts.audit(name, goals, insights, done), view, audited
         extra: dict[str, str] = {}
         if step.task in ("talk", "summary"):
             partner = state.names[head[3] if role.key == head[2] else head[2]] if step.task == "talk" else state.names[head[2]]
