@@ -216,6 +216,8 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
         "context_tokens": DEFAULT_CONTEXT_TOKENS,
         "api_base": None,
         "timeout": 120.0,
+        "structured": None,
+        "small": None,
     }
     for layer in layers:
         if layer is None:
