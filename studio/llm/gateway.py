@@ -20,7 +20,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
