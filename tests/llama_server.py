@@ -49,10 +49,11 @@ def _free_port() -> int:
 
 
 class LlamaServer:
-    def __init__(self, *, lifetime: float = 600.0, n_ctx: int = 2048, startup: float = 120.0):
+    def __init__(self, *, lifetime: float = 600.0, n_ctx: int = 2048, startup: float = 120.0, threads: int = 1):
         self.lifetime = lifetime
         self.n_ctx = n_ctx
         self.startup = startup
+        self.threads = threads
         self.port = _free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
@@ -66,7 +67,7 @@ class LlamaServer:
         from studio.llm.local import gguf_path
 
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--model_alias", ALIAS,
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", "1",
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
                    "--verbose", "False"]
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=env,

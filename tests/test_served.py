@@ -134,3 +134,22 @@ def test_an_experiments_structured_setting_is_checked(tmp_path):
     bad(studio("lab", "run", str(bad_file), db=tmp_path / "s.db"), "structured", "schema")
     bad_file.write_text('kind = "pd"\nmodel = "scripted"\nsmall = "yes"\n[pd]\ngroups = ["control"]\n')
     bad(studio("lab", "run", str(bad_file), db=tmp_path / "s.db"), "small", "true or false")
+
+
+@pytest.mark.parametrize("refused, held", [((), "schema"), (("json_schema",), "json"),
+                                           (("json_schema", "json_object"), "words")])
+def test_models_says_how_each_server_held_a_one_field_schema(tmp_path, refused, held):
+    from test_models_usage import _env
+
+    def answer(body: dict):
+        if body.get("response_format", {}).get("type") in refused:
+            return Status(400, body="response_format is not supported")
+        return Reply('{"ok": true}', chunks=1)
+
+    with StubServer(default=answer, max_requests=10, lifetime=30) as server:
+        env = _env(STUDIO_API_BASE=server.url, OLLAMA_API_BASE="http://127.0.0.1:9")
+        data = json.loads(studio("models", "--json", env=env, db=tmp_path / "x.db").stdout)
+        shown = studio("models", env=env, db=tmp_path / "x.db").stdout
+    assert data["servers"][-1]["structured"] == held
+    assert {"schema": "held a one-field JSON schema", "json": "held one in JSON mode",
+            "words": "held no JSON schema"}[held] in shown

@@ -20,7 +20,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
@@ -457,6 +457,12 @@ class Gateway:
         # A model served by several endpoints: each attempt first waits for a free slot on one of them,
         # outside the attempt's deadline (a queue behind a busy server is not the server being slow).
         router = None if builtin else self.routers.get(settings.model)
+        if router is None and not builtin and not settings.api_base:
+            from studio.settings import served_api_base
+
+            served = served_api_base(settings.model)
+            if served:  # a call made outside a play's cast (an assessor, the Critic) finds the same server
+                settings = replace(settings, api_base=served)
         notices: list[str] = []
         attempt = 0
         while True:

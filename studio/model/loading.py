@@ -301,10 +301,11 @@ def resolve_roles(
                 role.model = choice
                 role.human = False
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
-    server = os.environ.get("STUDIO_API_BASE", "").strip()
-    for role in cast.roles if server else ():
-        if role.api_base is None and role.model.startswith("openai/"):
-            role.api_base = server
+    from studio.settings import served_api_base
+
+    for role in cast.roles:
+        if role.api_base is None:
+            role.api_base = served_api_base(role.model)
     return cast
 
 
