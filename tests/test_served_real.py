@@ -66,7 +66,7 @@ def test_a_call_cancelled_mid_stream_stops_and_the_server_serves_the_next(server
 
 
 def test_every_dilemma_move_is_read_from_json_the_server_held(server, tmp_path):
-    done = studio("lab", "run", "experiments/pd_small.toml", "--model", MODEL, "--endpoint", server.url, "--json",
+    done = studio("lab", "run", "experiments/pd_small.toml", "--model", MODEL, "--endpoint", server.url, "--max-parallel", "1", "--json",
                   db=tmp_path / "s.db")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -96,7 +96,7 @@ def test_the_lab_over_two_servers_plays_every_trial_once_on_both(server, tmp_pat
     with LlamaServer(lifetime=900) as second:
         before = server.chat_requests()
         done = studio("lab", "run", "experiments/pd_small.toml", "--model", MODEL, "--endpoint", server.url,
-                      "--endpoint", second.url, "--json", db=tmp_path / "two.db")
+                      "--endpoint", second.url, "--max-parallel", "1", "--json", db=tmp_path / "two.db")
         first_share, second_share = server.chat_requests() - before, second.chat_requests()
     assert done.returncode == 0, done.stderr
     two = json.loads(done.stdout)
