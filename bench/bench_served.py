@@ -90,7 +90,7 @@ def main() -> None:
     why = missing()
     if why:
         raise SystemExit(f"cannot serve the model here: {why}")
-    with LlamaServer(lifetime=1800, threads=2) as one:
+    with LlamaServer(lifetime=1800) as one:
         prompt = "Say yes."
         body = {"model": "smollm2", "messages": [{"role": "user", "content": prompt}], "max_tokens": 8,
                 "temperature": 0}

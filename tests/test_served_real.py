@@ -24,7 +24,7 @@ MODEL = f"openai/{ALIAS}"
 
 @pytest.fixture(scope="module")
 def server():
-    with LlamaServer(lifetime=1800, threads=2) as running:
+    with LlamaServer(lifetime=1800) as running:
         yield running
 
 
@@ -75,8 +75,9 @@ def test_every_dilemma_move_is_read_from_json_the_server_held(server, tmp_path):
     assert len(moves) >= 8 * 6  # every trial, every round
     # llama-cpp-python refuses a json_schema response_format; JSON mode with the schema is what it holds
     assert {e.settings["structured"] for e in moves} == {"json"}
-    for move in moves:
-        assert json.loads(move.text)["move"] in ("C", "D"), move.text
+    for move in moves:  # the stage shows the move in words; the reply as the server held it is kept beside it
+        assert move.data["move"] in ("C", "D")
+        assert json.loads(move.data["reply"])["move"] in ("Project Green", "Project Blue"), move.data["reply"]
     notes = _events(tmp_path / "s.db", "control")
     assert any("refused a JSON schema" in n.text for n in notes)
 
