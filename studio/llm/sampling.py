@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from studio.llm.gateway import CallSettings
+from studio.llm.call_settings import CallSettings
 
 EMBEDDED_PREFIX = "local/"
 EMBEDDED_TEMPERATURE_SCALE = 0.5
