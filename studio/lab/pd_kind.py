@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Bars, Cell, Grid, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
 from studio.model import InputError
@@ -84,17 +84,18 @@ class PDKind:
                                  f"use wordings below {len(personas[group])}, or give the group more personas")
         return {**spec, "pd": {**own, "texts": texts}}
 
-    def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
+    def plan(self, spec: dict[str, Any]) -> Grid:
         own = spec["pd"]
         wordings = own["wordings"]
-        out = []
-        for group in own["groups"]:
-            for partner in own["partners"]:
-                for rep in range(int(spec.get("reps", 1))):
-                    wording = wordings[rep % len(wordings)]
-                    out.append(TrialSpec(trial_key(group, wording, partner, rep), f"{group} vs {partner}", rep,
-                                         {"group": group, "wording": wording, "partner": partner}))
-        return out
+
+        def trial(cell: tuple[str, str], rep: int) -> TrialSpec:
+            group, partner = cell
+            wording = wordings[rep % len(wordings)]
+            return TrialSpec(trial_key(group, wording, partner, rep), f"{group} vs {partner}", rep,
+                             {"group": group, "wording": wording, "partner": partner})
+
+        cells = [(group, partner) for group in own["groups"] for partner in own["partners"]]
+        return Grid(cells, int(spec.get("reps", 1)), trial)
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
         """Play the trial as a run of the dilemma form (studio/engine/forms/dilemma.py), or go on with the

@@ -379,3 +379,30 @@ def _term(name: str) -> str:
     if group and partner:
         return f"{group.group(1) or group.group(2)} x {partner.group(1)}"
     return " x ".join(levels) or name
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A paired comparison: the mean of (b - a) over the pairs with its 95% t interval, and the paired t
+    test's two-sided p (None where it cannot be computed: fewer than two pairs, or no spread)."""
+
+    n: int
+    diff: float
+    low: float
+    high: float
+    p: float | None
+
+
+def paired_t(a: Sequence[float], b: Sequence[float]) -> Paired:
+    """The paired t test of b against a, pair by pair (a[i] and b[i] share a seed, a character, a moment):
+    a pair's own difference is what varies, so what the two conditions share cancels. Pairs missing a value
+    on either side are the caller's to drop; the sequences must be the same length."""
+    from scipy import stats
+
+    if len(a) != len(b):
+        raise ValueError(f"paired values come in pairs: {len(a)} against {len(b)}")
+    diffs = [y - x for x, y in zip(a, b)]
+    est = mean_ci(diffs)
+    if est.n < 2 or all(d == diffs[0] for d in diffs):
+        return Paired(est.n, est.mean, est.low, est.high, None)
+    return Paired(est.n, est.mean, float(est.low), float(est.high), float(stats.ttest_rel(b, a).pvalue))
