@@ -57,6 +57,10 @@ class Place(_Strict):
     paths: list[str] = Field(default_factory=list, description="names of the places a player can walk to")
     fish: bool = Field(default=False, description="whether a player with a fishing pole can catch a fish here")
 
+    _names = field_validator("name")(classmethod(lambda cls, v: _one_line(v)))
+    _paths = field_validator("paths")(classmethod(lambda cls, v: [_one_line(p) for p in v]))
+    _text = field_validator("description")(classmethod(lambda cls, v: _clean(v)))
+
 
 # What a thing is for: a tool (the idol search may need one), something to eat or drink, something to
 # light, a fishing pole, a clue to read, or just a thing to carry and give.
@@ -70,9 +74,8 @@ class Item(_Strict):
     description: str = Field(default="", max_length=500)
     text: str = Field(default="", max_length=2000, description="what a clue says when read")
 
-    _names = field_validator("name")(classmethod(lambda cls, v: _one_line(v)))
-    _paths = field_validator("paths")(classmethod(lambda cls, v: [_one_line(p) for p in v]))
-    _text = field_validator("description")(classmethod(lambda cls, v: _clean(v)))
+    _names = field_validator("name", "at")(classmethod(lambda cls, v: _one_line(v)))
+    _text = field_validator("description", "text")(classmethod(lambda cls, v: _clean(v)))
 
 
 class Idol(_Strict):
