@@ -142,3 +142,16 @@ def test_an_edited_play_makes_a_game_experiment_new(tmp_path):
     before = load_experiment(path).name
     play.write_text(play.read_text() + "\n# a note\n")
     assert load_experiment(path).name != before
+
+
+def test_a_runner_that_lost_its_lease_cannot_overwrite_the_runner_that_took_the_trial_over(store):
+    from studio.lab.trials import Trials
+
+    trials = Trials(store)
+    assert trials.claim("exp", "t1", "here:1:a") is not None
+    with store.lock:  # the first runner's heartbeat starved past its lease: the lease has run out
+        store.conn.execute("UPDATE lab_trials SET lease = ? WHERE key = 't1'", (time.time() - 1,))
+    assert trials.claim("exp", "t1", "here:2:b") is not None  # taken over
+    assert trials.record("exp", "t1", "done", {"cooperation": 1.0}, owner="here:2:b")
+    assert not trials.record("exp", "t1", "failed", {"run": 9}, error="late", owner="here:1:a")
+    assert trials.done("exp")["t1"] == {"cooperation": 1.0}

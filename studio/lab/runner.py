@@ -158,7 +158,7 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
 
             def started(run_id: int) -> None:
                 runs[trial.key] = run_id
-                trials.record(name, trial.key, "running", {"run": run_id})
+                trials.record(name, trial.key, "running", {"run": run_id}, owner=owner)
 
             def playing(engine: Any) -> None:
                 if runs.get(trial.key) != engine.run_id:
@@ -177,15 +177,17 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 result = await kind.run_trial(ctx, trial)
             except Exception as exc:  # recorded with its error (and its run, to continue); the others go on
                 run = runs.get(trial.key)
-                trials.record(name, trial.key, "failed", {"run": run} if run else None,
-                              error=(str(exc) or type(exc).__name__)[:500])
-                tally.failed += 1
+                if trials.record(name, trial.key, "failed", {"run": run} if run else None,
+                                 error=(str(exc) or type(exc).__name__)[:500], owner=owner):
+                    tally.failed += 1
             except BaseException as stop:  # Ctrl-C, cancellation: the trial stays "running", to go on next time
                 stopping.append(stop)
                 raise
             else:
-                trials.record(name, trial.key, "done", result)
-                tally.done += 1
+                if trials.record(name, trial.key, "done", result, owner=owner):
+                    tally.done += 1
+                else:  # taken over while this runner was starved: the runner that holds it records it
+                    passed.append(trial)
             finally:
                 tally.running -= 1
                 changed()

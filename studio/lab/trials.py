@@ -186,14 +186,20 @@ class Trials:
         return {key: json.loads(result) for key, result in rows}
 
     def record(self, experiment: str, key: str, status: str, result: dict[str, Any] | None = None,
-               error: str | None = None) -> None:
+               error: str | None = None, owner: str | None = None) -> bool:
+        """Record the trial's state. With `owner`, only while the trial is still that runner's: a runner whose
+        heartbeat was starved past its lease may have lost the trial to another, whose record then stands
+        alone. False when nothing was written for that reason."""
         with self.store.lock:
-            self.store.conn.execute(
-                "INSERT INTO lab_trials (experiment, key, status, result, error, updated) VALUES (?, ?, ?, ?, ?, ?) "
+            cursor = self.store.conn.execute(
+                "INSERT INTO lab_trials (experiment, key, status, result, error, updated, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(experiment, key) DO UPDATE SET status = excluded.status, result = excluded.result, "
-                "error = excluded.error, updated = excluded.updated",
-                (experiment, key, status, json.dumps(result or {}), error, time.time()),
+                "error = excluded.error, updated = excluded.updated "
+                "WHERE ? IS NULL OR lab_trials.owner IS NULL OR lab_trials.owner = ?",
+                (experiment, key, status, json.dumps(result or {}), error, time.time(), owner, owner, owner),
             )
+            return cursor.rowcount > 0
 
     def experiments(self) -> list[tuple[str, int, int]]:
         """(experiment, trials done, trials failed), for `studio lab status`."""
