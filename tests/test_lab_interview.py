@@ -192,7 +192,7 @@ def test_the_report_compares_the_measured_profile_with_the_target_by_the_papers_
     profiles, agreement = report.tables
     openness, neuroticism = profiles.rows[0], profiles.rows[4]
     assert openness[:2] == ["openness", Cell(2.0, digits=1)] and openness[2].value == 3.0 and openness[2].n == 2
-    assert openness[2].low < 2.0 and openness[2].high > 4.0                  # two values: a wide t interval
+    assert (openness[2].low, openness[2].high) == (1.0, 5.0)                # two values: a t interval past both ends, cut
     assert neuroticism[2].value == 4.0 and neuroticism[2].n == 1             # one repetition measured nothing
     row = agreement.rows[0]
     # The paper's rule leaves agreeableness (a target of 3, marginal) out: near hits O C E N, far misses O C E.
@@ -200,6 +200,7 @@ def test_the_report_compares_the_measured_profile_with_the_target_by_the_papers_
     assert 0 <= row[1].low < row[1].value < row[1].high <= 100               # Wilson: inside 0-100 by construction
     assert (row[2].value, row[2].n) == (100.0, 1)                           # far has N unmeasured: no full verdict
     assert row[3].value == pytest.approx((2 / 4 / 4 + 8 / 3 / 4) / 2 * 100)  # MAE over the scored dimensions
+    assert row[3].low == 0.0 and row[3].high <= 100.0                        # an MAE cannot be below 0
     # The strict rule keeps agreeableness: near's 4 misses a designed 3, far's 3 hits it.
     assert (row[4].value, row[4].n) == (pytest.approx(100 * 5 / 9), 9)                # near 4 of 5, far 1 of 4
     assert (row[5].value, row[5].n) == (0.0, 1)                              # near misses in full by the strict rule

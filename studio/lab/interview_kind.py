@@ -286,13 +286,15 @@ def names_of(name: str) -> list[str]:
     return [name, *[w for w in name.split() if len(w) > 1]]
 
 
-def _mean_cell(values: list[float], digits: int = 2) -> Cell:
+def _mean_cell(values: list[float], digits: int = 2, within: tuple[float, float] = (LOW, HIGH)) -> Cell:
+    """The mean with its t interval, the interval cut to what the quantity can be (`within`): with two or
+    three repetitions a t interval runs far past both ends of a 1-5 score or a 0-100 MAE."""
     from studio.lab.stats import mean_ci
 
     if not values:
         return Cell(None, n=0, digits=digits)
     est = mean_ci(values)
-    return Cell(float(est.mean), float(est.low), float(est.high), est.n, digits)
+    return Cell(float(est.mean), max(within[0], float(est.low)), min(within[1], float(est.high)), est.n, digits)
 
 
 def _rate_cell(hits: list[bool], scale: float = 100.0) -> Cell:
@@ -342,7 +344,7 @@ def agreement(targets: dict[str, dict[str, float | None]], method: str,
         mae = mae_paper(target, measured)
         if mae is not None:
             maes.append(100 * mae)
-    return {"acc_dim": _rate_cell(paper_dim), "acc_full": _rate_cell(paper_full), "mae": _mean_cell(maes, 1),
+    return {"acc_dim": _rate_cell(paper_dim), "acc_full": _rate_cell(paper_full), "mae": _mean_cell(maes, 1, (0.0, 100.0)),
             "strict_dim": _rate_cell(strict_dim), "strict_full": _rate_cell(strict_full),
             "per_dim": {d: _rate_cell(v) for d, v in per_dim.items()}, "invalid": invalid}
 
@@ -372,7 +374,7 @@ def profile_report(targets: dict[str, dict[str, float | None]], methods: list[st
                 if not several:
                     means[iv.LABELS[m]].append(cell.value)
             rows.append(row)
-    profiles = Table("Target and measured, 1-5 (mean and 95% interval over repetitions)",
+    profiles = Table("Target and measured, 1-5 (mean and 95% t interval over repetitions, cut to 1-5)",
                      (["character"] if several else []) + ["dimension", "target"] + [iv.LABELS[m] for m in methods],
                      rows, note=f"{len(results)} trials; X: no label for this dimension")
     agree_rows: list[list[Any]] = []
@@ -394,7 +396,7 @@ def profile_report(targets: dict[str, dict[str, float | None]], methods: list[st
         note="Acc dim / full and MAE by the paper's rule: a target 2.6-3.4 (40-60% of the range) is marginal and "
              "left out, a measure above 3 is high, else low; strict: every labelled dimension counts and a target "
              "of 3 is hit only by exactly 3. O..N: the paper's rule per dimension. Intervals: Wilson 95% for "
-             "shares, t 95% for MAE; MAE is scaled to the range (0 exact, 100 as far as the scale allows)")
+             "shares, t 95% for MAE cut to 0-100; MAE is scaled to the range (0 exact, 100 as far as the scale allows)")
     series: dict[str, list[float | None]] = {}
     if not several and only is not None:
         series["target"] = [targets[only].get(d) for d in DIMENSIONS]
