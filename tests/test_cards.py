@@ -75,9 +75,9 @@ def test_import_v2_json_maps_fields_lorebook_and_lists_the_rest(tmp_path, capsys
     assert f"wrote {path}" in out.out
     sheet = load_character(path)
     assert sheet.name == "Captain Ilse"
-    assert sheet.description == "Captain Ilse commands the salvage tug Merrow."
-    assert "She distrusts the other person on sight." in sheet.prompt
-    assert "Personality: gruff, loyal, superstitious" in sheet.prompt and "{{" not in sheet.prompt
+    assert sheet.description == "{{char}} commands the salvage tug Merrow."  # filled when a prompt is built
+    assert "She distrusts {{user}} on sight." in sheet.prompt
+    assert "Personality: gruff, loyal, superstitious" in sheet.prompt
     assert [k.text for k in sheet.knowledge] == ["Ilse pulled the Aurelia's bell from the rocks.",
                                                  "The Merrow leaks at the stern."]
     assert sheet.knowledge[0].when.keywords == ["Aurelia", "the wreck"] and sheet.knowledge[1].when is None

@@ -22,6 +22,7 @@ import tomlkit
 from pydantic import ValidationError
 
 from studio.model.errors import InputError
+from studio.model.macros import macro_notes
 from studio.model.play import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
@@ -164,9 +165,9 @@ def _text(value: Any) -> str:
 
 
 def _macros(text: str, name: str) -> str:
-    """Cards write {{char}} and {{user}}; the studio's prompts name people plainly."""
-    out = re.sub(r"\{\{\s*char\s*\}\}|<BOT>", name, text, flags=re.IGNORECASE)
-    return re.sub(r"\{\{\s*user\s*\}\}|<USER>", "the other person", out, flags=re.IGNORECASE)
+    """Cards write {{char}} and {{user}}; the sheet keeps them as written and a prompt fills them when it is
+    built (studio.model.macros), where who {{user}} is, is known."""
+    return text
 
 
 def _first_sentence(text: str, limit: int = 300) -> str:
@@ -263,6 +264,7 @@ def sheet_from_card(path: Path, card: dict[str, Any]) -> tuple[dict[str, Any], l
     if origin["post_history"]:
         notes.append("post_history_instructions: kept in [card]; the studio does not send it")
     mind = _studio_extension(data, notes)
+    notes.extend(macro_notes(data))
 
     parts = []
     if origin["system_prompt"]:

@@ -13,6 +13,8 @@ scores and the simulacrum's cooperation rate.
 
 from __future__ import annotations
 
+from studio.model.macros import MacroContext, resolve
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -111,7 +113,9 @@ class Dilemma(Form):
     def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
         history = list(zip(state.moves, state.partner))
-        return pd.persona_messages(role.sheet.prompt, history, state.problem, rounds=state.rounds)
+        partner = next((r.name for r in state.cast.roles if r.key != role.key), role.name)
+        persona = resolve(role.sheet.prompt, MacroContext(char=role.name, user=partner, seed=state.cast.play.seed))
+        return pd.persona_messages(persona, history, state.problem, rounds=state.rounds)
 
     def schema(self, state: DilemmaState, step: Step, role: ResolvedRole) -> str | None:
         return pd.MOVE_SCHEMA if step.task == "move" and role.key == SIMULACRUM else None

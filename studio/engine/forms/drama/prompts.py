@@ -13,6 +13,7 @@ from typing import Any
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
 from studio.model.loading import fill
+from studio.model.macros import MacroContext, resolve
 from studio.model.play import ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event
@@ -63,7 +64,37 @@ class PromptBook:
     def character_prompt(self, role: ResolvedRole) -> str:
         prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
         inner = self._inner_life(role)
-        return f"{prompt}\n\n{inner}" if inner else prompt
+        return self.card_text(role, f"{prompt}\n\n{inner}" if inner else prompt, original=f"You are {role.name}.")
+
+    # -- card macros ----------------------------------------------------------------------
+
+    def facing(self, role: ResolvedRole) -> str:
+        """Whom `role` faces in this scene, for a card's {{user}}: the newest other character to speak,
+        else the first other character in the cast (a human's seat is named by its character)."""
+        characters = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+        keys = {r.key: r.name for r in characters}
+        for event in reversed(self.path):
+            if event.kind == ev.STAGE and event.role in keys:
+                return keys[event.role]
+        return characters[0].name if characters else "User"
+
+    def card_text(self, role: ResolvedRole, text: str, original: str = "") -> str:
+        """`text` of `role`'s sheet with its card macros filled for this moment (studio.model.macros): the
+        same take gives the same text, so a replay is sent the same prompt."""
+        if "{{" not in text and "<" not in text:
+            return text
+        last = self.path[-1] if self.path else None
+        lines = [e for e in self.path if e.kind == ev.STAGE]
+        idle = lines[-1].created - lines[-2].created if len(lines) > 1 else None
+        nickname = getattr(role.sheet.card, "nickname", "") if role.sheet.card is not None else ""
+        ctx = MacroContext(char=nickname or role.name, user=self.facing(role), seed=self.cast.play.seed,
+                           moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0), original=original,
+                           when=last.created if last else None, idle=idle)
+        return resolve(text, ctx)
+
+    def described(self, role: ResolvedRole) -> str:
+        """What the others know of `role`, its macros filled as `role`'s own."""
+        return self.card_text(role, role.sheet.description) if role.sheet.description else ""
 
     def _memory_reserve(self, role: ResolvedRole) -> int:
         """Room kept for what memory brings back, so recalling never pushes the prompt past its budget."""
@@ -155,7 +186,7 @@ class PromptBook:
         if not company:
             return ""
         return "\nWith you: " + "; ".join(
-            f"{r.name}" + (f", {r.sheet.description}" if r.sheet.description else "") for r in company
+            f"{r.name}" + (f", {self.described(r)}" if r.sheet.description else "") for r in company
         )
 
     def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
@@ -242,7 +273,7 @@ class PromptBook:
 
     def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
         cast = "; ".join(
-            f"{r.name}" + (f" ({r.sheet.description})" if r.sheet.description else "")
+            f"{r.name}" + (f" ({self.described(r)})" if r.sheet.description else "")
             for r in self.cast.roles
             if r.kind in ("ego", "other")
         )

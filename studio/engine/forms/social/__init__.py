@@ -16,6 +16,8 @@ names the winner.
 
 from __future__ import annotations
 
+from studio.model.macros import MacroContext, resolve
+
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -162,7 +164,9 @@ class SocialGame(Form):
         game = state.game
         role = state.cast.role(key)
         modules = state.rules.modules(name)
-        persona = role.sheet.prompt.strip()
+        others = [n for k, n in state.names.items() if k != key]
+        persona = resolve(role.sheet.prompt, MacroContext(char=name, user=others[0] if others else name,
+                                                          seed=state.seed)).strip()
         style = PERSONAS.get((role.sheet.archetype or "").lower())
         if style:
             persona += "\n" + style
