@@ -244,8 +244,8 @@ class Engine:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
         self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
         # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
-        messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
-                       max(role.context_tokens - role.max_tokens, 64))
+        messages = self.form.messages(self.state, self.path, self.by_id, step, role)
+        messages = fit(messages, max(role.context_tokens - role.max_tokens, 64), keep=self.form.kept)
         self._recalled = self.form.recalled
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for

@@ -160,6 +160,25 @@ def _builtin(route: str) -> bool:
     return route.startswith(("scripted/", "local/"))
 
 
+def model_window(name: str) -> int | None:
+    """The number of tokens `name` can hold (prompt and reply), when it is known: the embedded model's
+    `n_ctx`, or litellm's model info for a hosted one (imported only for such a model, as it is slow to
+    import). The scripted model and unknown names have none: the play's budget, or the default, holds."""
+    route = _route(name)
+    if route.startswith("scripted/"):
+        return None
+    if route.startswith("local/"):
+        from studio.llm.local import N_CTX
+
+        return N_CTX
+    try:
+        info = _load_litellm().get_model_info(route)
+    except Exception:  # noqa: BLE001 - litellm raises plain Exceptions for a model it does not list
+        return None
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(window) if isinstance(window, int) and window > 0 else None
+
+
 def needs_litellm(cast: Any) -> bool:
     """Whether running this cast can ever call litellm: a role on a hosted model, or a sheet's embeddings.
 

@@ -64,9 +64,11 @@ def load_play(path: str | os.PathLike[str]) -> Play:
 def resolve_cast(play: Play, play_path: str | os.PathLike[str], **overrides: Any) -> ResolvedCast:
     """The cast with every setting decided (studio.model.loading.resolve_roles, which takes the command
     line's `model`, `roles`, `superego` and `strategies`), then checked by the play's form."""
+    from studio.llm.gateway import model_window
     from studio.model.loading import resolve_roles
 
     check_play(play, play_path)  # a play built in code, not read from its file, is held to the same rules
+    overrides.setdefault("window", model_window)  # a budget nobody set is the model's own window
     cast = resolve_roles(play, play_path, **overrides)
     FORMS[play.form].check_resolved(cast)
     return cast

@@ -95,6 +95,7 @@ class Form:
     # a prompt book that recalls memories past the budget leaves them in `recalled` for the line's data.
     minds: Any = None
     recalled: list[Any] = []
+    kept: list[str] = []  # what the last `messages` asks the budget never to cut (studio.engine.budget.fit)
 
     # -- the cast it needs ----------------------------------------------------------------------
 

@@ -95,6 +95,7 @@ class Ensemble(Form):
         book = EnsembleBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
+        self.kept = book.kept
         return messages
 
     def scene_data(self, state: EnsembleState, step: Step) -> dict[str, Any]:

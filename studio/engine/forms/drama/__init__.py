@@ -73,6 +73,7 @@ class DramaMachine(Form):
         book = PromptBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
+        self.kept = book.kept
         return messages
 
     def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:

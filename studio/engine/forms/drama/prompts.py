@@ -48,6 +48,7 @@ class PromptBook:
         self.by_id = by_id
         self.minds = minds  # studio.mind.runner.MindRunner, when a character has an inner life
         self.recalled: list[Any] = []  # what the last call brought back from memory, for the line's data
+        self.kept: list[str] = []  # parts of the call the budget must never cut
 
     # -- shared pieces --------------------------------------------------------------------
 
@@ -63,8 +64,15 @@ class PromptBook:
 
     def character_prompt(self, role: ResolvedRole) -> str:
         prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
-        inner = self._inner_life(role)
-        return self.card_text(role, f"{prompt}\n\n{inner}" if inner else prompt, original=f"You are {role.name}.")
+        inner = self.card_text(role, self._inner_life(role))
+        prompt = self.card_text(role, prompt, original=f"You are {role.name}.")
+        return self.keep(f"{prompt}\n\n{inner}", inner) if inner else prompt
+
+    def keep(self, text: str, *kept: str) -> str:
+        """`text`, with `kept` (each a part of it) marked never to be cut to fit the budget: a character's
+        mood, goals, knowledge and lore outlast any cut (studio.engine.budget.fit)."""
+        self.kept.extend(k for k in kept if k)
+        return text
 
     # -- card macros ----------------------------------------------------------------------
 
@@ -153,10 +161,31 @@ class PromptBook:
     def _speaker(event: Event) -> str:
         return event.character or "Someone"
 
+    def omitted(self, view: View) -> str:
+        """One line standing for the history the budget left out, made without a model: how many lines,
+        who spoke them, over which scenes. Oldest lines go first, and this line is what remains of them."""
+        if not view.trimmed or not view.lines:
+            return ""
+        first = view.lines[0][0].id
+        gone = [e for e in self.path if e.id < first and e.kind in (ev.STAGE, ev.DIRECTION)
+                and (view.seat is None or e.witnessed_by(view.seat))]
+        if not gone:
+            return ""
+        speakers: dict[str, int] = {}
+        for event in gone:
+            if event.kind == ev.STAGE:
+                who = self._speaker(event)
+                speakers[who] = speakers.get(who, 0) + 1
+        scenes = sorted({e.scene for e in gone if e.scene})
+        said = ", ".join(f"{who} {n}" for who, n in speakers.items())
+        where = f" in scene {scenes[0]}" if len(scenes) == 1 else f" in scenes {scenes[0]}-{scenes[-1]}" if scenes else ""
+        return (f"(Earlier{where}, {len(gone)} line{'s' if len(gone) != 1 else ''} not shown here"
+                + (f"; lines spoken: {said}" if said else "") + ".)")
+
     def transcript(self, view: View) -> str:
         out = []
         if view.trimmed:
-            out.append("(earlier lines omitted)")
+            out.append(self.omitted(view) or "(earlier lines omitted)")
         for event, text in view.lines:
             out.append(f"*{text}*" if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {text}")
         return "\n".join(out)
@@ -164,6 +193,9 @@ class PromptBook:
     def as_chat(self, role: ResolvedRole, view: View) -> list[Message]:
         """The take as a chat from `role`'s seat: its own lines are the assistant's, all else the user's."""
         messages: list[Message] = []
+        summary = self.omitted(view)
+        if summary:
+            messages.append({"role": "user", "content": summary})
         for event, text in view.lines:
             if event.role == role.key and event.kind == ev.STAGE:
                 messages.append({"role": "assistant", "content": text})
