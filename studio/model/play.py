@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from studio.model.island import GameRules
+from studio.model.lorebook import Lorebook
 from studio.model.facts import fact_problem
 from studio.model.inner_life import MindFields
 
@@ -189,6 +190,10 @@ class Play(_Strict):
     facts: dict[str, bool | int | float | str] = Field(
         default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
     )
+    lorebooks: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="World Info files every character of the play knows: stems in lorebooks/ or paths beside the play",
+    )
     cast: Cast
 
     @field_validator("facts", mode="before")
@@ -272,6 +277,8 @@ class ResolvedRole(BaseModel):
     human: bool = False
     rule: str | None = None
     schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies
+    # the lorebooks its sheet and the play name, read when the cast is resolved, so a run outlives edits to them
+    lore: list[Lorebook] = Field(default_factory=list)
 
     @property
     def name(self) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
+from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, activate, at_depth
 from studio.model.loading import fill
 from studio.model.macros import MacroContext, resolve
 from studio.model.play import ResolvedRole
@@ -49,6 +50,7 @@ class PromptBook:
         self.minds = minds  # studio.mind.runner.MindRunner, when a character has an inner life
         self.recalled: list[Any] = []  # what the last call brought back from memory, for the line's data
         self.kept: list[str] = []  # parts of the call the budget must never cut
+        self._lore: dict[str, Activated] = {}
 
     # -- shared pieces --------------------------------------------------------------------
 
@@ -63,10 +65,17 @@ class PromptBook:
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
-        prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
+        return self.with_card(role, fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt,
+                                         **self._names()))
+
+    def with_card(self, role: ResolvedRole, prompt: str) -> str:
+        """`role`'s prompt as sent: its macros filled, its lore before and after it, its inner life below."""
         inner = self.card_text(role, self._inner_life(role))
         prompt = self.card_text(role, prompt, original=f"You are {role.name}.")
-        return self.keep(f"{prompt}\n\n{inner}", inner) if inner else prompt
+        lore = self.lore(role)
+        before, after = "\n".join(lore.before), "\n".join(lore.after)
+        text = "\n\n".join(part for part in (before, prompt, after, inner) if part)
+        return self.keep(text, before, after, inner)
 
     def keep(self, text: str, *kept: str) -> str:
         """`text`, with `kept` (each a part of it) marked never to be cut to fit the budget: a character's
@@ -99,6 +108,67 @@ class PromptBook:
                            moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0), original=original,
                            when=last.created if last else None, idle=idle)
         return resolve(text, ctx)
+
+    # -- what a card brings to a call: World Info, the Character's Note, post-history instructions ---------
+
+    def lore(self, role: ResolvedRole) -> Activated:
+        """The lorebook entries `role` is given now (studio.mind.worldinfo), scanned in the lines it
+        witnessed as it heard them, their macros filled as its own. Once per call and role."""
+        if role.key in self._lore:
+            return self._lore[role.key]
+        books = list(role.lore)
+        own = getattr(role.sheet.card, "lorebook", None) if role.sheet.card is not None else None
+        if own is not None:
+            books.insert(0, own)
+        if not books:
+            found = self._lore[role.key] = Activated()
+            return found
+        deepest = max([DEFAULT_SCAN_DEPTH] + [b.scan_depth or 0 for b in books]
+                      + [e.scan_depth or 0 for b in books for e in b.entries])
+        last = self.path[-1] if self.path else None
+        found = activate(books, self.heard(role.key, min(deepest, 1000)), budget_tokens=role.context_tokens // 4,
+                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0))
+        found.before = [self.card_text(role, t) for t in found.before]
+        found.after = [self.card_text(role, t) for t in found.after]
+        found.depth = [(d, r, self.card_text(role, t)) for d, r, t in found.depth]
+        self._lore[role.key] = found
+        return found
+
+    def heard(self, seat: str, count: int) -> list[str]:
+        """The newest `count` lines `seat` witnessed, oldest first, as it heard them (through its lens)."""
+        lens = Lens(self.path, self.state.inner, by_id=self.by_id)
+        out: list[str] = []
+        for event in reversed(self.path):
+            if len(out) >= count:
+                break
+            if event.kind in (ev.STAGE, ev.DIRECTION) and event.witnessed_by(seat):
+                said = lens.as_heard(seat, event)
+                out.append(said if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {said}")
+        out.reverse()
+        return out
+
+    def card_notes(self, role: ResolvedRole, chat: list[Message]) -> list[Message]:
+        """`role`'s chat with what its card places around the history: lore and the Character's Note at
+        their depth, and the post-history instructions after the newest line (a system message, as
+        SillyTavern sends them), all kept whole by the budget."""
+        inserts = list(self.lore(role).depth)
+        origin = role.sheet.card
+        card = getattr(origin, "card", None) if origin is not None else None
+        data = card.get("data", card) if isinstance(card, dict) else None
+        note = data.get("extensions", {}).get("depth_prompt") if isinstance(data, dict) and isinstance(
+            data.get("extensions"), dict) else None
+        if isinstance(note, dict) and isinstance(note.get("prompt"), str) and note["prompt"].strip():
+            depth = note.get("depth", 4)
+            who = note.get("role", "system")
+            inserts.append((depth if isinstance(depth, int) and depth >= 0 else 4,
+                            who if who in ("system", "user", "assistant") else "system",
+                            self.card_text(role, note["prompt"].strip())))
+        out = at_depth(chat, inserts) if inserts else chat
+        self.keep("", *(text for _, _, text in inserts))
+        after = self.card_text(role, origin.post_history, original="") if origin is not None else ""
+        if after.strip():
+            out = [*out, {"role": "system", "content": self.keep(after.strip(), after.strip())}]
+        return out
 
     def described(self, role: ResolvedRole) -> str:
         """What the others know of `role`, its macros filled as `role`'s own."""
@@ -236,7 +306,7 @@ class PromptBook:
             partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
-        return [{"role": "system", "content": system}, *chat]
+        return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
 
