@@ -31,8 +31,10 @@ MAX_SCANNED = 50_000  # characters of history one key is matched against
 CHARS_PER_TOKEN = 4
 
 _REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
-# Nested quantifiers ((a+)+, (a*)*...) can take exponential time on a crafted line: such keys are refused.
-_NESTED = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
+# A quantified group holding a quantifier or an alternation ((a+)+, (a|aa)*...) or a back-reference can take
+# exponential time on a crafted line. Python's re has no timeout, and a timeout would make a replay depend
+# on the machine's speed, so such keys are refused by their shape: the same key is refused everywhere.
+_NESTED = re.compile(r"\([^()]*[+*}|][^()]*\)\s*[+*{]|\\[1-9]")
 
 
 @dataclass
