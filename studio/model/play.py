@@ -190,6 +190,9 @@ class Play(_Strict):
     facts: dict[str, bool | int | float | str] = Field(
         default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
     )
+    greeting: bool = Field(
+        default=True, description="a character whose card has a first message says it as its first line",
+    )
     lorebooks: list[str] = Field(
         default_factory=list, max_length=20,
         description="World Info files every character of the play knows: stems in lorebooks/ or paths beside the play",

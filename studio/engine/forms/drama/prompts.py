@@ -38,6 +38,34 @@ def critic_note(path: list[Event]) -> str:
             " Let the new scene answer what the critic found weakest.")
 
 
+def facing(cast: Any, path: list[Event], role: ResolvedRole) -> str:
+    """Whom `role` faces in this scene, for a card's {{user}}: the newest other character to speak, else
+    the first other character in the cast (a human's seat is named by its character)."""
+    characters = [r for r in cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+    keys = {r.key: r.name for r in characters}
+    for event in reversed(path):
+        if event.kind == ev.STAGE and event.role in keys:
+            return keys[event.role]
+    return characters[0].name if characters else "User"
+
+
+def card_context(cast: Any, path: list[Event], role: ResolvedRole, original: str = "") -> MacroContext:
+    """What `role`'s card macros stand for at the head of `path`: its name (the card's nickname when it
+    has one), whom it faces, the run's seed and the moment, and the recorded time of the newest event."""
+    last = path[-1] if path else None
+    lines: list[Event] = []
+    for event in reversed(path):
+        if event.kind == ev.STAGE:
+            lines.append(event)
+            if len(lines) == 2:
+                break
+    idle = lines[0].created - lines[1].created if len(lines) == 2 else None
+    nickname = getattr(role.sheet.card, "nickname", "") if role.sheet.card is not None else ""
+    return MacroContext(char=nickname or role.name, user=facing(cast, path, role), seed=cast.play.seed,
+                        moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0), original=original,
+                        when=last.created if last else None, idle=idle)
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
@@ -85,29 +113,12 @@ class PromptBook:
 
     # -- card macros ----------------------------------------------------------------------
 
-    def facing(self, role: ResolvedRole) -> str:
-        """Whom `role` faces in this scene, for a card's {{user}}: the newest other character to speak,
-        else the first other character in the cast (a human's seat is named by its character)."""
-        characters = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]
-        keys = {r.key: r.name for r in characters}
-        for event in reversed(self.path):
-            if event.kind == ev.STAGE and event.role in keys:
-                return keys[event.role]
-        return characters[0].name if characters else "User"
-
     def card_text(self, role: ResolvedRole, text: str, original: str = "") -> str:
         """`text` of `role`'s sheet with its card macros filled for this moment (studio.model.macros): the
         same take gives the same text, so a replay is sent the same prompt."""
         if "{{" not in text and "<" not in text:
             return text
-        last = self.path[-1] if self.path else None
-        lines = [e for e in self.path if e.kind == ev.STAGE]
-        idle = lines[-1].created - lines[-2].created if len(lines) > 1 else None
-        nickname = getattr(role.sheet.card, "nickname", "") if role.sheet.card is not None else ""
-        ctx = MacroContext(char=nickname or role.name, user=self.facing(role), seed=self.cast.play.seed,
-                           moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0), original=original,
-                           when=last.created if last else None, idle=idle)
-        return resolve(text, ctx)
+        return resolve(text, card_context(self.cast, self.path, role, original))
 
     # -- what a card brings to a call: World Info, the Character's Note, post-history instructions ---------
 
