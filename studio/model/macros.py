@@ -11,8 +11,8 @@ the place; `{{time}}` and `{{date}}` read the recorded time of the newest event 
 rewind or a take is sent the very prompt it was sent the first time.
 
 Template code written for other apps' extensions (EJS blocks, variables, scripts) is kept in the card
-and on the sheet but never sent to a model: `template_code` names it, for `import` to warn about, and
-`resolve` removes it.
+and on the sheet but never sent to a model: studio.model.lorebook.template_code names it, for `import`
+to warn about, and `resolve` removes it, with the text inside EJS conditions that nothing here can decide.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import random
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from studio.model.lorebook import template_code, without_template_code
 
 # Macros this studio fills; any other `{{name...}}` is another app's, or a typo, and is left as written.
 KNOWN = ("char", "user", "bot", "charname", "original", "random", "pick", "roll", "time", "date", "idle_duration",
@@ -82,25 +84,13 @@ def _without_ejs(text: str) -> str:
     return "".join(out)
 
 
-def template_code(text: str) -> list[str]:
-    """The other apps' template code in `text`, each kind once, in order: what `import` warns will not be
-    sent to models."""
-    found: list[str] = []
-    if _EJS.search(text):
-        found.append("<% ... %> (EJS)")
-    for match in _MACRO.finditer(text):
-        head = _head(match.group(1))
-        if head in TEMPLATE_MACROS and f"{{{{{head}...}}}}" not in found:
-            found.append(f"{{{{{head}...}}}}")
-    return found
-
-
 def unknown_macros(text: str) -> list[str]:
     """Macros neither filled here nor known as template code, each once: left in the text as written."""
     found: list[str] = []
     for match in _MACRO.finditer(text):
         head = _head(match.group(1))
-        if head not in KNOWN and head not in TEMPLATE_MACROS and match.group(0) not in found:
+        if (head not in KNOWN and head not in TEMPLATE_MACROS and not template_code(match.group(0))
+                and match.group(0) not in found):
             found.append(match.group(0))
     return found
 
@@ -147,7 +137,7 @@ def resolve(text: str, ctx: MacroContext) -> str:
     stay as written."""
     if "{{" not in text and "<" not in text:
         return text
-    text = _without_ejs(_COMMENT.sub("", text))
+    text = without_template_code(_without_ejs(_COMMENT.sub("", text)))
     text = _OLD_NAMES.sub(lambda m: _OLD[m.group(0).casefold()], text)
     text = _START.sub("\n", text)
     when = datetime.fromtimestamp(ctx.when or 0.0, tz=UTC)
@@ -189,8 +179,8 @@ def resolve(text: str, ctx: MacroContext) -> str:
 
 
 def macro_notes(data: object) -> list[str]:
-    """What `import` says once about a card's macros: other apps' template code, kept but never sent to
-    models, and macros this studio does not fill, left as written."""
+    """What `import` says once about a card's macros this studio does not fill: they are left as written.
+    (Other apps' template code is named by studio.model.cards, with studio.model.lorebook.template_code.)"""
     texts: list[str] = []
     if isinstance(data, dict):  # what prompts read: the card's texts and its Character's Note, not other
         extensions = data.get("extensions")  # apps' settings, which no model is sent
@@ -204,14 +194,9 @@ def macro_notes(data: object) -> list[str]:
                 todo.extend(value.values())
             elif isinstance(value, list):
                 todo.extend(value)
-    code: list[str] = []
     unknown: list[str] = []
-    for text in texts:
-        code += [c for c in template_code(text) if c not in code]
+    for text in reversed(texts):
         unknown += [u for u in unknown_macros(text) if u not in unknown]
-    notes = []
-    if code:
-        notes.append("template code for other apps (" + ", ".join(code[:8]) + "): kept in the card, never sent to models")
-    if unknown:
-        notes.append("macros this studio does not fill, left as written: " + ", ".join(u[:40] for u in unknown[:12]))
-    return notes
+    if not unknown:
+        return []
+    return ["macros this studio does not fill, left as written: " + ", ".join(u[:40] for u in unknown[:12])]
