@@ -87,3 +87,75 @@ async def test_in_an_ensemble_the_greeting_is_her_first_line_whoever_speaks_firs
     await engine.play_to_end()
     ilse = [e for e in engine.path if e.character == "Ilse" and e.kind in ("stage", "direction")]
     assert ilse[0].origin == "card" and all(e.origin == "model" for e in ilse[1:])
+
+
+async def test_an_imported_v3_card_plays_as_its_card_means(tmp_path, store, gateway, capsys):
+    """A real card end to end: its nickname in every macro, its group-only greeting among the takes in an
+    ensemble, its Character's Note at its depth, its post-history instructions last, and its lorebook as
+    World Info; the conftest's check fails the run if any macro or template code reached a model."""
+    from studio.cli import main
+    from studio.llm import scripted
+
+    (tmp_path / "plays").mkdir()
+    assert main(["import", str(ROOT / "tests" / "data" / "cards" / "mara_quill.v3.json"), "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / "characters" / "mara_quill.toml").exists()
+    shutil.copy(ROOT / "characters" / "jenny.toml", tmp_path / "characters")
+    path = tmp_path / "plays" / "quay.toml"
+    path.write_text('title = "Quay"\nform = "ensemble"\nnext = "round_robin"\nseed = 3\nturns = 4\nepilogue = false\n\n'
+                    '[[cast.characters]]\ncharacter = "jenny"\n\n[[cast.characters]]\ncharacter = "mara_quill"\n')
+    engine = _engine(path, store, gateway)
+    scripted.queue("Is that the logbook on the shelf?", task="speak")
+    while sum(1 for e in engine.path if e.character == "Mara Quill" and e.kind in ("stage", "direction")) < 2:
+        await engine.step()
+    greeting = next(e for e in engine.path if e.character == "Mara Quill")
+    assert greeting.origin == "card" and greeting.data["greetings"] >= 2
+    takes = [greeting]
+    for _ in range(greeting.data["greetings"] - 1):
+        takes.append(await engine.regenerate(takes[-1].id))
+    assert "More of you than the boat was built for." in takes[-1].text  # the group-only greeting, last
+    call = [m for c, m in gateway.calls if c.character == "Mara Quill" and c.task == "speak"][-1]
+    system = call[0]["content"]
+    assert "The lamp must be lit by dusk" in system  # a constant entry
+    assert "The logbook's last page names a ship" in system  # its key heard two lines ago (scan depth 4)
+    assert call[-1] == {"role": "system", "content": "Keep Mara's replies under four sentences."}
+    # the Character's Note two messages from the end of the history (the post-history instructions follow it)
+    assert call[-4] == {"role": "system", "content": "Mara is tired and hides it."}
+
+
+async def test_seraphina_opens_with_her_greeting_and_her_linked_world_answers_the_forest(tmp_path, store, gateway):
+    """SillyTavern's own default card, with the World Info file it links to: the link is followed, the
+    greeting names whom she faces, and the world's entry for a key heard reaches her prompt."""
+    from studio.cli import main
+    from studio.llm import scripted
+
+    (tmp_path / "plays").mkdir()
+    assert main(["import", str(ROOT / "tests" / "data" / "cards" / "seraphina.png"), "--dir", str(tmp_path)]) == 0
+    shutil.copy(ROOT / "characters" / "jenny.toml", tmp_path / "characters")
+    path = tmp_path / "plays" / "glade.toml"
+    path.write_text('title = "Glade"\nseed = 3\nturns = 3\nepilogue = false\n\n[cast.ego]\ncharacter = "jenny"\n\n'
+                    '[[cast.others]]\ncharacter = "seraphina"\ncontext_tokens = 8192\n')  # a real model's window
+    engine = _engine(path, store, gateway)
+    scripted.queue("Where am I? Is this the forest?", task="speak", role="ego")
+    await engine.play_turn()
+    await engine.play_turn()
+    greeting = next(e for e in engine.path if e.character == "Seraphina")
+    assert greeting.origin == "card" and "{{" not in greeting.text
+    call = [m for c, m in gateway.calls if c.character == "Seraphina" and c.task == "speak"][0]  # answering it
+    assert call[0]["content"].count('Jenny: "What is Eldoria?"') == 1  # the linked world stands for the card's copy
+
+
+async def test_a_chinese_card_never_gets_english_filler_for_user(tmp_path, store, gateway):
+    from studio.cli import main
+
+    (tmp_path / "plays").mkdir()
+    assert main(["import", str(ROOT / "tests" / "data" / "cards" / "修女与女忍.v3.png"), "--dir", str(tmp_path)]) == 0
+    shutil.copy(ROOT / "characters" / "jenny.toml", tmp_path / "characters")
+    stem = next(p.stem for p in (tmp_path / "characters").glob("*.toml") if p.stem != "jenny")
+    path = tmp_path / "plays" / "night.toml"
+    path.write_text(f'title = "Night"\nseed = 3\nturns = 2\nepilogue = false\n\n[cast.ego]\ncharacter = "jenny"\n\n'
+                    f'[[cast.others]]\ncharacter = "{stem}"\n')
+    engine = _engine(path, store, gateway)
+    await engine.play_to_end()
+    shown = "\n".join(m["content"] for _, messages in gateway.calls for m in messages)
+    assert "关于修道院：修女与女忍知道一件不能说出口的事。" in shown  # a constant entry, {{char}} filled
+    assert "the other person" not in shown

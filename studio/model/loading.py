@@ -260,7 +260,7 @@ def _read_lorebooks(play: Play, path: Path, cast: ResolvedCast, seats: list[Any]
         if kind not in ("ego", "other"):
             continue
         sheet_file = character_path(member.character, path)
-        refs = list(getattr(role.sheet, "lorebooks", None) or [])
+        refs = list(role.sheet.lorebooks)
         role.lore = [book(r, sheet_file or path, str(sheet_file or path), "lorebooks") for r in refs]
         role.lore += [book(r, path, str(path), "lorebooks") for r in play.lorebooks]
 

@@ -127,10 +127,7 @@ class PromptBook:
         witnessed as it heard them, their macros filled as its own. Once per call and role."""
         if role.key in self._lore:
             return self._lore[role.key]
-        books = list(role.lore)
-        own = getattr(role.sheet.card, "lorebook", None) if role.sheet.card is not None else None
-        if own is not None:
-            books.insert(0, own)
+        books = role.lore  # the card's own book, then its sheet's and its play's (studio.model.loading)
         if not books:
             found = self._lore[role.key] = Activated()
             return found
