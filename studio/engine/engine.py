@@ -330,7 +330,7 @@ class Engine:
         has been a take, a new take is the model's. None: the line is not a greeting's."""
         origin = role.sheet.card
         if (origin is None or not self.cast.play.greeting or step.kind != ev.STAGE or step.task != "speak"
-                or any(e.kind == ev.STAGE and e.role == role.key for e in self.path)):
+                or any(e.kind == ev.STAGE and e.role == role.key for e in reversed(self.path))):
             return None
         group = list(getattr(origin, "group_greetings", None) or []) if self.cast.play.form == "ensemble" else []
         options = [g for g in [origin.first_message, *origin.greetings, *group] if g.strip()]

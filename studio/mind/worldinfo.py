@@ -21,6 +21,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from studio.model.lorebook import Lorebook, LoreEntry
 
@@ -52,6 +53,7 @@ class Activated:
         return [e.content.strip() for e in self.entries]
 
 
+@lru_cache(maxsize=4096)
 def _compile(key: str, case_sensitive: bool) -> re.Pattern[str] | None:
     """A `/pattern/flags` key, compiled if it is safe to run on any line (short, no nested quantifiers)."""
     found = _REGEX_KEY.match(key.strip())
@@ -66,27 +68,49 @@ def _compile(key: str, case_sensitive: bool) -> re.Pattern[str] | None:
         return None
 
 
-def matches(key: str, text: str, *, case_sensitive: bool = False, whole_words: bool = False,
+@lru_cache(maxsize=4096)
+def _word(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
+
+
+class Text:
+    """Scanned text, folded once for every key that is matched against it."""
+
+    def __init__(self, text: str):
+        self.text = text[-MAX_SCANNED:]
+        self._folded: str | None = None
+
+    @property
+    def folded(self) -> str:
+        if self._folded is None:
+            self._folded = self.text.casefold()
+        return self._folded
+
+
+def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False,
             regex: bool = False) -> bool:
     """Whether `key` is found in `text`, the way SillyTavern matches a World Info key."""
     key = key.strip()
     if not key:
         return False
-    text = text[-MAX_SCANNED:]
-    if regex or _REGEX_KEY.match(key):
+    scanned = text if isinstance(text, Text) else Text(text)
+    if regex or (key.startswith("/") and _REGEX_KEY.match(key)):
         pattern = _compile(key, case_sensitive)
         if pattern is not None:
-            return pattern.search(text) is not None
+            return pattern.search(scanned.text) is not None
         if regex:
             return False
+    haystack = scanned.text if case_sensitive else scanned.folded
     if not case_sensitive:
-        key, text = key.casefold(), text.casefold()
+        key = key.casefold()
     if whole_words and " " not in key:
-        return re.search(rf"(?:^|\W){re.escape(key)}(?:$|\W)", text) is not None
-    return key in text
+        return key in haystack and _word(key).search(haystack) is not None
+    return key in haystack
 
 
 class _Scan:
+    """One entry's keys, prepared once per call: folded, compiled, or refused."""
+
     def __init__(self, book: Lorebook, entry: LoreEntry, defaults: dict[str, bool]):
         self.entry = entry
         case = entry.case_sensitive_keys
@@ -94,18 +118,39 @@ class _Scan:
         self.case = defaults["case_sensitive"] if case is None else case
         self.whole = defaults["whole_words"] if whole is None else whole
         self.regex = bool(entry.use_regex)
+        self.primary = [self._prepare(k) for k in entry.keys]
+        self.secondary = [self._prepare(k) for k in (entry.secondary_keys or []) if k.strip()]
 
-    def found(self, key: str, text: str) -> bool:
-        return matches(key, text, case_sensitive=self.case, whole_words=self.whole, regex=self.regex)
+    def _prepare(self, key: str) -> tuple[str, re.Pattern[str] | None, bool]:
+        """(the key as matched, its pattern if it is a regex or a whole word, whether it can match at all)."""
+        key = key.strip()
+        if not key:
+            return "", None, False
+        if self.regex or (key.startswith("/") and _REGEX_KEY.match(key)):
+            pattern = _compile(key, self.case)
+            if pattern is not None:
+                return key, pattern, True
+            if self.regex:
+                return key, None, False
+        folded = key if self.case else key.casefold()
+        return folded, _word(folded) if self.whole and " " not in folded else None, True
 
-    def fires(self, text: str) -> bool:
-        entry = self.entry
-        if not any(self.found(k, text) for k in entry.keys):
+    def found(self, prepared: tuple[str, re.Pattern[str] | None, bool], text: Text) -> bool:
+        key, pattern, usable = prepared
+        if not usable:
             return False
-        secondary = [k for k in (entry.secondary_keys or []) if k.strip()]
-        if not entry.selective or not secondary:
+        if pattern is not None and key.startswith("/"):
+            return pattern.search(text.text) is not None
+        haystack = text.text if self.case else text.folded
+        return key in haystack and (pattern is None or pattern.search(haystack) is not None)
+
+    def fires(self, text: Text) -> bool:
+        entry = self.entry
+        if not any(self.found(k, text) for k in self.primary):
+            return False
+        if not entry.selective or not self.secondary:
             return True
-        hits = [self.found(k, text) for k in secondary]
+        hits = [self.found(k, text) for k in self.secondary]
         logic = entry.logic
         if logic == "and_any":
             return any(hits)
@@ -139,10 +184,14 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
     if not candidates:
         return out
 
-    def history(book: Lorebook, entry: LoreEntry) -> str:
+    scanned: dict[int, Text] = {}
+
+    def history(book: Lorebook, entry: LoreEntry) -> Text:
         depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
-        depth = DEFAULT_SCAN_DEPTH if depth is None else depth
-        return "\n".join(lines[-depth:]) if depth > 0 else ""
+        depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
+        if depth not in scanned:
+            scanned[depth] = Text("\n".join(lines[-depth:]) if depth > 0 else "")
+        return scanned[depth]
 
     chosen: dict[int, tuple[Lorebook, LoreEntry]] = {}
     for book, scan, index in candidates:
@@ -153,9 +202,10 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
     limit = min((int(b.extensions.get("max_recursion_steps") or MAX_RECURSION) for b in recursive), default=0)
     fresh = dict(chosen)
     for _ in range(max(limit, 0)):
-        text = "\n".join(e.content for _, e in fresh.values() if not e.prevent_recursion)
-        if not text:
+        joined = "\n".join(e.content for _, e in fresh.values() if not e.prevent_recursion)
+        if not joined:
             break
+        text = Text(joined)
         fresh = {}
         for book, scan, index in candidates:
             if index in chosen or not book.recursive_scanning or scan.entry.exclude_recursion:

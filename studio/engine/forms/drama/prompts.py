@@ -8,6 +8,8 @@ context budget by walking back from the newest line, so the cost of a call does 
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from studio.engine.forms.base import Step
@@ -20,6 +22,7 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
+SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
 
 Message = dict[str, str]
 
@@ -47,6 +50,24 @@ def facing(cast: Any, path: list[Event], role: ResolvedRole) -> str:
         if event.kind == ev.STAGE and event.role in keys:
             return keys[event.role]
     return characters[0].name if characters else "User"
+
+
+@lru_cache(maxsize=64)
+def character_note(original: str) -> tuple[int, str, str] | None:
+    """The Character's Note of a card kept whole on its sheet (`extensions.depth_prompt`): its depth, the
+    role it is said as, and its text; read once per card, not per call."""
+    try:
+        card = json.loads(original)
+    except (ValueError, RecursionError):
+        return None
+    data = card.get("data", card) if isinstance(card, dict) else None
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    note = extensions.get("depth_prompt") if isinstance(extensions, dict) else None
+    if not (isinstance(note, dict) and isinstance(note.get("prompt"), str) and note["prompt"].strip()):
+        return None
+    depth, who = note.get("depth", 4), note.get("role", "system")
+    return (depth if isinstance(depth, int) and depth >= 0 else 4,
+            who if who in ("system", "user", "assistant") else "system", note["prompt"].strip())
 
 
 def card_context(cast: Any, path: list[Event], role: ResolvedRole, original: str = "") -> MacroContext:
@@ -161,16 +182,9 @@ class PromptBook:
         SillyTavern sends them), all kept whole by the budget."""
         inserts = list(self.lore(role).depth)
         origin = role.sheet.card
-        card = getattr(origin, "card", None) if origin is not None else None
-        data = card.get("data", card) if isinstance(card, dict) else None
-        note = data.get("extensions", {}).get("depth_prompt") if isinstance(data, dict) and isinstance(
-            data.get("extensions"), dict) else None
-        if isinstance(note, dict) and isinstance(note.get("prompt"), str) and note["prompt"].strip():
-            depth = note.get("depth", 4)
-            who = note.get("role", "system")
-            inserts.append((depth if isinstance(depth, int) and depth >= 0 else 4,
-                            who if who in ("system", "user", "assistant") else "system",
-                            self.card_text(role, note["prompt"].strip())))
+        note = character_note(origin.original) if origin is not None and origin.original else None
+        if note is not None:
+            inserts.append((note[0], note[1], self.card_text(role, note[2])))
         out = at_depth(chat, inserts) if inserts else chat
         self.keep("", *(text for _, _, text in inserts))
         after = self.card_text(role, origin.post_history, original="") if origin is not None else ""
@@ -245,10 +259,15 @@ class PromptBook:
         if not view.trimmed or not view.lines:
             return ""
         first = view.lines[0][0].id
-        gone = [e for e in self.path if e.id < first and e.kind in (ev.STAGE, ev.DIRECTION)
-                and (view.seat is None or e.witnessed_by(view.seat))]
+        at = next((i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == first), 0)
+        gone: list[Event] = []
+        for event in reversed(self.path[max(at - SUMMARY_REACH, 0) : at]):  # bounded: a call never walks the take
+            if event.kind in (ev.STAGE, ev.DIRECTION) and (view.seat is None or event.witnessed_by(view.seat)):
+                gone.append(event)
         if not gone:
             return ""
+        gone.reverse()
+        more = "more than " if at > SUMMARY_REACH else ""
         speakers: dict[str, int] = {}
         for event in gone:
             if event.kind == ev.STAGE:
@@ -257,7 +276,7 @@ class PromptBook:
         scenes = sorted({e.scene for e in gone if e.scene})
         said = ", ".join(f"{who} {n}" for who, n in speakers.items())
         where = f" in scene {scenes[0]}" if len(scenes) == 1 else f" in scenes {scenes[0]}-{scenes[-1]}" if scenes else ""
-        return (f"(Earlier{where}, {len(gone)} line{'s' if len(gone) != 1 else ''} not shown here"
+        return (f"(Earlier{where}, {more}{len(gone)} line{'s' if len(gone) != 1 else ''} not shown here"
                 + (f"; lines spoken: {said}" if said else "") + ".)")
 
     def transcript(self, view: View) -> str:
