@@ -202,3 +202,15 @@ def test_a_missing_lorebook_is_one_message_naming_the_play(tmp_path):
     with pytest.raises(InputError) as caught:
         resolve_cast(load_play(path), path, model="scripted")
     assert "atlas" in str(caught.value) and "lorebooks" in str(caught.value)
+
+
+async def test_the_line_names_the_entries_that_shaped_it(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _play(tmp_path, {"entries": [_entry(["kettle"], "The kettle was her mother's.", comment="the kettle"),
+                                        _entry([], "The tea house opens at dawn.", constant=True, name="hours")]})
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("Is that a kettle?", task="speak", role="other")
+    await engine.play_turn()
+    lin = next(e for e in engine.path if e.character == "Lin" and e.kind == "stage")
+    assert sorted(lin.data["lore"]) == ["hours", "the kettle"]

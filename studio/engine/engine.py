@@ -94,6 +94,7 @@ class Engine:
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self._direction: Direction | None = None  # set by a directed regenerate for its one step
         self._recalled: list[Any] = []  # what the prompt book recalled past the budget for the line underway
+        self._lore: list[str] = []  # the World Info entries the line underway was given, by label
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -251,6 +252,7 @@ class Engine:
         messages = self.form.messages(self.state, self.path, self.by_id, step, role)
         messages = fit(messages, max(role.context_tokens - role.max_tokens, 64), keep=self.form.kept)
         self._recalled = self.form.recalled
+        self._lore = list(self.form.lore)
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
@@ -409,6 +411,9 @@ class Engine:
             if shaped["mind"] or shaped["recalled"]:
                 data["mind"] = shaped
         self._recalled = []
+        if self._lore and kind == ev.STAGE:
+            data["lore"] = self._lore  # which lorebook entries shaped the line, for the backstage
+        self._lore = []
         if self._direction is not None and not self._direction.empty:
             data["direction"] = self._direction.record()
         if step.task == "direct" and not text:

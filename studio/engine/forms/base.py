@@ -96,6 +96,7 @@ class Form:
     minds: Any = None
     recalled: list[Any] = []
     kept: list[str] = []  # what the last `messages` asks the budget never to cut (studio.engine.budget.fit)
+    lore: list[str] = []  # the lorebook entries the last `messages` gave its seat, by label
 
     # -- the cast it needs ----------------------------------------------------------------------
 
