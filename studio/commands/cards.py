@@ -74,11 +74,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     if out.exists():
         raise InputError(str(out), None, "already exists", "choose another --out, or edit that file")
     image = None
+    image_bytes = b""
     if is_png:
         image_path = out.with_suffix(".png")
         if image_path.exists():
             raise InputError(str(image_path), None, "already exists", "choose another --out, or move that image")
-        image = image_path.name
+        image, image_bytes = image_path.name, png_without_card(path, raw)
     text, sheet, notes = card_to_toml(path, card, image=image)
     world = (data.get("extensions") or {}).get("world")
     world_note = None
@@ -94,7 +95,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             world_note = (f"the card links World Info '{world}', not found beside it: put {world}.json there and "
                           f"import again, or `studio import {world}.json`")
     if image is not None:
-        write_new(out.with_suffix(".png"), png_without_card(path, raw))
+        write_new(out.with_suffix(".png"), image_bytes)
     write_new(out, text)
     kept = " and its image " + out.with_suffix(".png").name if image else ""
     print(f"wrote {out}{kept}: {sheet.name}, {len(sheet.knowledge)} knowledge item(s); "

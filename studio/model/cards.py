@@ -24,10 +24,11 @@ from typing import Any, Literal
 import tomlkit
 from pydantic import ValidationError
 
+from studio.model.card_text import card_description, card_prompt
 from studio.model.errors import InputError
-from studio.model.lorebook import Lorebook, book_from_data, loads, template_code, without_template_code
+from studio.model.lorebook import Lorebook, book_from_data, loads, template_code
 from studio.model.macros import macro_notes
-from studio.model.play import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT, CharacterSheet
+from studio.model.play import MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -273,23 +274,6 @@ def _name(value: str | None) -> str:
     return _NAME_CONTROL.sub(" ", _text(value)).strip()[:MAX_NAME].rstrip()
 
 
-def _macros(text: str, name: str) -> str:
-    """Cards write {{char}} and {{user}}; the sheet keeps them as written and a prompt fills them when it is
-    built (studio.model.macros), where who {{user}} is, is known."""
-    return text
-
-
-# A sentence ends at . ! ? before a space or the end, or at a full-width 。！？ (no space follows those).
-_SENTENCE = re.compile(r"(.+?(?:[.!?](?=\s|$)|[。！？]))", re.DOTALL)
-
-
-def first_sentence(text: str, limit: int = 300) -> str:
-    """The first sentence, in any script: what the other characters know of someone."""
-    match = _SENTENCE.match(text)
-    first = (match.group(1) if match else text).strip().replace("\n", " ")
-    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
-
-
 def _origin(data: dict[str, Any]) -> dict[str, Any]:
     """The card's own fields as the sheet shows them in [card]."""
     origin: dict[str, Any] = {ours: _text(data.get(theirs)) for ours, theirs in _TEXT_FIELDS.items()}
@@ -300,26 +284,7 @@ def _origin(data: dict[str, Any]) -> dict[str, Any]:
 
 def _derive(data: dict[str, Any], name: str, origin: dict[str, Any], book: Lorebook | None) -> dict[str, Any]:
     """What a sheet takes from a card's own fields; export compares a sheet with this to know what changed."""
-    clean = {k: _macros(without_template_code(v), name) if isinstance(v, str) else v for k, v in origin.items()}
-    parts = []
-    if clean["system_prompt"]:
-        parts.append(clean["system_prompt"])
-    if clean["description"]:
-        parts.append(clean["description"])
-    if clean["personality"]:
-        parts.append(f"Personality: {clean['personality']}")
-    if clean["scenario"]:
-        parts.append(f"The situation: {clean['scenario']}")
-    if clean["first_message"]:
-        parts.append(f"How you first spoke:\n{clean['first_message']}")
-    if clean["examples"]:
-        examples = re.sub(r"^\s*<START>\s*$\n?", "", clean["examples"], flags=re.MULTILINE | re.IGNORECASE)
-        parts.append(f"How you speak, for example:\n{examples.strip()}")
-    prompt = ("\n\n".join(p.strip() for p in parts if p.strip()) or f"You are {name}.")[:MAX_PROMPT]
-    derived: dict[str, Any] = {
-        "prompt": prompt,
-        "description": first_sentence(clean["description"])[:MAX_DESCRIPTION] if clean["description"] else "",
-    }
+    derived: dict[str, Any] = {"prompt": card_prompt(origin, name), "description": card_description(origin, name)}
     # The card's own lorebook is not copied into knowledge: it runs as World Info at play time
     # (studio.mind.worldinfo), with its secondary keys, regex keys, positions and budget.
     world = (data.get("extensions") or {}).get("world")
@@ -393,6 +358,8 @@ def sheet_from_card(path: Path | str, card: dict[str, Any]) -> tuple[dict[str, A
         notes.append(f"name: shortened to one line of {MAX_NAME} characters at most")
     if fields["description"]:
         notes.append("description: the card description's first sentence is what the others know of them")
+    if len(fields["prompt"]) >= MAX_PROMPT:
+        notes.append(f"prompt: the card's text is longer than a prompt may be; the first {MAX_PROMPT} characters are used")
     studio = (data.get("extensions") or {}).get("studio") or {}
     fields.update({k: studio[k] for k in _STUDIO_KEYS if k in studio})
     card_table = {k: v for k, v in origin.items() if v}
@@ -430,10 +397,16 @@ def card_to_toml(path: Path | str, card: dict[str, Any], image: str | None = Non
         doc.add(tomlkit.comment(_NAME_CONTROL.sub(" ", note)))
     doc.add(tomlkit.nl())
     plain = sheet.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+    built = {"prompt": card_prompt(plain.get("card", {}), sheet.name),
+             "description": card_description(plain.get("card", {}), sheet.name)}
     for key in ("name", "description", "prompt"):
         if key in plain or key == "name":
             value = plain.pop(key, "")
+            if key in built and value == built[key]:
+                continue
             doc[key] = _toml_string(value) if isinstance(value, str) else value
+    doc.add(tomlkit.comment("The prompt and what the others know are built from [card] when the sheet is read;"))
+    doc.add(tomlkit.comment("write prompt = \"...\" or description = \"...\" here to replace them."))
     card_table = plain.pop("card", None)
     for key, value in plain.items():
         doc[key] = value

@@ -228,41 +228,16 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
     return out
 
 
-def lorebook_path(ref: str, base: Path) -> Path | None:
-    """Where a named lorebook lives: a .json path (beside `base`'s file when relative), or a stem looked up
-    in lorebooks/ folders, as characters are."""
-    if ref.endswith(".json"):
-        candidate = Path(ref) if Path(ref).is_absolute() else base.parent / ref
-        return candidate if candidate.exists() else None
-    for folder in (base.parent.parent / "lorebooks", base.parent / "lorebooks", Path("lorebooks")):
-        candidate = folder / f"{ref}.json"
-        if candidate.exists():
-            return candidate
-    return None
-
-
 def _read_lorebooks(play: Play, path: Path, cast: ResolvedCast, seats: list[Any]) -> None:
-    """Each character's lorebooks (its sheet's, then the play's), read once and kept with the cast."""
-    from studio.model.lorebook import read_lorebook
+    """Each character's lorebooks (its sheet's, then the play's), read and kept with the cast, so a run
+    outlives edits to the files (studio.model.lorebook finds and reads them)."""
+    from studio.model.lorebook import load_lorebooks
 
-    read: dict[Path, Any] = {}
-
-    def book(ref: str, base: Path, where: str, field: str) -> Any:
-        found = lorebook_path(ref, base)
-        if found is None:
-            raise InputError(where, field, f"no lorebook called '{ref}'",
-                             "give a World Info .json file beside it, or the stem of one in lorebooks/")
-        if found not in read:
-            read[found] = read_lorebook(found)
-        return read[found]
-
+    played = load_lorebooks(play.lorebooks, path)
     for (_key, kind, member, _field), role in zip(seats, cast.roles, strict=True):
-        if kind not in ("ego", "other"):
-            continue
-        sheet_file = character_path(member.character, path)
-        refs = list(role.sheet.lorebooks)
-        role.lore = [book(r, sheet_file or path, str(sheet_file or path), "lorebooks") for r in refs]
-        role.lore += [book(r, path, str(path), "lorebooks") for r in play.lorebooks]
+        if kind in ("ego", "other"):
+            sheet_file = character_path(member.character, path) or path
+            role.lore = [*load_lorebooks(role.sheet.lorebooks, sheet_file), *played]
 
 
 def resolve_roles(

@@ -293,16 +293,40 @@ def read_json(path: Path, limit: int = MAX_LOREBOOK_BYTES) -> Any:
     return loads(text, str(path))
 
 
+# No card or lorebook nests this deep (SillyTavern's deepest, regex scripts in extensions, is about ten);
+# past it, every reader that walks the data would run out of stack.
+MAX_JSON_DEPTH = 100
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def loads(text: str, source: str) -> Any:
-    """json.loads with its failures (bad syntax, nesting deep enough to exhaust the stack) as one message."""
+    """json.loads with its failures (bad syntax, nesting deeper than any card) as one message."""
+    too_deep = InputError(source, None, f"holds JSON nested more than {MAX_JSON_DEPTH} levels deep",
+                          "export it again from its app; no card nests that deep")
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(source, None, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                         "export it again from its app") from None
+        raise InputError(
+            source,
+            None,
+            f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            "export it again from its app",
+        ) from None
     except RecursionError:
-        raise InputError(source, None, "holds JSON nested too deeply to read",
-                         "export it again from its app; no card nests that deep") from None
+        raise too_deep from None
+    if _too_deep(value):
+        raise too_deep
+    return value
 
 
 def read_lorebook(path: Path) -> Lorebook:
@@ -339,3 +363,33 @@ def template_code(text: str) -> list[str]:
 def without_template_code(text: str) -> str:
     """The text with other apps' template code taken out, for a prompt."""
     return _TEMPLATE_CODE.sub("", text)
+
+
+# -- finding the lorebooks a sheet or play names -----------------------------------------------------
+
+
+def lorebook_path(ref: str, near: Path) -> Path | None:
+    """Where a named lorebook lives: a path (relative to the file naming it), or a stem looked up in the
+    lorebooks/ folder beside that file's folder (characters/ and plays/ sit beside lorebooks/), beside
+    the file itself, or here."""
+    if ref.endswith(".json") or "/" in ref:
+        candidate = Path(ref) if Path(ref).is_absolute() else near.parent / ref
+        return candidate if candidate.is_file() else None
+    for folder in (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks")):
+        candidate = folder / f"{ref}.json"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_lorebooks(refs: list[str], near: Path) -> list[Lorebook]:
+    """The lorebooks a sheet or play names, read and checked; a missing one is one message naming it."""
+    books = []
+    for ref in refs:
+        path = lorebook_path(ref, near)
+        if path is None:
+            fix = ("check the path, relative to this file" if ref.endswith(".json") or "/" in ref
+                   else f"`studio import {ref}.json` puts a World Info file in lorebooks/, or give its path")
+            raise InputError(str(near), "lorebooks", f"names {ref!r}, which is not in lorebooks/ or beside the file", fix)
+        books.append(read_lorebook(path))
+    return books

@@ -26,11 +26,7 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
 DEFAULT_CONTEXT_TOKENS = 1400
 
 # Upper bounds, shared by the files and the command line's overrides (one rule, two doors).
-MAX_TURNS = 10_000
-MAX_SCENES = 1000
-MAX_NAME = 100
-MAX_DESCRIPTION = 4000
-MAX_PROMPT = 20_000
+from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT, MAX_SCENES, MAX_TURNS  # noqa: E402, F401
 
 # The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
@@ -92,6 +88,14 @@ class CharacterSheet(ModelFields, MindFields):
     name: str = Field(min_length=1, max_length=MAX_NAME)
     description: str = Field(default="", max_length=MAX_DESCRIPTION, description="what the other characters know of them")
     prompt: str = Field(min_length=1, max_length=MAX_PROMPT, description="who they are and how they speak")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_card(cls, data: object) -> object:
+        """A sheet from a Character Card builds its prompt and description from [card] unless it writes its own."""
+        from studio.model.card_text import with_card_defaults
+
+        return with_card_defaults(data)
 
 
 class StrategySchedule(_Strict):
@@ -195,7 +199,7 @@ class Play(_Strict):
     )
     lorebooks: list[str] = Field(
         default_factory=list, max_length=20,
-        description="World Info files every character of the play knows: stems in lorebooks/ or paths beside the play",
+        description="World Info files the whole play knows: stems in lorebooks/ or paths beside the play",
     )
     cast: Cast
 

@@ -17,4 +17,7 @@ const text = file.toLowerCase().endsWith(".png") ? read(buffer) : buffer.toStrin
 const card = JSON.parse(text);
 const validator = new TavernCardValidator(card);
 const version = validator.validate();
-process.stdout.write(JSON.stringify({ version, error: validator.lastValidationError, card }));
+const error = validator.lastValidationError;
+// validate() stops at the first spec that matches (V1 when SillyTavern's V1 copies sit beside `data`),
+// so the V2 and V3 rules are also asked for on their own.
+process.stdout.write(JSON.stringify({ version, error, v2: validator.validateV2(), v3: validator.validateV3(), card }));
