@@ -232,16 +232,16 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
             out.skipped.append(entry)
     kept.sort(key=lambda t: (t[1].insertion_order, t[0]))
     for _, entry in kept:
-        text = entry.content.strip()
+        content = entry.content.strip()
         place = entry.place
         if place == "before_char":
-            out.before.append(text)
+            out.before.append(content)
         elif place in ("after_char", "examples_top", "examples_bottom"):
-            out.after.append(text)
+            out.after.append(content)
         elif place == "at_depth":
-            out.depth.append((entry.depth, entry.role, text))
+            out.depth.append((entry.depth, entry.role, content))
         elif place in ("author_note_top", "author_note_bottom"):
-            out.depth.append((4, "system", text))  # where SillyTavern's Author's Note stands by default
+            out.depth.append((4, "system", content))  # where SillyTavern's Author's Note stands by default
         else:
             continue  # an outlet is shown only where a prompt names it, and no studio prompt does
         out.entries.append(entry)

@@ -321,8 +321,8 @@ def resolve_roles(
                 role.human = False
     _read_lorebooks(play, path, cast, seats)
     windows: dict[str, int | None] = {}
-    for role in cast.roles if window is not None else ():
-        if role.key in unset:
+    for role in cast.roles:
+        if window is not None and role.key in unset:
             if role.model not in windows:
                 windows[role.model] = window(role.model)
             role.context_tokens = max(windows[role.model] or DEFAULT_CONTEXT_TOKENS, role.max_tokens + 256)
