@@ -75,9 +75,20 @@ class Goal(_Strict):
 
 
 class MemorySettings(_Strict):
+    """How a character recalls: the top `recall` memories by a weighted sum of recency, importance and
+    relevance, each scaled to [0, 1] over the memories ranked; the weights default to Park et al.'s
+    (2023, Generative Agents) and Thudium et al.'s (2024, Outwit, Outplay, Out-Generate) equal ones."""
+
     recall: int = Field(default=3, ge=0, le=20)
     half_life_turns: float = Field(default=30.0, gt=0, le=100_000)
     embedding_model: str | None = Field(default=None, max_length=200)
+    recency_weight: float = Field(default=1.0, ge=0, le=100)
+    importance_weight: float = Field(default=1.0, ge=0, le=100)
+    relevance_weight: float = Field(default=1.0, ge=0, le=100)
+
+    @property
+    def weights(self) -> tuple[float, float, float]:
+        return (self.recency_weight, self.importance_weight, self.relevance_weight)
 
 
 class CardOrigin(_Strict):
