@@ -8,10 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.model.card_text import with_card_defaults
 from studio.model.island import GameRules
 from studio.model.lorebook import Lorebook
 from studio.model.facts import fact_problem
 from studio.model.inner_life import MindFields
+from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -26,7 +28,8 @@ ROLE_DEFAULTS: dict[str, dict[str, float | int]] = {
 DEFAULT_CONTEXT_TOKENS = 1400
 
 # Upper bounds, shared by the files and the command line's overrides (one rule, two doors).
-from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT, MAX_SCENES, MAX_TURNS  # noqa: E402, F401
+MAX_TURNS = 10_000
+MAX_SCENES = 1000
 
 # The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
@@ -93,8 +96,6 @@ class CharacterSheet(ModelFields, MindFields):
     @classmethod
     def _from_card(cls, data: object) -> object:
         """A sheet from a Character Card builds its prompt and description from [card] unless it writes its own."""
-        from studio.model.card_text import with_card_defaults
-
         return with_card_defaults(data)
 
 
