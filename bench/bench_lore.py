@@ -2,13 +2,14 @@
 plain one's as a run grows.
 
 1. `activate` alone: a 200-entry lorebook (a quarter with regex keys, a quarter selective with secondary
-   keys, recursion on, ten constant entries) against the four newest lines, per call. Goal: median
-   <= 2 ms, so lore adds little to a turn. Then a crowded book, where common words are keys and fill
+   keys, recursion on, ten constant entries) against the four newest lines, per call, for scale: a
+   book eight times the size of a typical card's. Then a crowded book, where common words are keys and fill
    every entry's text, so most of it activates and each recursion pass searches a long text: the worst
    case, for scale.
 2. The engine's own time per turn (instant model, no litellm) for a drama play whose other is an
    imported card with a 24-entry lorebook and macros, beside the same play with a plain sheet, at turns
    1-50 and 250-300 of one run: if the late figure grows, something walks the whole take each call.
+   Goal: the card adds under 5 ms to a turn, against model calls of a second or more.
 
 Run: .venv/bin/python bench/bench_lore.py [--entries N] [--calls N] [--turns N]
 """
@@ -78,7 +79,7 @@ def bench_activate(entries: int, calls: int, crowded: bool = False) -> None:
     times.sort()
     print(f"activate, {entries} entries{' (crowded)' if crowded else ''}, {statistics.median(active):.0f} active, "
           f"{calls} calls: median {statistics.median(times):.2f} ms, "
-          f"p95 {times[int(len(times) * 0.95)]:.2f} ms (goal: median <= 2 ms)")
+          f"p95 {times[int(len(times) * 0.95)]:.2f} ms")
 
 
 def _play(folder: Path, other: str, turns: int) -> Path:
