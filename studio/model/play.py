@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.clean import LINE_CONTROLS
 from studio.model.card_text import with_card_defaults
 from studio.model.island import GameRules
 from studio.model.lorebook import Lorebook
@@ -37,14 +38,14 @@ STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique
 
 RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
 # Who speaks next in an ensemble; see studio.engine.forms.ensemble.
-POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "random", "human")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 def one_line(value: str) -> str:
