@@ -9,7 +9,7 @@ import shutil
 from studio.engine import Engine
 from studio.engine.budget import estimate_tokens
 from studio.engine.forms import load_play, resolve_cast
-from tests.conftest import ROOT
+from conftest import ROOT
 
 
 def _card_prompt(tokens: int) -> str:

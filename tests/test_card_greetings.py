@@ -7,7 +7,7 @@ import shutil
 
 from studio.engine import Engine
 from studio.engine.forms import load_play, resolve_cast
-from tests.conftest import ROOT
+from conftest import ROOT
 
 SHEET = '''name = "Ilse"
 prompt = "You are Ilse, captain of the salvage tug Merrow."

@@ -8,7 +8,7 @@ import shutil
 from studio.engine import Engine
 from studio.engine.forms import load_play, resolve_cast
 from studio.model.macros import MacroContext, macro_notes, resolve, unknown_macros
-from tests.conftest import ROOT
+from conftest import ROOT
 
 
 def _play(tmp_path, prompt: str, description: str = "", extra: str = "", other: str = "sasha_interviewer"):

@@ -11,7 +11,7 @@ from studio.engine import Engine
 from studio.engine.forms import load_play, resolve_cast
 from studio.mind.worldinfo import activate, matches
 from studio.model.lorebook import Lorebook
-from tests.conftest import ROOT
+from conftest import ROOT
 
 PROMPT = "You are Lin, who keeps the tea house."
 
