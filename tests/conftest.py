@@ -37,6 +37,25 @@ def _fresh_script():
     scripted.reset()
 
 
+@pytest.fixture(autouse=True)
+def _no_macro_reaches_a_model(monkeypatch):
+    """A card's macros are filled, and other apps' template code removed, before any model is asked: every
+    call the scripted model answers in any test fails if a `{{` is left in what it is sent."""
+    from studio.llm import scripted
+
+    perform = scripted.perform
+
+    def checked(model, messages, *args, **kwargs):
+        for message in messages:
+            content = message.get("content")
+            if isinstance(content, str) and "{{" in content:
+                at = content.index("{{")
+                raise AssertionError(f"a macro reached the model's prompt: {content[max(at - 60, 0):at + 60]!r}")
+        return perform(model, messages, *args, **kwargs)
+
+    monkeypatch.setattr(scripted, "perform", checked)
+
+
 class RecordingGateway:
     """The real gateway, with a note of every call: who was asked, for what, shown which messages."""
 

@@ -79,12 +79,12 @@ def test_import_v2_json_maps_fields_lorebook_and_lists_the_rest(tmp_path, capsys
     assert f"wrote {path}" in out.out
     sheet = load_character(path)
     assert sheet.name == "Captain Ilse"
-    assert sheet.description == "Captain Ilse commands the salvage tug Merrow."
-    assert "She distrusts the other person on sight." in sheet.prompt
-    assert "Personality: gruff, loyal, superstitious" in sheet.prompt and "{{" not in sheet.prompt
-    assert [k.text for k in sheet.knowledge] == ["Ilse pulled the Aurelia's bell from the rocks.",
-                                                 "The Merrow leaks at the stern."]
-    assert sheet.knowledge[0].when.keywords == ["Aurelia", "the wreck"] and sheet.knowledge[1].when is None
+    assert sheet.description == "{{char}} commands the salvage tug Merrow."  # filled when a prompt is built
+    assert "She distrusts {{user}} on sight." in sheet.prompt
+    assert "Personality: gruff, loyal, superstitious" in sheet.prompt
+    # the card's lorebook runs as World Info (studio.mind.worldinfo), every entry as the card has it
+    assert sheet.knowledge == [] and [e.content for e in sheet.card.lorebook.entries] == [
+        "Ilse pulled the Aurelia's bell from the rocks.", "The Merrow leaks at the stern.", "A disabled entry."]
     assert sheet.card.first_message.startswith("*Ilse wipes") and sheet.card.tags == ["sea", "drama"]
     head = path.read_text().split("\nname =")[0]
     assert head.startswith("# imported from ilse.json (chara_card_v2)")
@@ -453,7 +453,7 @@ def test_lorebook_entries_are_kept_whole_with_every_field(tmp_path, capsys):
     assert len(book.entries) == 24 and book.name == "Saltcombe lore"
     assert [e.enabled for e in book.entries].count(False) == 2
     long = next(e for e in book.entries if e.comment == "a long entry")
-    assert len(long.content) > 2000 and any(k.text == long.content for k in sheet.knowledge)
+    assert len(long.content) > 2000 and sheet.knowledge == []  # whole, and run as World Info, not copied
     smuggler = next(e for e in book.entries if e.comment == "case sensitive, NOT ANY")
     assert (smuggler.logic, smuggler.place, smuggler.depth, smuggler.role) == ("not_any", "at_depth", 1, "user")
     assert smuggler.case_sensitive_keys is True and smuggler.secondary_keys == ["customs"]

@@ -95,6 +95,7 @@ class Engine:
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self._direction: Direction | None = None  # set by a directed regenerate for its one step
         self._recalled: list[Any] = []  # what the prompt book recalled past the budget for the line underway
+        self._lore: list[str] = []  # the World Info entries the line underway was given, by label
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -246,11 +247,16 @@ class Engine:
         answer = self.form.rule_for(self.state, step, role)
         if answer is not None:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
+        greeting = self._greeting(step, role)
+        if greeting is not None:
+            text, data = greeting
+            return self._commit_line(step, role, text, origin="card", extra=data)
         self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
         # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
-        messages = fit(self.form.messages(self.state, self.path, self.by_id, step, role),
-                       max(role.context_tokens - role.max_tokens, 64))
+        messages = self.form.messages(self.state, self.path, self.by_id, step, role)
+        messages = fit(messages, max(role.context_tokens - role.max_tokens, 64), keep=self.form.kept)
         self._recalled = self.form.recalled
+        self._lore = list(self.form.lore)
         from studio.llm import CallContext, ModelError
         from studio.llm.sampling import settings_for
 
@@ -338,6 +344,30 @@ class Engine:
             self._commit(ev.CONTROL, notice, origin="studio", scene=step.scene, turn=step.turn,
                          data={"server": True})
 
+    def _greeting(self, step: Step, role: ResolvedRole) -> tuple[str, dict[str, Any]] | None:
+        """A card's first message as the character's first line of the run, and its alternate greetings
+        (and, in an ensemble, its group-only ones) as the next takes of that line; once every greeting
+        has been a take, a new take is the model's. None: the line is not a greeting's."""
+        origin = role.sheet.card
+        if (origin is None or not self.cast.play.greeting or step.kind != ev.STAGE or step.task != "speak"
+                or any(e.kind == ev.STAGE and e.role == role.key for e in reversed(self.path))):
+            return None
+        group = list(getattr(origin, "group_greetings", None) or []) if self.cast.play.form == "ensemble" else []
+        options = [g for g in [origin.first_message, *origin.greetings, *group] if g.strip()]
+        if not options:
+            return None
+        siblings = self.store.children(self.head) if self.head is not None else [
+            e for e in self.store.events(self.run_id) if e.parent is None]
+        used = {e.data.get("greeting") for e in siblings if e.role == role.key and e.origin == "card"}
+        index = next((i for i in range(len(options)) if i not in used), None)
+        if index is None:
+            return None
+        from studio.engine.forms.drama.prompts import card_context
+        from studio.model.macros import resolve
+
+        text = resolve(options[index], card_context(self.cast, self.path, role))
+        return text, {"greeting": index, "greetings": len(options)}
+
     def _guard(self, step: Step, role: ResolvedRole, text: str) -> Guarded:
         """Cut a model's answer to its own line; see studio.engine.lines."""
         speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
@@ -379,7 +409,7 @@ class Engine:
         return commit(self, fields)
 
     def _commit_line(self, step: Step, role: ResolvedRole, text: str, guard: list[str] | None = None,
-                     **fields: Any) -> Event:
+                     extra: dict[str, Any] | None = None, **fields: Any) -> Event:
         if fields.get("origin") != "model":
             text = tidy(text, role.name) if step.kind in (ev.STAGE, ev.DRAFT) else text.strip()
         kind = step.kind
@@ -392,12 +422,16 @@ class Engine:
         if guard:
             data["guard"] = guard
         data.update(reply.data)
+        data.update(extra or {})
         runner = self._minds()
         if runner is not None and role.name in runner.sheets and kind == ev.STAGE:
             shaped = runner.shaping(role.name, self.path, self._recalled)
             if shaped["mind"] or shaped["recalled"]:
                 data["mind"] = shaped
         self._recalled = []
+        if self._lore and kind == ev.STAGE:
+            data["lore"] = self._lore  # which lorebook entries shaped the line, for the backstage
+        self._lore = []
         if self._direction is not None and not self._direction.empty:
             data["direction"] = self._direction.record()
         if step.task == "direct" and not text:

@@ -54,6 +54,7 @@ class View:
 
     lines: list[tuple[Event, str]]  # (event, the text as this viewer knows it)
     trimmed: bool
+    seat: str | None = None  # whose view it is (None: the stage as it was said)
 
 
 def voice_owners(cast: Cast) -> dict[str, str]:
@@ -243,7 +244,7 @@ class Lens:
                 text = cut(text, max(budget_chars - LINE_COST, MIN_KEEP))
             lines.append((event, text))
         lines.reverse()
-        return View(lines, trimmed)
+        return View(lines, trimmed, seat)
 
 
 def seat_named(cast: Cast, name: str) -> str:

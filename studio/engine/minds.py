@@ -7,6 +7,8 @@ them. A cast with no inner life on any sheet gets no runner, no call and no even
 
 from __future__ import annotations
 
+from studio.model.macros import MacroContext, resolve
+
 from typing import Any
 
 from studio.engine.forms.base import Step
@@ -115,7 +117,9 @@ async def reflect(engine: Any, step: Step, role: ResolvedRole | None, *, scene_e
         others = [r.name for r in characters if r.name != seat.name and r.name in met]
         witnessed = [f"{e.character or 'Someone'}: {e.text}" if e.kind == ev.STAGE else f"*{e.text}*"
                      for e in reversed(seen)]
-        messages = reflection.messages_for(seat.name, seat.sheet.prompt, current_goals(seat.sheet, mind, step.scene),
+        persona = resolve(seat.sheet.prompt, MacroContext(char=seat.name, user=others[0] if others else seat.name,
+                                                          seed=engine.cast.play.seed))
+        messages = reflection.messages_for(seat.name, persona, current_goals(seat.sheet, mind, step.scene),
                                            witnessed, others, mind.impressions)
         settings = CallSettings(model=seat.model, temperature=0.7, max_tokens=300, timeout=seat.timeout,
                                 api_base=seat.api_base)

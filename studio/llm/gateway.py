@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials, url_credentials
@@ -136,6 +138,49 @@ def _route(name: str) -> str:
 
 def _builtin(route: str) -> bool:
     return route.startswith(("scripted/", "local/"))
+
+
+def model_window(name: str) -> int | None:
+    """The number of tokens `name` can hold (prompt and reply), when it is known: the embedded model's
+    `n_ctx`, or litellm's figure for a hosted one. litellm is slow to import and a cast is resolved before
+    the app's first frame, so its model list is read from the file litellm ships (the one it reads itself
+    offline) unless litellm is already loaded. The scripted model and unknown names have none: the play's
+    budget, or the default, holds."""
+    route = _route(name)
+    if route.startswith("scripted/"):
+        return None
+    if route.startswith("local/"):
+        from studio.llm.local import N_CTX
+
+        return N_CTX
+    if _litellm is not None:
+        try:
+            info = _litellm.get_model_info(route)
+        except Exception:  # noqa: BLE001 - litellm raises plain Exceptions for a model it does not list
+            return None
+    else:
+        table = _model_table()
+        info = table.get(route) or table.get(route.split("/", 1)[-1]) or {}
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(window) if isinstance(window, int) and window > 0 else None
+
+
+@functools.lru_cache(maxsize=1)
+def _model_table() -> dict[str, Any]:
+    """litellm's own list of models and their windows, read without importing litellm."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / "model_prices_and_context_window_backup.json"
+        try:
+            table = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return table if isinstance(table, dict) else {}
+    return {}
 
 
 def needs_litellm(cast: Any) -> bool:

@@ -15,12 +15,6 @@ from studio.model.lorebook import without_template_code
 from studio.model.limits import MAX_DESCRIPTION, MAX_PROMPT
 
 
-def plain_macros(text: str, name: str) -> str:
-    """Cards write {{char}} and {{user}}; the studio's prompts name people plainly."""
-    out = re.sub(r"\{\{\s*char\s*\}\}|<BOT>", name, text, flags=re.IGNORECASE)
-    return re.sub(r"\{\{\s*user\s*\}\}|<USER>", "the other person", out, flags=re.IGNORECASE)
-
-
 # A sentence ends at . ! ? before a space or the end, or at a full-width 。！？ (no space follows those).
 _SENTENCE = re.compile(r"(.+?(?:[.!?](?=\s|$)|[。！？]))", re.DOTALL)
 
@@ -34,7 +28,9 @@ def first_sentence(text: str, limit: int = 300) -> str:
 
 def _field(card: dict[str, Any], key: str, name: str) -> str:
     value = card.get(key)
-    return plain_macros(without_template_code(value), name).strip() if isinstance(value, str) else ""
+    # Macros stay as the card writes them: a prompt fills them when it is built (studio.model.macros), where
+    # who {{user}} is, is known.
+    return without_template_code(value).strip() if isinstance(value, str) else ""
 
 
 def card_prompt(card: dict[str, Any], name: str) -> str:

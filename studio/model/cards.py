@@ -26,7 +26,8 @@ from pydantic import ValidationError
 from studio.clean import LINE_CONTROLS, clean_text
 from studio.model.card_text import card_description, card_prompt
 from studio.model.errors import InputError
-from studio.model.lorebook import Lorebook, book_from_data, loads, template_code, without_template_code
+from studio.model.lorebook import Lorebook, book_from_data, loads, template_code
+from studio.model.macros import macro_notes
 from studio.model.play import MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
@@ -277,23 +278,6 @@ def _name(value: str | None) -> str:
     return _NAME_CONTROL.sub(" ", _text(value)).strip()[:MAX_NAME].rstrip()
 
 
-def _knowledge(book: Lorebook | None) -> list[dict[str, Any]]:
-    """Knowledge items from a lorebook's enabled entries: primary keys unlock, constant entries are known."""
-    if book is None:
-        return []
-    items: list[dict[str, Any]] = []
-    for entry in book.entries:
-        content = _text(without_template_code(entry.content))
-        if not entry.enabled or not content:
-            continue
-        keys = [k for k in (_text(k) for k in entry.keys) if 0 < len(k) <= 80][:20]
-        item: dict[str, Any] = {"text": content}
-        if keys and not entry.constant:
-            item["when"] = {"keywords": keys}
-        items.append(item)
-    return items[:MAX_KNOWLEDGE]
-
-
 def _origin(data: dict[str, Any]) -> dict[str, Any]:
     """The card's own fields as the sheet shows them in [card]."""
     origin: dict[str, Any] = {ours: _text(data.get(theirs)) for ours, theirs in _TEXT_FIELDS.items()}
@@ -305,9 +289,8 @@ def _origin(data: dict[str, Any]) -> dict[str, Any]:
 def _derive(data: dict[str, Any], name: str, origin: dict[str, Any], book: Lorebook | None) -> dict[str, Any]:
     """What a sheet takes from a card's own fields; export compares a sheet with this to know what changed."""
     derived: dict[str, Any] = {"prompt": card_prompt(origin, name), "description": card_description(origin, name)}
-    knowledge = _knowledge(book)
-    if knowledge:
-        derived["knowledge"] = knowledge
+    # The card's own lorebook is not copied into knowledge: it runs as World Info at play time
+    # (studio.mind.worldinfo), with its secondary keys, regex keys, positions and budget.
     world = (data.get("extensions") or {}).get("world")
     if isinstance(world, str) and world.strip():
         from studio.model.starter import slug
@@ -346,13 +329,11 @@ def _import_notes(data: dict[str, Any], book: Lorebook | None, origin: dict[str,
         disabled = sum(1 for e in book.entries if not e.enabled)
         if disabled:
             notes.append(f"character_book: {disabled} disabled entr{'y' if disabled == 1 else 'ies'} kept, unused")
-        if any(e.secondary_keys or e.use_regex or e.case_sensitive_keys for e in book.entries if e.enabled):
-            notes.append("character_book: secondary keys, regular-expression keys and case rules are kept; "
-                         "knowledge here unlocks on the primary keys")
+        notes.append("character_book: runs as World Info when the character speaks, as SillyTavern runs it")
         loose = sum(1 for e in book.entries if e.enabled and e.content.strip() and not e.keys and not e.constant)
         if loose:
-            notes.append(f"character_book: {loose} entr{'y has' if loose == 1 else 'ies have'} no keys, "
-                         "so known from the start")
+            notes.append(f"character_book: {loose} entr{'y has' if loose == 1 else 'ies have'} no keys and "
+                         f"{'is' if loose == 1 else 'are'} not constant, so never active")
     if origin["greetings"] or origin["group_greetings"]:
         notes.append("alternate and group greetings: kept in [card]")
     if origin["post_history"]:
@@ -361,6 +342,7 @@ def _import_notes(data: dict[str, Any], book: Lorebook | None, origin: dict[str,
     if code:
         notes.append("template code from other apps (in " + ", ".join(code[:8]) + (", ..." if len(code) > 8 else "")
                      + "): kept in the card, never sent to models")
+    notes.extend(macro_notes(data))
     return notes
 
 

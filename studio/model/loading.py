@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -216,7 +217,7 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
         "model": DEFAULT_MODEL,
         "temperature": ROLE_DEFAULTS[kind]["temperature"],
         "max_tokens": ROLE_DEFAULTS[kind]["max_tokens"],
-        "context_tokens": DEFAULT_CONTEXT_TOKENS,
+        "context_tokens": None,  # the model's own window when nobody sets it (resolve_roles' `window`)
         "api_base": None,
         "timeout": 120.0,
         "structured": None,
@@ -232,6 +233,18 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
     return out
 
 
+def _read_lorebooks(play: Play, path: Path, cast: ResolvedCast, seats: list[Any]) -> None:
+    """Each character's lorebooks (its sheet's, then the play's), read and kept with the cast, so a run
+    outlives edits to the files (studio.model.lorebook finds and reads them)."""
+    from studio.model.lorebook import load_lorebooks
+
+    played = load_lorebooks(play.lorebooks, path)
+    for (_key, kind, member, _field), role in zip(seats, cast.roles, strict=True):
+        if kind in ("ego", "other"):
+            sheet_file = character_path(member.character, path) or path
+            role.lore = [*load_lorebooks(role.sheet.lorebooks, sheet_file), *played]
+
+
 def resolve_roles(
     play: Play,
     play_path: str | os.PathLike[str],
@@ -240,11 +253,16 @@ def resolve_roles(
     roles: dict[str, str] | None = None,
     superego: bool | None = None,
     strategies: list[str] | None = None,
+    window: Callable[[str], int | None] | None = None,
 ) -> ResolvedCast:
     """Apply, in order: role defaults, the character's settings, the play's, --model, then --role. The
-    form's own rules for the cast are studio.engine.forms.resolve_cast's, which builds the cast through this."""
+    form's own rules for the cast are studio.engine.forms.resolve_cast's, which builds the cast through this.
+
+    A role whose context budget nobody set gets its model's whole window, asked of `window` (the model
+    layer cannot ask a model; studio.llm.gateway.model_window can), else DEFAULT_CONTEXT_TOKENS."""
     path = Path(play_path)
     seats = members(play)
+    unset: set[str] = set()
 
     resolved: list[ResolvedRole] = []
     for key, kind, member, field in seats:
@@ -260,6 +278,9 @@ def resolve_roles(
             )
         sheet = load_character(cpath)
         s = _settings([sheet, member, {"model": model}], kind)
+        if s["context_tokens"] is None:
+            unset.add(key)
+            s["context_tokens"] = DEFAULT_CONTEXT_TOKENS
         resolved.append(
             ResolvedRole(
                 key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,  # type: ignore[arg-type]
@@ -303,6 +324,13 @@ def resolve_roles(
             else:
                 role.model = choice
                 role.human = False
+    _read_lorebooks(play, path, cast, seats)
+    windows: dict[str, int | None] = {}
+    for role in cast.roles:
+        if window is not None and role.key in unset:
+            if role.model not in windows:
+                windows[role.model] = window(role.model)
+            role.context_tokens = max(windows[role.model] or DEFAULT_CONTEXT_TOKENS, role.max_tokens + 256)
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     from studio.settings import served_api_base
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from studio.clean import LINE_CONTROLS
 from studio.model.card_text import with_card_defaults
 from studio.model.island import GameRules
+from studio.model.lorebook import Lorebook
 from studio.model.facts import fact_problem
 from studio.model.inner_life import MindFields
 from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT
@@ -200,6 +201,9 @@ class Play(_Strict):
     facts: dict[str, bool | int | float | str] = Field(
         default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
     )
+    greeting: bool = Field(
+        default=True, description="a character whose card has a first message says it as its first line",
+    )
     lorebooks: list[str] = Field(
         default_factory=list, max_length=20,
         description="World Info files the whole play knows: stems in lorebooks/ or paths beside the play",
@@ -289,6 +293,8 @@ class ResolvedRole(BaseModel):
     human: bool = False
     rule: str | None = None
     schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies
+    # the lorebooks its sheet and the play name, read when the cast is resolved, so a run outlives edits to them
+    lore: list[Lorebook] = Field(default_factory=list)
 
     @property
     def name(self) -> str:

@@ -62,4 +62,6 @@ def origin_note(event: Any) -> str:
         return "edited by you"
     if event.origin == "model" and event.model:
         return f"written by {event.model}"
+    if event.origin == "card" and "greeting" in event.data:
+        return f"the card's greeting {event.data['greeting'] + 1} of {event.data.get('greetings', 1)}"
     return ""

@@ -64,12 +64,30 @@ def load_play(path: str | os.PathLike[str]) -> Play:
 def resolve_cast(play: Play, play_path: str | os.PathLike[str], **overrides: Any) -> ResolvedCast:
     """The cast with every setting decided (studio.model.loading.resolve_roles, which takes the command
     line's `model`, `roles`, `superego` and `strategies`), then checked by the play's form."""
+    from studio.llm.gateway import model_window
     from studio.model.loading import resolve_roles
 
     check_play(play, play_path)  # a play built in code, not read from its file, is held to the same rules
+    overrides.setdefault("window", model_window)  # a budget nobody set is the model's own window
     cast = resolve_roles(play, play_path, **overrides)
+    for role in cast.roles:
+        origin = role.sheet.card
+        if role.kind in ("ego", "other") and origin is not None and origin.lorebook is not None \
+                and not _linked(origin.card or {}, role.sheet.lorebooks):
+            role.lore.insert(0, origin.lorebook)  # the card's own book first, then the sheet's and the play's
     FORMS[play.form].check_resolved(cast)
     return cast
+
+
+def _linked(card: dict[str, Any], refs: list[str]) -> bool:
+    """Whether the sheet names the World Info file its card links to (extensions.world): SillyTavern runs
+    the linked world in place of the book embedded in the card, which is its copy."""
+    from studio.model.starter import slug
+
+    data = card.get("data") if isinstance(card.get("data"), dict) else card
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    world = extensions.get("world") if isinstance(extensions, dict) else None
+    return isinstance(world, str) and bool(world.strip()) and slug(world) in refs
 
 __all__ = ["FILLS", "FORMS", "RULES", "Form", "Reply", "Seat", "check_play", "fold_facts", "form_for", "load_play",
            "register", "resolve_cast", "rule"]

@@ -95,6 +95,8 @@ class Form:
     # a prompt book that recalls memories past the budget leaves them in `recalled` for the line's data.
     minds: Any = None
     recalled: list[Any] = []
+    kept: list[str] = []  # what the last `messages` asks the budget never to cut (studio.engine.budget.fit)
+    lore: list[str] = []  # the lorebook entries the last `messages` gave its seat, by label
 
     # -- the cast it needs ----------------------------------------------------------------------
 

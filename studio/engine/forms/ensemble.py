@@ -131,6 +131,8 @@ class Ensemble(Form):
         book = EnsembleBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
+        self.kept = book.kept
+        self.lore = [e.label for e in book.lore(role).entries]
         return messages
 
     def scene_data(self, state: EnsembleState, step: Step) -> dict[str, Any]:

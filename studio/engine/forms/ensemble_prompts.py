@@ -31,8 +31,7 @@ class EnsembleBook(PromptBook):
 
     def character_prompt(self, role: ResolvedRole) -> str:
         prompt = fill(self.state.prompts.get(role.key, role.sheet.prompt), **self._names())
-        inner = self._inner_life(role)  # traits, mood, knowledge, goals, impressions (studio/mind)
-        return f"{prompt}\n\n{inner}" if inner else prompt
+        return self.with_card(role, prompt)
 
     def _seen(self, viewer: str | None, role: ResolvedRole, system: str, share: int = 1) -> View:
         budget = self._budget(role, system) // share
@@ -44,7 +43,7 @@ class EnsembleBook(PromptBook):
         if not others:
             return "\nYou are alone on stage."
         return "\nOn stage with you: " + "; ".join(
-            r.name + (f", {r.sheet.description}" if r.sheet.description else "") for r in others
+            r.name + (f", {self.described(r)}" if r.sheet.description else "") for r in others
         )
 
     def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
@@ -58,7 +57,7 @@ class EnsembleBook(PromptBook):
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             chat.append({"role": "user", "content": f"It is {role.name}'s turn to speak."})
-        return [{"role": "system", "content": system}, *chat]
+        return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
 

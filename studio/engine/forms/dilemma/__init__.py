@@ -18,6 +18,8 @@ scores (dollars) and the simulacrum's cooperation rate.
 
 from __future__ import annotations
 
+from studio.model.macros import MacroContext, resolve
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -134,7 +136,9 @@ class Dilemma(Form):
         texts = {name: str(play.facts[f"pd.{name}"]) for name in ("next_round", "again") if f"pd.{name}" in play.facts}
         study = play.premise or pd.instructions(state.rounds)
         turns = list(zip(state.replies, state.partner))
-        return pd.conversation(role.sheet.prompt, study, turns, state.rounds, state.unreadable, state.problem, texts)
+        partner = next((r.name for r in state.cast.roles if r.key != role.key), role.name)
+        persona = resolve(role.sheet.prompt, MacroContext(char=role.name, user=partner, seed=play.seed))
+        return pd.conversation(persona, study, turns, state.rounds, state.unreadable, state.problem, texts)
 
     def schema(self, state: DilemmaState, step: Step, role: ResolvedRole) -> str | None:
         """Replies are free text, as the paper's were, unless the play asks to hold them to a shape

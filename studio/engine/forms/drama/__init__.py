@@ -73,6 +73,8 @@ class DramaMachine(Form):
         book = PromptBook(state, path, by_id, self.minds)
         messages = book.messages(step, role)
         self.recalled = book.recalled
+        self.kept = book.kept
+        self.lore = [e.label for e in book.lore(role).entries]
         return messages
 
     def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:

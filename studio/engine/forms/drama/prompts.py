@@ -8,16 +8,21 @@ context budget by walking back from the newest line, so the cost of a call does 
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
+from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, activate, at_depth
 from studio.model.loading import fill
+from studio.model.macros import MacroContext, resolve
 from studio.model.play import ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event
 
 CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
+SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
 
 Message = dict[str, str]
 
@@ -36,6 +41,52 @@ def critic_note(path: list[Event]) -> str:
             " Let the new scene answer what the critic found weakest.")
 
 
+def facing(cast: Any, path: list[Event], role: ResolvedRole) -> str:
+    """Whom `role` faces in this scene, for a card's {{user}}: the newest other character to speak, else
+    the first other character in the cast (a human's seat is named by its character)."""
+    characters = [r for r in cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+    keys = {r.key: r.name for r in characters}
+    for event in reversed(path):
+        if event.kind == ev.STAGE and event.role in keys:
+            return keys[event.role]
+    return characters[0].name if characters else "User"
+
+
+@lru_cache(maxsize=64)
+def character_note(original: str) -> tuple[int, str, str] | None:
+    """The Character's Note of a card kept whole on its sheet (`extensions.depth_prompt`): its depth, the
+    role it is said as, and its text; read once per card, not per call."""
+    try:
+        card = json.loads(original)
+    except (ValueError, RecursionError):
+        return None
+    data = card.get("data", card) if isinstance(card, dict) else None
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    note = extensions.get("depth_prompt") if isinstance(extensions, dict) else None
+    if not (isinstance(note, dict) and isinstance(note.get("prompt"), str) and note["prompt"].strip()):
+        return None
+    depth, who = note.get("depth", 4), note.get("role", "system")
+    return (depth if isinstance(depth, int) and depth >= 0 else 4,
+            who if who in ("system", "user", "assistant") else "system", note["prompt"].strip())
+
+
+def card_context(cast: Any, path: list[Event], role: ResolvedRole, original: str = "") -> MacroContext:
+    """What `role`'s card macros stand for at the head of `path`: its name (the card's nickname when it
+    has one), whom it faces, the run's seed and the moment, and the recorded time of the newest event."""
+    last = path[-1] if path else None
+    lines: list[Event] = []
+    for event in reversed(path):
+        if event.kind == ev.STAGE:
+            lines.append(event)
+            if len(lines) == 2:
+                break
+    idle = lines[0].created - lines[1].created if len(lines) == 2 else None
+    nickname = getattr(role.sheet.card, "nickname", "") if role.sheet.card is not None else ""
+    return MacroContext(char=nickname or role.name, user=facing(cast, path, role), seed=cast.play.seed,
+                        moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0), original=original,
+                        when=last.created if last else None, idle=idle)
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
@@ -47,6 +98,8 @@ class PromptBook:
         self.by_id = by_id
         self.minds = minds  # studio.mind.runner.MindRunner, when a character has an inner life
         self.recalled: list[Any] = []  # what the last call brought back from memory, for the line's data
+        self.kept: list[str] = []  # parts of the call the budget must never cut
+        self._lore: dict[str, Activated] = {}
 
     # -- shared pieces --------------------------------------------------------------------
 
@@ -61,9 +114,87 @@ class PromptBook:
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
-        prompt = fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt, **self._names())
-        inner = self._inner_life(role)
-        return f"{prompt}\n\n{inner}" if inner else prompt
+        return self.with_card(role, fill(self.state.ego_prompt if role.kind == "ego" else role.sheet.prompt,
+                                         **self._names()))
+
+    def with_card(self, role: ResolvedRole, prompt: str) -> str:
+        """`role`'s prompt as sent: its macros filled, its lore before and after it, its inner life below."""
+        inner = self.card_text(role, self._inner_life(role))
+        prompt = self.card_text(role, prompt, original=f"You are {role.name}.")
+        lore = self.lore(role)
+        before, after = "\n".join(lore.before), "\n".join(lore.after)
+        text = "\n\n".join(part for part in (before, prompt, after, inner) if part)
+        return self.keep(text, before, after, inner)
+
+    def keep(self, text: str, *kept: str) -> str:
+        """`text`, with `kept` (each a part of it) marked never to be cut to fit the budget: a character's
+        mood, goals, knowledge and lore outlast any cut (studio.engine.budget.fit)."""
+        self.kept.extend(k for k in kept if k)
+        return text
+
+    # -- card macros ----------------------------------------------------------------------
+
+    def card_text(self, role: ResolvedRole, text: str, original: str = "") -> str:
+        """`text` of `role`'s sheet with its card macros filled for this moment (studio.model.macros): the
+        same take gives the same text, so a replay is sent the same prompt."""
+        if "{{" not in text and "<" not in text:
+            return text
+        return resolve(text, card_context(self.cast, self.path, role, original))
+
+    # -- what a card brings to a call: World Info, the Character's Note, post-history instructions ---------
+
+    def lore(self, role: ResolvedRole) -> Activated:
+        """The lorebook entries `role` is given now (studio.mind.worldinfo), scanned in the lines it
+        witnessed as it heard them, their macros filled as its own. Once per call and role."""
+        if role.key in self._lore:
+            return self._lore[role.key]
+        books = role.lore  # the card's own book, then its sheet's and its play's (studio.model.loading)
+        if not books:
+            found = self._lore[role.key] = Activated()
+            return found
+        deepest = max([DEFAULT_SCAN_DEPTH] + [b.scan_depth or 0 for b in books]
+                      + [e.scan_depth or 0 for b in books for e in b.entries])
+        last = self.path[-1] if self.path else None
+        found = activate(books, self.heard(role.key, min(deepest, 1000)), budget_tokens=role.context_tokens // 4,
+                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0))
+        found.before = [self.card_text(role, t) for t in found.before]
+        found.after = [self.card_text(role, t) for t in found.after]
+        found.depth = [(d, r, self.card_text(role, t)) for d, r, t in found.depth]
+        self._lore[role.key] = found
+        return found
+
+    def heard(self, seat: str, count: int) -> list[str]:
+        """The newest `count` lines `seat` witnessed, oldest first, as it heard them (through its lens)."""
+        lens = Lens(self.path, self.state.inner, by_id=self.by_id)
+        out: list[str] = []
+        for event in reversed(self.path):
+            if len(out) >= count:
+                break
+            if event.kind in (ev.STAGE, ev.DIRECTION) and event.witnessed_by(seat):
+                said = lens.as_heard(seat, event)
+                out.append(said if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {said}")
+        out.reverse()
+        return out
+
+    def card_notes(self, role: ResolvedRole, chat: list[Message]) -> list[Message]:
+        """`role`'s chat with what its card places around the history: lore and the Character's Note at
+        their depth, and the post-history instructions after the newest line (a system message, as
+        SillyTavern sends them), all kept whole by the budget."""
+        inserts = list(self.lore(role).depth)
+        origin = role.sheet.card
+        note = character_note(origin.original) if origin is not None and origin.original else None
+        if note is not None:
+            inserts.append((note[0], note[1], self.card_text(role, note[2])))
+        out = at_depth(chat, inserts) if inserts else chat
+        self.keep("", *(text for _, _, text in inserts))
+        after = self.card_text(role, origin.post_history, original="") if origin is not None else ""
+        if after.strip():
+            out = [*out, {"role": "system", "content": self.keep(after.strip(), after.strip())}]
+        return out
+
+    def described(self, role: ResolvedRole) -> str:
+        """What the others know of `role`, its macros filled as `role`'s own."""
+        return self.card_text(role, role.sheet.description) if role.sheet.description else ""
 
     def _memory_reserve(self, role: ResolvedRole) -> int:
         """Room kept for what memory brings back, so recalling never pushes the prompt past its budget."""
@@ -122,10 +253,36 @@ class PromptBook:
     def _speaker(event: Event) -> str:
         return event.character or "Someone"
 
+    def omitted(self, view: View) -> str:
+        """One line standing for the history the budget left out, made without a model: how many lines,
+        who spoke them, over which scenes. Oldest lines go first, and this line is what remains of them."""
+        if not view.trimmed or not view.lines:
+            return ""
+        first = view.lines[0][0].id
+        at = next((i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == first), 0)
+        gone: list[Event] = []
+        for event in reversed(self.path[max(at - SUMMARY_REACH, 0) : at]):  # bounded: a call never walks the take
+            if event.kind in (ev.STAGE, ev.DIRECTION) and (view.seat is None or event.witnessed_by(view.seat)):
+                gone.append(event)
+        if not gone:
+            return ""
+        gone.reverse()
+        more = "more than " if at > SUMMARY_REACH else ""
+        speakers: dict[str, int] = {}
+        for event in gone:
+            if event.kind == ev.STAGE:
+                who = self._speaker(event)
+                speakers[who] = speakers.get(who, 0) + 1
+        scenes = sorted({e.scene for e in gone if e.scene})
+        said = ", ".join(f"{who} {n}" for who, n in speakers.items())
+        where = f" in scene {scenes[0]}" if len(scenes) == 1 else f" in scenes {scenes[0]}-{scenes[-1]}" if scenes else ""
+        return (f"(Earlier{where}, {more}{len(gone)} line{'s' if len(gone) != 1 else ''} not shown here"
+                + (f"; lines spoken: {said}" if said else "") + ".)")
+
     def transcript(self, view: View) -> str:
         out = []
         if view.trimmed:
-            out.append("(earlier lines omitted)")
+            out.append(self.omitted(view) or "(earlier lines omitted)")
         for event, text in view.lines:
             out.append(f"*{text}*" if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {text}")
         return "\n".join(out)
@@ -133,6 +290,9 @@ class PromptBook:
     def as_chat(self, role: ResolvedRole, view: View) -> list[Message]:
         """The take as a chat from `role`'s seat: its own lines are the assistant's, all else the user's."""
         messages: list[Message] = []
+        summary = self.omitted(view)
+        if summary:
+            messages.append({"role": "user", "content": summary})
         for event, text in view.lines:
             if event.role == role.key and event.kind == ev.STAGE:
                 messages.append({"role": "assistant", "content": text})
@@ -155,7 +315,7 @@ class PromptBook:
         if not company:
             return ""
         return "\nWith you: " + "; ".join(
-            f"{r.name}" + (f", {r.sheet.description}" if r.sheet.description else "") for r in company
+            f"{r.name}" + (f", {self.described(r)}" if r.sheet.description else "") for r in company
         )
 
     def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
@@ -173,7 +333,7 @@ class PromptBook:
             partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
-        return [{"role": "system", "content": system}, *chat]
+        return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
 
@@ -242,7 +402,7 @@ class PromptBook:
 
     def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
         cast = "; ".join(
-            f"{r.name}" + (f" ({r.sheet.description})" if r.sheet.description else "")
+            f"{r.name}" + (f" ({self.described(r)})" if r.sheet.description else "")
             for r in self.cast.roles
             if r.kind in ("ego", "other")
         )

@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from studio.model.macros import MacroContext, resolve
+
 from studio import structured
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.forms.base import Step
@@ -179,7 +181,9 @@ class SocialGame(Form):
         game = state.game
         role = state.cast.role(key)
         modules = state.rules.modules(name)
-        persona = role.sheet.prompt.strip()
+        others = [n for k, n in state.names.items() if k != key]
+        persona = resolve(role.sheet.prompt, MacroContext(char=name, user=others[0] if others else name,
+                                                          seed=state.seed)).strip()
         style = persona_text(role.sheet.archetype)
         if style:
             persona += "\n" + style
