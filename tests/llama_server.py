@@ -16,6 +16,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -40,6 +41,17 @@ def missing() -> str | None:
     except Exception as exc:  # noqa: BLE001 - any reason the model is absent is a reason to skip
         return f"the bundled model is not installed ({exc})"
     return None
+
+
+def _die_with_parent() -> None:
+    """On Linux, the server is sent SIGTERM when the test process that started it dies (a killed run
+    must not leave a model server behind)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+            import signal
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _free_port() -> int:
@@ -70,8 +82,10 @@ class LlamaServer:
                    "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
                    "--verbose", "False"]
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        if shutil.which("timeout"):  # bounded even if this process dies without stopping it
+            command = ["timeout", "--signal=TERM", "--kill-after=10", f"{self.lifetime:.0f}", *command]
         self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=env,
-                                        start_new_session=True)
+                                        start_new_session=True, preexec_fn=_die_with_parent)
         self._timer = threading.Timer(self.lifetime, self.stop)
         self._timer.daemon = True
         self._timer.start()
