@@ -92,7 +92,7 @@ class PlayScreen(ModalScreen[Path | None]):
             yield Label(Text(f"{play.title} · {_short(self._path)}"), classes="dialog-title")
             with VerticalScroll(id="play-fields"):
                 yield Label("Title")
-                yield Input(play.title, id="play-title")
+                yield Input(play.title, id="play-title", select_on_focus=False)  # a stray key must not wipe it
                 yield Label("Premise: what the play is about")
                 yield LongText(play.premise, id="play-premise", classes="short")
                 yield Label("Scene briefs: one paragraph per scene, a blank line between (empty: a count below)")
@@ -135,6 +135,8 @@ class PlayScreen(ModalScreen[Path | None]):
                         classes="dialog-help")
 
     def on_mount(self) -> None:
+        # the first field holds the keys typed as the editor opens, and Tab goes on from it
+        self.query_one("#play-title", Input).focus()
         self._validate()
 
     def _value(self, field: str) -> str:
