@@ -43,3 +43,20 @@ async def test_the_play_editor_takes_keys_typed_at_once_and_tab_moves_on(studio,
         await pilot.press("x", "tab", "y")
         assert editor.query_one("#play-title").value == before + "x"
         assert editor.query_one("#play-premise").text.startswith("y")
+
+
+async def test_a_new_character_is_written_readable_like_the_shipped_ones(studio, tmp_path):
+    (tmp_path / "plays").mkdir()
+    old = os.umask(0o022)
+    try:
+        app = studio(None, plays_dir=tmp_path / "plays")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "NewCharacterScreen", "the new character form")
+            await pilot.press(*"Marlowe", "enter")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+    finally:
+        os.umask(old)
+    written = tmp_path / "characters" / "marlowe.toml"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644
