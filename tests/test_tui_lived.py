@@ -60,3 +60,17 @@ async def test_a_new_character_is_written_readable_like_the_shipped_ones(studio,
         os.umask(old)
     written = tmp_path / "characters" / "marlowe.toml"
     assert stat.S_IMODE(written.stat().st_mode) == 0o644
+
+
+async def test_the_ensemble_status_puts_nobody_on_stage_before_the_scene_opens(studio):
+    app = studio("last_crossing.toml")
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await opened(pilot)
+        status = screen.query_one("#status").render().plain
+        shown = status.split("on stage: ")[1].split(" · ")[0]
+        assert not any(role.name in shown for role in screen.engine.cast.roles), status
+        await step(pilot)
+        status = screen.query_one("#status").render().plain
+        shown = status.split("on stage: ")[1].split(" · ")[0]
+        present = [screen.engine.cast.role(k).name for k in screen.engine.on_stage()]
+        assert present and all(name in shown for name in present), status
