@@ -74,3 +74,31 @@ async def test_the_ensemble_status_puts_nobody_on_stage_before_the_scene_opens(s
         shown = status.split("on stage: ")[1].split(" · ")[0]
         present = [screen.engine.cast.role(k).name for k in screen.engine.on_stage()]
         assert present and all(name in shown for name in present), status
+
+
+def _contrast(fg, bg) -> float:
+    def lum(colour):
+        def channel(c):
+            c = c / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = colour
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    a, b = sorted((lum(fg), lum(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_scene_headings_read_clearly_in_every_theme(studio, theme):
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = theme
+        await opened(pilot)
+        await step(pilot)
+        view = stage(app)
+        row = next(y for y in range(view.size.height) if "━━ SCENE" in view.render_line(y).text)
+        strip = view.render_line(row)
+        heading = next(s for s in strip if "SCENE" in s.text)
+        style = heading.style
+        fg = style.color.get_truecolor()
+        bg = style.bgcolor.get_truecolor() if style.bgcolor else app.current_theme.to_color_system().background
+        assert _contrast(tuple(fg), tuple(bg)) >= 4.5, (theme, fg, bg)

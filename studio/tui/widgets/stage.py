@@ -99,7 +99,7 @@ class StageView(ScrollView, can_focus=True):
 
     DEFAULT_CSS = """
     StageView { scrollbar-gutter: stable; }
-    StageView > .stage--match { background: $warning 50%; color: $text; text-style: bold; }
+    StageView > .stage--match { background: $warning 50%; color: $foreground; text-style: bold; }
     """
 
     class Selected(Message):
