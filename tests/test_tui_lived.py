@@ -9,6 +9,7 @@ import os
 import stat
 
 import pytest
+from textual import events
 
 from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
@@ -102,3 +103,75 @@ async def test_scene_headings_read_clearly_in_every_theme(studio, theme):
         fg = style.color.get_truecolor()
         bg = style.bgcolor.get_truecolor() if style.bgcolor else app.current_theme.to_color_system().background
         assert _contrast(tuple(fg), tuple(bg)) >= 4.5, (theme, fg, bg)
+
+
+async def test_keys_typed_quickly_after_esc_reach_the_screen_not_the_closing_dialog(studio):
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        # as a quick typist sends them: all queued before the app has had a moment to close anything
+        for key, char in (("colon", ":"), ("s", "s"), ("9", "9"), ("escape", None), ("colon", ":"), ("f", "f"),
+                          ("o", "o"), ("o", "o")):
+            app.post_message(events.Key(key, char))
+        await pilot.pause(0.3)
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "JumpScreen", app.screen_stack
+        assert app.screen.query_one("#jump-input").value == "foo", [
+            (s, [i.value for i in s.query("Input")]) for s in app.screen_stack]
+
+
+async def test_the_stage_keeps_following_the_newest_line_after_the_terminal_grows_and_shrinks(studio):
+    app = studio()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 8)
+        for size in ((120, 40), (200, 50), (120, 40), (200, 50), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            view = stage(app)
+            assert view.scroll_offset.y >= view.max_scroll_y - 1, (size, view.scroll_offset.y, view.max_scroll_y)
+        await step(pilot, 2)
+        await pilot.pause(0.1)
+        view = stage(app)
+        newest = screen.engine.stage()[-1]
+        assert view.scroll_offset.y >= view.max_scroll_y - 1, (view.scroll_offset.y, view.max_scroll_y)
+        assert newest.text.split()[-1] in screen_text(app)
+
+
+async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impressions_reach_the_alliances(studio):
+    app = studio("island.toml", roles={"Amara Osei": "human"})
+    answers = {"act": "wait", "talk": "Stay close tonight.", "summary": "We talked.", "vote": "Hiro Tanaka",
+               "reflect": "A quiet round.", "goals": "Win Bruno over; find the idol",
+               "impressions": "I trust Bruno. I don't trust Hiro."}
+    hints = {}
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        human = screen.query_one("#human")
+        for _ in range(2000):
+            if "impressions" in hints and "goals" in hints:
+                break
+            if human.display:
+                task = engine.state.queue[0][0]
+                hints[task] = (screen.query_one("#human-label").render().plain,
+                               screen.query_one("#human-line").placeholder)
+                screen.query_one("#human-line").value = answers.get(task, "wait")
+                await pilot.press("enter")
+                await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task,
+                               "the answer to be taken")
+            elif not screen.busy:
+                await pilot.press("s")
+            await pilot.pause(0.02)
+        await idle(pilot)
+        label, hint = hints["impressions"]
+        assert "your line" not in label and "I trust" in hint, hints["impressions"]
+        assert "goals" in hints["goals"][1] and ";" in hints["goals"][1], hints["goals"]
+        await pilot.press("5")
+        await pilot.pause()
+        view = str(screen.query_one("#game").content)
+        assert "Amara Osei → Bruno Keller" in view or "Amara Osei ⇄ Bruno Keller" in view, view
+        assert "Amara Osei → Hiro Tanaka" not in view
+        mind = engine.state.impressions[engine.cast.matching("Amara Osei")[0].key]
+        assert mind["Hiro Tanaka"].startswith("trust -1"), mind

@@ -211,10 +211,14 @@ class HumanInput(Vertical):
         label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your line"
         say = f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses."
         choices = engine.form.choices(engine.state, pending.step, role) if engine is not None else []
+        answer = engine.form.answer_format(engine.state, pending.step, role) if engine is not None else None
         if choices:  # a move or a vote: say what the rules allow rather than let the player guess
             say = f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses."
+        elif answer:  # goals, a summary, impressions: what is asked and how it is read, not "your line"
+            label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your answer"
+            say = f"Your turn as {role.name}: {answer}. Enter sends, Esc pauses."
         self.post_message(self.Opened(say))
-        hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
+        hint = ("one of: " + " · ".join(choices)) if choices else (answer or f"{role.name}'s line")
         self.open(label, f"{hint} (Enter sends, Esc pauses)")
 
     @on(Input.Submitted, "#human-line")
