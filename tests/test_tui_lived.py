@@ -175,3 +175,27 @@ async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impr
         assert "Amara Osei → Hiro Tanaka" not in view
         mind = engine.state.impressions[engine.cast.matching("Amara Osei")[0].key]
         assert mind["Hiro Tanaka"].startswith("trust -1"), mind
+
+
+async def test_a_new_take_after_a_hand_back_shows_the_hand_back_in_its_notes(studio):
+    app = studio()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        screen.engine.take_over("ego")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
+        await pilot.press(*"I never said that.", "enter")
+        await idle(pilot)
+        screen.engine.release("ego")
+        screen.refresh_panes()
+        await pilot.pause()
+        assert "goes back to the model" in _plain(screen.query_one("#notes").content)
+        await pilot.press("G")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DirectScreen", "the direction dialog")
+        await pilot.press(*"colder", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the dialog to close")
+        await idle(pilot)
+        assert "you play" not in screen.query_one("#status").render().plain
+        notes = _plain(screen.query_one("#notes").content)
+        assert "takes over Jenny" in notes and "goes back to the model" in notes, notes

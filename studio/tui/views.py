@@ -227,6 +227,11 @@ def notes(engine: EngineView) -> RenderableType:
             parts.append(Text(event.text, style="dim"))
         elif event.kind == ev.ERROR:
             parts.append(Text(f"Model error at turn {event.turn}: {event.text}", style="red"))
+    # The playwright's controls belong to the run, not to a take: one given on another take (a hand-back
+    # before a new take of the line) is in force here too, and is listed so the notes and the status agree.
+    for event in engine.store.controls(engine.run_id):
+        if event.id not in engine.by_id and event.origin == "human":
+            parts.append(Text(f"{event.text} (given on another take; in force here)", style="dim"))
     if len(parts) <= 1 or all(not p for p in parts if isinstance(p, Text)):
         parts.append(Text("No notes yet.", style="dim"))
     return Group(*parts)
