@@ -43,7 +43,7 @@ async def test_the_play_editor_takes_keys_typed_at_once_and_tab_moves_on(studio,
         before = editor.query_one("#play-title").value
         await pilot.press("x", "tab", "y")
         assert editor.query_one("#play-title").value == before + "x"
-        assert editor.query_one("#play-premise").text.startswith("y")
+        assert "y" in editor.query_one("#play-turns").value  # the field beside the title
 
 
 async def test_a_new_character_is_written_readable_like_the_shipped_ones(studio, tmp_path):
@@ -199,3 +199,22 @@ async def test_a_new_take_after_a_hand_back_shows_the_hand_back_in_its_notes(stu
         assert "you play" not in screen.query_one("#status").render().plain
         notes = _plain(screen.query_one("#notes").content)
         assert "takes over Jenny" in notes and "goes back to the model" in notes, notes
+
+
+async def test_the_play_editor_at_140x45_shows_the_superego_timing_whole_and_in_sight(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot)
+        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        await pilot.pause(0.2)
+        fields = editor.query_one("#play-fields").region
+        labels = []
+        for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+            box = editor.query_one(f"#play-{name}").region
+            assert fields.contains_region(box), (name, box, fields)
+            label = editor.query_one(f"#play-{name}-label")
+            words = str(label.render()).split()
+            # the whole label shows, on as many rows as it needs, apart from its neighbours
+            assert label.region.width * label.region.height >= len(" ".join(words)), (name, label.region)
+            assert all(not label.region.overlaps(other) for other in labels), name
+            labels.append(label.region)
