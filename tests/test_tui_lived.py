@@ -15,6 +15,7 @@ from test_tui import _plain, idle, notifications, opened, screen_text, stage, st
 
 pytest.importorskip("textual")
 
+from studio.store import Store  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402
 
 
@@ -218,3 +219,30 @@ async def test_the_play_editor_at_140x45_shows_the_superego_timing_whole_and_in_
             assert label.region.width * label.region.height >= len(" ".join(words)), (name, label.region)
             assert all(not label.region.overlaps(other) for other in labels), name
             labels.append(label.region)
+
+
+async def test_a_dilemma_trial_s_backstage_names_who_moved_and_no_inner_voice(studio, tmp_path):
+    from studio.engine import Engine
+    from studio.lab.kinds import TrialSpec
+    from studio.lab.pd_kind import trial_cast
+
+    spec = {"pd": {"temperature": 0.7, "max_tokens": 64}}
+    trial = TrialSpec("competitive/0/always_defect/0", "competitive vs always_defect", 0,
+                      {"group": "competitive", "wording": 0, "partner": "always_defect"})
+    store = Store(tmp_path / "studio.db")
+    engine = Engine.create(store, trial_cast(spec, trial, "scripted"), {})
+    await engine.play_to_end()
+    run_id = engine.run_id
+    store.close()
+    app = studio(None, run_id=run_id)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        view = stage(app)
+        seen = []
+        for index in range(len(view.entries)):
+            view.select_index(index)
+            await pilot.pause()
+            seen.append(_plain(screen.query_one("#backstage").content))
+        text = "\n".join(seen)
+        assert "None said" not in text and "heard it" not in text and "rewrite" not in text, text
+        assert "Simulacrum 1 (competitive)" in text and "Partner (unconditional defector)" in text, text

@@ -75,6 +75,8 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
         parts += ens.backstage(engine, event, lens)
+    elif getattr(engine.form, "name", "drama_machine") != "drama_machine":
+        parts += _backstage_plain(engine, event)  # a dilemma, an interview: no inner voice, no rewrites
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
         parts += _backstage_ego(engine, event)
     elif event.role == "director":
@@ -83,6 +85,23 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
     elif event.kind in (ev.STAGE, ev.DIRECTION):
         parts += _backstage_other(engine, event)
     return Group(*parts)
+
+
+def _backstage_plain(engine: EngineView, event: Event) -> list[RenderableType]:
+    """A line of a form without the Drama Machine's inner voice: who said it, the reason it gave, and the
+    events it was shaped by, each named by who wrote it."""
+    if event.kind == ev.SCENE:
+        return []
+    title = f"{event.character} said" if event.character else "The studio records"
+    parts = _section(title, event.text)
+    reason = (event.data or {}).get("reason")
+    if reason and reason not in event.text:
+        parts += _section("Their reason", str(reason), "italic")
+    for shaping in (engine.by_id.get(i) for i in event.shaped_by):
+        if shaping is not None and shaping.text:
+            parts += _section(f"Shaped by {shaping.character or 'the studio'} (event #{shaping.id})", shaping.text,
+                              "dim")
+    return parts
 
 
 def _safe_event(engine: EngineView, event_id: int) -> Event | None:
