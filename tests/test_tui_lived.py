@@ -261,3 +261,121 @@ async def test_a_click_on_a_footer_key_does_what_the_key_does(studio):
         help_key = next(k for k in screen.query(FooterKey) if k.action == "help")
         await pilot.click(help_key)
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen", "the help screen")
+
+
+@pytest.mark.parametrize("play", ["interview.toml", "last_crossing.toml"])
+async def test_the_footer_fits_80_columns_and_names_an_ensemble_s_own_keys(studio, play):
+    app = studio(play)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.rstrip().endswith("▏^p palette") and "? Help" in footer, footer
+        assert "s Step" in footer
+        if play == "last_crossing.toml":
+            assert "w Who next" in footer and "E Enter/exit" in footer, footer
+        await pilot.resize_terminal(200, 40)
+        await pilot.pause(0.3)
+        footer = screen_text(app).splitlines()[-1]
+        if play == "last_crossing.toml":
+            for key in ("w Who next", "E Enter/exit", "V View as", "m Mind"):
+                assert key in footer, footer
+        assert "t Take over" in footer and footer.rstrip().endswith("▏^p palette"), footer
+
+
+@pytest.mark.parametrize("play", ["interview.toml", "last_crossing.toml"])
+async def test_the_cast_pane_shows_prompts_with_names_not_templates(studio, play):
+    app = studio(play)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await opened(pilot)
+        await pilot.pause(0.2)
+        cast = screen.query_one("#cast-pane")
+        text = " ".join(_plain(cast.get_option_at_index(i).prompt) for i in range(cast.option_count)
+                        if cast.get_option_at_index(i).prompt is not None)
+        assert "{ego}" not in text and "{other}" not in text, text
+        if play == "interview.toml":
+            assert "inner voice of Jenny" in text, text
+
+
+async def test_the_jump_preview_uses_the_width_it_has_and_marks_a_cut(studio):
+    app = studio()
+    async with app.run_test(size=(200, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        await pilot.press("colon", "2")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "JumpScreen", "the jump box")
+        await pilot.pause(0.2)
+        line = next(e for e in screen.engine.stage() if e.turn == 2 and e.kind == "stage")
+        row = next(r for r in screen_text(app).splitlines() if "→ scene 1, turn 2" in r)
+        assert " ".join(line.text.split()) in " ".join(row.split()), row
+    narrow = studio(run_id=screen.engine.run_id)
+    async with narrow.run_test(size=(60, 30)) as pilot:
+        app = pilot.app
+        await opened(pilot)
+        await pilot.press("colon", "2")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "JumpScreen", "the jump box")
+        await pilot.pause(0.2)
+        row = next(r for r in screen_text(app).splitlines() if "→ scene 1, turn 2" in r)
+        assert "…" in row, row
+
+
+async def test_the_take_tree_counts_one_line_and_names_the_run_when_a_take_is_named(studio):
+    app = studio()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        line = screen.engine.stage()[-1]
+        stage(app).select_event(line.id)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: len(screen.engine.takes(line.id)) == 2, "the new take")
+        await idle(pilot)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: app.screen.query("#take-tree"), "the take tree")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "1 lines" not in text and "1 line ·" in text, text
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press(*"the cold one", "enter")
+        await pilot.pause()
+        said = notifications(app)
+        assert f"studio show {screen.engine.run_id} --take" in said and "RUN" not in said, said
+
+
+async def test_a_mood_set_by_hand_leaves_a_line_in_the_director_s_notes(studio):
+    from conftest import PLAYS
+
+    app = studio(play_path=PLAYS / "keepers_log.toml")
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        engine = screen.engine
+        drawn = next(e for e in engine.path if e.kind == "mind.mood")
+        names = [m.name for m in engine.cast.role("ego").sheet.moods]
+        other = next(n for n in names if n != drawn.data["mood"])
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await pilot.pause()
+        choices = app.screen.query_one("#mind-choices")
+        choices.highlighted = choices.get_option_index(f"mood:{names.index(other)}")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the dialog to close")
+        await pilot.pause(0.2)
+        notes = _plain(screen.query_one("#notes").content)
+        assert "Your change for Mara" in notes and engine.path[-1].text.split()[0] in notes, notes
+
+
+async def test_the_game_view_has_room_and_the_island_speaks_of_rounds_not_scenes(studio):
+    app = studio("island.toml")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await opened(pilot)
+        assert "Next: round 1 begins" in screen.query_one("#activity").render().plain
+        await pilot.press("5")
+        await step(pilot)
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "ROUND 1" in text and "SCENE 1" not in text
+        assert screen.query_one("#game-pane").region.height >= 14, screen.query_one("#game-pane").region
+        assert "v Superego" not in text.splitlines()[-1]
+        row = next(r for r in text.splitlines() if "Round 1 · tick" in r)
+        assert "│ Round 1" in row, row  # the game view's text sits off the border, like the other panes

@@ -246,6 +246,11 @@ def notes(engine: EngineView) -> RenderableType:
             parts.append(Text(event.text, style="dim"))
         elif event.kind == ev.ERROR:
             parts.append(Text(f"Model error at turn {event.turn}: {event.text}", style="red"))
+        elif event.origin == "human" and not event.on_stage:
+            # a mood set, an item unlocked, goals or a fact from the mind dialog: the playwright's events too
+            line = Text(f"Your change for {event.character}: " if event.character else "Your change: ", style="bold")
+            line.append(event.text)
+            parts.append(line)
     # The playwright's controls belong to the run, not to a take: one given on another take (a hand-back
     # before a new take of the line) is in force here too, and is listed so the notes and the status agree.
     for event in engine.store.controls(engine.run_id):
@@ -262,6 +267,7 @@ def note_count(engine: EngineView) -> int:
         1
         for e in engine.path
         if e.kind in (ev.NOTE, ev.CONTROL, ev.ERROR) or (e.role == "director" and e.kind in (ev.STAGE, ev.DIRECTION))
+        or (e.origin == "human" and not e.on_stage)
     )
 
 
@@ -285,10 +291,28 @@ def role_card(engine: EngineView, role: Any) -> Text:
         rewrite = engine.by_id.get(state.ego_prompt_event)
         label = f"prompt, as {_superego_name(engine)} rewrote it after turn {rewrite.turn if rewrite else '?'}"
     text.append(f"\n{label}: ", style="bold")
-    text.append(prompt)
+    text.append(_named(engine, role, prompt))
     if role.sheet.has_inner_life:
         inner_life(engine, role, text)
     return text
+
+
+def _named(engine: EngineView, role: Any, prompt: str) -> str:
+    """A sheet's prompt with the cast's names where it says {ego}, {other}, {superego}, {director}, as the
+    model reads it: the card shows who `inner voice of {ego}` is."""
+    from studio.model.loading import fill
+
+    cast = engine.cast
+    characters = [r for r in cast.roles if r.kind in ("ego", "other")]
+    owner = role.key.removesuffix(".voice")  # an ensemble's inner voice speaks for its own character
+    if owner != role.key and cast.has(owner):
+        ego = cast.role(owner).name
+    else:
+        ego = cast.ego.name if cast.has("ego") else (characters[0].name if characters else "the protagonist")
+    others = ", ".join(r.name for r in characters if r.name != ego) or "the others"
+    return fill(prompt, ego=ego, other=others,
+                superego=cast.role("superego").name if cast.has("superego") else "the inner voice",
+                director=cast.role("director").name if cast.has("director") else "the director")
 
 
 def status(engine: EngineView, lens: str | None = None, width: int | None = None) -> Text:
@@ -351,7 +375,7 @@ def next_step(engine: EngineView) -> str:
         return "The play is finished"
     step = pending.step
     if step.kind == ev.SCENE:
-        return f"Next: scene {step.scene} opens"
+        return f"Next: round {step.scene} begins" if step.task == "round" else f"Next: scene {step.scene} opens"
     if step.kind == ev.PICK and pending.role is None:
         return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"

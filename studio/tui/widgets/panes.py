@@ -126,7 +126,8 @@ class NotesPane(RunPane, Vertical):
     _count = 0
 
     def concerns(self, event: Any) -> bool:
-        return event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director"
+        return (event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director"
+                or (event.origin == "human" and not event.on_stage))
 
     def redraw(self, latest: bool = True) -> None:
         """Scrolls to a note only when one was added; a run just opened starts at its briefs."""
