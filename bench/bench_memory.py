@@ -1,7 +1,8 @@
 """Memory retrieval's cost per call at 10,000 memories per character, beside the engine's own turn time.
 
 A call is what a turn adds for one character: one new memory indexed, then one recall for the line
-being answered (BM25 relevance x recency x importance, top 3). Goal: median <= 5 ms per call.
+being answered (the weighted sum of normalised recency, importance and BM25 relevance, top 3). Goal:
+median <= 5 ms per call.
 
 For scale it also times rank-bm25's BM25Okapi over the same memories, which must be rebuilt when a
 memory is added and scans every memory per query word, and the engine's own per-turn time (instant

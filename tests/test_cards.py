@@ -7,11 +7,15 @@ import json
 import struct
 import tomllib
 import zlib
+from pathlib import Path
 
 import pytest
+import tomlkit
 
 from studio.cli import main
 from studio.model import load_character
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CARD = {
     "spec": "chara_card_v2",
@@ -84,7 +88,7 @@ def test_import_v2_json_maps_fields_lorebook_and_lists_the_rest(tmp_path, capsys
     assert sheet.card.first_message.startswith("*Ilse wipes") and sheet.card.tags == ["sea", "drama"]
     head = path.read_text().split("\nname =")[0]
     assert head.startswith("# imported from ilse.json (chara_card_v2)")
-    for unmapped in ("extensions.depth_prompt", "entry 3: disabled", "character_book.scan_depth", "alternate_greetings"):
+    for unmapped in ("extensions.depth_prompt", "1 disabled entry kept", "character_book.scan_depth", "alternate and group greetings"):
         assert unmapped in head
     assert "extensions.depth_prompt" in out.out
 
@@ -94,26 +98,22 @@ def test_import_export_round_trips_a_card(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["export-card", "captain_ilse"]) == 0
     back = json.loads((tmp_path / "captain_ilse.card.json").read_text())
-    assert back["spec"] == "chara_card_v2"
-    for key in ("name", "description", "personality", "scenario", "first_mes", "mes_example", "creator_notes",
-                "alternate_greetings", "tags", "creator", "character_version"):
-        assert back["data"][key] == CARD["data"][key], key
-    entries = back["data"]["character_book"]["entries"]
-    assert [(e["keys"], e["content"], e["constant"]) for e in entries] == [
-        (["Aurelia", "the wreck"], "Ilse pulled the Aurelia's bell from the rocks.", False),
-        ([], "The Merrow leaks at the stern.", True)]
+    # everything comes back as the card had it: the disabled entry, the book's scan depth, other apps'
+    # extensions; the book gains only the empty `extensions` object the specification requires
+    expected = json.loads(json.dumps(CARD))
+    expected["data"]["character_book"]["extensions"] = {}
+    assert back == expected
     # and the exported card imports to the same sheet
     first = (tmp_path / "characters" / "captain_ilse.toml")
     again = tmp_path / "again.toml"
     assert main(["import", str(tmp_path / "captain_ilse.card.json"), "--out", str(again)]) == 0
-    assert load_character(again) == load_character(first)
+    assert load_character(again).model_dump(exclude={"card": {"original"}}) == \
+        load_character(first).model_dump(exclude={"card": {"original"}})
     assert main(["export-card", "captain_ilse"]) == 2  # no silent overwrite
     assert "already exists" in capsys.readouterr().err
 
 
 def test_export_of_a_studio_sheet_carries_its_inner_life(tmp_path, capsys):
-    from tests.conftest import ROOT
-
     out = tmp_path / "mara.json"
     assert main(["export-card", str(ROOT / "characters" / "mara_lighthouse.toml"), "--out", str(out)]) == 0
     card = json.loads(out.read_text())["data"]
@@ -141,8 +141,8 @@ def test_import_png_cards_v2_and_v3(tmp_path, capsys, key, text_chunk):
     text = (tmp_path / "characters" / "captain_ilse.toml").read_text()
     assert tomllib.loads(text)["name"] == "Captain Ilse"
     if key == "ccv3":
-        assert "(chara_card_v3)" in text and "# nickname: no studio equivalent" in text
-        assert "# assets: no studio equivalent" in text
+        assert "(chara_card_v3)" in text and "written back by export-card: assets" in text
+        assert tomllib.loads(text)["card"]["nickname"] == "Ils"
 
 
 def test_a_png_with_both_chunks_prefers_ccv3(tmp_path, capsys):
@@ -202,3 +202,333 @@ def test_compressed_and_line_wrapped_chunks_are_read_and_bombs_are_not(tmp_path,
     bomb = _chunk(b"zTXt", b"chara\0\0" + zlib.compress(b"A" * (40 * 1024 * 1024)))
     code, out = _import(tmp_path, "bomb.png", _png(bomb), capsys)
     assert code == 2 and "without a character card" in out.err
+
+
+# -- the cards in tests/data/cards: every form, round-tripped ---------------------------------------
+
+DATA = ROOT / "tests" / "data" / "cards"
+WORLDS = {"Eldoria.json", "Toaru.json"}
+CORPUS = sorted(p.name for p in DATA.iterdir() if p.suffix in (".json", ".png") and p.name not in WORLDS)
+
+
+def _differences(original, exported, where="card"):
+    """Every place where the export does not hold what the original held (fields it adds are allowed)."""
+    if isinstance(original, dict) and isinstance(exported, dict):
+        return [d for k, v in original.items()
+                for d in (_differences(v, exported[k], f"{where}.{k}") if k in exported else [f"{where}.{k}: dropped"])]
+    if isinstance(original, list) and isinstance(exported, list) and len(original) == len(exported):
+        return [d for i, (a, b) in enumerate(zip(original, exported)) for d in _differences(a, b, f"{where}[{i}]")]
+    same = original == exported and type(original) is type(exported)
+    return [] if same else [f"{where}: {str(original)[:50]!r} became {str(exported)[:50]!r}"]
+
+
+def _sheet(path):
+    """A sheet as a user sees it: everything but the kept JSON text, which is the card itself."""
+    return load_character(path).model_dump(exclude={"card": {"original", "image"}})
+
+
+def test_the_corpus_has_every_form_the_studio_promises():
+    from studio.model.cards import card_data, read_card
+
+    forms = set()
+    for name in CORPUS:
+        card = read_card(DATA / name)
+        data, spec = card_data(DATA / name, card)
+        forms.add((spec, (DATA / name).suffix))
+        if len((data.get("character_book") or {}).get("entries", [])) >= 20:
+            forms.add("20+ entries")
+        if data.get("assets"):
+            forms.add("assets")
+        if any(ord(ch) > 0x2E80 for ch in data["name"]):
+            forms.add("non-Latin")
+    assert len(CORPUS) >= 8
+    assert {("v1", ".json"), ("v1", ".png"), ("chara_card_v2", ".json"), ("chara_card_v2", ".png"),
+            ("chara_card_v3", ".json"), ("chara_card_v3", ".png"), "20+ entries", "assets", "non-Latin"} <= forms
+    readme = (DATA / "README.md").read_text()
+    assert all(f"`{name}`" in readme for name in [*CORPUS, *WORLDS])
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, capsys, name):
+    from studio.model.cards import card_data, read_card
+
+    source = DATA / name
+    assert main(["import", str(source), "--dir", str(tmp_path)]) == 0, capsys.readouterr().err
+    sheet_path = next((tmp_path / "characters").glob("*.toml"))
+    out = tmp_path / "back.json"
+    assert main(["export-card", str(sheet_path), "--out", str(out)]) == 0
+    original, exported = read_card(source), json.loads(out.read_text())
+    _, spec = card_data(source, original)
+    if spec == "v1":  # a V1 card comes back as V2, its fields inside `data`
+        assert exported["spec"] == "chara_card_v2"
+        assert _differences(original, exported["data"]) == []
+    else:
+        assert exported["spec"] == spec
+        assert _differences(original, exported) == []
+    again = tmp_path / "again.toml"
+    assert main(["import", str(out), "--out", str(again)]) == 0
+    assert _sheet(again) == _sheet(sheet_path)
+    # the image of a PNG card is kept beside the sheet, its pixels untouched
+    if source.suffix == ".png":
+        from studio.model.cards import png_chunks
+
+        image = sheet_path.with_suffix(".png")
+        assert load_character(sheet_path).card.image == image.name
+        pixels = [body for kind, body in png_chunks(source, source.read_bytes()) if kind == b"IDAT"]
+        assert [body for kind, body in png_chunks(image, image.read_bytes()) if kind == b"IDAT"] == pixels
+
+
+def test_a_card_without_a_field_the_specification_requires_gets_it_back_empty(tmp_path, capsys):
+    bare = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Bare", "description": "Only this."}}
+    _import(tmp_path, "bare.json", json.dumps(bare).encode(), capsys)
+    out = tmp_path / "bare.card.json"
+    assert main(["export-card", str(tmp_path / "characters" / "bare.toml"), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())["data"]
+    assert data["description"] == "Only this." and data["alternate_greetings"] == [] and data["extensions"] == {}
+    assert data["system_prompt"] == "" and data["tags"] == []
+
+
+# -- edits made in the studio -----------------------------------------------------------------------
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_edits_in_the_studio_change_the_cards_own_fields_and_nothing_else(tmp_path, capsys):
+    from studio.model.cards import read_card
+
+    source = DATA / "seraphina.png"
+    assert main(["import", str(source), "--dir", str(tmp_path)]) == 0
+    sheet = tmp_path / "characters" / "seraphina.toml"
+    doc = tomlkit.parse(sheet.read_text())
+    doc["card"]["scenario"] = "A new scenario, written in the studio."
+    doc["card"]["tags"] = ["studio"]
+    sheet.write_text(tomlkit.dumps(doc))
+    out = tmp_path / "edited.json"
+    assert main(["export-card", str(sheet), "--out", str(out)]) == 0, capsys.readouterr().err
+    original, exported = read_card(source), json.loads(out.read_text())
+    assert exported["data"]["scenario"] == "A new scenario, written in the studio."
+    assert exported["scenario"] == "A new scenario, written in the studio."  # SillyTavern's V1 copy too
+    assert exported["data"]["tags"][0] == "studio" and exported["tags"][0] == "studio"
+    assert "studio" not in exported["data"]["extensions"]  # the card has fields for these edits
+    changed = {d.split(":")[0] for d in _differences(original, exported)}
+    assert changed == {"card.scenario", "card.data.scenario", "card.tags", "card.data.tags"}
+
+
+def test_a_prompt_written_in_the_studio_travels_in_extensions_studio(tmp_path, capsys):
+    assert main(["import", str(DATA / "captain_ilse.v2.png"), "--dir", str(tmp_path)]) == 0
+    sheet = tmp_path / "characters" / "captain_ilse.toml"
+    _edit(sheet, 'name = "Captain Ilse"\n', 'name = "Captain Ilse"\nprompt = "Speak only in sea shanties."\n')
+    out = tmp_path / "ilse.json"
+    assert main(["export-card", str(sheet), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())["data"]
+    assert data["extensions"]["studio"] == {"prompt": load_character(sheet).prompt}
+    assert data["description"].startswith("{{char}} commands the salvage tug")  # the card's own field is untouched
+    assert main(["import", str(out), "--out", str(tmp_path / "again.toml")]) == 0
+    assert load_character(tmp_path / "again.toml").prompt == "Speak only in sea shanties."
+
+
+@pytest.mark.parametrize("name,spec,expected", [
+    ("mara_quill.v3.json", None, ("chara_card_v3", "3.0")),
+    ("mara_quill.v3.json", "v2", ("chara_card_v2", "2.0")),
+    ("saltcombe.v2.json", None, ("chara_card_v2", "2.0")),
+    ("saltcombe.v2.json", "v3", ("chara_card_v3", "3.0")),
+    ("aqua.v1.json", None, ("chara_card_v2", "2.0")),
+    ("aqua.v1.json", "v3", ("chara_card_v3", "3.0")),
+])
+def test_export_keeps_the_cards_version_unless_asked(tmp_path, capsys, name, spec, expected):
+    assert main(["import", str(DATA / name), "--dir", str(tmp_path)]) == 0
+    sheet = next((tmp_path / "characters").glob("*.toml"))
+    out = tmp_path / "out.json"
+    assert main(["export-card", str(sheet), "--out", str(out), *(["--spec", spec] if spec else [])]) == 0
+    card = json.loads(out.read_text())
+    assert (card["spec"], card["spec_version"]) == expected
+    if expected[0] == "chara_card_v3":
+        assert card["data"]["group_only_greetings"] is not None
+    if name.startswith("mara"):  # V3 fields survive a V2 export too, for the app that reads them
+        assert card["data"]["nickname"] == "Mara" and len(card["data"]["assets"]) == 4
+
+
+# -- PNG cards out ----------------------------------------------------------------------------------
+
+
+def _texts(path):
+    from studio.model.cards import _png_texts
+
+    return {k: json.loads(base64.b64decode(v)) for k, v in _png_texts(path, path.read_bytes()).items()}
+
+
+def test_a_png_name_writes_a_png_card_on_the_imported_image(tmp_path, capsys):
+    assert main(["import", str(DATA / "修女与女忍.v3.png"), "--dir", str(tmp_path)]) == 0
+    sheet = tmp_path / "characters" / "修女与女忍.toml"
+    out = tmp_path / "nun.png"
+    assert main(["export-card", str(sheet), "--out", str(out)]) == 0
+    raw = out.read_bytes()
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+    texts = _texts(out)
+    assert texts["ccv3"]["spec"] == "chara_card_v3" and texts["chara"]["spec"] == "chara_card_v2"
+    assert texts["ccv3"]["data"] == texts["chara"]["data"] and texts["ccv3"]["data"]["name"] == "修女与女忍"
+    from PIL import Image
+
+    assert Image.open(out).size == Image.open(DATA / "修女与女忍.v3.png").size
+    # a V2 export holds the `chara` chunk only
+    v2 = tmp_path / "nun2.png"
+    assert main(["export-card", str(sheet), "--out", str(v2), "--spec", "v2"]) == 0
+    assert set(_texts(v2)) == {"chara"}
+
+
+def test_a_sheet_without_an_image_gets_a_drawn_portrait_and_never_json(tmp_path, capsys):
+    from PIL import Image
+
+    out = tmp_path / "MARA.PNG"
+    assert main(["export-card", str(ROOT / "characters" / "mara_lighthouse.toml"), "--out", str(out)]) == 0
+    assert not out.read_bytes().lstrip().startswith(b"{")
+    image = Image.open(out)
+    assert image.format == "PNG" and image.size == (400, 600)
+    assert _texts(out)["chara"]["data"]["extensions"]["studio"]["moods"][0]["name"] == "weary"
+    # the card imports back as the same character
+    assert main(["import", str(out), "--out", str(tmp_path / "mara.toml")]) == 0
+    mara = load_character(ROOT / "characters" / "mara_lighthouse.toml")
+    assert load_character(tmp_path / "mara.toml").model_dump(exclude={"card"}) == mara.model_dump(exclude={"card"})
+
+
+def test_portraits_differ_by_name_and_carry_the_initials():
+    from studio.export.portrait import initials, portrait_png
+
+    assert initials("Captain Ilse") == "CI" and initials("修女与女忍") == "修" and initials("mara") == "M"
+    assert portrait_png("Captain Ilse") != portrait_png("Captain Ilsa")
+    assert portrait_png("修女与女忍").startswith(b"\x89PNG")
+
+
+# -- names in any script ----------------------------------------------------------------------------
+
+
+def _named(name, description):
+    return json.dumps({"spec": "chara_card_v2", "spec_version": "2.0",
+                       "data": {"name": name, "description": description}}, ensure_ascii=False).encode()
+
+
+def test_names_in_any_script_give_their_own_files(tmp_path, capsys):
+    for file, name in (("a.json", "修女与女忍"), ("b.json", "女忍"), ("c.json", "Анна"), ("d.json", "★☆★")):
+        code, out = _import(tmp_path, file, _named(name, "x"), capsys)
+        assert code == 0, out.err
+    stems = sorted(p.stem for p in (tmp_path / "characters").glob("*.toml"))
+    assert "修女与女忍" in stems and "女忍" in stems and "анна" in stems
+    assert len(stems) == 4 and "untitled" not in stems
+
+
+def test_what_the_others_know_ends_at_the_first_sentence_in_any_script(tmp_path, capsys):
+    code, _ = _import(tmp_path, "zh.json", _named("艾琳", "艾琳是修女。游戏主持人的规则：每回合输出状态栏。"), capsys)
+    assert code == 0
+    assert load_character(tmp_path / "characters" / "艾琳.toml").description == "艾琳是修女。"
+    code, _ = _import(tmp_path, "en.json", _named("Ann", "Ann is 3.5 feet tall! She hides it."), capsys)
+    assert load_character(tmp_path / "characters" / "ann.toml").description == "Ann is 3.5 feet tall!"
+
+
+# -- what import says --------------------------------------------------------------------------------
+
+
+def test_import_names_template_code_once_and_keeps_it_out_of_the_prompt(tmp_path, capsys):
+    assert main(["import", str(DATA / "mara_quill.v3.json"), "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("template code") == 1 and "never sent to models" in out
+    sheet = load_character(tmp_path / "characters" / "mara_quill.toml")
+    assert "<%" not in sheet.prompt and "getvar" not in sheet.prompt
+    assert "<% if (getvar('storm') > 2) { %>" in sheet.card.description  # kept in the card
+
+
+def test_lorebook_entries_are_kept_whole_with_every_field(tmp_path, capsys):
+    assert main(["import", str(DATA / "saltcombe.v2.json"), "--dir", str(tmp_path)]) == 0
+    sheet = load_character(tmp_path / "characters" / "saltcombe.toml")
+    book = sheet.card.lorebook
+    assert len(book.entries) == 24 and book.name == "Saltcombe lore"
+    assert [e.enabled for e in book.entries].count(False) == 2
+    long = next(e for e in book.entries if e.comment == "a long entry")
+    assert len(long.content) > 2000 and any(k.text == long.content for k in sheet.knowledge)
+    smuggler = next(e for e in book.entries if e.comment == "case sensitive, NOT ANY")
+    assert (smuggler.logic, smuggler.place, smuggler.depth, smuggler.role) == ("not_any", "at_depth", 1, "user")
+    assert smuggler.case_sensitive_keys is True and smuggler.secondary_keys == ["customs"]
+    assert {e.place for e in book.entries} >= {"before_char", "after_char", "at_depth", "author_note_top",
+                                                "examples_bottom"}
+
+
+# -- World Info -------------------------------------------------------------------------------------
+
+
+def test_a_world_info_file_imports_as_a_lorebook_kept_as_it_was(tmp_path, capsys):
+    from studio.model.lorebook import read_lorebook
+
+    assert main(["import", str(DATA / "Toaru.json"), "--dir", str(tmp_path)]) == 0
+    kept = tmp_path / "lorebooks" / "toaru.json"
+    assert kept.read_bytes() == (DATA / "Toaru.json").read_bytes()
+    assert 'lorebooks = ["toaru"]' in capsys.readouterr().out
+    book = read_lorebook(kept)
+    assert len(book.entries) == 18 and all(e.keys for e in book.entries)
+    assert book.entries[0].insertion_order == json.loads(kept.read_text())["entries"]["0"]["order"]
+
+
+def test_a_cards_world_link_is_followed_to_the_file_beside_it(tmp_path, capsys):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    for name in ("seraphina.png", "Eldoria.json"):
+        (folder / name).write_bytes((DATA / name).read_bytes())
+    assert main(["import", str(folder / "seraphina.png"), "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / "lorebooks" / "eldoria.json").read_bytes() == (DATA / "Eldoria.json").read_bytes()
+    assert load_character(tmp_path / "characters" / "seraphina.toml").lorebooks == ["eldoria"]
+    # without the file, import says where to put it
+    (tmp_path / "characters" / "seraphina.toml").unlink()
+    (tmp_path / "characters" / "seraphina.png").unlink()
+    (tmp_path / "lorebooks" / "eldoria.json").unlink()
+    (folder / "Eldoria.json").unlink()
+    assert main(["import", str(folder / "seraphina.png"), "--dir", str(tmp_path)]) == 0
+    assert "put Eldoria.json there" in capsys.readouterr().out
+
+
+# -- wrong types and hostile files --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"tags": 5}, "data.tags"),
+    ({"alternate_greetings": 5}, "data.alternate_greetings"),
+    ({"alternate_greetings": ["ok", 5]}, "data.alternate_greetings"),
+    ({"description": 5}, "data.description"),
+    ({"name": ["a"]}, "data.name"),
+    ({"extensions": {"studio": {"prompt": 5}}}, "data.extensions.studio.prompt"),
+    ({"extensions": 5}, "data.extensions"),
+    ({"character_book": {"entries": [{"keys": 5, "content": "x"}]}}, "data.character_book.entries[0].keys"),
+    ({"character_book": {"entries": 5}}, "data.character_book.entries"),
+    ({"character_book": 5}, "data.character_book"),
+])
+def test_card_fields_of_the_wrong_type_get_one_message_naming_them(tmp_path, capsys, change, field):
+    card = json.loads(json.dumps(CARD))
+    card["data"].update(change)
+    code, out = _import(tmp_path, "bad.json", json.dumps(card).encode(), capsys)
+    assert code == 2 and f"field '{field}'" in out.err and "fix:" in out.err
+    assert "Traceback" not in out.err and out.err.count("\n") == 2
+    assert not (tmp_path / "characters").exists()
+
+
+@pytest.mark.parametrize("depth", [150, 990, 100_000])
+def test_json_nested_deeper_than_any_card_is_one_message(tmp_path, capsys, depth):
+    deep = b'{"spec": "chara_card_v2", "data": {"name": "D", "extensions": {"x": ' + b"[" * depth + b"]" * depth + b"}}}"
+    code, out = _import(tmp_path, "deep.json", deep, capsys)
+    assert code == 2 and "nested more than 100 levels deep" in out.err and "Traceback" not in out.err
+
+
+def test_a_sheet_or_play_finds_the_lorebooks_it_names(tmp_path, capsys, monkeypatch):
+    from studio.model.errors import InputError
+    from studio.model.lorebook import load_lorebooks
+
+    assert main(["import", str(DATA / "Eldoria.json"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "characters").mkdir()
+    sheet = tmp_path / "characters" / "x.toml"
+    (books,) = load_lorebooks(["eldoria"], sheet)
+    assert [e.label for e in books.entries] == ["eldoria", "shadowfang", "glade", "power"]
+    (by_path,) = load_lorebooks(["../lorebooks/eldoria.json"], sheet)
+    assert by_path == books
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="names 'atlantis'"):
+        load_lorebooks(["atlantis"], sheet)

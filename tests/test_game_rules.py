@@ -4,8 +4,8 @@ import pytest
 from pydantic import ValidationError
 
 from studio.engine.forms.social.rules import (
-    MOVE, SEARCH, TALK, WAIT, Action, act, jury_verdict, legal_actions, read_action, read_vote, start,
-    tally, turn_order,
+    DESCRIBE, DROP, EAT, FISH, GET, GIVE, INVENTORY, LIGHT, MOVE, READ, SEARCH, TALK, VERBS, WAIT, Action, act,
+    jury_verdict, legal_actions, read_action, read_vote, search_chance, start, tally, turn_order,
 )
 from studio.model.island import GameRules
 
@@ -52,6 +52,9 @@ def test_paths_run_both_ways_and_actions_follow_the_map():
     [
         ({"action": "move", "target": "beach"}, Action(MOVE, "Beach")),
         ("I walk to the Beach to think.", Action(MOVE, "Beach")),
+        ("Go to the beach and look for the idol", Action(MOVE, "Beach")),
+        ("Look for the idol here", Action(SEARCH)),
+        ("Look around the camp", Action(DESCRIBE)),
         ("Talk to Ben about the vote", Action(TALK, "Ben")),
         ({"action": "talk", "with": "ben"}, Action(TALK, "Ben")),
         ("Search the camp for anything useful", Action(SEARCH)),
@@ -82,14 +85,76 @@ def test_impossible_actions_are_refused_with_what_is_allowed(reply, says):
 
 def test_only_the_right_place_yields_the_idol_and_only_once():
     rules, state = game()
-    state, facts = act(rules, state, "Ana", Action(SEARCH))
-    assert facts["found"] is False and state.idol_holder is None
+    state, facts = act(rules, state, "Ana", Action(SEARCH), roll=0.0)
+    assert facts["found"] is False and not facts["ok"] and state.idol_holder is None
     state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
-    state, facts = act(rules, state, "Ana", Action(SEARCH))
+    state, facts = act(rules, state, "Ana", Action(SEARCH), roll=0.1)
     assert facts["found"] and state.idol_holder == "Ana"
     state, _ = act(rules, state, "Ben", Action(MOVE, "Jungle Path"))
-    state, facts = act(rules, state, "Ben", Action(SEARCH))
+    state, facts = act(rules, state, "Ben", Action(SEARCH), roll=0.0)
     assert not facts["found"] and state.idol_holder == "Ana"
+
+
+def test_the_idol_search_is_a_chance_that_grows_with_each_failed_try_and_with_the_clue():
+    rules, state = game(idol={"hidden_at": "Jungle Path", "tool": "machete"},
+                        items=[{"name": "machete", "at": "Camp", "kind": "tool"},
+                               {"name": "clue", "at": "Jungle Path", "kind": "clue", "text": "Dig by the fig."}])
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
+    state, facts = act(rules, state, "Ana", Action(SEARCH), roll=0.0)
+    assert not facts["found"] and "machete" in facts["outcome"]  # no tool: no search at all
+    assert state.searches.get("Ana", 0) == 0
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Camp"))
+    state, _ = act(rules, state, "Ana", Action(GET, "machete"))
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
+    # the clue lies here: 0.7 + 0.1; a draw of 0.85 misses, and the miss adds 0.1 to the next try
+    assert search_chance(rules, state, "Ana") == pytest.approx(0.8)
+    state, facts = act(rules, state, "Ana", Action(SEARCH), roll=0.85)
+    assert not facts["found"] and facts["chance"] == pytest.approx(0.8) and state.searches["Ana"] == 1
+    state, facts = act(rules, state, "Ana", Action(SEARCH), roll=0.85)
+    assert facts["found"] and state.idol_holder == "Ana"
+
+
+def test_the_paper_s_thirteen_verbs_each_do_what_they_say():
+    assert len(VERBS) == 13
+    rules, state = game(items=[{"name": "pole", "at": "Camp", "kind": "pole"},
+                               {"name": "firewood", "at": "Camp", "kind": "fuel"},
+                               {"name": "coconut", "at": "Camp", "kind": "food"}],
+                        places=[{"name": "Camp", "paths": ["Beach"]}, {"name": "Beach", "paths": ["Ocean"]},
+                                {"name": "Ocean", "fish": True}, {"name": "Jungle Path", "paths": ["Camp"]}])
+    offered = {a.verb for a in legal_actions(rules, state, "Ana")}
+    assert offered == set(VERBS) - {GIVE, DROP, READ}  # nothing carried to give or drop, no clue to read
+    state, facts = act(rules, state, "Ana", Action(FISH))
+    assert not facts["ok"] and "nothing to fish with" in facts["outcome"]
+    state, _ = act(rules, state, "Ana", Action(GET, "pole"))
+    state, facts = act(rules, state, "Ana", Action(FISH))
+    assert not facts["ok"] and "no fish here" in facts["outcome"]
+    state, _ = act(rules, state, "Ana", Action(GIVE, "Ben", "pole"))
+    assert state.carries("Ben") == ("pole",) and state.carries("Ana") == ()
+    state, facts = act(rules, state, "Ana", Action(LIGHT, "firewood"))
+    assert facts["ok"] and state.fires == ("Camp",) and "firewood" not in state.lying["Camp"]
+    state, facts = act(rules, state, "Ana", Action(EAT, "coconut"))
+    assert facts["ok"] and state.lying["Camp"] == ()
+    state, facts = act(rules, state, "Ana", Action(INVENTORY))
+    assert facts["outcome"] == "Ana carries: nothing."
+    state, facts = act(rules, state, "Ana", Action(DESCRIBE))
+    assert "Ben" in facts["outcome"] and "Beach" in facts["outcome"]
+    state, _ = act(rules, state, "Ben", Action(MOVE, "Beach"))
+    state, _ = act(rules, state, "Ben", Action(MOVE, "Ocean"))
+    state, facts = act(rules, state, "Ben", Action(FISH))
+    assert facts["ok"] and state.carries("Ben") == ("pole", "fish")
+    state, _ = act(rules, state, "Ben", Action(DROP, "pole"))
+    assert state.lying["Ocean"] == ("pole",)
+    assert read_action(rules, state, "Ben", "I eat the fish")[0] == Action(EAT, "fish")
+    assert read_action(rules, state, "Ben", "Catch fish with the rod")[0] == Action(FISH)
+    state, _ = act(rules, state, "Ben", Action(GET, "pole"))
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Beach"))
+    state, _ = act(rules, state, "Ana", Action(MOVE, "Ocean"))
+    # a reply in the schema's shape names the item apart from the player
+    assert read_action(rules, state, "Ben", {"action": "give", "target": "Ana", "item": "pole"}) == (
+        Action(GIVE, "Ana", "pole"), None)
+    state, _ = act(rules, state, "Ben", Action(GIVE, "Ana", "pole"))
+    action, error = read_action(rules, state, "Ben", "give the pole to Ana")  # Ana has it now
+    assert action is None and "cannot give the pole to Ana" in error and "give fish to Ana" in error
 
 
 def test_the_most_voted_joins_the_jury():
@@ -112,7 +177,7 @@ def test_ties_break_by_a_seeded_draw_that_replays():
 def test_the_idol_saves_its_holder_once():
     rules, state = game()
     state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
-    state, _ = act(rules, state, "Ana", Action(SEARCH))
+    state, _ = act(rules, state, "Ana", Action(SEARCH), roll=0.0)
     state, facts = tally(state, {"Ana": "Ben", "Ben": "Ana", "Cy": "Ana", "Dee": "Ana"}, seed=1)
     assert facts["idol_played_by"] == "Ana" and facts["eliminated"] == "Ben"
     assert state.idol_spent and state.idol_holder is None
@@ -123,7 +188,7 @@ def test_the_idol_saves_its_holder_once():
 def test_the_idol_is_played_only_when_its_holder_would_leave():
     rules, state = game()
     state, _ = act(rules, state, "Ana", Action(MOVE, "Jungle Path"))
-    holding, _ = act(rules, state, "Ana", Action(SEARCH))
+    holding, _ = act(rules, state, "Ana", Action(SEARCH), roll=0.0)
     seen = set()
     for seed in range(20):  # nobody cast a valid vote: a draw among all four decides
         after, facts = tally(holding, {}, seed=seed)

@@ -161,16 +161,19 @@ def test_report_as_csv_json_and_markdown(ran, tmp_path, capsys):
     assert main(["lab", "report", str(path), "--format", "csv", "--db", db]) == 0
     blocks = capsys.readouterr().out.strip().split("\n\n")
     rows = list(csv.reader(io.StringIO(blocks[0])))
-    assert rows[0] == ["table", "group", "partner", "n", "cooperation (95% CI)", "score (95% CI)"]
+    assert rows[0] == ["table", "group", "partner", "n", "cooperation", "cooperation_low", "cooperation_high",
+                       "cooperation_n", "score", "score_low", "score_high", "score_n"]
     assert len(rows) == 1 + 4 and all(r[3] == "3" for r in rows[1:])
+    assert all(0 <= float(r[5]) <= float(r[4]) <= float(r[6]) <= 1 for r in rows[1:])  # a rate's interval within 0-1
     assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["done"] == 12 and [f["type"] for f in data["figures"]] == ["bars"]
-    assert [t["title"] for t in data["tables"]] == ["Cooperation and score per group and partner", "The paper's hypotheses"]
+    assert [t["title"] for t in data["tables"]] == ["Cooperation and score per group and partner", "The paper's hypotheses",
+                                                    "Each hypothesis's parts"]
     out = tmp_path / "paper" / "dilemma.md"
     assert main(["lab", "report", str(path), "--format", "md", "--out", str(out), "--db", db]) == 0
     text = out.read_text()
-    assert "| group | partner | n | cooperation (95% CI) | score (95% CI) |" in text
+    assert "| group | partner | n | cooperation | score |" in text
     assert "![Cooperation rate by group and partner](dilemma-pd_cooperation.png)" in text
     assert (tmp_path / "paper" / "dilemma-pd_cooperation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -245,7 +248,7 @@ def test_every_shipped_experiment_file_loads():
             "pd_small"} <= set(names)
     sizes = {n: len(load_experiment(ROOT / "experiments" / f"{n}.toml").kind.plan(
         load_experiment(ROOT / "experiments" / f"{n}.toml").spec)) for n in names}
-    assert sizes["pd_paper"] == 6 * 4 * 30 and sizes["pd_small"] == 8
+    assert sizes["pd_paper"] == 6 * 4 * 90 and sizes["pd_small"] == 8
 
 
 def test_the_social_games_experiment_runs_as_games_in_the_store(tmp_path, capsys):
@@ -254,7 +257,7 @@ def test_the_social_games_experiment_runs_as_games_in_the_store(tmp_path, capsys
             "--json", "--db", db]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["done"] == 1 and out["tables"][0]["columns"][:3] == ["group", "players", "mean place"]
+    assert out["done"] == 1 and out["tables"][1]["columns"][:3] == ["group", "players", "mean place"]
     assert main(["show", "1", "--db", db]) == 0  # the game is an ordinary run
     assert "Eight on an Island" in capsys.readouterr().out
 
@@ -300,8 +303,8 @@ def test_each_dilemma_trial_is_a_run_whose_scores_follow_from_the_moves(tmp_path
     record = done["competitive/0/always_defect/0"]
     assert main(["show", str(record["run"]), "--db", db]) == 0
     shown = capsys.readouterr().out
-    assert "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in shown
-    assert f"Simulacrum 1 (competitive) {record['total']}, Partner (unconditional defector)" in shown
+    assert "PARTNER (UNCONDITIONAL DEFECTOR)  Project Blue." in shown
+    assert f"Simulacrum 1 (competitive) {pd.dollars(record['total'])}, Partner (unconditional defector)" in shown
     assert out["tables"][0]["rows"][0][:3] == ["competitive", "always_defect", 3]
 
 
@@ -352,7 +355,7 @@ async def test_the_app_opens_a_dilemma_trial_like_any_run(dilemma_db, monkeypatc
         async with app.run_test(size=(120, 40)) as pilot:
             await opened(pilot)
             text = screen_text(app)
-            assert "SIMULACRUM 1 (COOPERATIVE)" in text and "PARTNER (UNCONDITIONAL DEFECTOR)  Defects." in text
+            assert "SIMULACRUM 1 (COOPERATIVE)" in text and "PARTNER (UNCONDITIONAL DEFECTOR)  Project Blue." in text
             assert "After 6 rounds" in text and "finished" in text
     finally:
         store.close()
@@ -402,7 +405,7 @@ def test_an_exported_dilemma_trial_is_a_finished_play(dilemma_db, tmp_path):
     out = tmp_path / "trial.md"
     assert main(["export", "1", "--format", "markdown", "--out", str(out), "--db", str(dilemma_db)]) == 0
     text = out.read_text()
-    assert "**Partner (unconditional defector):** Defects." in text and "After 6 rounds" in text
+    assert "**Partner (unconditional defector):** Project Blue." in text and "After 6 rounds" in text
     assert "unfinished" not in text
 
 

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.stats import Trial, cells, hypotheses, mean_ci
+from studio.lab.stats import (Trial, cells, holm, hypotheses, mann_whitney, mean_ci, mixed_model, rate_ci,
+                               wilcoxon_greater)
 
 
 def test_payoffs_follow_the_paper():
@@ -39,6 +40,14 @@ def test_a_game_s_scores_follow_from_its_moves():
     ('```json\n{"Move": "defect"}\n```', "D"),
     ("I will cooperate this round.", "C"),
     ("Defect. They cannot be trusted.", "D"),
+    ("I will not cooperate this time.", "D"),
+    ("I won't cooperate with someone who keeps taking.", "D"),
+    ("I refuse to defect.", "C"),
+    ("I will cooperate; I would never betray them.", "C"),
+    ("I weigh it up.\nChoice: Project Blue", "D"),
+    ("Choice: [Project Green]", "C"),
+    ('{"move": "Project Green", "reason": "build trust"}', "C"),
+    ("I won't choose Project Blue this time.", "C"),
 ])
 def test_moves_are_read_leniently(reply, move):
     assert pd.read_move(reply) == (move, None)
@@ -50,11 +59,30 @@ def test_a_reply_that_is_not_a_move_is_not_guessed(reply):
     assert move is None and error
 
 
-def test_every_group_has_three_wordings_and_the_messages_carry_history():
+def test_every_group_has_three_wordings():
     assert set(pd.GROUPS) == {"cooperative", "competitive", "altruistic", "self_interested", "mixed_motivation", "control"}
     assert all(len(w) == 3 for w in pd.GROUPS.values())
-    msgs = pd.messages("competitive", 2, [("C", "D")])
-    assert pd.GROUPS["competitive"][2] in msgs[0]["content"] and "round 1: you C, they D" in msgs[1]["content"]
+
+
+def test_one_conversation_persona_first_then_own_replies_and_the_partner_s_projects():
+    study = pd.instructions(6)
+    msgs = pd.conversation(pd.GROUPS["competitive"][2], study, [("Choice: Project Blue", "C"), ("Choice: Project Green", "D")])
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user", "assistant", "user"]
+    assert msgs[0]["content"].startswith(pd.GROUPS["competitive"][2]) and study in msgs[0]["content"]
+    assert msgs[1]["content"] == "Choice: Project Blue"  # its own reply, as it wrote it
+    assert "Project Green" in msgs[2]["content"] and "Project Blue" in msgs[4]["content"]  # the partner's choices
+
+
+def test_the_study_is_framed_as_two_projects_with_dollar_payoffs():
+    study = pd.instructions(6).lower()
+    assert "project green" in study and "project blue" in study and "$7.00" in study and "$0.00" in study
+    assert "cooperat" not in study and "defect" not in study and "points" not in study
+
+
+def test_a_reply_that_named_no_project_is_asked_again_in_the_conversation():
+    msgs = pd.conversation("You are careful.", "The study.", [], unreadable="Hmm.", problem="no project named")
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"] and msgs[1]["content"] == "Hmm."
+    assert "no project named" in msgs[2]["content"]
 
 
 def test_interval_of_a_known_sample():
@@ -62,45 +90,115 @@ def test_interval_of_a_known_sample():
     assert est.mean == 4.0 and est.high - est.mean == pytest.approx(4.969, abs=1e-3)
 
 
-def _synthetic(seed=3, n=20):
-    """Groups cooperate at planted rates: cooperative 0.9, competitive 0.1, mixed 0.5, altruistic 0.9 except
-    against a defector, self-interested 0.2 and less against a cooperator; control 0.5."""
+PLANTED = {  # group -> partner -> cooperation rate, every hypothesis true in the direction it predicts
+    "cooperative": {"always_defect": 0.7, "always_cooperate": 0.7, "tit_for_tat_c": 0.85, "tit_for_tat_d": 0.55},
+    "altruistic": {"always_defect": 0.8, "always_cooperate": 0.99, "tit_for_tat_c": 0.85, "tit_for_tat_d": 0.7},
+    "self_interested": {"always_defect": 0.35, "always_cooperate": 0.1, "tit_for_tat_c": 0.3, "tit_for_tat_d": 0.45},
+    "competitive": {"always_defect": 0.1, "always_cooperate": 0.1, "tit_for_tat_c": 0.05, "tit_for_tat_d": 0.2},
+    "mixed_motivation": dict.fromkeys(pd.PARTNERS, 0.55),
+    "control": dict.fromkeys(pd.PARTNERS, 0.42),
+}
+
+
+def _trials(rates, n=30, seed=3):
+    """n trials of six moves per cell, each move C with the cell's rate; trial `rep` pairs a simulacrum's partners."""
     rng = random.Random(seed)
-    base = {"cooperative": 0.9, "competitive": 0.1, "mixed_motivation": 0.5, "altruistic": 0.8,
-            "self_interested": 0.3, "control": 0.5}
-    trials = []
-    for group, rate in base.items():
-        for partner in pd.PARTNERS:
-            p = rate
-            if group == "altruistic":
-                p = 0.98 if partner == "always_cooperate" else 0.6
-            if group == "self_interested" and partner == "always_cooperate":
-                p = 0.02
-            if group in ("cooperative", "altruistic") and partner == "tit_for_tat_d":
-                p -= 0.3
-            for _ in range(n):
-                moves = ["C" if rng.random() < p else "D" for _ in range(6)]
-                trials.append(Trial(group, partner, moves.count("C") / 6, 0))
-    return trials
+    return [Trial(group, partner, sum(rng.random() < p for _ in range(6)) / 6, 0, rep % 3, rep)
+            for group, row in rates.items() for partner, p in row.items() for rep in range(n)]
 
 
-def test_the_hypotheses_find_what_was_planted():
-    found = {f.name: f for f in hypotheses(_synthetic())}
-    for name in ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8"):
+def test_effects_in_the_predicted_direction_are_supported_after_the_correction():
+    found = {f.name: f for f in hypotheses(_trials(PLANTED))}
+    for name in ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8", "H9"):
         assert found[name].supported, found[name]
-    assert found["H1"].effect > 0.5 and found["H1"].test.startswith("Mann-Whitney")
-    assert found["H9"].supported is False  # nothing planted there
+        assert found[name].effect > 0 and found[name].p_adjusted >= found[name].p
+    assert found["H1"].effect == pytest.approx(0.7 - 0.11, abs=0.08)  # a difference of rates, not a mean
+    assert found["H6"].test.startswith("a one-sided paired test") and found["H6"].parts[0].test.startswith("Wilcoxon")
 
 
-def test_no_difference_planted_means_none_found():
-    trials = [Trial(g, p, t.cooperation, 0) for t, g, p in zip(
-        _synthetic(), [t.group for t in _synthetic()], [t.partner for t in _synthetic()])]
-    flat = [Trial(t.group, t.partner, random.Random(i).choice([0.5, 0.5, 0.33, 0.67]), 0) for i, t in enumerate(trials)]
-    found = {f.name: f for f in hypotheses(flat)}
-    assert not found["H1"].supported and not found["H4"].supported
+def test_h3_reports_each_part_as_a_difference():
+    found = {f.name: f for f in hypotheses(_trials(PLANTED))}["H3"]
+    above, below = found.parts
+    assert above.effect == pytest.approx(0.55 - 0.11, abs=0.08) and below.effect == pytest.approx(0.7 - 0.55, abs=0.08)
+    assert found.effect == min(above.effect, below.effect)
+
+
+def test_only_the_control_group_differing_does_not_make_every_group_differ():
+    rates = {g: dict.fromkeys(pd.PARTNERS, 0.5) for g in pd.GROUPS}
+    rates["control"] = dict.fromkeys(pd.PARTNERS, 0.95)
+    found = {f.name: f for f in hypotheses(_trials(rates))}["H4"]
+    assert found.supported is False
+    against_control = [p for p in found.parts if "control" in p.name]
+    assert len(found.parts) == 15 and all(p.supported for p in against_control)  # those pairs do differ
+    assert not all(p.supported for p in found.parts)
+
+
+def test_competitive_lower_against_one_partner_only_is_not_whatever_the_partner():
+    rates = {g: dict.fromkeys(pd.PARTNERS, 0.6) for g in pd.GROUPS}
+    rates["competitive"] = {**dict.fromkeys(pd.PARTNERS, 0.6), "always_defect": 0.05}
+    found = {f.name: f for f in hypotheses(_trials(rates))}["H5"]
+    assert found.supported is False and len(found.parts) == 4
+    assert [p.supported for p in found.parts if p.name.endswith("always_defect")] == [True]
+
+
+def test_on_null_data_at_most_one_set_in_twenty_supports_any_hypothesis():
+    """400 data sets with no difference anywhere (each set its own common rate): the family-wise rate of a
+    false 'supported' stays at 5% or below."""
+    rng = random.Random(11)
+    hits = 0
+    for _ in range(400):
+        p = rng.uniform(0.2, 0.8)
+        trials = [Trial(g, partner, sum(rng.random() < p for _ in range(6)) / 6, 0, rep % 3, rep)
+                  for g in pd.GROUPS for partner in pd.PARTNERS for rep in range(6)]
+        hits += any(f.supported for f in hypotheses(trials))
+    assert hits / 400 <= 0.05
+
+
+def test_holm_adjusts_step_down_and_keeps_order():
+    assert holm([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.06, None, 0.06])
+    assert holm([0.5, 0.9]) == [1.0, 1.0]  # never above 1, never below an earlier step
+
+
+def test_rate_intervals_stay_within_zero_and_one():
+    for rates in ([1.0] * 3, [0.0, 0.0], [1.0, 0.83, 1.0], [0.5]):
+        est = rate_ci(rates, 6)
+        assert 0.0 <= est.low <= est.mean <= est.high <= 1.0
+    assert rate_ci([1.0] * 3, 6).low < 1.0  # all cooperated, yet the interval says how little three trials show
+    # correlated trials (all-or-nothing) give a wider interval than the same rate from independent moves
+    assert rate_ci([0.0, 1.0] * 5, 6).high - rate_ci([0.0, 1.0] * 5, 6).low > \
+        rate_ci([0.5] * 10, 6).high - rate_ci([0.5] * 10, 6).low
+
+
+def test_the_mixed_model_finds_the_planted_group_effects():
+    terms, spread = mixed_model(_trials(PLANTED, n=12))
+    by = {t.term: t for t in terms}
+    assert by["cooperative"].estimate > 0 and by["cooperative"].p < 0.05
+    assert by["competitive"].estimate < 0 and by["competitive"].p < 0.05
+    assert spread >= 0
+    assert mixed_model([Trial("cooperative", "always_defect", 1.0, 0)]) is None
 
 
 def test_cells_give_rate_and_score_with_intervals():
     table = cells([Trial("control", "always_defect", 0.5, 20), Trial("control", "always_defect", 1.0, 30)])
     cell = table[("control", "always_defect")]
     assert cell["cooperation"].mean == 0.75 and cell["score"].mean == 25 and cell["score"].n == 2
+    assert 0 <= cell["cooperation"].low < 0.75 < cell["cooperation"].high <= 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_rank_tests_agree_with_scipy(seed):
+    from scipy import stats
+
+    rng = random.Random(seed)
+    a = [rng.choice([0, 1, 2, 3, 4, 5, 6]) / 6 for _ in range(15)]
+    b = [rng.choice([0, 1, 2, 3, 4]) / 6 for _ in range(12)]
+    assert mann_whitney(a, b) == pytest.approx(stats.mannwhitneyu(a, b, alternative="greater", method="asymptotic").pvalue)
+    assert mann_whitney(a, b, two_sided=True) == pytest.approx(
+        stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue)
+    x, y = a[:12], b
+    assert wilcoxon_greater(x, y) == pytest.approx(stats.wilcoxon(x, y, alternative="greater", method="approx").pvalue)
+
+
+def test_a_reply_in_words_that_names_no_project_says_so_for_the_second_chance():
+    move, error = pd.read_move("I am not sure what to do.")
+    assert move is None and "neither project" in error and "JSON" not in error

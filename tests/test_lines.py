@@ -149,3 +149,11 @@ async def test_the_second_ask_is_a_little_warmer_and_its_settings_are_recorded(e
     line = await engine.step()
     assert line.text == "Where were you born?"
     assert line.settings["temperature"] == 0.7  # the other's 0.4, warmed for the second ask
+
+
+def test_a_line_in_chinese_ends_its_sentences_at_full_width_stops():
+    from studio.engine.lines import drop_unfinished, sentence_spans
+
+    assert drop_unfinished("我回来了。门没锁！你在哪里") == ("我回来了。门没锁！", True)
+    assert drop_unfinished("我回来了。你在哪里？") == ("我回来了。你在哪里？", False)
+    assert len(sentence_spans("「走吧。」她说。")) == 2

@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from studio.mind.rules import draw_mood, holds, memory_score, persona_text
+from studio.mind.rules import draw_mood, holds, memory_score, normalise, persona_text, recency
 from studio.model.inner_life import Condition, Mood, Traits
 from studio.model.play import CharacterSheet
 
@@ -38,10 +38,12 @@ def test_conditions_need_all_parts():
         Condition()
 
 
-def test_memory_score_halves_with_age():
-    fresh = memory_score(age_turns=0, half_life=10, importance=10, relevance=1)
-    old = memory_score(age_turns=10, half_life=10, importance=10, relevance=1)
-    assert fresh == 1.0 and old == pytest.approx(0.5)
+def test_memory_score_is_a_weighted_sum_so_an_unrelated_memory_still_counts():
+    assert recency(10, 10) == pytest.approx(0.5) and recency(0, 10) == 1.0
+    # a memory sharing no word (relevance 0) still scores on being fresh and weighty
+    assert memory_score(recency=1.0, importance=1.0, relevance=0.0) == 2.0
+    assert memory_score(recency=1.0, importance=0.0, relevance=0.0, weights=(0.5, 1, 1)) == 0.5
+    assert list(normalise([2, 4, 6])) == [0.0, 0.5, 1.0] and list(normalise([3, 3])) == [0.5, 0.5]
 
 
 def test_example_character_uses_every_mind_field():

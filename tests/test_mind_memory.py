@@ -18,14 +18,15 @@ def _index(lines):
     return index
 
 
-def test_relevant_old_memory_beats_recent_irrelevant_one():
+def test_relevant_old_memory_is_recalled_beside_recent_irrelevant_ones():
     lines = ["The Aurelia went down on the rocks below the lamp."] + [
         f"Pass the bread, the kettle is boiling again, number {i}." for i in range(30)
     ]
     index = _index(lines)
     found = index.recall("What happened to the Aurelia that night?", now_turn=31, half_life=40, k=3)
-    assert found and found[0].memory.event_id == 100
-    assert found[0].relevance == 1.0 and 0 < found[0].recency < 1
+    # the oldest memory, but the only one about the wreck: its relevance carries it into the three
+    wreck = next(r for r in found if r.memory.event_id == 100)
+    assert wreck.relevance == 1.0 and 0 < wreck.recency < 1
     # with nothing relevant asked, the old wreck does not come back
     assert all(r.memory.event_id != 100 for r in index.recall("bread kettle", now_turn=31, half_life=40, k=3))
 
@@ -34,7 +35,9 @@ def test_importance_and_recency_rank_equally_relevant_memories():
     index = _index(["The logbook is in the drawer.", "The logbook is in the stove."])
     plain = index.recall("logbook", now_turn=2, half_life=10, k=2)
     assert [r.memory.event_id for r in plain] == [101, 100]  # the same words: the newer one first
-    weighted = index.recall("logbook", now_turn=2, half_life=10, k=2, importance={100: 10, 101: 2})
+    # scaled over two memories, fresh-but-slight and old-but-weighty tie; a heavier importance decides
+    weighted = index.recall("logbook", now_turn=2, half_life=10, k=2, importance={100: 10, 101: 2},
+                            weights=(1.0, 2.0, 1.0))
     assert [r.memory.event_id for r in weighted] == [100, 101]
     assert weighted[0].importance == 10 and weighted[1].importance == 2
 
@@ -113,3 +116,36 @@ def test_embedding_relevance_asks_the_model_through_the_gateway_once_per_memory(
     assert [a["input"] for a in asked] == [["The wreck on the rocks.", "Pass the bread."], ["the wreck"], ["the bread"]]
     assert {a["model"] for a in asked} == {"ollama/nomic-embed-text"}
     assert {a["api_base"] for a in asked} == {"http://localhost:11434"}
+
+
+def test_a_memory_sharing_no_word_is_recalled_on_recency_and_importance():
+    index = _index(["The lamp went dark at midnight.", "Pass the bread.", "The harbour master lied to me."])
+    index.set_importance(102, 10)
+    found = index.recall("Where is the logbook?", now_turn=3, half_life=10, k=1)
+    # no memory shares a word with the question: the newest and weightiest comes back, not nothing
+    assert [r.memory.event_id for r in found] == [102] and found[0].relevance == 0
+
+
+def test_the_sheets_weights_decide_between_fresh_and_relevant():
+    lines = ["The Aurelia struck the rocks."] + [f"Kettle talk, number {i}." for i in range(20)]
+    index = _index(lines)
+    ask = dict(now_turn=21, half_life=5, k=1)
+    assert index.recall("the Aurelia", **ask)[0].memory.event_id == 100  # equal weights: relevance wins
+    fresh_only = index.recall("the Aurelia", weights=(1.0, 0.0, 0.1), **ask)
+    assert fresh_only[0].memory.event_id == 120
+    assert fresh_only[0].score == 1.0  # the newest, scaled to 1, times its weight
+
+
+def test_memory_weights_are_read_from_the_sheet():
+    from pydantic import ValidationError
+
+    from studio.model.inner_life import MemorySettings
+
+    assert MemorySettings().weights == (1.0, 1.0, 1.0)
+    assert MemorySettings(relevance_weight=2).weights == (1.0, 1.0, 2.0)
+    try:
+        MemorySettings(recency_weight=-1)
+    except ValidationError as err:
+        assert "recency_weight" in str(err)
+    else:
+        raise AssertionError("a negative weight was accepted")

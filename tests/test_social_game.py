@@ -191,14 +191,16 @@ def test_the_architecture_experiment_assigns_balanced_conditions_and_resumes(sto
 def test_the_persona_experiment_replaces_each_sheet_s_own_persona(store):
     from studio.lab.game_kind import GamePlan, cast_for
 
-    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4))
+    plan = GamePlan("persona", 1, "scripted", PLAYS / "island.toml", (2, 4), players=6)
     cast, groups = cast_for(plan, 0)
+    # six of the eight play, as in the paper's persona games, all with goals and impressions
+    assert len(cast.roles) == 6 and set(cast.play.game.start) <= set(groups)
+    assert set(cast.play.game.architecture.values()) == {"both"}
     assert sorted(groups.values()).count("charismatic") == 2 and list(groups.values()).count("aloof") == 4
     for role in cast.roles:
         group = groups[role.name]
         assert role.sheet.prompt.startswith(f"You are {role.name}.")
-        assert role.sheet.archetype == (None if group == "neutral" else group)
-        assert role.sheet.traits.extraversion == {"charismatic": 2, "aloof": -2, "neutral": 0}[group]
+        assert role.sheet.archetype == group and role.sheet.traits is None  # the archetype is its only persona
 
 
 def test_a_path_to_nowhere_is_one_clear_line_naming_file_field_and_fix(capsys):
@@ -244,9 +246,10 @@ def test_actions_and_votes_are_asked_for_in_the_shape_the_rules_allow(store):
             state = self.engine.state
             if ctx.task == "act":
                 legal = rules.legal_actions(state.rules, state.game, ctx.character)
-                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", {"enum": [None]})["enum"][0])
-                           for s in json.loads(settings.schema)["anyOf"]}
-                assert offered == {(a.verb, a.target or None) for a in legal}
+                none = {"enum": [None]}
+                offered = {(s["properties"]["action"]["enum"][0], s["properties"].get("target", none)["enum"][0],
+                            s["properties"].get("item", none)["enum"][0]) for s in json.loads(settings.schema)["anyOf"]}
+                assert offered == {(a.verb, a.target or None, a.item) for a in legal}
                 self.checked["act"] += 1
             elif ctx.task == "vote":
                 options = json.loads(settings.schema)["properties"]["vote"]["enum"]
@@ -290,3 +293,99 @@ def test_a_round_whose_last_actor_talks_still_ends_in_a_vote(store):
     acts = [e for e in engine.path if e.kind == ev.DIRECTION and e.data.get("task") == "act"]
     assert engine.state.tallies, f"no vote after {len(acts)} actions"
     assert len(acts) == 8  # one action each, then the vote
+
+
+def _play_rounds(engine, rounds):
+    while engine.state.game.round <= rounds and not engine.finished:
+        asyncio.run(engine.play_turn())
+
+
+def test_a_player_is_shown_the_memories_retrieval_ranks_not_the_latest(store):
+    from studio.engine.forms.social import RECALL, recall, recollections
+
+    engine = island(store)
+    _play_rounds(engine, 1)
+    state, path = engine.state, engine.path
+    key = state.key("Amara Osei")
+    remembered = recollections(path, key)
+    assert len(remembered) > RECALL
+    # a question about the round's vote brings back the reading of the votes, however many lines came after
+    tally = next(e.text for e in path if e.data.get("task") == "tally")
+    shown = recall(state, path, key, "the votes are read: who leaves the game and joins the jury", RECALL)
+    assert tally in shown and len(shown) == RECALL
+    assert shown[-1] == tally  # the most relevant sits last, nearest the question
+    # and what the action prompt shows is what retrieval picked for her goals and surroundings
+    asked = [m for ctx, m in engine.gateway.calls if ctx.task == "act" and ctx.character == "Amara Osei"][-1]
+    listed = asked[-1]["content"].split("least to the most relevant now:\n")[-1]
+    assert "- " in listed and "What do you do now?" in listed
+
+
+def test_reflection_asks_the_paper_s_questions_and_the_audit_scores_the_goals(store):
+    from studio.engine.forms.social.prompts import REFLECTION_QUESTIONS
+
+    scripted.queue('{"insights": [{"text": "Bruno keeps his word."}, {"text": "The beach is watched."}]}',
+                   task="reflect")
+    gateway = RecordingGateway()
+    engine = island(store, gateway)
+    _play_rounds(engine, 2)
+    reflect = [(ctx, m) for ctx, m in gateway.calls if ctx.task == "reflect"]
+    assert reflect and all(q in reflect[0][1][-1]["content"] for q in REFLECTION_QUESTIONS)
+    first = reflect[0][0].character
+    key = engine.state.key(first)
+    assert engine.state.insights[key][:2] == ("Bruno keeps his word.", "The beach is watched.")
+    audits = [e for e in engine.path if e.data.get("task") == "audit"]
+    assert audits and all(1 <= v <= 5 for e in audits for v in e.data["scores"].values())
+    # the audit is an outside judge, not the player: no persona in its system prompt
+    judged = next(m for ctx, m in gateway.calls if ctx.task == "audit")
+    assert "You are not a player" in judged[0]["content"] and "Goals this round" in judged[1]["content"]
+    # round 2's goals are set with round 1's goals and their audited scores
+    history = engine.state.goal_history[key]
+    assert history[0][0] == 1 and history[0][2]
+    second = [m for ctx, m in gateway.calls if ctx.task == "goals" and ctx.character == first][1]
+    assert "Your goals in round 1" in second[-1]["content"] and "(score " in second[-1]["content"]
+    assert "Bruno keeps his word." in second[-1]["content"]
+
+
+def test_an_archetype_gives_the_paper_s_trait_words(store):
+    from studio.model.archetypes import ARCHETYPES, persona_text
+
+    assert len(ARCHETYPES) == 11 and persona_text("Villain").startswith("By temperament you are very prejudiced")
+    assert "very assertive" in persona_text("charismatic") and "very passive" in persona_text("aloof")
+    assert persona_text("skeptic") == ""
+    engine = island(store)
+    role = engine.cast.roles[0]
+    role.sheet = role.sheet.model_copy(update={"archetype": "Aloof"})
+    view = engine.form.view(engine.state, role.key, engine.path)
+    assert "very close-minded" in view.persona
+
+
+def test_a_player_s_sheet_weights_steer_what_the_game_recalls(store):
+    from studio.engine.forms.social import recall, recollections
+    from studio.model.inner_life import MemorySettings
+
+    engine = island(store)
+    _play_rounds(engine, 1)
+    state, path = engine.state, engine.path
+    role = engine.cast.role(state.key("Amara Osei"))
+    role.sheet = role.sheet.model_copy(update={"memory": MemorySettings(importance_weight=0, relevance_weight=0)})
+    state.memory.clear()
+    # recency alone: the newest memories, whatever is asked
+    assert recall(state, path, role.key, "the votes are read", 3) == tuple(recollections(path, role.key)[-3:])
+
+
+def test_a_speaker_who_leaves_ends_the_conversation_and_impressions_read_as_a_theory_of_mind(store):
+    scripted.queue("I have said enough. I leave the conversation.", task="talk")
+    gateway = RecordingGateway()
+    engine = island(store, gateway, talk_lines=3)
+    while not any(e.data.get("task") == "summary" for e in engine.path):
+        asyncio.run(engine.play_turn())
+    lines = [e for e in engine.path if e.kind == ev.STAGE]
+    assert len(lines) == 1 and "I leave the conversation" in lines[0].text  # not the 3 a side it could run to
+    asked = next(m for ctx, m in gateway.calls if ctx.task == "impressions")[-1]["content"]
+    assert "what they will probably do next" in asked and "what you should keep from them" in asked
+    from studio.engine.forms.social import _impressions
+
+    read = _impressions('{"Bruno": {"trust": 1, "liking": 0, "strategy": "stay hidden", "next": "search the jungle",'
+                        ' "of_me": "a useful ally", "keep_secret": "where the machete is"}}', ["Bruno Keller"])
+    assert read["Bruno Keller"] == ("trust +1, liking +0; strategy: stay hidden; next: search the jungle; "
+                                    "thinks of me: a useful ally; keep from them: where the machete is")

@@ -75,7 +75,7 @@ async def test_a_human_seat_chooses_actions_and_votes_in_the_app(studio):
                 asked.append(task)
                 hint = screen.query_one("#human-line").placeholder
                 if task == "act":  # the box says what the rules allow now, as the rules word it
-                    assert "one of: " in hint and "wait" in hint and "search" in hint, hint
+                    assert "one of: " in hint and "catch fish" in hint and "search" in hint, hint
                 if task == "vote":
                     assert "Hiro Tanaka" in hint and "Amara Osei" not in hint, hint
                 screen.query_one("#human-line").value = answers.get(task, "wait")

@@ -1,38 +1,109 @@
-"""`studio import CARD` and `studio export-card NAME`: Character Cards in and out (see studio/model/cards.py)."""
+"""`studio import CARD|WORLD` and `studio export-card NAME`: Character Cards and World Info in and out
+(see studio/model/cards.py and studio/model/lorebook.py)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from studio.model.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    imp = sub.add_parser("import", help="turn a Character Card (V2/V3, .json or .png) into characters/NAME.toml")
-    imp.add_argument("card", help="the card's .json or .png file")
-    imp.add_argument("--out", help="the TOML to write (default: characters/NAME.toml)")
-    imp.add_argument("--dir", default=".", help="the folder holding characters/ (default: here)")
-    exp = sub.add_parser("export-card", help="write a character as a Character Card V2 JSON")
+    imp = sub.add_parser(
+        "import",
+        help="turn a Character Card (V1/V2/V3, .json or .png) into characters/NAME.toml, "
+        "or a SillyTavern World Info .json into lorebooks/NAME.json",
+    )
+    imp.add_argument("card", help="the card's .json or .png file, or a World Info .json")
+    imp.add_argument("--out", help="the file to write (default: characters/NAME.toml or lorebooks/NAME.json)")
+    imp.add_argument("--dir", default=".", help="the folder holding characters/ and lorebooks/ (default: here)")
+    exp = sub.add_parser("export-card", help="write a character as a Character Card, JSON or PNG")
     exp.add_argument("name", help="a character TOML, or its stem in characters/")
-    exp.add_argument("--out", help="the JSON to write (default: NAME.card.json here); '-' prints it")
+    exp.add_argument(
+        "--out", help="the file to write: NAME.png writes a PNG card, anything else JSON "
+        "(default: NAME.card.json here); '-' prints the JSON"
+    )
+    exp.add_argument(
+        "--spec", choices=("v2", "v3"),
+        help="the card version to write (default: the version imported; V1 and studio sheets give v2)",
+    )
     exp.add_argument("--force", action="store_true", help="replace an existing file")
     imp.set_defaults(func=cmd_import)
     exp.set_defaults(func=cmd_export_card)
 
 
+def _world_file(card_path: Path, name: str) -> Path | None:
+    """The World Info file a card links to (extensions.world), looked for beside the card."""
+    for candidate in (card_path.parent / f"{name}.json", card_path.parent / name):
+        if candidate.is_file() and candidate.suffix == ".json":
+            return candidate
+    return None
+
+
+def _import_world(path: Path, raw: bytes, root: Path, out: Path | None, name: str) -> Path:
+    """Keep a World Info file as it is, in lorebooks/, after checking that it reads as a lorebook."""
+    from studio.model.lorebook import read_lorebook
+    from studio.model.starter import slug, write_new
+
+    book = read_lorebook(path)
+    target = out or root / "lorebooks" / f"{slug(name)}.json"
+    write_new(target, raw)
+    print(f"wrote {target}: {len(book.entries)} entr{'y' if len(book.entries) == 1 else 'ies'} "
+          f"({len(book.active_entries)} in use); name it in a sheet or play: lorebooks = [\"{target.stem}\"]")
+    return target
+
+
 def cmd_import(args: argparse.Namespace) -> int:
-    from studio.model.cards import card_to_toml, read_card
+    from studio.model.cards import PNG_SIGNATURE, card_data, card_to_toml, png_without_card, read_card, read_card_bytes
+    from studio.model.lorebook import is_world_info
     from studio.model.starter import slug, write_new
 
     path = Path(args.card)
-    text, sheet, notes = card_to_toml(path, read_card(path))
-    out = Path(args.out) if args.out else Path(args.dir) / "characters" / f"{slug(sheet.name)}.toml"
+    root = Path(args.dir)
+    raw = read_card_bytes(path)
+    card = read_card(path, raw)
+    if is_world_info(card):
+        _import_world(path, raw, root, Path(args.out) if args.out else None, path.stem)
+        return 0
+    is_png = raw.startswith(PNG_SIGNATURE)
+    data, _spec = card_data(path, card)
+    # The sheet is checked before anything is written, and its name gives the files their names.
+    _text, sheet, _notes = card_to_toml(path, card)
+    out = Path(args.out) if args.out else root / "characters" / f"{slug(sheet.name)}.toml"
+    if out.exists():
+        raise InputError(str(out), None, "already exists", "choose another --out, or edit that file")
+    image = None
+    image_bytes = b""
+    if is_png:
+        image_path = out.with_suffix(".png")
+        if image_path.exists():
+            raise InputError(str(image_path), None, "already exists", "choose another --out, or move that image")
+        image, image_bytes = image_path.name, png_without_card(path, raw)
+    text, sheet, notes = card_to_toml(path, card, image=image)
+    world = (data.get("extensions") or {}).get("world")
+    world_note = None
+    if isinstance(world, str) and world.strip():
+        stem = slug(world)
+        found = _world_file(path, world)
+        target = root / "lorebooks" / f"{stem}.json"
+        if target.exists():
+            world_note = f"the card's World Info '{world}' is lorebooks/{stem}.json, already here"
+        elif found is not None:
+            _import_world(found, read_card_bytes(found), root, target, world)
+        else:
+            world_note = (f"the card links World Info '{world}', not found beside it: put {world}.json there and "
+                          f"import again, or `studio import {world}.json`")
+    if image is not None:
+        write_new(out.with_suffix(".png"), image_bytes)
     write_new(out, text)
-    print(f"wrote {out}: {sheet.name}, {len(sheet.knowledge)} knowledge item(s); the notes below are also at its top")
+    kept = " and its image " + out.with_suffix(".png").name if image else ""
+    print(f"wrote {out}{kept}: {sheet.name}, {len(sheet.knowledge)} knowledge item(s); "
+          "the notes below are also at its top")
     for note in notes[1:]:
         print(f"  note: {note}")
+    if world_note:
+        print(f"  note: {world_note}")
     return 0
 
 
@@ -49,22 +120,42 @@ def _sheet_path(ref: str) -> Path:
     return found
 
 
+def _avatar(path: Path, image: str | None, name: str) -> bytes:
+    """The sheet's own image if it has one, else a portrait card drawn for the name."""
+    if image:
+        file = path.parent / image
+        try:
+            return file.read_bytes()
+        except OSError as exc:
+            raise InputError(str(path), "card.image", f"names {image}, which cannot be read ({exc.strerror})",
+                             "put the image beside the sheet, or remove the field for a drawn portrait") from None
+    from studio.export.portrait import portrait_png
+
+    return portrait_png(name)
+
+
 def cmd_export_card(args: argparse.Namespace) -> int:
     from studio.model import load_character
-    from studio.model.cards import card_from_sheet
+    from studio.model.cards import card_from_sheet, card_json, card_png
     from studio.model.edit import write_atomically
 
     path = _sheet_path(args.name)
-    text = json.dumps(card_from_sheet(load_character(path)), ensure_ascii=False, indent=2) + "\n"
+    sheet = load_character(path)
+    card = card_from_sheet(sheet, args.spec)
     if args.out == "-":
-        print(text, end="")
+        print(card_json(card), end="")
         return 0
     out = Path(args.out) if args.out else Path(f"{path.stem}.card.json")
     if out.exists() and not args.force:
         raise InputError(str(out), None, "already exists", "add --force to replace it, or name another --out")
+    if out.suffix.lower() == ".png":
+        data: str | bytes = card_png(card, _avatar(path, sheet.card.image if sheet.card else None, sheet.name),
+                                     str(path.parent / (sheet.card.image or "")) if sheet.card else "portrait")
+    else:
+        data = card_json(card)
     try:
-        write_atomically(out, text)
+        write_atomically(out, data)
     except OSError as exc:
         raise InputError(str(out), None, f"cannot be written ({exc.strerror})", "check the folder") from None
-    print(f"wrote {out}")
+    print(f"wrote {out} ({card['spec']})")
     return 0

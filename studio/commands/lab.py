@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     game.add_argument("experiment", choices=("architecture", "persona"), help="what is varied between players")
     game.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
     game.add_argument("--split", default="3:3", metavar="C:A", help="persona: charismatic:aloof players (default 3:3)")
+    game.add_argument("--players", type=int, default=None, metavar="N",
+                      help="keep N of the play's players per game (the paper's persona games have 6)")
     game.add_argument("--play", default=None, metavar="PLAY", help="the game's play (default: the project's plays/island.toml)")
     game.add_argument("--model", default=None, metavar="M", help="the players' model (default local/smollm2)")
     game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
@@ -84,13 +86,16 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         raise InputError("--concurrency", None, f"must be between 1 and 256, not {args.concurrency}", "e.g. --concurrency 8")
     model = args.model or DEFAULT_MODEL
     from studio.llm import check_model
+    from studio.llm.sampling import is_embedded
 
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
     gateway, on = _endpoints(args, model)
     experiment = built("pd", {"name": f"pd:{model}", "model": model, "reps": args.reps, "concurrency": args.concurrency,
-                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS)}})
+                              "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS),
+                                     # the embedded 135M model names a project only when held to a shape
+                                     "hold_to_schema": is_embedded(model)}})
     total = len(experiment.kind.plan(experiment.spec))
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"{total} trials on {model}{on}…") as status:
@@ -99,7 +104,7 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
                 status.update(f"{tally.done}/{tally.total} trials done, {tally.failed} failed · {tally.current}")
 
         outcome = run_sync(store, experiment, gateway=gateway, progress=progress)
-    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]))
+    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]), int(r.get("rep", -1)))
                 for _, r in sorted(outcome.finished.items())]
     failed = outcome.failed
     table = cells(finished)
@@ -119,10 +124,11 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         grid.add_row(group, pd.PARTNER_WORDS[partner], str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
                      f"{s.mean:.1f} ({s.low:.1f} to {s.high:.1f})")
     console.print(grid)
-    tests = Table("", "claim", "test", "effect", "p", "supported")
+    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported")
     for f in found:
         tests.add_row(f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
-                      "-" if f.p is None else f"{f.p:.3g}", {True: "yes", False: "no", None: "too few data"}[f.supported])
+                      "-" if f.p is None else f"{f.p:.3g}", "-" if f.p_adjusted is None else f"{f.p_adjusted:.3g}",
+                      {True: "yes", False: "no", None: "too few data"}[f.supported])
     console.print(tests)
     if failed:
         print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
@@ -155,7 +161,7 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
 
     from studio.lab.game_analysis import compare_placements, table
     from studio.lab.experiment import built
-    from studio.lab.game_kind import GamePlan, default_island, placements_by_group
+    from studio.lab.game_kind import GamePlan, default_island, game_report, placements_by_group
     from studio.lab.runner import run_sync
     from studio.model import InputError
     from studio.model.play import DEFAULT_MODEL
@@ -179,25 +185,35 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     if play.form != "social_game":
         raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
     players = len(play.cast.characters)
+    if args.players is not None and not 3 <= args.players <= players:
+        raise InputError("--players", str(args.players), f"must be 3 to the play's {players} players", "e.g. --players 6")
+    players = args.players or players
     counts = (int(split.group(1)), int(split.group(2)))
     if args.experiment == "persona" and sum(counts) > players:
-        raise InputError("--split", args.split, f"more than the play's {players} players", "e.g. --split 3:3")
-    name = GamePlan(args.experiment, args.games, model, Path(args.play), counts).name
+        raise InputError("--split", args.split, f"more than the game's {players} players", "e.g. --split 3:3")
+    name = GamePlan(args.experiment, args.games, model, Path(args.play), counts, players=args.players).name
     experiment = built("game", {"name": name, "model": model, "reps": args.games, "concurrency": 1,
                                 "game": {"experiment": args.experiment, "play": str(Path(args.play).resolve()),
-                                         "split": list(counts), "first_round": args.first_round}})
+                                         "split": list(counts), "first_round": args.first_round,
+                                         "players": args.players, "archetypes": ["charismatic", "aloof"]}})
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"{args.games} games on {model}…") as status:
         outcome = run_sync(store, experiment, on_trial=lambda t: status.update(f"game {t.rep + 1}/{args.games}"))
     records = [r for _, r in sorted(outcome.finished.items())]
     failed = outcome.failed
     result = compare_placements(placements_by_group(records, args.first_round))
+    wins = game_report(experiment.spec, outcome.finished).tables[0].rows if records else []
     if args.json:
         print(json.dumps({"experiment": name, "games": len(records), "failed": failed,
-                          "runs": [r["run"] for r in records], **result.as_dict()}))
+                          "runs": [r["run"] for r in records], **result.as_dict(),
+                          "wins": [{"group": g, "games": n, "wins": w, "rate": c.value, "low": c.low, "high": c.high,
+                                    "chance": chance, "p": p} for g, _, n, w, c, chance, p in wins]}))
         return 0 if not failed else 1
     console.print(f"{name}: {len(records)} games (runs {', '.join(str(r['run']) for r in records)})", markup=False)
     console.print(table(result), markup=False, highlight=False)
+    for group, _, games, won, rate, chance, p in wins:
+        console.print(f"{group}: won {won} of {games} games, {rate} (chance {chance:.2f}, binomial p = {p:.3g})",
+                      markup=False, highlight=False)
     if failed:
         print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)
         return 1

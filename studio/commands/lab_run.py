@@ -28,6 +28,9 @@ def register(labs: Any) -> None:
     _shared(report)
     report.add_argument("--format", choices=FORMATS, default="table",
                         help="table (default), csv, json, md (Markdown with PNG plots beside it), png or svg")
+    report.add_argument("--paper", action="store_true",
+                        help="only the reproduction: each figure the paper publishes beside the studio's, and the "
+                             "protocol card saying how this run differs from the paper's")
     report.add_argument("--out", default=None, metavar="PATH",
                         help="the file to write (csv, json, md) or the folder for plots (png, svg); default: "
                              "print csv/json, and write md/png/svg under reports/")
@@ -105,7 +108,12 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
     header = [f"Experiment `{experiment.path.name}` ({experiment.spec['kind']}) on `{experiment.spec['model']}`: "
               f"{len(outcome.finished)} of {outcome.tally.total} trials done, {len(outcome.failed)} failed.", ""]
     try:
-        if fmt == "table":
+        if args.paper and fmt == "table":
+            if not render.to_console_paper(outcome.report, console):
+                print(f"{experiment.name}: its kind ({experiment.spec['kind']}) reproduces no paper's figures; "
+                      "showing the whole report.", file=sys.stderr)
+                render.to_console(outcome.report, console)
+        elif fmt == "table":
             render.to_console(outcome.report, console)
         elif fmt in ("csv", "json"):
             text = render.to_csv(outcome.report) if fmt == "csv" else render.to_json(

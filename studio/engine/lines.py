@@ -23,9 +23,9 @@ LOOP_WORDS = 6
 NEAR_WORDS = 6
 NEAR_OVERLAP = 0.8
 
-_SENTENCE = re.compile(r"[^.!?…\n]*(?:[.!?…]+[\"'”’)\]*_]*|\n|$)")
+_SENTENCE = re.compile(r"[^.!?…。！？\n]*(?:[.!?…。！？]+[\"'”’)\]*_」』）]*|\n|$)")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_FINISHED = re.compile(r"[.!?…][\"'”’)\]*_]*$|[*_]$|—$|-$")
+_FINISHED = re.compile(r"[.!?…。！？][\"'”’)\]*_」』）]*$|[*_]$|—$|-$")
 
 
 @dataclass

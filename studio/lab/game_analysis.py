@@ -137,3 +137,45 @@ def table(result: PlacementTest) -> str:
     if result.note:
         lines.append(result.note)
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """How often one group won, beside how often it would by chance: each of its `seats` players has a
+    1/players chance, so the group wins `seats/players` of the games when personas or architectures do not
+    matter (Thudium et al., 2024, section 5.2: "82% ... over random chance (50%)" with 3 of 6)."""
+
+    name: str
+    games: int
+    wins: int
+    seats: int  # this group's players in each game
+    players: int  # players in each game
+    rate: float
+    low: float  # Wilson 95% interval
+    high: float
+    chance: float
+    p: float | None  # exact two-sided binomial test against `chance`
+
+
+def win_rate(name: str, wins: int, games: int, seats: int, players: int) -> WinRate:
+    """The group's win rate with a Wilson interval (in [0, 1] by construction) and an exact binomial test
+    against the chance rate seats/players."""
+    from scipy import stats
+
+    chance = seats / players if players else math.nan
+    if not games:
+        return WinRate(name, 0, 0, seats, players, math.nan, math.nan, math.nan, chance, None)
+    test = stats.binomtest(wins, games, chance)
+    ci = test.proportion_ci(confidence_level=0.95, method="wilson")
+    return WinRate(name, games, wins, seats, players, wins / games, float(ci.low), float(ci.high), chance,
+                   float(test.pvalue))
+
+
+def proportion(hits: int, n: int) -> tuple[float, float, float]:
+    """A share with its Wilson 95% interval (nan when there is nothing to count)."""
+    from scipy import stats
+
+    if not n:
+        return math.nan, math.nan, math.nan
+    ci = stats.binomtest(hits, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return hits / n, float(ci.low), float(ci.high)

@@ -2,21 +2,24 @@
 experiment: `studio lab run` and `studio lab game`.
 
 The experiment file's `[game]` table says which: `experiment = "architecture"` (the four cognitive
-architectures, two players each, every game) or `"persona"` (`split` charismatic against aloof players).
-`reps` is the number of games.
+architectures, two players each, every game; the paper's section 5.1) or `"persona"` (`split` players of
+the first and second of `archetypes`, by default 3 charismatic against 3 aloof; section 5.2). `reps` is
+the number of games; `players` keeps that many of the play's players per game (the paper's persona games
+have 6).
 
 - **architecture**: every game, the players are given the four architectures (none, goals, impressions,
-  both) in equal numbers, at random (seeded by the game's number); placement is compared across the four
-  with a one-way ANOVA and Tukey's HSD.
-- **persona**: every game, `split` players (e.g. 3:3 or 2:4) are made charismatic and aloof at random,
-  the rest neutral; each player's own sheet is reduced to its name and public description so that the
-  persona given is the only one it has; placement is compared between the two.
+  both: the paper's A-D) in equal numbers, at random (seeded by the game's number).
+- **persona**: every game, `split` players are given the two archetypes at random, the rest keep no
+  archetype; each player's own sheet is reduced to its name and public description, so that the
+  archetype's trait words are the only persona it has. All play with goals and impressions (D).
 
-As in the paper, players voted out in the first round (a near-random vote) are left out of the
-comparison unless `first_round` is asked for. Each game is an ordinary run in the store (`studio show`,
-`export` and the app open it); a game cut off midway continues from its last event. The report compares
-placements between the groups (`studio.lab.game_analysis`): the mean place with a 95% interval per group, a
-one-way ANOVA (Welch's t for two groups) and Tukey's HSD between pairs.
+Each game is an ordinary run in the store (`studio show`, `export` and the app open it); a game cut off
+midway continues from its last event. The report (`studio.lab.game_analysis`) gives, per group: the
+games won with a Wilson interval and an exact binomial test against chance (seats/players), the mean
+placement (ANOVA or Welch's t, Tukey's HSD), the share of talk, move and other actions, and the audited
+goal-completion scores by priority; then the paper's published figures beside the studio's
+(`--paper`) and the protocol card. As in the paper, players voted out in the first round (a near-random
+vote) are left out of the placement comparison unless `first_round` is asked for.
 """
 
 from __future__ import annotations
@@ -28,14 +31,12 @@ from typing import Any
 
 from pydantic import field_validator
 
-from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.settings import KindSettings, read
 
-TRAITS = {
-    "charismatic": {"extraversion": 2, "agreeableness": 1},
-    "aloof": {"extraversion": -2, "agreeableness": -1},
-    "neutral": {"extraversion": 0, "agreeableness": 0},
-}
+PAPER = "thudium2024"
+# The paper's letters for the architectures (its Table 1).
+LETTERS = {"none": "A", "goals": "B", "impressions": "C", "both": "D"}
 
 
 class GameSettings(KindSettings):
@@ -43,8 +44,11 @@ class GameSettings(KindSettings):
 
     experiment: str
     play: str | None = None  # default: the island that ships with studio
-    split: list[int] = [3, 3]  # charismatic, aloof; "3:3" reads the same
+    split: list[int] = [3, 3]  # players of the first and second archetype; "3:3" reads the same
+    archetypes: list[str] = ["charismatic", "aloof"]
+    players: int | None = None  # keep this many of the play's players per game (default: all)
     first_round: bool = False
+    prompts: str | None = None  # a file of the researcher's own prompt texts (see docs/lab/game.md)
 
     @field_validator("experiment")
     @classmethod
@@ -53,11 +57,28 @@ class GameSettings(KindSettings):
             raise ValueError(f'must be "architecture" or "persona", not {value!r}; e.g. experiment = "architecture"')
         return value
 
-    @field_validator("play")
+    @field_validator("play", "prompts")
     @classmethod
-    def _play(cls, value: str | None) -> str | None:
+    def _path(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
-            raise ValueError("must be a play's path, not empty; e.g. play = \"plays/island.toml\"")
+            raise ValueError("must be a file's path, not empty; e.g. play = \"plays/island.toml\"")
+        return value
+
+    @field_validator("archetypes")
+    @classmethod
+    def _archetypes(cls, value: list[str]) -> list[str]:
+        from studio.model.archetypes import ARCHETYPES
+
+        if len(value) != 2 or any(str(v).casefold() not in ARCHETYPES for v in value):
+            raise ValueError(f"must be two of {', '.join(ARCHETYPES)}, not {value!r}; "
+                             'e.g. archetypes = ["charismatic", "aloof"]')
+        return [str(v).casefold() for v in value]
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, value: int | None) -> int | None:
+        if value is not None and value < 3:
+            raise ValueError(f"must be 3 or more, not {value}; e.g. players = 6")
         return value
 
     @field_validator("split", mode="before")
@@ -68,7 +89,8 @@ class GameSettings(KindSettings):
             value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isdigit() for p in parts) else value
         if (not isinstance(value, list) or len(value) != 2
                 or any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in value)):
-            raise ValueError(f"must be two counts, charismatic and aloof, not {value!r}; e.g. split = [3, 3]")
+            raise ValueError(f"must be two counts, of the first and the second archetype, not {value!r}; "
+                             "e.g. split = [3, 3]")
         return value
 
 
@@ -81,10 +103,17 @@ class GamePlan:
     model: str
     play: Path
     split: tuple[int, int] = (3, 3)
+    archetypes: tuple[str, str] = ("charismatic", "aloof")
+    players: int | None = None
+    prompts: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()  # task -> (part, text), from the file
 
     @property
     def name(self) -> str:
         extra = f":{self.split[0]}v{self.split[1]}" if self.experiment == "persona" else ""
+        if self.experiment == "persona" and self.archetypes != ("charismatic", "aloof"):
+            extra += ":" + "-".join(self.archetypes)
+        if self.players:
+            extra += f":{self.players}p"
         return f"game:{self.experiment}{extra}:{self.model}"
 
 
@@ -98,8 +127,8 @@ def assignment(plan: GamePlan, names: list[str], index: int) -> dict[str, str]:
     if plan.experiment == "architecture":
         arms = list(ARCHITECTURES)
         return {name: arms[i % len(arms)] for i, name in enumerate(order)}
-    charismatic, aloof = plan.split
-    groups = ["charismatic"] * charismatic + ["aloof"] * aloof
+    first, second = plan.split
+    groups = [plan.archetypes[0]] * first + [plan.archetypes[1]] * second
     return {name: groups[i] if i < len(groups) else "neutral" for i, name in enumerate(order)}
 
 
@@ -110,24 +139,30 @@ def cast_for(plan: GamePlan, index: int) -> tuple[Any, dict[str, str]]:
     play = load_play(plan.play)
     cast = resolve_cast(play, plan.play, model=plan.model)
     names = [r.name for r in cast.roles if r.kind == "other"]
+    if plan.players and plan.players < len(names):  # a seeded choice of who plays this game
+        kept = sorted(random.Random(f"{plan.name}:players:{index}").sample(names, plan.players), key=names.index)
+        cast.roles = [r for r in cast.roles if r.kind != "other" or r.name in kept]
+        names = kept
     groups = assignment(plan, names, index)
     game = play.game
     if game is None:
         raise ValueError(f"{plan.play} is not a social game")
+    update: dict[str, Any] = {"start": {k: v for k, v in game.start.items() if k in names},
+                              "prompts": {task: dict(parts) for task, parts in plan.prompts}}
     if plan.experiment == "architecture":
-        game = game.model_copy(update={"architecture": groups})
+        update["architecture"] = groups
+    else:
+        update["architecture"] = {name: "both" for name in names}  # the paper's persona games: all D
+    game = game.model_copy(update=update)
     cast.play = play.model_copy(update={"game": game, "seed": play.seed + index,
                                         "title": f"{play.title} ({plan.name}, game {index + 1})"})
     if plan.experiment == "persona":
-        from studio.model.inner_life import Traits
-
         for role in cast.roles:
             if role.name in groups:
                 group = groups[role.name]
-                traits = (role.sheet.traits or Traits()).model_copy(update=TRAITS[group])
                 role.sheet = role.sheet.model_copy(update={
                     "prompt": f"You are {role.name}. {role.sheet.description}".strip(),
-                    "archetype": None if group == "neutral" else group, "traits": traits,
+                    "archetype": None if group == "neutral" else group, "traits": None,
                 })
     return cast, groups
 
@@ -158,6 +193,37 @@ def placements_by_group(records: Any, first_round: bool) -> dict[str, list[float
     return by_group
 
 
+def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The researcher's prompt texts: a TOML file with a table per task (`[act]`, `[vote]`, ...) holding a
+    `system` and/or `user` text; each text may name the fields of the moment in braces ({situation},
+    {options}, ...). Checked here, so a misspelt task or field is one message before any game starts."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from studio.model import InputError
+    from studio.model.island import GameRules
+
+    base = Path(source).parent if source else Path(".")
+    path = Path(value) if Path(value).is_absolute() or Path(value).exists() else base / value
+    if not path.is_file():
+        raise InputError(source, "game.prompts", f"{value} is not a file", 'e.g. prompts = "my_prompts.toml"')
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise InputError(path, None, f"is not readable TOML ({err})", "fix the file's syntax") from None
+    if not all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values()) for v in data.values()):
+        raise InputError(path, None, "holds something other than tables of texts",
+                         'write [act] with system = "..." and user = "..."')
+    try:
+        GameRules.model_validate({"places": [{"name": "here"}], "prompts": data})
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise InputError(path, None, str(first.get("msg", "")).removeprefix("Value error, "),
+                         "see docs/lab/game.md for the tasks and fields") from None
+    return tuple((task, tuple(sorted(parts.items()))) for task, parts in sorted(data.items()))
+
+
 class GameKind:
     name = "game"
     summary = "the social game's experiments: architecture or persona against placement (Thudium et al., 2024)"
@@ -179,10 +245,16 @@ class GameKind:
             raise InputError(source, "game.play", f"{path} is not a social game", 'name a play with form = "social_game"')
         split = list(own.split)
         players = len(loaded.cast.characters)
-        if own.experiment == "persona" and sum(split) > players:
-            raise InputError(source, "game.split", f"{split[0]}:{split[1]} is more than the play's {players} players",
+        if own.players is not None and own.players > players:
+            raise InputError(source, "game.players", f"{own.players} is more than the play's {players} players",
+                             f"e.g. players = {players}")
+        seats = own.players or players
+        if own.experiment == "persona" and sum(split) > seats:
+            raise InputError(source, "game.split", f"{split[0]}:{split[1]} is more than the game's {seats} players",
                              "e.g. split = [3, 3]")
-        return {**spec, "game": {**own.model_dump(), "play": str(path), "split": split}}
+        prompts = prompt_file(own.prompts, source) if own.prompts else ()
+        return {**spec, "game": {**own.model_dump(), "play": str(path), "split": split,
+                                 "prompt_texts": [[task, [list(p) for p in parts]] for task, parts in prompts]}}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["game"]
@@ -198,43 +270,238 @@ class GameKind:
             engine = Engine.create(ctx.store, cast, {"lab": ctx.spec["name"]}, gateway=ctx.gateway)
         ctx.playing(engine)
         await engine.play_to_end()
-        state = engine.state
-        first_out = state.tallies[0]["eliminated"] if state.tallies else None
-        return {"run": engine.run_id, "groups": groups, "placements": state.game.placements(), "first_out": first_out}
+        return game_record(engine, groups)
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
-        from studio.lab.game_analysis import compare_placements
+        return game_report(spec, results)
 
-        own = spec["game"]
-        result = compare_placements(placements_by_group(results.values(), bool(own.get("first_round"))))
-        rows = [[g.name, g.n, "-" if not g.n else f"{g.mean:.2f}",
-                 "-" if g.n < 2 else f"{g.ci_low:.2f} to {g.ci_high:.2f}"] for g in result.groups]
-        test = (f"{result.test}: statistic {result.statistic:.2f}, p = {result.p:.3g}"
-                if result.p is not None and result.statistic is not None else (result.note or "no test"))
-        pairs = [[f"{p.a} - {p.b}", f"{p.difference:+.2f}", f"{p.ci_low:+.2f} to {p.ci_high:+.2f}", f"{p.p:.3g}",
-                  "yes" if p.significant else "no"] for p in result.pairs]
-        tables = [Table("Placement by group (1 = the winner)", ["group", "players", "mean place", "95% CI"], rows, note=test)]
-        if pairs:
-            tables.append(Table("Tukey's HSD between pairs", ["pair", "difference", "95% CI", "p", "differs at 5%"], pairs))
-        runs = sorted(r["run"] for r in results.values())
-        what = "architecture" if own["experiment"] == "architecture" else f"persona {own['split'][0]}:{own['split'][1]}"
-        return Report(
-            title=spec.get("title") or f"The social game: {what}",
-            tables=tables,
-            figures=[Bars(f"game_{own['experiment']}", f"Mean place by {own['experiment']} (lower is better)",
-                          [g.name for g in result.groups],
-                          {"mean place": [(g.mean, g.ci_low, g.ci_high) for g in result.groups]}, ylabel="place")],
-            notes=[f"{len(results)} games on {spec.get('model')}" + (f", runs {', '.join(map(str, runs))}" if runs else "") + ".",
-                   "Players voted out in round 1 are left out, as in the paper." if not own.get("first_round")
-                   else "Players voted out in round 1 are kept.",
-                   *([result.note] if result.note and result.p is not None else [])],
-        )
+
+def game_record(engine: Any, groups: dict[str, str]) -> dict[str, Any]:
+    """What a finished game leaves for the report: placements, the winner, every player's actions by the
+    paper's three groups (talk, move, other) and the audited goal scores by priority."""
+    from studio.engine.forms.social.rules import ACTION_GROUP
+    from studio.store import events as ev
+
+    state = engine.state
+    first_out = state.tallies[0]["eliminated"] if state.tallies else None
+    actions: dict[str, dict[str, int]] = {name: {"talk": 0, "move": 0, "other": 0} for name in state.names.values()}
+    audits: list[list[Any]] = []
+    for event in engine.path:
+        task = event.data.get("task")
+        if task == "act" and event.kind == ev.DIRECTION and event.character in actions:
+            actions[event.character][ACTION_GROUP.get(event.data.get("action"), "other")] += 1
+        elif task == "audit" and event.character:
+            for level, score in (event.data.get("scores") or {}).items():
+                audits.append([event.character, level, score])
+    return {"run": engine.run_id, "groups": groups, "placements": state.game.placements(), "first_out": first_out,
+            "winner": state.game.winner, "players": len(state.names), "actions": actions, "audits": audits}
+
+
+def _group_name(experiment: str, group: str) -> str:
+    return f"{LETTERS[group]} ({group})" if experiment == "architecture" and group in LETTERS else group
+
+
+def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
+    """Win rates against chance, placements, action shares and goal scores per group, the paper's figures
+    beside the studio's, and the protocol card."""
+    from studio.lab.game_analysis import compare_placements, proportion, win_rate
+    from studio.lab.papers import reproduction
+
+    own = spec["game"]
+    experiment = own["experiment"]
+    records = [results[k] for k in sorted(results)]
+    label = lambda g: _group_name(experiment, g)  # noqa: E731
+    placed = compare_placements({label(g): v for g, v in placements_by_group(records, bool(own.get("first_round"))).items()})
+    order = list(LETTERS) if experiment == "architecture" else list(own.get("archetypes") or ["charismatic", "aloof"])
+
+    rates = []
+    for group in order:
+        played = [r for r in records if r.get("winner") and group in r["groups"].values()]
+        if not played:
+            continue
+        seats = sum(1 for g in played[0]["groups"].values() if g == group)
+        wins = sum(1 for r in played if r["groups"].get(r["winner"]) == group)
+        players = played[0].get("players") or len(played[0]["placements"])
+        rates.append(win_rate(label(group), wins, len(played), seats, players))
+    win_rows = [[w.name, w.seats, w.games, w.wins, Cell(w.rate, w.low, w.high, w.games), round(w.chance, 4), w.p]
+                for w in rates]
+
+    shares: dict[str, dict[str, list[int]]] = {}
+    per_player: dict[str, dict[str, list[float]]] = {k: {} for k in ("talk", "move", "other")}
+    for record in records:
+        for name, counts in (record.get("actions") or {}).items():
+            group = record["groups"].get(name)
+            if group is None or group == "neutral":
+                continue
+            total = sum(counts.values())
+            tally = shares.setdefault(label(group), {"talk": [0, 0], "move": [0, 0], "other": [0, 0]})
+            for kind in tally:
+                tally[kind][0] += counts.get(kind, 0)
+                tally[kind][1] += total
+                per_player[kind].setdefault(label(group), []).append(float(counts.get(kind, 0)))
+    action_rows = []
+    for group, tally in sorted(shares.items()):
+        row: list[Any] = [group, tally["talk"][1]]
+        for kind in ("talk", "move", "other"):
+            value, low, high = proportion(*tally[kind])
+            row.append(Cell(value, low, high, tally[kind][1]))
+        action_rows.append(row)
+
+    scores: dict[str, list[float]] = {}
+    for record in records:
+        for _, level, score in record.get("audits") or []:
+            scores.setdefault(level, []).append(float(score))
+    goal_rows = []
+    for level in ("high", "medium", "low"):
+        if scores.get(level):
+            from studio.lab.stats import mean_ci
+
+            est = mean_ci(scores[level])
+            goal_rows.append([level, Cell(est.mean, est.low, est.high, len(scores[level]))])
+
+    tables = [Table("Games won by group, against chance (each player 1/players)",
+                    ["group", "players per game", "games", "wins", "win rate", "chance", "binomial p"], win_rows,
+                    note="Wilson 95% intervals; exact two-sided binomial test of the wins against seats/players.")]
+    place_rows = [[g.name, g.n, Cell(g.mean if g.n else None, g.ci_low if g.n > 1 else None,
+                                     g.ci_high if g.n > 1 else None, g.n)] for g in placed.groups]
+    test = (f"{placed.test}: statistic {placed.statistic:.2f}, p = {placed.p:.3g}"
+            if placed.p is not None and placed.statistic is not None else (placed.note or "no test"))
+    tables.append(Table("Placement by group (1 = the winner)", ["group", "players", "mean place"], place_rows, note=test))
+    pairs = [[f"{p.a} - {p.b}", p.difference, Cell(p.difference, p.ci_low, p.ci_high), p.p] for p in placed.pairs]
+    if pairs:
+        tables.append(Table("Placement: Tukey's HSD between pairs", ["pair", "difference", "95% CI", "p"], pairs))
+    if action_rows:
+        tables.append(Table("Actions by kind (the paper's talk, move and other)", ["group", "actions", "talk", "move",
+                                                                                  "other"], action_rows))
+    if goal_rows:
+        tables.append(Table("Goal completion audited, by priority (1-5)", ["priority", "mean score"], goal_rows))
+
+    measured = _measured(own, records, placed, rates, shares, per_player)
+    runs = sorted(r["run"] for r in records)
+    what = "architecture" if experiment == "architecture" else f"persona {own['split'][0]}:{own['split'][1]}"
+    return Report(
+        title=spec.get("title") or f"The social game: {what}",
+        tables=tables,
+        figures=[Bars(f"game_{experiment}", f"Mean place by {experiment} (lower is better)",
+                      [g.name for g in placed.groups],
+                      {"mean place": [(g.mean, g.ci_low, g.ci_high) for g in placed.groups]}, ylabel="place")],
+        notes=[f"{len(results)} games on {spec.get('model')}" + (f", runs {', '.join(map(str, runs))}" if runs else "") + ".",
+               "Players voted out in round 1 are left out of the placements, as in the paper." if not own.get("first_round")
+               else "Players voted out in round 1 are kept.",
+               *([placed.note] if placed.note and placed.p is not None else [])],
+        protocol=protocol(own),
+        paper=reproduction(PAPER, measured),
+    )
+
+
+def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, rates: list[Any],
+              shares: dict[str, dict[str, list[int]]], per_player: dict[str, dict[str, list[float]]]) -> dict[str, Cell]:
+    """The studio's value for each of the paper's figures this experiment measures, by the figure's id."""
+    from studio.lab.game_analysis import compare_placements, proportion
+
+    games = len(records)
+    out: dict[str, Cell] = {}
+    if own["experiment"] == "architecture":
+        if placed.statistic is not None:
+            out["arch_anova_f"] = Cell(placed.statistic, n=games)
+        if placed.p is not None:
+            out["arch_anova_p"] = Cell(placed.p, n=games, digits=3)
+        talk = [sum(t["talk"][0] for t in shares.values()), sum(t["talk"][1] for t in shares.values())]
+        if talk[1]:
+            value, low, high = proportion(*talk)
+            out["talk_share"] = Cell(value, low, high, talk[1], digits=3)
+        for kind, prefix in (("talk", "talk"), ("move", "move"), ("other", "other")):
+            groups = per_player[kind]
+            if len(groups) < 2:
+                continue
+            pairs = {(p.a, p.b): p.p for p in compare_placements(groups).pairs}
+            for other in ("A", "B", "C"):
+                a, d = _group_name("architecture", _arch(other)), _group_name("architecture", "both")
+                p = pairs.get((a, d), pairs.get((d, a)))
+                if p is not None:
+                    out[f"{prefix}_tukey_p_{other.lower()}d"] = Cell(p, n=games, digits=3)
+    elif list(own.get("archetypes") or []) == ["charismatic", "aloof"]:
+        split = tuple(own["split"])
+        tag = {(3, 3): "3v3", (2, 4): "2v4"}.get(split)
+        if tag and rates:
+            w = rates[0]
+            out[f"persona_{tag}_win_rate"] = Cell(w.rate, w.low, w.high, w.games)
+            if placed.pairs:
+                out[f"persona_{tag}_tukey_p"] = Cell(placed.pairs[0].p, n=games, digits=4)
+            if tag == "3v3":
+                for g in placed.groups:
+                    if g.n:
+                        out[f"persona_3v3_place_{g.name}"] = Cell(g.mean, g.ci_low if g.n > 1 else None,
+                                                                  g.ci_high if g.n > 1 else None, g.n)
+    return out
+
+
+def _arch(letter: str) -> str:
+    return next(k for k, v in LETTERS.items() if v == letter)
+
+
+def protocol(own: dict[str, Any]) -> list[str]:
+    """How the games were run, step by step, and every way they still differ from the paper's."""
+    steps = [
+        "Each game is a run of the island play: players start at their places, and each round every player "
+        "still in takes the round's actions (the play's actions_per_round; 5 in the paper, appendix J.1) in an "
+        "order shuffled each tick by a seeded draw (section 4.1).",
+        "An action is one of the paper's thirteen verbs (Table B.1); one whose preconditions fail still takes "
+        "the turn and is remembered as a failure (appendix D.1). An unreadable answer is asked again once, "
+        "then the turn passes.",
+        "The idol is found by searching its place with the tool it needs, with the chance of the paper's "
+        "repository (0.7, +0.1 per failed search, +0.1 with the clue at hand); each draw is seeded and recorded.",
+        "What a player is shown of the past is chosen by retrieval: recency (0.95 per memory), importance "
+        "and relevance, each min-max scaled and summed with equal weights (section 3.2.1, after Park et al., 2023).",
+        "Players with the goals module set goals at three priorities each round, given the last two rounds' "
+        "goals and their audited scores (section 3.1, appendix B.1).",
+        "After the secret vote (ties broken by a seeded uniform draw, appendix J.1) every player still in "
+        "reflects on the memories the paper's four questions retrieve (appendix B.4), writing up to five "
+        "insights that may revise earlier ones (section 3.2.2); an auditor scores each goal 1-5 (appendix H.1).",
+        "With two left, the jury of the voted-out picks the winner (section 4.1).",
+    ]
+    if own["experiment"] == "architecture":
+        steps.append("Each game gives the four architectures (A none, B goals, C impressions, D both) to two "
+                     "players each at random (section 5.1, Table 1).")
+    else:
+        a, b = own.get("archetypes") or ["charismatic", "aloof"]
+        steps.append(f"Each game makes {own['split'][0]} players {a} and {own['split'][1]} {b} at random, every "
+                     "player with architecture D; each sheet is cut to its name and public description, so the "
+                     "archetype's trait words are its persona (section 5.2, appendix J.2).")
+    steps.append("The report tests each group's wins against chance (seats/players) with an exact binomial test "
+                 "and compares placements with ANOVA (Welch's t for two groups) and Tukey's HSD, as the paper does.")
+    differences = [
+        "Difference: the paper's parser is a model that maps free text to a verb (appendix D.1); the studio reads "
+        "the reply with fixed word rules and a JSON schema of the actions in reach.",
+        "Difference: importance is rated per memory by a model in the paper (section 3.1); the studio weighs a "
+        "memory by its kind (an action 4, a line of talk 5, a conversation's summary 6, a reflection or a vote's "
+        "reading 8, finding the idol 10, a failed action 3), so a game costs no extra call per memory.",
+        "Difference: relevance is word overlap (BM25) unless a player's sheet names memory.embedding_model; "
+        "the paper uses cosine similarity of embeddings (section 3.2.1).",
+        "Difference: a conversation ends when a speaker leaves it, as in the paper, but also after the play's "
+        "talk_lines lines a side (1 on the shipped island, to keep games short), where the paper's runs on "
+        "until it goes in circles (section 3.2.3, Figure L.4).",
+        "Difference: the paper's persona adjectives are written by a model from the trait scores (section 3.1); "
+        "the studio maps each score to fixed words (very/somewhat low, between, somewhat/very high).",
+        "Impressions are a theory of mind under the paper's headings (strategy, next move, what they make of "
+        "you, what to keep from them; Figure L.2), with trust and liking for the report's alliances; they are "
+        "updated after each conversation rather than when an old one is judged outdated (appendix B.2).",
+        "Difference: the paper publishes placement and action counts per architecture only as box plots (Figures "
+        "4, 7, G.1, G.2); only their tests can be set beside the studio's, and no win rate by architecture is "
+        "published to compare with.",
+    ]
+    if own.get("prompt_texts"):
+        differences.insert(0, "The researcher's own prompt texts were used for: "
+                           + ", ".join(task for task, _ in own["prompt_texts"]) + ".")
+    return steps + differences
 
 
 def plan_of(spec: dict[str, Any], model: str) -> GamePlan:
     own = spec["game"]
+    texts = tuple((task, tuple((part, text) for part, text in parts)) for task, parts in own.get("prompt_texts") or [])
     return GamePlan(own["experiment"], int(spec.get("reps", 1)), model, Path(own["play"]),
-                    (int(own["split"][0]), int(own["split"][1])))
+                    (int(own["split"][0]), int(own["split"][1])),
+                    tuple(own.get("archetypes") or ("charismatic", "aloof")), own.get("players"), texts)
 
 
 KIND = register(GameKind())

@@ -14,6 +14,7 @@ renderer draws them for every kind, in the terminal and as files.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -46,12 +47,59 @@ class TrialContext:
     playing: Callable[[Any], None] = lambda engine: None
 
 
+@dataclass(frozen=True)
+class Cell:
+    """A figure with its interval, kept as numbers: the terminal and Markdown format it ("0.53 [0.41, 0.66]"),
+    CSV and JSON spread it into numeric columns (`x`, `x_low`, `x_high`, `x_n`), so no report hands a
+    reader a formatted string where a number belongs. `low`/`high` are None when there is no interval."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    n: int | None = None
+    digits: int = 2
+
+    def __str__(self) -> str:
+        if self.value is None or (isinstance(self.value, float) and math.isnan(self.value)):
+            return "-"
+        text = f"{self.value:.{self.digits}f}"
+        if self.low is not None and self.high is not None and not (math.isnan(self.low) or math.isnan(self.high)):
+            text += f" [{self.low:.{self.digits}f}, {self.high:.{self.digits}f}]"
+        return text
+
+
 @dataclass
 class Table:
+    """`rows` hold plain values or `Cell`s; a column of Cells becomes four numeric columns in CSV and JSON."""
+
     title: str
     columns: list[str]
     rows: list[list[Any]]
     note: str = ""
+
+
+@dataclass
+class PaperFigure:
+    """One figure a paper publishes, beside the studio's own measure of the same thing.
+
+    `where` is the paper's table or figure ("Table 2"), `label` what it measures; `paper` is the published
+    value (with its interval when the paper gives one), `studio` this experiment's (None: this experiment
+    did not measure it, e.g. a group it left out)."""
+
+    where: str
+    label: str
+    paper: Cell
+    studio: Cell | None
+    note: str = ""
+
+
+@dataclass
+class Reproduction:
+    """The paper a kind reproduces, its published figures beside the studio's, as data."""
+
+    paper: str  # authors, year and title
+    source: str  # where the published figures were read (the paper's table, its repository's data)
+    figures: list[PaperFigure] = field(default_factory=list)
 
 
 @dataclass
@@ -97,6 +145,10 @@ class Report:
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # plain sentences: what the numbers can and cannot say
+    # The protocol card: how the trials were run, step by step, and each way the run still differs from
+    # the paper's protocol, one plain sentence each. Every kind that follows a paper fills it.
+    protocol: list[str] = field(default_factory=list)
+    paper: Reproduction | None = None
 
 
 class Kind(Protocol):

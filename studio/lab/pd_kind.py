@@ -1,14 +1,16 @@
-"""The iterated Prisoner's Dilemma (Phelps and Russell, 2023) as a kind of experiment for `studio lab run`.
+"""The iterated Prisoner's Dilemma as Phelps and Russell (2023) ran it, as a kind of experiment for `studio lab run`.
 
 The experiment file's `[pd]` table chooses the groups and partners (all six and all four by default),
-the wordings repetitions rotate through, and the paper's sampling settings (temperature 0.2, 100 tokens).
-`reps` is the number of trials per group and partner (the paper: 30). A trial is a run of the dilemma
-form (`studio/engine/forms/dilemma.py`): six moves by the model against a rule partner, each reply held
-to the move's schema, in a run that `studio show`, `export` and the app open and that a trial cut off
-midway continues. The lab's record of it (`lab_trials`) keeps the run, the moves, the scores and the
-model's replies. The report gives each cell's cooperation rate and mean score with 95% intervals, the
-hypotheses H1-H9 with their tests (`studio.lab.stats`), and the cooperation rate by group and partner
-as bars with intervals.
+the personas repetitions rotate through, and the paper's sampling settings (temperature 0.2, 100 tokens);
+`prompts` names a file of the user's own texts to run with instead of the studio's wording,
+`hold_to_schema` holds replies to a JSON shape, `mixed_model` adds the paper repository's model fit.
+`reps` is the number of trials per group and partner. A trial is a run of the dilemma form
+(`studio/engine/forms/dilemma/`): one conversation of six rounds against a rule partner, framed as the
+paper frames it, in a run that `studio show`, `export` and the app open and that a trial cut off midway
+continues. The lab's record of it (`lab_trials`) keeps the run, the moves, the scores and the model's
+replies. The report gives each cell's cooperation rate (Wilson interval) and mean score, the hypotheses
+H1-H9 as their words say with Holm's correction (`studio.lab.stats`), the paper's published figures beside
+the studio's, and the protocol card: each step with the paper's section, and every remaining difference.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
+from studio.model import InputError
 
 # The paper's sampling settings for the dilemma.
 TEMPERATURE = 0.2
@@ -36,6 +40,14 @@ class PDSettings(KindSettings):
     wordings: list[int] = Field(default_factory=lambda: [0, 1, 2])
     temperature: float = Field(TEMPERATURE, ge=0, le=2)
     max_tokens: int = Field(MAX_TOKENS, ge=16, le=4096)
+    # Also fit the paper repository's model (statsmodels): a few seconds on the paper's 720 trials.
+    mixed_model: bool = False
+    # Hold each reply to a JSON shape naming a project (small models need it to answer at all); the paper
+    # asked for free text, read by its "Choice:" line.
+    hold_to_schema: bool = False
+    # A TOML file of the user's own texts to run with instead of the studio's (relative to this file):
+    # `instructions`, `next_round`, `again`, and a `[personas]` table of group = [wordings].
+    prompts: str | None = None
 
     @field_validator("groups")
     @classmethod
@@ -50,8 +62,9 @@ class PDSettings(KindSettings):
     @field_validator("wordings")
     @classmethod
     def _wordings(cls, value: list[int]) -> list[int]:
-        if not value or any(w not in (0, 1, 2) for w in value):
-            raise ValueError(f"must be a list of 0, 1 and 2, not {value!r}; e.g. wordings = [0, 1, 2] (each group's three prompts)")
+        if not value or any(w < 0 for w in value):
+            raise ValueError(f"must be a list of wordings counted from 0, not {value!r}; e.g. wordings = [0, 1, 2] "
+                             "(each group's three personas)")
         return value
 
 
@@ -60,7 +73,16 @@ class PDKind:
     summary = "the iterated Prisoner's Dilemma: six groups of simulacra against four rule partners (Phelps and Russell)"
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
-        return {**spec, "pd": read(PDSettings, spec, "pd", source).model_dump()}
+        own = read(PDSettings, spec, "pd", source).model_dump()
+        texts = read_prompts(own["prompts"], source) if own["prompts"] else {}
+        personas = {**pd.GROUPS, **texts.get("personas", {})}
+        for group in own["groups"]:
+            if max(own["wordings"]) >= len(personas[group]):
+                where = own["prompts"] if group in texts.get("personas", {}) else source
+                raise InputError(where, "pd.wordings", f"asks for wording {max(own['wordings'])} of the {group} group, "
+                                 f"which has {len(personas[group])} (counted from 0)",
+                                 f"use wordings below {len(personas[group])}, or give the group more personas")
+        return {**spec, "pd": {**own, "texts": texts}}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["pd"]
@@ -110,16 +132,18 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     from studio.lab.stats import Trial, cells, hypotheses
 
     own = spec.get("pd", {})
-    trials = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r.get("wording", 0)))
+    trials = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r.get("wording", 0)),
+                    int(r.get("rep", -1)), max(1, len(r.get("moves", "")) or pd.ROUNDS))
               for r in results]
     table = cells(trials)
     rows = []
     for (group, partner), cell in table.items():
         c, s = cell["cooperation"], cell["score"]
-        rows.append([group, partner, c.n, _interval(c, 2), _interval(s, 1)])
+        rows.append([group, partner, c.n, Cell(c.mean, c.low, c.high, c.n), Cell(s.mean, s.low, s.high, s.n, 1)])
     found = hypotheses(trials)
-    tests = [[f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
-              "-" if f.p is None else f"{f.p:.3g}", SUPPORTED[f.supported]] for f in found]
+    tests = [[f.name, f.claim, f.test, f.effect, f.p, f.p_adjusted, SUPPORTED[f.supported]] for f in found]
+    parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported]]
+             for f in found for part in f.parts]
     groups = [g for g in own.get("groups", pd.GROUPS)]
     partners = [p for p in own.get("partners", pd.PARTNERS)]
     nan = (float("nan"),) * 3
@@ -128,27 +152,115 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         values = []
         for group in groups:
             rate = table.get((group, partner), {}).get("cooperation")
-            # a rate lies within 0-1: the figure clips a t interval that reaches beyond (small n)
-            values.append((rate.mean, max(0.0, rate.low), min(1.0, rate.high)) if rate is not None else nan)
+            values.append((rate.mean, rate.low, rate.high) if rate is not None else nan)  # Wilson: within 0-1
         series[pd.PARTNER_WORDS[partner]] = values
     calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
     tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
     moves = "".join(r.get("moves", "") for r in results)
     notes = [f"{len(results)} trials on {spec.get('model')}, {len(moves)} moves ({moves.count(pd.C)} C, {moves.count(pd.D)} D); "
              f"{calls} calls, {tokens} tokens.",
-             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts; "
-             "'too few data' below two trials a side.",
-             "Intervals are 95% t intervals over trials (the figure clips them to 0-1); a cell of one trial has none."]
+             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
+             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
+             "part is, and its p is the largest part's.",
+             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
+             f"is below {ALPHA}; 'too few data' below two trials a side.",
+             "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
+             "not independent); scores have 95% t intervals over trials."]
+    tables = [Table("Cooperation and score per group and partner", ["group", "partner", "n", "cooperation", "score"],
+                    rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
+                    f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
+              Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
+                    tests, note="Holm's correction across the nine hypotheses"),
+              Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
+                    note="raw p of each part; the hypothesis holds only if every part does")]
+    if own.get("mixed_model"):
+        tables.append(_model_table(trials))
+    from studio.lab.papers import reproduction
+
+    measured: dict[str, Cell] = {f"h{f.name[1:]}": Cell(float(f.supported), digits=0)
+                                 for f in found if f.supported is not None}
+    for (group, partner), cell in table.items():
+        c = cell["cooperation"]
+        measured[f"coop_{group}_{partner}"] = Cell(c.mean, c.low, c.high, c.n)
     return Report(
         title=spec.get("title") or "The iterated Prisoner's Dilemma",
-        tables=[Table("Cooperation and score per group and partner", ["group", "partner", "n",
-                      "cooperation (95% CI)", "score (95% CI)"], rows, note=f"temperature {own.get('temperature')}, "
-                      f"{own.get('max_tokens')} tokens, payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S}, {pd.ROUNDS} rounds"),
-                Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "supported"], tests)],
+        tables=tables,
         figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups, series,
                       ylabel="cooperation rate")],
         notes=notes,
+        protocol=protocol(spec),
+        paper=reproduction(PAPER, measured),
     )
+
+
+PAPER = "phelps_russell"  # studio/lab/data/papers/phelps_russell.toml
+
+
+def protocol(spec: dict[str, Any]) -> list[str]:
+    """The protocol card: how the trials were run, step by step with the section of the paper each step
+    follows, then every way this run still differs from the paper's."""
+    own = spec.get("pd", {})
+    texts = own.get("texts") or {}
+    reps, wordings = int(spec.get("reps", 1)), own.get("wordings", [0, 1, 2])
+    steps = [
+        "Each trial is one conversation with a new simulacrum, closed when the game ends (Methods).",
+        "The opening user message holds the persona, then the study's description (Parameters and experimental "
+        "protocol: the persona and the study both in the user role, at the start of the chat).",
+        f"The study: two investment projects, {pd.LABELS[pd.C]} (cooperate) and {pd.LABELS[pd.D]} (defect); payoffs "
+        f"in dollars, both green {pd.dollars(pd.R)} each, both blue {pd.dollars(pd.P)} each, blue against green "
+        f"{pd.dollars(pd.T)} to {pd.dollars(pd.S)} (Experimental Design); the answer asked as 'Choice: [...]'.",
+        f"{pd.ROUNDS} rounds: each round the simulacrum replies, and its reply stays in the conversation as it wrote "
+        "it; a user message then names the partner's project and asks for the next choice (Methods).",
+        "Partners are rules: unconditional defect, unconditional cooperation, tit-for-tat starting with C or D, "
+        "which answer the simulacrum's previous choice (Experimental Conditions).",
+        f"Sampling: temperature {own.get('temperature')}, at most {own.get('max_tokens')} tokens a reply "
+        "(Parameters and experimental protocol).",
+        f"{reps} trials per group and partner, the group's personas {', '.join(str(w + 1) for w in wordings)} in turn.",
+        "A move is read from the reply's 'Choice:' line, else from the one project (or move) it names, a negated "
+        "one counting as the other (Data Collection and Analysis: a regular expression).",
+    ]
+    differences = []
+    if texts:
+        differences.append(f"The texts are the user's own, from {own.get('prompts')} "
+                           f"({', '.join(k for k in texts if k != 'personas' or texts[k])}); the rest are the studio's.")
+    if not texts.get("personas") or not texts.get("instructions"):
+        differences.append("The personas and the investigator's messages are the studio's own words for the paper's "
+                           "(Appendices A and B); name a file of the paper's texts with [pd] prompts to run those.")
+    differences += [
+        "The simulacra's model is the run's own; the paper's was gpt-3.5-turbo (Participants and Simulacra).",
+        "A reply that names no project is asked once more, in the conversation; the paper's script counted that "
+        "trial as missing (Data Collection and Analysis).",
+        "The paper's third control persona was empty; the studio's control personas each say a sentence.",
+        "The paper states N = 30 chats per condition (Experimental Design); its script at the time played 30 for "
+        "each of a group's three personas, 90 per group and partner.",
+        "The paper judged the hypotheses from its figures without tests (Conclusion); the studio tests each as its "
+        "words say, corrected by Holm's method.",
+        "Tit-for-tat answers the simulacrum's previous choice, as the paper defines it (Experimental Conditions); as "
+        "we read its script of the time, its tit-for-tat read the partner's own last announcement and so kept "
+        "its first choice.",
+    ]
+    if own.get("hold_to_schema"):
+        differences.append("Replies are held to a JSON shape naming a project ([pd] hold_to_schema); the paper's "
+                           "were free text.")
+    if own.get("temperature") != TEMPERATURE or own.get("max_tokens") != MAX_TOKENS:
+        differences.append(f"Sampling differs from the paper's temperature {TEMPERATURE} and {MAX_TOKENS} tokens.")
+    return steps + ["Differences from the paper: " + d for d in differences]
+
+
+def _model_table(trials: list[Any]) -> Table:
+    """The mixed model the paper's repository fits, when the experiment asks for it (`mixed_model = true`)."""
+    from studio.lab.stats import MIXED_FORMULA, mixed_model
+
+    fitted = mixed_model(trials)
+    title = "Mixed model: each move by group and group x partner, a random intercept per simulacrum"
+    if fitted is None:
+        return Table(title, ["term", "log-odds", "sd", "p"], [],
+                     note="not fitted: it needs the control group and the unconditional defector as references, "
+                          "and both choices among the moves")
+    terms, spread = fitted
+    return Table(title, ["term", "log-odds", "sd", "p"], [[t.term, t.estimate, t.sd, t.p] for t in terms],
+                 note=f"binomial, logit link, fitted by variational Bayes (statsmodels BinomialBayesMixedGLM); "
+                      f"references: control, always_defect; simulacra's sd {spread:.2f} (log-odds); formula c ~ {MIXED_FORMULA}")
 
 
 def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
@@ -164,11 +276,16 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
 
     own, p = spec["pd"], trial.params
     group, partner = p["group"], p["partner"]
+    texts = own.get("texts") or {}
+    persona = (texts.get("personas") or {}).get(group, pd.GROUPS[group])[p["wording"]]
+    facts: dict[str, Any] = {"pd.schema": bool(own.get("hold_to_schema", False))}
+    facts.update({f"pd.{name}": texts[name] for name in ("next_round", "again") if name in texts})
     me = f"Simulacrum {trial.rep + 1} ({group.replace('_', '-')})"
     them = f"Partner ({pd.PARTNER_WORDS[partner]})"
     play = Play(title=f"Prisoner's Dilemma: {group.replace('_', '-')} against {pd.PARTNER_WORDS[partner]}, "
                       f"trial {trial.rep + 1}",
-                premise=pd.instructions(pd.ROUNDS), turns=pd.ROUNDS, scenes=1, epilogue=False, form="dilemma",
+                premise=pd.instructions(pd.ROUNDS, texts.get("instructions")), turns=pd.ROUNDS, scenes=1,
+                epilogue=False, form="dilemma", facts=facts,
                 seed=trial.rep, cast=Cast(ego=CastMember(character=me), others=[CastMember(character=them, rule=f"pd_{partner}")]))
     # The engine halves every temperature sent to the embedded model (studio/llm/sampling.py); the
     # experiment's temperature is what the call is sent with, so the seat asks for twice it there.
@@ -176,7 +293,7 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
     from studio.model.play import DEFAULT_CONTEXT_TOKENS
 
     roles = [
-        ResolvedRole(key="simulacrum", kind="other", sheet=CharacterSheet(name=me, prompt=pd.GROUPS[group][p["wording"]],
+        ResolvedRole(key="simulacrum", kind="other", sheet=CharacterSheet(name=me, prompt=persona,
                      description=f"a simulacrum of the {group.replace('_', '-')} group, wording {p['wording'] + 1}"),
                      model=model, temperature=min(2.0, temperature), max_tokens=own["max_tokens"],
                      context_tokens=DEFAULT_CONTEXT_TOKENS),
@@ -188,12 +305,56 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
     return ResolvedCast(play=play, play_path=source, roles=roles, superego=SuperegoSettings(enabled=False))
 
 
-def _interval(est: Any, places: int) -> str:
-    if est.n == 0:
-        return "-"
-    if est.n == 1:
-        return f"{est.mean:.{places}f} (n=1)"
-    return f"{est.mean:.{places}f} ({est.low:.{places}f} to {est.high:.{places}f})"
+def read_prompts(name: str, source: str) -> dict[str, Any]:
+    """The user's own texts (`[pd] prompts`), checked whole before any trial runs: each text a string whose
+    placeholders are the ones `game.PLACEHOLDERS` lists, each persona words. The path is taken relative to
+    the experiment file."""
+    import tomllib
+    from pathlib import Path
+
+    from studio.model.play import MAX_PROMPT
+
+    base = Path(source).parent if Path(source).is_file() else Path(".")
+    path = base / name
+    where = str(path)
+    if not path.is_file():
+        raise InputError(source, "pd.prompts", f"names {where}, which is not a file",
+                         "give the path of a TOML file of your texts, relative to the experiment file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(where, None, f"is not UTF-8 TOML ({exc})", "fix the line it names") from None
+    known = [*pd.PLACEHOLDERS, "personas"]
+    for key in data:
+        if key not in known:
+            raise InputError(where, key, "is not one of the texts", f"use only {', '.join(known)}")
+    out: dict[str, Any] = {}
+    for key, allowed in pd.PLACEHOLDERS.items():
+        if key not in data:
+            continue
+        text = data[key]
+        limit = MAX_PROMPT if key == "instructions" else 500
+        if not isinstance(text, str) or not text.strip() or len(text) > limit:
+            raise InputError(where, key, f"must be text of 1 to {limit} characters", f'e.g. {key} = """..."""')
+        try:
+            text.format(**{a: "" for a in allowed})
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputError(where, key, f"has a placeholder it cannot fill ({exc})",
+                             f"use only {', '.join('{' + a + '}' for a in allowed)}; write {{{{ and }}}} for a brace") from None
+        out[key] = text
+    personas = data.get("personas", {})
+    if not isinstance(personas, dict):
+        raise InputError(where, "personas", "must be a table", 'write [personas] and then cooperative = ["...", "..."]')
+    out["personas"] = {}
+    for group, wordings in personas.items():
+        if group not in pd.GROUPS:
+            raise InputError(where, f"personas.{group}", "is not a group", f"use some of {', '.join(pd.GROUPS)}")
+        if (not isinstance(wordings, list) or not wordings
+                or any(not isinstance(w, str) or not w.strip() or len(w) > MAX_PROMPT for w in wordings)):
+            raise InputError(where, f"personas.{group}", f"must be a list of personas, each words (1 to {MAX_PROMPT} characters)",
+                             f'e.g. {group} = ["You are ...", "You are ..."]')
+        out["personas"][group] = list(wordings)
+    return out
 
 
 KIND = register(PDKind())

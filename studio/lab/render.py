@@ -4,7 +4,11 @@
   as a terminal chart (`studio.lab.plots`), then the notes.
 - **csv**: each table as a block of rows whose first column names the table, blocks apart by a blank
   line; the csv module (or a spreadsheet) reads it.
-- **json**: the report as data: tables (columns and rows), figures (their numbers) and notes.
+- **json**: the report as data: tables (columns and rows of numbers), figures (their numbers), notes, the
+  protocol card and the paper's published figures beside the studio's.
+
+A figure with an interval (`Cell`) stays numbers in CSV and JSON: its column becomes `x`, `x_low`,
+`x_high` and `x_n`; only the terminal and Markdown format it.
 - **md**: Markdown a user can attach to a paper: the tables, the notes, and each figure as a PNG written
   beside the Markdown file and linked from it.
 - **png**, **svg**: each figure as an image file.
@@ -20,12 +24,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from studio.lab.kinds import Report, Table
+from studio.lab.kinds import Cell, Report, Reproduction, Table
 
 FORMATS = ("table", "csv", "json", "md", "png", "svg")
 
 
 def _cell(value: Any) -> str:
+    if isinstance(value, Cell):
+        return str(value)
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -34,34 +40,94 @@ def _cell(value: Any) -> str:
 
 
 def to_console(report: Report, console: Any, width: int | None = None) -> None:
-    from rich.table import Table as RichTable
     from rich.text import Text
 
     from studio.lab import plots
 
     console.print(Text(report.title, style="bold"))
     for table in report.tables:
-        shown = RichTable(title=Text(table.title), caption=Text(table.note) if table.note else None)
-        for column in table.columns:
-            shown.add_column(Text(column))
-        for row in table.rows:
-            shown.add_row(*(Text(_cell(c)) for c in row))
-        console.print(shown)
+        _console_table(console, table)
     for figure in report.figures:
         console.print(Text(plots.terminal(figure, width or min(100, console.width))))
     for note in report.notes:
         console.print(Text(note))
+    if report.paper is not None:
+        _console_table(console, reproduction_table(report.paper))
+    if report.protocol:
+        console.print(Text("Protocol", style="bold"))
+        for line in report.protocol:
+            console.print(Text("- " + line))
+
+
+def _console_table(console: Any, table: Table) -> None:
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    shown = RichTable(title=Text(table.title), caption=Text(table.note) if table.note else None)
+    for column in table.columns:
+        shown.add_column(Text(column))
+    for row in table.rows:
+        shown.add_row(*(Text(_cell(c)) for c in row))
+    console.print(shown)
+
+
+def to_console_paper(report: Report, console: Any) -> bool:
+    """Only the reproduction: the paper's figures beside the studio's, then the protocol card.
+    False when the report's kind reproduces no paper."""
+    from rich.text import Text
+
+    if report.paper is None and not report.protocol:
+        return False
+    console.print(Text(report.title, style="bold"))
+    if report.paper is not None:
+        _console_table(console, reproduction_table(report.paper))
+    if report.protocol:
+        console.print(Text("Protocol", style="bold"))
+        for line in report.protocol:
+            console.print(Text("- " + line))
+    return True
+
+
+def reproduction_table(paper: Reproduction) -> Table:
+    rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
+            for f in paper.figures]
+    return Table(f"Reproduction of {paper.paper}", ["where", "figure", "paper", "studio", "note"], rows,
+                 note=f"Published figures: {paper.source}")
+
+
+def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
+    """Columns holding a Cell in any row become four numeric columns; other values stay as they are."""
+    cells = {i for row in table.rows for i, v in enumerate(row) if isinstance(v, Cell)}
+    columns: list[str] = []
+    for i, name in enumerate(table.columns):
+        columns += [name, f"{name}_low", f"{name}_high", f"{name}_n"] if i in cells else [name]
+    rows = []
+    for row in table.rows:
+        flat: list[Any] = []
+        for i, value in enumerate(row):
+            if i in cells:
+                c = value if isinstance(value, Cell) else Cell(value if isinstance(value, (int, float)) else None)
+                flat += [c.value, c.low, c.high, c.n]
+            else:
+                flat.append(value)
+        rows.append(flat)
+    return columns, rows
+
+
+def _all_tables(report: Report) -> list[Table]:
+    return report.tables + ([reproduction_table(report.paper)] if report.paper is not None else [])
 
 
 def to_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for i, table in enumerate(report.tables):
+    for i, table in enumerate(_all_tables(report)):
         if i:
             writer.writerow([])
-        writer.writerow(["table", *table.columns])
-        for row in table.rows:
-            writer.writerow([table.title, *(_cell(c) for c in row)])
+        columns, rows = _flat(table)
+        writer.writerow(["table", *columns])
+        for row in rows:
+            writer.writerow([table.title, *("" if c is None else c for c in row)])
     return out.getvalue()
 
 
@@ -75,10 +141,25 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _table_data(table: Table) -> dict[str, Any]:
+    columns, rows = _flat(table)
+    return {"title": table.title, "columns": columns, "rows": rows, "note": table.note}
+
+
+def _cell_data(cell: Cell | None) -> dict[str, Any] | None:
+    return None if cell is None else {"value": cell.value, "low": cell.low, "high": cell.high, "n": cell.n}
+
+
 def as_data(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     figures = [{"type": type(f).__name__.lower(), **asdict(f)} for f in report.figures]
+    paper = None if report.paper is None else {
+        "paper": report.paper.paper, "source": report.paper.source,
+        "figures": [{"where": f.where, "label": f.label, "paper": _cell_data(f.paper), "studio": _cell_data(f.studio),
+                     "note": f.note} for f in report.paper.figures],
+    }
     return _json_safe({"title": report.title, **(extra or {}),
-                       "tables": [asdict(t) for t in report.tables], "figures": figures, "notes": report.notes})
+                       "tables": [_table_data(t) for t in report.tables], "figures": figures, "notes": report.notes,
+                       "protocol": report.protocol, "paper": paper})
 
 
 def to_json(report: Report, extra: dict[str, Any] | None = None) -> str:
@@ -87,6 +168,10 @@ def to_json(report: Report, extra: dict[str, Any] | None = None) -> str:
 
 def _md_cell(value: Any) -> str:
     return _cell(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _md_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", " ")
 
 
 def _md_table(table: Table) -> list[str]:
@@ -114,6 +199,10 @@ def to_markdown(report: Report, path: str | Path, header: list[str] | None = Non
         lines += [f"![{figure.title}]({image.name})", ""]
     if report.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
+    if report.paper is not None:
+        lines += ["## Reproduction", ""] + _md_table(reproduction_table(report.paper))
+    if report.protocol:
+        lines += ["## Protocol", ""] + [f"- {_md_text(p)}" for p in report.protocol] + [""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return [path, *written]
 

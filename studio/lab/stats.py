@@ -1,20 +1,42 @@
-"""Statistics for the lab: means with intervals, and the Prisoner's Dilemma hypotheses H1-H9.
+"""Statistics for the lab: means and rates with intervals, and the Prisoner's Dilemma hypotheses H1-H9.
 
-scipy does the tests. Each hypothesis names its test, the effect it measures (a difference of mean
-cooperation rates, per trial, taken in the direction the claim predicts, so a positive effect is
-the predicted one), the p-value, and whether the data support it at the 5% level. The tests
-are one-sided where the hypothesis states a direction, and rank-based (Mann-Whitney U, Kruskal-Wallis),
-since a cooperation rate over six rounds takes seven values and is nothing like normal.
+The tests are scipy's (Mann-Whitney U, Wilcoxon signed-rank, by their normal approximations, computed
+here and checked against scipy by the tests, since a report runs dozens of them). A hypothesis is read as its words say, so several of them are compound: H3 (the
+mixed group lies between two others) is two comparisons, H4 ("every group differs from every other") is
+one comparison per pair of groups, H5 ("whatever the partner") one per partner, H6 and H7 ("compared to
+when paired with a defector or a tit-for-tat partner") one per other partner, H8 and H9 one per group they
+name. A compound hypothesis is supported only when every part is (an intersection-union test: its p is
+the largest of its parts' p, and its effect the smallest of its parts' effects, the weakest link).
+
+Nine hypotheses tested at once would find something in pure noise far more often than one time in
+twenty, so the nine p-values are corrected together by Holm's step-down method (Holm, 1979, A Simple
+Sequentially Rejective Multiple Test Procedure), which holds the chance of any false "supported" at 5%;
+the report shows the adjusted p beside the raw one.
+
+Every effect is a difference of mean cooperation rates (per trial), taken in the direction the claim
+predicts, so a positive effect is the predicted one; H4's parts are absolute differences. Groups are
+different simulacra, so they are compared with the one-sided Mann-Whitney U test (a rate over six rounds
+takes seven values and is nothing like normal). Partners met by the same simulacrum are paired: the plan
+gives a group's trial `rep` the same wording against every partner, so partner comparisons within a group
+use the Wilcoxon signed-rank test on those pairs, and fall back to Mann-Whitney only where no pairs exist.
+
+Rates get Wilson intervals, which lie within 0-1 by construction. The six moves of one trial are not
+independent, so the interval is taken on the effective number of moves: the moves divided by the design
+effect that the spread between trials implies (never fewer than the trials, never more than the moves).
+
+`mixed_model` offers the fit the paper's repository makes of the same data: a binomial model of each
+move with a random intercept per simulacrum (group and wording), through statsmodels.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 ALPHA = 0.05
+Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -39,8 +61,42 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> Estimate:
     if n == 1:
         return Estimate(1, mean, mean, mean)
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
     return Estimate(n, mean, mean - half, mean + half)
+
+
+def wilson(rate: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for a proportion `rate` out of `n` (which may be an effective, fractional n):
+    always within 0-1, and never empty at 0 or 1, unlike a t interval on a rate."""
+    if n <= 0 or math.isnan(rate):
+        return math.nan, math.nan
+    denominator = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denominator
+    low = 0.0 if rate <= 0 else max(0.0, centre - half)  # exact at the ends, where rounding would stray
+    high = 1.0 if rate >= 1 else min(1.0, centre + half)
+    return low, high
+
+
+def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
+    """The cooperation rate of a cell of trials with a Wilson interval on the effective number of moves.
+
+    The moves within a trial are correlated (the same simulacrum, one conversation), so `trials x moves`
+    would overstate what is known. The effective n is `p(1-p) / var(mean of trial rates)`, kept between the
+    number of trials and the number of moves: independent moves give the moves, identical trials the trials.
+    """
+    k = len(rates)
+    if k == 0:
+        return Estimate(0, math.nan, math.nan, math.nan)
+    p = sum(rates) / k
+    moves = k * max(1, moves_each)
+    if k == 1:
+        n_eff = float(moves_each)
+    else:
+        var = sum((r - p) ** 2 for r in rates) / (k - 1) / k
+        n_eff = float(moves) if var == 0 else min(float(moves), max(float(k), p * (1 - p) / var))
+    low, high = wilson(p, n_eff)
+    return Estimate(k, p, low, high)
 
 
 @dataclass(frozen=True)
@@ -50,15 +106,18 @@ class Trial:
     cooperation: float  # share of rounds the simulacrum cooperated
     total: int  # its score over the game
     wording: int = 0
+    rep: int = -1  # the repetition: with the group and wording, what pairs one simulacrum's partners (-1: unknown)
+    rounds: int = 6
 
 
 def cells(trials: Iterable[Trial]) -> dict[tuple[str, str], dict[str, Estimate]]:
-    """Per (group, partner): cooperation rate and mean score, each with its interval."""
+    """Per (group, partner): cooperation rate (Wilson) and mean score (t), each with its interval."""
     by: dict[tuple[str, str], list[Trial]] = {}
     for t in trials:
         by.setdefault((t.group, t.partner), []).append(t)
     return {
-        key: {"cooperation": mean_ci([t.cooperation for t in ts]), "score": mean_ci([t.total for t in ts])}
+        key: {"cooperation": rate_ci([t.cooperation for t in ts], ts[0].rounds),
+              "score": mean_ci([t.total for t in ts])}
         for key, ts in sorted(by.items())
     }
 
@@ -68,12 +127,20 @@ class Finding:
     name: str
     claim: str
     test: str
-    effect: float | None
+    effect: float | None  # a difference of mean rates, in the predicted direction
     p: float | None
     supported: bool | None  # None: not enough data to test
+    p_adjusted: float | None = None  # after Holm's correction across the hypotheses
+    parts: list[Finding] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+        out = {k: v for k, v in self.__dict__.items() if k != "parts"}
+        out["parts"] = [p.as_dict() for p in self.parts]
+        return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
 
 
 def _rates(trials: Sequence[Trial], groups: Iterable[str], partners: Iterable[str] | None = None) -> list[float]:
@@ -82,61 +149,233 @@ def _rates(trials: Sequence[Trial], groups: Iterable[str], partners: Iterable[st
     return [t.cooperation for t in trials if t.group in groups and (partners is None or t.partner in partners)]
 
 
-def _greater(name: str, claim: str, a: list[float], b: list[float]) -> Finding:
-    """One-sided Mann-Whitney U: are rates in `a` higher than in `b`?"""
-    from scipy import stats
+def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
+    """Average ranks (1-based) and the sizes of the groups of ties."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    ties = []
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        ties.append(j - i + 1)
+        i = j + 1
+    return ranks, ties
 
-    test = "Mann-Whitney U, one-sided"
+
+def _normal_sf(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def mann_whitney(a: Sequence[float], b: Sequence[float], two_sided: bool = False) -> float:
+    """The Mann-Whitney U test's p (is `a` greater, or two-sided different), by the normal approximation with
+    the tie and continuity corrections: scipy's `mannwhitneyu(..., method="asymptotic")`, computed here
+    because the hypotheses run it dozens of times a report and scipy's per-call cost dominates."""
+    n1, n2 = len(a), len(b)
+    ranks, ties = _ranks(list(a) + list(b))
+    u1 = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
+    u = max(u1, n1 * n2 - u1) if two_sided else u1
+    n = n1 + n2
+    spread = n1 * n2 / 12 * ((n + 1) - sum(t ** 3 - t for t in ties) / (n * (n - 1)))
+    if spread <= 0:
+        return 1.0
+    p = _normal_sf((u - n1 * n2 / 2 - 0.5) / math.sqrt(spread))
+    return min(1.0, 2 * p if two_sided else p)
+
+
+def wilcoxon_greater(a: Sequence[float], b: Sequence[float]) -> float:
+    """The Wilcoxon signed-rank test's one-sided p (is `a` greater than its pair in `b`), zero differences
+    dropped, by the normal approximation with the tie correction: scipy's `wilcoxon(..., method="approx")`.
+    Rates over six moves tie all the time, where the exact test turns into a slow permutation test."""
+    diffs = [x - y for x, y in zip(a, b) if x != y]
+    n = len(diffs)
+    if n == 0:
+        return 1.0
+    ranks, ties = _ranks([abs(d) for d in diffs])
+    plus = sum(r for r, d in zip(ranks, diffs) if d > 0)
+    spread = (n * (n + 1) * (2 * n + 1) - 0.5 * sum(t * (t * t - 1) for t in ties)) / 24
+    return _normal_sf((plus - n * (n + 1) / 4) / math.sqrt(spread)) if spread > 0 else 1.0
+
+
+def _unpaired(name: str, claim: str, a: list[float], b: list[float], two_sided: bool = False) -> Finding:
+    """Mann-Whitney U: are rates in `a` higher than in `b` (or, two-sided, different)?"""
+    test = "Mann-Whitney U, " + ("two-sided" if two_sided else "one-sided")
     if len(a) < 2 or len(b) < 2:
         return Finding(name, claim, test, None, None, None)
-    effect = sum(a) / len(a) - sum(b) / len(b)
+    effect = _mean(a) - _mean(b)
+    if two_sided:
+        effect = abs(effect)
     if len(set(a) | set(b)) == 1:
         return Finding(name, claim, test, effect, 1.0, False)
-    p = float(stats.mannwhitneyu(a, b, alternative="greater").pvalue)
+    p = mann_whitney(a, b, two_sided)
     return Finding(name, claim, test, effect, p, p < ALPHA)
 
 
+def _pairs(trials: Sequence[Trial], group: str, high: str, low: str) -> list[tuple[float, float]]:
+    """One group's trials against partner `high` and partner `low`, matched by wording and repetition."""
+    def keyed(partner: str) -> dict[tuple[int, int], float]:
+        return {(t.wording, t.rep): t.cooperation for t in trials
+                if t.group == group and t.partner == partner and t.rep >= 0}
+
+    a, b = keyed(high), keyed(low)
+    return [(a[k], b[k]) for k in sorted(set(a) & set(b))]
+
+
+def _paired(name: str, claim: str, trials: Sequence[Trial], groups: Sequence[str], high: str, low: str) -> Finding:
+    """Wilcoxon signed-rank, one-sided: does each simulacrum of `groups` cooperate more with `high` than with
+    `low`? Without pairs (trials that carry no repetition), Mann-Whitney on the two samples."""
+    pairs = [pair for g in groups for pair in _pairs(trials, g, high, low)]
+    if len(pairs) < 2:
+        return _unpaired(name, claim, _rates(trials, groups, [high]), _rates(trials, groups, [low]))
+    test = "Wilcoxon signed-rank, paired, one-sided"
+    diffs = [a - b for a, b in pairs]
+    effect = _mean(diffs)
+    if all(d == 0 for d in diffs):
+        return Finding(name, claim, test, effect, 1.0, False)
+    p = wilcoxon_greater([a for a, _ in pairs], [b for _, b in pairs])
+    return Finding(name, claim, test, effect, p, p < ALPHA)
+
+
+def _all_of(name: str, claim: str, parts: list[Finding], how: str) -> Finding:
+    """A claim that holds only if every part does: p is the largest part's, the effect the smallest."""
+    test = f"{how}; every part must hold (p is the largest, the effect the smallest)"
+    if not parts or any(p.supported is None for p in parts):
+        return Finding(name, claim, test, None, None, None, parts=parts)
+    effect = min(p.effect for p in parts if p.effect is not None)
+    p = max(p.p for p in parts if p.p is not None)
+    return Finding(name, claim, test, effect, p, all(part.supported for part in parts), parts=parts)
+
+
+def holm(ps: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (None stays None and does not count towards the family)."""
+    present = sorted((p, i) for i, p in enumerate(ps) if p is not None)
+    m = len(present)
+    out: list[float | None] = [None] * len(ps)
+    running = 0.0
+    for rank, (p, i) in enumerate(present):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
+
+
 ALL_PARTNERS = ("always_defect", "always_cooperate", "tit_for_tat_c", "tit_for_tat_d")
+OTHERS_THAN_COOPERATOR = ("always_defect", "tit_for_tat_c", "tit_for_tat_d")
 
 
-def hypotheses(trials: Sequence[Trial]) -> list[Finding]:
-    from scipy import stats
-
+def hypotheses(trials: Sequence[Trial], alpha: float = ALPHA) -> list[Finding]:
+    """H1-H9 as their words say, each with its parts, corrected together by Holm."""
+    groups = sorted({t.group for t in trials})
+    partners = [p for p in ALL_PARTNERS if any(t.partner == p for t in trials)]
     out = [
-        _greater("H1", "cooperative cooperate more than competitive", _rates(trials, ["cooperative"]),
-                 _rates(trials, ["competitive"])),
-        _greater("H2", "altruistic cooperate more than self-interested", _rates(trials, ["altruistic"]),
-                 _rates(trials, ["self_interested"])),
+        _unpaired("H1", "cooperative cooperate more than competitive", _rates(trials, ["cooperative"]),
+                  _rates(trials, ["competitive"])),
+        _unpaired("H2", "altruistic cooperate more than self-interested", _rates(trials, ["altruistic"]),
+                  _rates(trials, ["self_interested"])),
     ]
     mixed, coop, comp = (_rates(trials, [g]) for g in ("mixed_motivation", "cooperative", "competitive"))
-    above = _greater("H3a", "", mixed, comp)
-    below = _greater("H3b", "", coop, mixed)
-    both = None if above.supported is None or below.supported is None else bool(above.supported and below.supported)
-    p3 = None if above.p is None or below.p is None else max(above.p, below.p)
-    effect3 = None if not mixed else sum(mixed) / len(mixed)
-    out.append(Finding("H3", "mixed-motivation cooperate between competitive and cooperative",
-                       "two one-sided Mann-Whitney U tests (both must hold; p is the larger)", effect3, p3, both))
-    groups = sorted({t.group for t in trials})
-    samples = [_rates(trials, [g]) for g in groups]
-    if len(samples) >= 2 and all(len(s) >= 2 for s in samples) and len({v for s in samples for v in s}) > 1:
-        p4 = float(stats.kruskal(*samples).pvalue)
-        spread = max(sum(s) / len(s) for s in samples) - min(sum(s) / len(s) for s in samples)
-        out.append(Finding("H4", "the groups' cooperation rates differ", "Kruskal-Wallis", spread, p4, p4 < ALPHA))
-    else:
-        out.append(Finding("H4", "the groups' cooperation rates differ", "Kruskal-Wallis", None, None, None))
+    out.append(_all_of("H3", "mixed-motivation cooperate between competitive and cooperative", [
+        _unpaired("H3 above competitive", "mixed-motivation cooperate more than competitive", mixed, comp),
+        _unpaired("H3 below cooperative", "cooperative cooperate more than mixed-motivation", coop, mixed),
+    ], "two one-sided Mann-Whitney U tests"))
+    h4 = [_unpaired(f"H4 {a} vs {b}", f"{a} and {b} differ", _rates(trials, [a]), _rates(trials, [b]), two_sided=True)
+          for i, a in enumerate(groups) for b in groups[i + 1:]]
+    out.append(_all_of("H4", "every group's cooperation rate differs from every other group's", h4 if len(groups) > 1 else [],
+                       "a two-sided Mann-Whitney U test per pair of groups"))
     others = [g for g in groups if g != "competitive"]
-    out.append(_greater("H5", "competitive defect more than the other groups, whatever the partner",
-                        _rates(trials, others), _rates(trials, ["competitive"])))
-    out.append(_greater("H6", "altruistic cooperate more with an unconditional cooperator than with the others",
-                        _rates(trials, ["altruistic"], ["always_cooperate"]),
-                        _rates(trials, ["altruistic"], ["always_defect", "tit_for_tat_c", "tit_for_tat_d"])))
-    out.append(_greater("H7", "self-interested cooperate less with an unconditional cooperator than with the others",
-                        _rates(trials, ["self_interested"], ["always_defect", "tit_for_tat_c", "tit_for_tat_d"]),
-                        _rates(trials, ["self_interested"], ["always_cooperate"])))
-    out.append(_greater("H8", "cooperative and altruistic cooperate more with tit-for-tat starting C than D",
-                        _rates(trials, ["cooperative", "altruistic"], ["tit_for_tat_c"]),
-                        _rates(trials, ["cooperative", "altruistic"], ["tit_for_tat_d"])))
-    out.append(_greater("H9", "competitive and self-interested cooperate less with tit-for-tat starting C than D",
-                        _rates(trials, ["competitive", "self_interested"], ["tit_for_tat_d"]),
-                        _rates(trials, ["competitive", "self_interested"], ["tit_for_tat_c"])))
+    out.append(_all_of("H5", "competitive defect more than the other groups, whatever the partner", [
+        _unpaired(f"H5 against {p}", f"against {p}, the other groups cooperate more than competitive",
+                  _rates(trials, others, [p]), _rates(trials, ["competitive"], [p])) for p in partners
+    ] if "competitive" in groups and others else [], "a one-sided Mann-Whitney U test per partner"))
+    out.append(_all_of("H6", "altruistic cooperate more with an unconditional cooperator than with the others", [
+        _paired(f"H6 vs {p}", f"altruistic cooperate more with always_cooperate than with {p}", trials,
+                ["altruistic"], "always_cooperate", p) for p in OTHERS_THAN_COOPERATOR
+    ], "a one-sided paired test against each other partner"))
+    out.append(_all_of("H7", "self-interested cooperate less with an unconditional cooperator than with the others", [
+        _paired(f"H7 vs {p}", f"self-interested cooperate more with {p} than with always_cooperate", trials,
+                ["self_interested"], p, "always_cooperate") for p in OTHERS_THAN_COOPERATOR
+    ], "a one-sided paired test against each other partner"))
+    out.append(_all_of("H8", "cooperative and altruistic cooperate more with tit-for-tat starting C than D", [
+        _paired(f"H8 {g}", f"{g} cooperate more with tit_for_tat_c than with tit_for_tat_d", trials, [g],
+                "tit_for_tat_c", "tit_for_tat_d") for g in ("cooperative", "altruistic")
+    ], "a one-sided paired test per group"))
+    out.append(_all_of("H9", "competitive and self-interested cooperate less with tit-for-tat starting C than D", [
+        _paired(f"H9 {g}", f"{g} cooperate more with tit_for_tat_d than with tit_for_tat_c", trials, [g],
+                "tit_for_tat_d", "tit_for_tat_c") for g in ("competitive", "self_interested")
+    ], "a one-sided paired test per group"))
+    for finding, adjusted in zip(out, holm([f.p for f in out])):
+        finding.p_adjusted = adjusted
+        if finding.supported is not None and adjusted is not None:
+            finding.supported = bool(finding.supported and adjusted < alpha)
     return out
+
+
+# The terms of the mixed model, named as a reader of the report would: the reference levels are the
+# control group and the unconditional defector, as in the paper's repository.
+MIXED_FORMULA = ("C(group, Treatment('control')) + C(group, Treatment('control')):C(partner, Treatment('always_defect'))")
+
+
+@dataclass
+class ModelTerm:
+    term: str
+    estimate: float  # log-odds
+    sd: float  # posterior standard deviation
+    p: float  # two-sided, from estimate / sd on the normal
+
+
+def mixed_model(trials: Sequence[Trial]) -> tuple[list[ModelTerm], float] | None:
+    """A binomial model of every move (logit link) by group and group x partner, with a random intercept per
+    simulacrum (group and wording), as the paper's repository fits its data; statsmodels fits it by
+    variational Bayes (`BinomialBayesMixedGLM`). Returns the fixed effects and the simulacra's standard
+    deviation on the log-odds scale, or None when the data cannot support the fit (one group, no control
+    group or unconditional defector to compare with, or every move the same)."""
+    groups = {t.group for t in trials}
+    if "control" not in groups or len(groups) < 2 or "always_defect" not in {t.partner for t in trials}:
+        return None
+    rates = {t.cooperation for t in trials}
+    if rates <= {0.0} or rates <= {1.0}:  # every move the same: nothing to fit
+        return None
+    import pandas as pd
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+
+    rows = []
+    for t in trials:
+        cooperated = round(t.cooperation * t.rounds)
+        for i in range(t.rounds):
+            rows.append({"c": 1.0 if i < cooperated else 0.0, "group": t.group, "partner": t.partner,
+                         "simulacrum": f"{t.group}/{t.wording}"})
+    data = pd.DataFrame(rows)
+    formula = "c ~ " + MIXED_FORMULA
+    try:
+        fitted = BinomialBayesMixedGLM.from_formula(formula, {"simulacrum": "0 + C(simulacrum)"}, data).fit_vb()
+    except (ValueError, ArithmeticError, np_errors()):
+        return None
+    from scipy import stats
+
+    terms = []
+    for name, mean, sd in zip(fitted.model.exog_names, fitted.fe_mean, fitted.fe_sd):
+        p = float(2 * stats.norm.sf(abs(mean / sd))) if sd > 0 else math.nan
+        terms.append(ModelTerm(_term(name), float(mean), float(sd), p))
+    return terms, float(math.exp(fitted.vcp_mean[0]))
+
+
+def np_errors() -> type[Exception]:
+    import numpy as np
+
+    return np.linalg.LinAlgError
+
+
+def _term(name: str) -> str:
+    """'C(group, Treatment('control'))[T.cooperative]:C(partner, ...)[T.tit_for_tat_c]' -> 'cooperative x tit_for_tat_c'."""
+    import re
+
+    levels = re.findall(r"\[T\.([^\]]+)\]", name)
+    if name == "Intercept":
+        return "intercept (control, always_defect)"
+    group = re.search(r"C\(group[^)]*\)\)\[T\.([^\]]+)\]|C\(group[^)]*\)\)\[([^\]]+)\]", name)
+    partner = re.search(r"C\(partner[^)]*\)\)\[T\.([^\]]+)\]", name)
+    if group and partner:
+        return f"{group.group(1) or group.group(2)} x {partner.group(1)}"
+    return " x ".join(levels) or name

@@ -248,7 +248,7 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         digest = hashlib.sha256(f"{character}|{_last_user_text(messages)}|{messages[0].get('content', '')}".encode()).digest()
         move = "C" if digest[0] % 3 else "D"
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
-    if task in ("act", "vote", "jury", "goals", "impressions"):
+    if task in ("act", "vote", "jury", "goals", "impressions", "audit"):
         return _game_reply(task, character, turn, _last_user_text(messages))
     if task in ("oc", "doc", "er"):
         # A personality assessor's reading (the lab's interview): a pure function of the answer it is shown,
@@ -283,7 +283,11 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
 def _game_reply(task: str, character: str, turn: int, asked: str) -> str:
     """A social-game choice: one of the options the prompt lists, picked by a hash, so a replay agrees."""
     if task == "goals":
-        return json.dumps({"goals": [f"(scripted) keep {character} in the game", "(scripted) find an ally"]})
+        return json.dumps({"high": f"(scripted) keep {character} in the game", "medium": "(scripted) find an ally",
+                           "low": "(scripted) look for the idol"})
+    if task == "audit":  # a goal-completion score per level, from the goals and deeds it is shown
+        digest = hashlib.sha256(asked.encode()).digest()
+        return json.dumps({level: 1 + digest[i] % 5 for i, level in enumerate(("high", "medium", "low"))})
     if task == "impressions":
         names = re.search(r"for each of (.+?), say", asked)
         about = [n.strip() for n in names.group(1).split(",")] if names else []

@@ -1,7 +1,8 @@
 """A character's memory: what it witnessed and thought, and which of it comes back when the prompt is full.
 
 Past its context budget a character cannot be shown every line it heard, so the lines that return are
-ranked by recency x importance x relevance (rules.memory_score). Relevance is BM25 over the character's
+ranked by a weighted sum of recency, importance and relevance, each scaled to [0, 1] over the memories
+ranked (rules.memory_score, after Park et al., 2023, Generative Agents). Relevance is BM25 over the character's
 own memories, kept as an inverted index that grows one memory at a time: a turn adds a line and asks one
 question, so the index must neither be rebuilt per line nor scan every memory per query word (rank-bm25's
 BM25Okapi does both; bench/bench_memory.py measures the difference). An embedding model, when the sheet
@@ -183,12 +184,19 @@ class MemoryIndex:
         importance: Mapping[int, float] | None = None,
         exclude: Iterable[int] = (),
         relevance: Callable[[str], Mapping[int, float]] | None = None,
+        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
     ) -> list[Recall]:
         """The k best memories for `query` at `now_turn`, best first; `exclude` names event ids already shown.
 
-        Ranked by rules.memory_score's product, computed here over all memories at once. `importance`
-        (event id -> 1..10) updates the stored scores first; `relevance` replaces BM25 (embeddings).
+        Every memory not excluded is a candidate, ranked by rules.memory_score: the weighted sum of its
+        recency, importance and relevance, each min-max scaled over the candidates (Park et al., 2023),
+        computed here over all of them at once. `importance` (event id -> 1..10) updates the stored scores
+        first; `relevance` replaces BM25 (embeddings). A Recall keeps the raw factors (recency as the
+        decay, importance 0-10, relevance with the best match 1) so the backstage can say why.
         """
+        from studio.mind.rules import memory_score, normalise
+        from studio.mind.rules import recency as decay
+
         np = self._np
         if k <= 0 or not self.memories:
             return []
@@ -198,28 +206,29 @@ class MemoryIndex:
         if relevance is None:
             rel = self.bm25(query)
             top = float(rel.max())
-            if top <= 0:
-                return []
-            rel = rel / top
+            if top > 0:
+                rel = rel / top
         else:
             rel = np.zeros(n)
             for doc, value in relevance(query).items():
                 rel[doc] = max(0.0, min(float(value), 1.0))
-        ages = np.maximum(0.0, now_turn - self._turns.view())
-        recency = np.power(0.5, ages / half_life)
+        fresh = decay(now_turn - self._turns.view(), half_life)
         imp = self._importance.view()
-        score = recency * (imp / 10.0) * rel
+        keep = np.ones(n, dtype=bool)
         for event_id in exclude:
             shown = self._ids.get(event_id)
             if shown is not None:
-                score[shown] = 0.0
-        hits = np.nonzero(score > 0)[0]
-        if not len(hits):
+                keep[shown] = False
+        docs = np.nonzero(keep)[0]
+        if not len(docs):
             return []
-        if len(hits) > k:
-            hits = hits[np.argpartition(-score[hits], k - 1)[:k]]
-        found = [Recall(self.memories[d], float(score[d]), float(recency[d]), float(imp[d]), float(rel[d]))
-                 for d in hits]
+        score = memory_score(recency=normalise(fresh[docs]), importance=normalise(imp[docs]),
+                             relevance=normalise(rel[docs]), weights=weights)
+        if len(docs) > k:
+            best = np.argpartition(-score, k - 1)[:k]
+            docs, score = docs[best], score[best]
+        found = [Recall(self.memories[d], float(s), float(fresh[d]), float(imp[d]), float(rel[d]))
+                 for d, s in zip(docs, score)]
         found.sort(key=lambda item: (-item.score, -item.memory.turn, item.memory.event_id))
         return found
 
@@ -243,16 +252,17 @@ class EmbeddingRelevance:
         return embed(self.model, texts, self.api_base)
 
     def __call__(self, query: str) -> dict[int, float]:
+        import numpy as np
+
         missing = [m for m in self.index.memories if m.event_id not in self._vectors]
         if missing:
             for memory, vector in zip(missing, self._embed([m.text for m in missing])):
                 self._vectors[memory.event_id] = vector
         (q,) = self._embed([query])
-        qn = math.sqrt(sum(x * x for x in q)) or 1.0
-        out: dict[int, float] = {}
-        for doc, memory in enumerate(self.index.memories):
-            v = self._vectors[memory.event_id]
-            vn = math.sqrt(sum(x * x for x in v)) or 1.0
-            cos = sum(a * b for a, b in zip(q, v)) / (qn * vn)
-            out[doc] = (cos + 1.0) / 2.0
-        return out
+        matrix = np.asarray([self._vectors[m.event_id] for m in self.index.memories], dtype=float)
+        if not len(matrix):
+            return {}
+        qv = np.asarray(q, dtype=float)
+        norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(qv) or 1.0)
+        cos = matrix @ qv / np.where(norms == 0, 1.0, norms)
+        return {doc: float((c + 1.0) / 2.0) for doc, c in enumerate(cos)}

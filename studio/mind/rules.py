@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 
@@ -31,7 +30,40 @@ def holds(cond: Condition, *, heard: str, scene: int, turn: int, facts: Mapping[
     return True
 
 
-def memory_score(*, age_turns: float, half_life: float, importance: float, relevance: float) -> float:
-    """score = 0.5 ** (age / half_life) * (importance / 10) * relevance, each factor in [0, 1]."""
-    recency = math.pow(0.5, max(age_turns, 0.0) / half_life)
-    return recency * (max(0.0, min(importance, 10.0)) / 10.0) * max(0.0, min(relevance, 1.0))
+def recency(age_turns, half_life: float):
+    """0.5 ** (age / half_life): a memory's freshness, 1 now and half as fresh every `half_life` turns.
+
+    Works on a number or a numpy array of ages alike, so recall scores every memory in one step.
+    """
+    import numpy as np
+
+    return np.power(0.5, np.maximum(age_turns, 0.0) / half_life)
+
+
+def normalise(values):
+    """Min-max scaling of one factor over the memories being ranked to [0, 1]; all equal reads 0.5 each.
+
+    Park et al., 2023 (Generative Agents) scale each factor this way before adding them, so that no
+    factor wins merely because its raw range is wider; when a factor does not tell the memories apart it
+    counts the same for all of them (0.5) and the other two decide.
+    """
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    if not values.size:
+        return values
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 1e-12:
+        return np.full(values.shape, 0.5)
+    return (values - low) / (high - low)
+
+
+def memory_score(*, recency, importance, relevance, weights: tuple[float, float, float] = (1.0, 1.0, 1.0)):
+    """The weighted sum of the three normalised factors (Park et al., 2023; Thudium et al., 2024).
+
+    score = w_recency * recency + w_importance * importance + w_relevance * relevance, each factor already
+    in [0, 1]. A sum, not a product: a memory that shares no word with the question can still come back
+    on its freshness and weight. Numbers or numpy arrays alike.
+    """
+    w_rec, w_imp, w_rel = weights
+    return w_rec * recency + w_imp * importance + w_rel * relevance

@@ -163,7 +163,7 @@ class MindRunner:
                 embedder = self._embedders[name] = EmbeddingRelevance(sheet.memory.embedding_model, index)
             relevance = embedder
         return index.recall(query, now_turn=turn, half_life=sheet.memory.half_life_turns, k=sheet.memory.recall,
-                            exclude=shown, relevance=relevance)
+                            exclude=shown, relevance=relevance, weights=sheet.memory.weights)
 
     def prompt_text(self, name: str, path: Sequence[Any], *, scene: int, recalled: Sequence[Recall] = ()) -> str:
         return mind_text(self.sheets[name], self.world(path).mind(name), scene, recalled)

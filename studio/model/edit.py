@@ -148,12 +148,12 @@ def _diff(old: Any, new: Any) -> Any:
     return new
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str | bytes) -> None:
     """Replace the file in one step: a crash leaves the old file or the new, never half of one."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else _new_file_mode())

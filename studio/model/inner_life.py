@@ -5,13 +5,21 @@ They are part of a character sheet, so they live with the sheet in the model; st
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from studio.model.lorebook import Lorebook, book_from_data, loads
 
 # Traits use -2..+2: five steps a playwright can pick without pretending to psychometric precision,
 # and zero means "leave the model's default", so an unset trait adds nothing to the prompt.
 TraitValue = int
+
+# A lorebook entry is kept whole (the context budget decides at play time what fits), so knowledge read
+# from one is bounded only against a file that would fill memory.
+MAX_KNOWLEDGE_TEXT = 100_000
+MAX_CARD_TEXT = 200_000
+MAX_CARD_JSON = 16 * 1024 * 1024
 
 ARCHETYPES = ("mentor", "trickster", "rebel", "caregiver", "skeptic", "zealot", "schemer", "innocent")
 
@@ -57,7 +65,7 @@ class Condition(_Strict):
 
 
 class KnowledgeItem(_Strict):
-    text: str = Field(min_length=1, max_length=1000)
+    text: str = Field(min_length=1, max_length=MAX_KNOWLEDGE_TEXT)
     when: Condition | None = Field(default=None, description="absent: known from the start")
 
 
@@ -67,26 +75,88 @@ class Goal(_Strict):
 
 
 class MemorySettings(_Strict):
+    """How a character recalls: the top `recall` memories by a weighted sum of recency, importance and
+    relevance, each scaled to [0, 1] over the memories ranked; the weights default to Park et al.'s
+    (2023, Generative Agents) and Thudium et al.'s (2024, Outwit, Outplay, Out-Generate) equal ones."""
+
     recall: int = Field(default=3, ge=0, le=20)
     half_life_turns: float = Field(default=30.0, gt=0, le=100_000)
     embedding_model: str | None = Field(default=None, max_length=200)
+    recency_weight: float = Field(default=1.0, ge=0, le=100)
+    importance_weight: float = Field(default=1.0, ge=0, le=100)
+    relevance_weight: float = Field(default=1.0, ge=0, le=100)
+
+    @property
+    def weights(self) -> tuple[float, float, float]:
+        return (self.recency_weight, self.importance_weight, self.relevance_weight)
 
 
 class CardOrigin(_Strict):
-    """What a Character Card held that a sheet has no field for, kept so `studio export-card` gives it back."""
+    """A Character Card the sheet came from: its own fields, editable here, and the whole card as it was.
 
-    description: str = Field(default="", max_length=20_000)
-    personality: str = Field(default="", max_length=20_000)
-    scenario: str = Field(default="", max_length=20_000)
-    first_message: str = Field(default="", max_length=20_000)
-    examples: str = Field(default="", max_length=20_000)
-    system_prompt: str = Field(default="", max_length=20_000)
-    post_history: str = Field(default="", max_length=20_000)
-    creator_notes: str = Field(default="", max_length=20_000)
+    `original` is the card's JSON exactly as imported; `studio export-card` starts from it, so everything
+    the studio does not use (other apps' extensions, every lorebook entry and field, V3 assets, dates)
+    goes back unchanged, and a field edited here replaces the card's own field of that name.
+    """
+
+    description: str = Field(default="", max_length=MAX_CARD_TEXT)
+    personality: str = Field(default="", max_length=MAX_CARD_TEXT)
+    scenario: str = Field(default="", max_length=MAX_CARD_TEXT)
+    first_message: str = Field(default="", max_length=MAX_CARD_TEXT)
+    examples: str = Field(default="", max_length=MAX_CARD_TEXT)
+    system_prompt: str = Field(default="", max_length=MAX_CARD_TEXT)
+    post_history: str = Field(default="", max_length=MAX_CARD_TEXT)
+    creator_notes: str = Field(default="", max_length=MAX_CARD_TEXT)
     creator: str = Field(default="", max_length=300)
     version: str = Field(default="", max_length=100)
-    tags: list[str] = Field(default_factory=list, max_length=100)
-    greetings: list[str] = Field(default_factory=list, max_length=50)
+    nickname: str = Field(default="", max_length=100, description="what {{char}} becomes in card text (V3)")
+    tags: list[str] = Field(default_factory=list, max_length=1000)
+    greetings: list[str] = Field(default_factory=list, max_length=1000, description="alternate first messages")
+    group_greetings: list[str] = Field(default_factory=list, max_length=1000, description="for group scenes only (V3)")
+    image: str | None = Field(default=None, max_length=300, description="the avatar, a PNG beside the sheet")
+    original: str | None = Field(default=None, max_length=MAX_CARD_JSON, description="the card's JSON as imported")
+    _card: dict[str, Any] | None = PrivateAttr(default=None)
+    _book: Lorebook | None = PrivateAttr(default=None)
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, value: str | None) -> str | None:
+        if value is not None and (not value.lower().endswith(".png") or "/" in value or "\\" in value):
+            raise ValueError("must be the file name of a .png beside the sheet, e.g. \"mara.png\"")
+        return value
+
+    @model_validator(mode="after")
+    def _original(self) -> CardOrigin:
+        if self.original is None:
+            return self
+        from studio.model.errors import InputError
+
+        try:
+            card = loads(self.original, "[card] original")
+        except InputError as exc:
+            raise ValueError(f"original: {exc.problem}; import the card again") from None
+        if not isinstance(card, dict):
+            raise ValueError("original must be a card's JSON object; import the card again")
+        data = card.get("data") if isinstance(card.get("data"), dict) else card
+        self._card = card
+        if data.get("character_book") is not None:
+            try:
+                self._book = book_from_data(data["character_book"], "[card] original", "character_book")
+            except InputError as exc:
+                raise ValueError(f"original's {exc.field}: {exc.problem}") from None
+        return self
+
+    @property
+    def card(self) -> dict[str, Any] | None:
+        """The card as imported (a fresh copy: the caller may change it)."""
+        import copy
+
+        return copy.deepcopy(self._card) if self._card is not None else None
+
+    @property
+    def lorebook(self) -> Lorebook | None:
+        """The card's own lorebook, every entry and field, disabled entries included."""
+        return self._book
 
 
 class MindFields(_Strict):
@@ -99,6 +169,10 @@ class MindFields(_Strict):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     reflect_every: int = Field(default=0, ge=0, le=1000, description="turns between reflections; 0 = never")
     card: CardOrigin | None = None
+    lorebooks: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="World Info files they know: stems in lorebooks/ or paths beside the sheet",
+    )
 
     @property
     def has_inner_life(self) -> bool:

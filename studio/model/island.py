@@ -1,12 +1,16 @@
 """The island a social game is played on, as a play file declares it.
 
 After Thudium et al., 2024, "Outwit, Outplay, Out-Generate": a handful of named places, some joined by paths,
-players who start somewhere, and one hidden item (an idol) that protects its holder from one vote.
+players who start somewhere, things lying about (a machete, a fishing pole, firewood, a clue), and one
+hidden idol that protects its holder from one vote. As in the paper, finding the idol is a search with a
+chance, at the right place and with the right tool; each failed search there makes the next likelier.
 The map is data, validated like the rest of a play: a path to a place that does not exist, a player
 starting nowhere or an idol hidden off the map is an error naming the field, not a surprise mid-game.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -20,6 +24,13 @@ ARCHITECTURES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The tasks whose wording a researcher may replace, and the fields their texts may name in {braces}.
+PROMPT_TASKS = ("act", "talk", "summary", "vote", "jury", "goals", "impressions", "reflect", "audit")
+PROMPT_FIELDS = ("name", "persona", "rules", "situation", "memories", "goals", "impressions", "problem", "options",
+                 "partner", "transcript", "candidates", "finalists", "history", "insights", "questions", "others",
+                 "actions")
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -28,11 +39,32 @@ class Place(_Strict):
     name: str = Field(min_length=1, max_length=60)
     description: str = Field(default="", max_length=2000)
     paths: list[str] = Field(default_factory=list, description="names of the places a player can walk to")
+    fish: bool = Field(default=False, description="whether a player with a fishing pole can catch a fish here")
+
+
+# What a thing is for: a tool (the idol search may need one), something to eat or drink, something to
+# light, a fishing pole, a clue to read, or just a thing to carry and give.
+ITEM_KINDS = ("tool", "food", "drink", "fuel", "pole", "clue", "thing")
+
+
+class Item(_Strict):
+    name: str = Field(min_length=1, max_length=60)
+    at: str = Field(min_length=1, description="the place it lies at when the game starts")
+    kind: Literal["tool", "food", "drink", "fuel", "pole", "clue", "thing"] = "thing"
+    description: str = Field(default="", max_length=500)
+    text: str = Field(default="", max_length=2000, description="what a clue says when read")
 
 
 class Idol(_Strict):
-    hidden_at: str = Field(min_length=1, description="the place where searching finds it")
+    """The hidden idol. Thudium et al.'s repository searches with a chance of 0.7, 0.1 more for each failed
+    search by the same player and 0.1 more with the clue at hand; the defaults are those figures."""
+
+    hidden_at: str = Field(min_length=1, description="the place where searching can find it")
     hint: str = Field(default="", max_length=500, description="what players are told about it")
+    chance: float = Field(default=0.7, ge=0, le=1, description="the chance one search at the right place finds it")
+    chance_step: float = Field(default=0.1, ge=0, le=1, description="added for each failed search by the same player")
+    clue_bonus: float = Field(default=0.1, ge=0, le=1, description="added when the searcher holds or stands by the clue")
+    tool: str | None = Field(default=None, max_length=60, description="an item the searcher must carry (e.g. machete)")
 
 
 class GameRules(_Strict):
@@ -42,9 +74,35 @@ class GameRules(_Strict):
     start: dict[str, str] = Field(
         default_factory=dict, description="player name -> starting place; unlisted players start at random"
     )
-    actions_per_round: int = Field(default=3, ge=1, le=50, description="turns each player takes before a vote")
+    actions_per_round: int = Field(default=5, ge=1, le=50, description="turns each player takes before a vote")
     talk_lines: int = Field(default=2, ge=1, le=12, description="lines each side speaks in one conversation")
     idol: Idol | None = None
+    items: list[Item] = Field(default_factory=list, max_length=200)
+    prompts: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="task -> {system, user}: the researcher's own wording in place of the studio's",
+    )
+
+    @field_validator("prompts")
+    @classmethod
+    def _known_prompts(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        import string
+
+        for task, parts in value.items():
+            if task not in PROMPT_TASKS:
+                raise ValueError(f"prompts.{task}: no such task; use some of {', '.join(PROMPT_TASKS)}")
+            for part, text in parts.items():
+                if part not in ("system", "user"):
+                    raise ValueError(f"prompts.{task}.{part}: a task's texts are 'system' and 'user'")
+                try:
+                    named = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+                except ValueError as err:
+                    raise ValueError(f"prompts.{task}.{part}: {err}; write a literal brace as {{{{ or }}}}") from None
+                unknown = sorted(named - set(PROMPT_FIELDS) - {""})
+                if unknown or "" in named:
+                    raise ValueError(f"prompts.{task}.{part}: names {', '.join(unknown) or '{}'}, which is no field; "
+                                     f"use {{name}}, {{situation}}, ... ({', '.join(PROMPT_FIELDS)})")
+        return value
     architecture: dict[str, str] = Field(
         default_factory=dict,
         description="player name -> none | goals | impressions | both (default both)",
@@ -77,6 +135,14 @@ class GameRules(_Strict):
                 raise ValueError(f"start: {player!r} starts at {where!r}, which is not a place; name one of: {', '.join(names)}")
         if self.idol and self.idol.hidden_at.lower() not in known:
             raise ValueError(f"idol.hidden_at: {self.idol.hidden_at!r}, which is not a place; name one of: {', '.join(names)}")
+        if len({i.name.lower() for i in self.items}) != len(self.items):
+            raise ValueError("items: two items share a name; give each its own (e.g. 'machete' and 'old machete')")
+        for item in self.items:
+            if item.at.lower() not in known:
+                raise ValueError(f"items: {item.name!r} lies at {item.at!r}, which is not a place; name one of: {', '.join(names)}")
+        if self.idol and self.idol.tool and not any(self.idol.tool.lower() in i.name.lower() for i in self.items):
+            raise ValueError(f"idol.tool: {self.idol.tool!r} names no item on the island; add an item with that "
+                             "name to [[game.items]] or leave the tool out")
         return self
 
     def place(self, name: str) -> Place:
@@ -96,6 +162,10 @@ class GameRules(_Strict):
             if any(t.lower() == here.lower() for t in place.paths):
                 out.append(place.name)
         return [n for n in dict.fromkeys(out) if n != here]
+
+    def item(self, name: str) -> Item | None:
+        wanted = name.strip().lower()
+        return next((i for i in self.items if i.name.lower() == wanted), None)
 
     def modules(self, player: str) -> tuple[str, ...]:
         return ARCHITECTURES[self.architecture.get(player, "both")]

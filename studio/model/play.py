@@ -92,6 +92,14 @@ class CharacterSheet(ModelFields, MindFields):
     description: str = Field(default="", max_length=MAX_DESCRIPTION, description="what the other characters know of them")
     prompt: str = Field(min_length=1, max_length=MAX_PROMPT, description="who they are and how they speak")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _from_card(cls, data: object) -> object:
+        """A sheet from a Character Card builds its prompt and description from [card] unless it writes its own."""
+        from studio.model.card_text import with_card_defaults
+
+        return with_card_defaults(data)
+
 
 class StrategySchedule(_Strict):
     """When a strategy fires: every N turns, or with probability p (seeded, so a replay agrees)."""
@@ -188,6 +196,10 @@ class Play(_Strict):
     next: str = Field(default="alternate", description="who speaks next: " + ", ".join(POLICIES))
     facts: dict[str, bool | int | float | str] = Field(
         default_factory=dict, description="the world as the play opens: name = a string, number or true/false"
+    )
+    lorebooks: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="World Info files the whole play knows: stems in lorebooks/ or paths beside the play",
     )
     cast: Cast
 

@@ -7,7 +7,6 @@ starting file is valid as written, so a new play can be stepped at once.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from pathlib import Path
 
@@ -15,10 +14,27 @@ from studio.model.errors import InputError
 
 
 def slug(text: str) -> str:
-    """A file stem from a title or name: lower case letters, digits and underscores."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    stem = re.sub(r"[^a-z0-9]+", "_", folded.lower()).strip("_")
-    return stem[:60] or "untitled"
+    """A file stem from a title or name, in any script: letters and digits of every alphabet, lower case,
+    accents dropped from Latin letters, underscores between words (`修女与女忍`, `élodie` -> `elodie`).
+    A name with no letter at all gets a stem from its own characters' codes, so two never share one."""
+    chars: list[str] = []
+    base = ""
+    for ch in unicodedata.normalize("NFKD", text.lower()):
+        if unicodedata.combining(ch) or unicodedata.category(ch).startswith("M"):
+            if base and base >= "\u0250":  # a vowel sign or accent of a non-Latin script is part of the word
+                chars.append(ch)
+            continue
+        base = ch
+        chars.append(ch if ch.isalnum() else " ")
+    words = unicodedata.normalize("NFC", "".join(chars)).split()
+    stem = "_".join(words)[:60].rstrip("_")
+    if stem:
+        return stem
+    if not text.strip():
+        return "untitled"
+    import hashlib
+
+    return "name_" + hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:10]
 
 
 def _q(text: str) -> str:
@@ -150,7 +166,7 @@ character = {_q(ego)}
 {director_text}"""
 
 
-def write_new(path: Path, text: str) -> Path:
+def write_new(path: Path, text: str | bytes) -> Path:
     """Write a starting file that must not replace one the playwright already has."""
     from studio.model.edit import write_atomically
 

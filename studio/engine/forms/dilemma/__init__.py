@@ -3,12 +3,17 @@ kind is an ordinary run: `studio show`, `export` and the app open it, and a tria
 last move.
 
 Two seats: the simulacrum (a model prompted as one of the paper's groups) and the partner (filled by a
-rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`). Both move at once each round; the run records the simulacrum's move first and the partner's after it,
-but the partner's rule sees only the simulacrum's earlier moves, and the simulacrum's prompt only the
-rounds already over. A move is held to the move schema and read by `game.read_move` (the game's own rules, beside this form); a reply
-that is not a move is kept backstage and asked again once with what was wrong; a second one ends the run
-as invalid (the lab records the trial as failed; nothing is guessed). The last event is the result: both
-scores and the simulacrum's cooperation rate.
+rule: `pd_always_defect`, `pd_always_cooperate`, `pd_tit_for_tat_c`, `pd_tit_for_tat_d`). Both move at once
+each round; the run records the simulacrum's move first and the partner's after it, but the partner's rule
+sees only the simulacrum's earlier moves. The simulacrum's prompt is one growing conversation, as the paper
+ran it (`game.conversation`): the persona (its sheet's prompt) and the study (the play's premise) in the
+opening user message, then its own earlier replies as it wrote them, each answered by a message naming the
+partner's project. A move is read by `game.read_move` (the game's own rules, beside this form), from free
+text unless the play's `pd.schema` fact holds replies to the move schema; a reply that names no project
+is kept backstage and asked again once, in the conversation, with what was wrong; a second one ends the
+run as invalid (the lab records the trial as failed; nothing is guessed). The play's facts `pd.next_round`
+and `pd.again` may carry the user's own wording of those two messages. The last event is the result: both
+scores (dollars) and the simulacrum's cooperation rate.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from studio.store.events import Event
 if TYPE_CHECKING:
     from studio.model.play import ResolvedCast, ResolvedRole
 
-WORDS = {"C": "Cooperates.", "D": "Defects."}
+WORDS = {"C": "Project Green.", "D": "Project Blue."}  # as the investigator tells the simulacrum
 # The two seats' keys. Both are characters of kind "other": neither is a Drama Machine ego with an inner
 # voice and a prompt to rewrite, and the app and `studio show` treat them as two characters on stage.
 SIMULACRUM, PARTNER = "simulacrum", "partner"
@@ -36,6 +41,8 @@ class DilemmaState:
     cast: Any
     scene: int = 0
     moves: list[str] = field(default_factory=list)  # the simulacrum's, one a round
+    replies: list[str] = field(default_factory=list)  # its replies as written, one a round: its side of the conversation
+    unreadable: str | None = None  # this round's reply that named no project, as written
     partner: list[str] = field(default_factory=list)  # the rule partner's
     problem: str | None = None  # the last reply could not be read as a move: why (asked again once)
     invalid: str | None = None  # a second unreadable reply in one round ended the run
@@ -90,9 +97,12 @@ class Dilemma(Form):
             if state.problem is not None:  # the second in a round: the run ends, invalid
                 state.invalid, state.finished = f"round {len(state.moves) + 1}: the reply was not a move twice ({problem})", True
             state.problem = problem
+            state.unreadable = event.data.get("reply", event.text)
         elif event.kind == ev.STAGE and event.data.get("move") in ("C", "D"):
             (state.moves if event.role == SIMULACRUM else state.partner).append(event.data["move"])
-            state.problem = None
+            if event.role == SIMULACRUM:
+                state.replies.append(event.data.get("reply", event.text))
+                state.problem = state.unreadable = None
         elif event.kind == ev.DIRECTION and event.data.get("task") == "result":
             state.finished = True
 
@@ -110,17 +120,23 @@ class Dilemma(Form):
 
     def messages(self, state: DilemmaState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        history = list(zip(state.moves, state.partner))
-        return pd.persona_messages(role.sheet.prompt, history, state.problem, rounds=state.rounds)
+        play = state.cast.play
+        texts = {name: str(play.facts[f"pd.{name}"]) for name in ("next_round", "again") if f"pd.{name}" in play.facts}
+        study = play.premise or pd.instructions(state.rounds)
+        turns = list(zip(state.replies, state.partner))
+        return pd.conversation(role.sheet.prompt, study, turns, state.rounds, state.unreadable, state.problem, texts)
 
     def schema(self, state: DilemmaState, step: Step, role: ResolvedRole) -> str | None:
-        return pd.MOVE_SCHEMA if step.task == "move" and role.key == SIMULACRUM else None
+        """Replies are free text, as the paper's were, unless the play asks to hold them to a shape
+        (`pd.schema`: the lab's `[pd] hold_to_schema = true`), which small models need to answer at all."""
+        held = bool(state.cast.play.facts.get("pd.schema", False))
+        return pd.MOVE_SCHEMA if held and step.task == "move" and role.key == SIMULACRUM else None
 
     def read(self, state: DilemmaState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
         if step.task == "result":
             game = pd.Game(list(state.moves), list(state.partner))
             me, them = state.cast.role(SIMULACRUM).name, state.cast.role(PARTNER).name
-            said = (f"After {len(game.moves)} rounds: {me} {game.total}, {them} {sum(game.partner_scores)}. "
+            said = (f"After {len(game.moves)} rounds: {me} {pd.dollars(game.total)}, {them} {pd.dollars(sum(game.partner_scores))}. "
                     f"{me} cooperated in {game.moves.count(pd.C)} of {len(game.moves)} rounds.")
             return Reply(said, data={"moves": "".join(game.moves), "partner_moves": "".join(game.partner_moves),
                                      "total": game.total, "partner_total": sum(game.partner_scores),
@@ -133,7 +149,7 @@ class Dilemma(Form):
         move, reason, problem = pd.read_move_and_reason(text)
         if move is None:
             return Reply(text, kind=ev.CHOICE, data={"invalid": problem})
-        said = f"{WORDS[move]} {reason}".strip()
+        said = f"{pd.LABELS[move]}. {reason}".strip()
         return Reply(said, kind=ev.STAGE, data={"move": move, "reason": reason, "reply": text})
 
     def present(self, state: DilemmaState, kind: str, role: str | None, data: dict) -> list[str]:

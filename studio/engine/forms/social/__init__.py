@@ -6,17 +6,23 @@ player is shown (prompts.py, built from what that player witnessed), how a reply
 how a committed event changes the state. Every choice, vote, tie draw and conversation is an event, so
 rewind, takes and resume replay a game exactly.
 
-A round: each player still in with the goals module sets goals; then `actions_per_round` ticks, each a
-turn per player in a seeded shuffled order (an action; a talk opens a conversation of `talk_lines` lines a
-side, heard by everyone in the place, ended by each speaker's own summary and, with the impressions module,
-an update of their impressions); then a secret vote by everyone still in, the tally (the form's own move:
-the host reads the votes), and a private reflection each. With two left, the jury votes and the host
-names the winner.
+A round (the paper's Figure D.1): each player still in with the goals module sets goals at three
+priority levels; then `actions_per_round` ticks, each a turn per player in a seeded shuffled order (an
+action; a talk opens a conversation of `talk_lines` lines a side, heard by everyone in the place, ended by
+each speaker's own summary and, with the impressions module, an update of their impressions); then a
+secret vote by everyone still in, the tally (the form's own move: the host reads the votes), a reflection
+each (up to five insights over the memories the paper's four questions retrieve) and, for players with
+goals, the goal-completion audit (an outside judge scores each goal 1-5, and the next round's goals are
+set with those scores). With two left, the jury votes and the host names the winner.
+
+What a player is shown of the past is chosen by memory retrieval (studio.mind.memory: the weighted sum
+of normalised recency, importance and relevance to the question at hand), not the latest lines.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,11 +42,11 @@ if TYPE_CHECKING:
 
 CHOICE, GOALS, VOTE, MEMORY, IMPRESSIONS, REFLECTION = ev.GAME
 
-RECALL = 8  # memories shown in a prompt, newest first
-PERSONAS = {
-    "charismatic": "People warm to you quickly: you are magnetic, talkative and easy to trust.",
-    "aloof": "You keep people at arm's length: reserved, hard to read, slow to open up.",
-}
+RECALL = 8  # memories retrieval brings into a prompt
+REFLECTION_RECALL = 25  # memories each reflection question brings back (the paper's repository: 25)
+# Recency halves every ~13.5 memories: the repository's decay of 0.95 per memory (Park et al.'s is per hour).
+HALF_LIFE = math.log(0.5) / math.log(0.95)
+LEVELS = ("high", "medium", "low")
 
 
 @dataclass
@@ -62,6 +68,9 @@ class SocialState:
     goals: dict[str, tuple[str, ...]] = field(default_factory=dict)
     impressions: dict[str, dict[str, str]] = field(default_factory=dict)
     tallies: list[dict[str, Any]] = field(default_factory=list)
+    insights: dict[str, tuple[str, ...]] = field(default_factory=dict)  # seat -> current insights
+    goal_history: dict[str, list[tuple[int, tuple[str, ...], dict[str, int]]]] = field(default_factory=dict)
+    memory: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)  # seat -> retrieval index
 
     def key(self, name: str) -> str:
         return next(k for k, n in self.names.items() if n == name)
@@ -125,7 +134,7 @@ class SocialGame(Form):
         # An action's reply is private reasoning (its outcome, a direction, is what the stage sees).
         kinds = {"round": ev.SCENE, "goals": GOALS, "act": CHOICE, "talk": ev.STAGE, "summary": MEMORY,
                  "impressions": IMPRESSIONS, "vote": VOTE, "tally": ev.DIRECTION, "reflect": REFLECTION,
-                 "jury": VOTE, "verdict": ev.DIRECTION}
+                 "audit": GOALS, "jury": VOTE, "verdict": ev.DIRECTION}
         role = head[1] if what not in ("round", "tally", "verdict") else None
         scene = state.game.round if what == "round" else state.scene
         return Step(kinds[what], what, role, scene, state.turn + 1)
@@ -157,29 +166,38 @@ class SocialGame(Form):
 
     # -- the prompts ------------------------------------------------------------------------
 
-    def view(self, state: SocialState, key: str, path: list[Event]) -> prompts.PlayerView:
-        """What a player knows now: the rules, where it stands, and what its lens recalls of the game."""
+    def view(self, state: SocialState, key: str, path: list[Event], query: str = "",
+             k: int = RECALL, memories: tuple[str, ...] | None = None) -> prompts.PlayerView:
+        """What a player knows now: the rules, where it stands, and the memories retrieval brings back for
+        `query` (the player's goals and surroundings when none is given)."""
+        from studio.model.archetypes import persona_text
+
         name = state.names[key]
         game = state.game
         role = state.cast.role(key)
         modules = state.rules.modules(name)
         persona = role.sheet.prompt.strip()
-        style = PERSONAS.get((role.sheet.archetype or "").lower())
+        style = persona_text(role.sheet.archetype)
         if style:
             persona += "\n" + style
+        goals = state.goals.get(key, ()) if "goals" in modules else ()
+        place = game.where.get(name, "")
+        if memories is None:
+            asked = query or " ".join([*goals, place, *game.here(name)] if place else [*goals, *game.alive])
+            memories = recall(state, path, key, asked, k)
         idol = state.rules.idol
         hint = idol.hint if idol and idol.hint else ("A hidden idol somewhere on the island saves its finder from "
                                                      "one vote." if idol else "")
-        place = game.where.get(name, "")
         return prompts.PlayerView(
             name=name, persona=persona, rules=prompts.rules_text(len(state.names), state.rules.actions_per_round, hint),
             round=game.round, place=place or "the jury bench",
             place_description=state.rules.place(place).description if place else "",
             here=game.here(name) if place else (), paths=state.rules.neighbours(place) if place else (),
-            memories=tuple(reversed(recollections(path, key)[-RECALL:])),
-            goals=state.goals.get(key, ()) if "goals" in modules else (),
+            memories=memories,
+            goals=goals,
             impressions=state.impressions.get(key, {}) if "impressions" in modules else {},
             still_in=game.alive, jury=game.jury, holds_idol=game.idol_holder == name,
+            holdings=game.carries(name), lying=game.lying.get(place, ()) if place else (),
         )
 
     def schema(self, state: SocialState, step: Step, role: ResolvedRole) -> str | None:
@@ -191,6 +209,8 @@ class SocialGame(Form):
                 shape = {"action": {"type": "string", "enum": [action.verb]}}
                 if action.target:
                     shape["target"] = {"type": "string", "enum": [action.target]}
+                if action.item:
+                    shape["item"] = {"type": "string", "enum": [action.item]}
                 choices.append({"type": "object", "properties": shape, "required": list(shape)})
             return json.dumps({"anyOf": choices})
         if step.task in ("vote", "jury"):
@@ -224,27 +244,67 @@ class SocialGame(Form):
 
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        view = self.view(state, role.key, path)
-        name = view.name
+        """The studio's prompt for this step, or the researcher's own wording when the play names one."""
+        messages, view, extra = self._messages(state, path, step, role)
+        texts = state.rules.prompts.get(step.task)
+        if not texts:
+            return messages
+        return prompts.custom(texts, prompts.fields(view, problem=state.problem or "", **extra), messages)
+
+    def _messages(self, state: SocialState, path: list[Event], step: Step,
+                  role: ResolvedRole) -> tuple[list[Message], prompts.PlayerView, dict[str, str]]:
         head = state.queue[0]
+        name = role.name
+        game = state.game
+        if step.task == "audit":
+            goals, insights = state.goals.get(role.key, ()), state.insights.get(role.key, ())
+            done = round_actions(path, role.key, state.scene)
+            view = self.view(state, role.key, path, memories=())
+            extra = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
+                     "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
+            return prompts.audit(name, goals, insights, done), view, extra
+        extra: dict[str, str] = {}
+        if step.task in ("talk", "summary"):
+            partner = state.names[head[3] if role.key == head[2] else head[2]] if step.task == "talk" else state.names[head[2]]
+            last = state.talk[-1][1] if state.talk else ""
+            view = self.view(state, role.key, path, query=f"{partner} {last}")
+            extra = {"partner": partner, "transcript": "\n".join(f"{who}: {text}" for who, text in state.talk)}
+        elif step.task in ("vote", "jury"):
+            candidates = rules.valid_vote_targets(game, name)
+            view = self.view(state, role.key, path, query="vote " + " ".join(candidates))
+            extra = {"candidates": ", ".join(candidates), "finalists": " and ".join(game.alive)}
+        elif step.task == "reflect":
+            view = self.view(state, role.key, path, memories=reflection_memories(state, path, role))
+            earlier = state.insights.get(role.key, ())
+            extra = {"insights": "\n".join(f"{i}. {text}" for i, text in enumerate(earlier, 1))}
+        elif step.task == "impressions":
+            others = [p for p in game.alive if p != name]
+            view = self.view(state, role.key, path, query=" ".join(others))
+            extra = {"others": ", ".join(others)}
+        else:
+            view = self.view(state, role.key, path)
         if step.task == "act":
-            options = [a.describe() for a in rules.legal_actions(state.rules, state.game, name)]
-            return prompts.action(view, options, state.problem)
+            options = [a.describe() for a in rules.legal_actions(state.rules, game, name)]
+            extra = {"options": "; ".join(options)}
+            return prompts.action(view, options, state.problem), view, extra
         if step.task == "talk":
-            a, b = head[2], head[3]
-            partner = b if role.key == a else a
-            return prompts.conversation(view, state.names[partner], state.talk, opening=not state.talk)
+            return prompts.conversation(view, extra["partner"], state.talk, opening=not state.talk), view, extra
         if step.task == "summary":
-            return prompts.summary(view, state.names[head[2]], state.talk)
+            return prompts.summary(view, extra["partner"], state.talk), view, extra
         if step.task == "impressions":
-            return prompts.impressions(view, [p for p in state.game.alive if p != name])
+            return prompts.impressions(view, [p for p in game.alive if p != name]), view, extra
         if step.task == "vote":
-            return prompts.vote(view, rules.valid_vote_targets(state.game, name), state.problem)
+            return prompts.vote(view, rules.valid_vote_targets(game, name), state.problem), view, extra
         if step.task == "jury":
-            return prompts.jury_vote(view, state.game.alive, state.problem)
+            return prompts.jury_vote(view, game.alive, state.problem), view, extra
         if step.task == "goals":
-            return prompts.goals(view)
-        return prompts.reflection(view)
+            history = [(r, g, sc) for r, g, sc in state.goal_history.get(role.key, []) if r >= state.scene - 2]
+            extra = {"history": "\n".join(f"round {r}: " + "; ".join(
+                f"{lvl} {g}" + (f" (score {sc[lvl]})" if lvl in sc else "") for lvl, g in zip(LEVELS, goals) if g)
+                for r, goals, sc in history),
+                "insights": "\n".join(f"- {i}" for i in state.insights.get(role.key, ()))}
+            return prompts.goals(view, history, state.insights.get(role.key, ())), view, extra
+        return prompts.reflection(view, state.insights.get(role.key, ())), view, extra
 
     # -- reading replies --------------------------------------------------------------------
 
@@ -274,12 +334,17 @@ class SocialGame(Form):
                 forced = problem
             else:
                 forced = None
-            _, facts = rules.act(state.rules, game, name, action)
+            roll = rules.search_roll(state.seed, game, name) if action.verb == rules.SEARCH else None
+            _, facts = rules.act(state.rules, game, name, action, roll)
             witnesses = set(game.here(name)) | {name}
             if action.verb == rules.MOVE:
                 witnesses |= {p for p in game.alive if game.where.get(p) == action.target}
+            if action.verb in rules.PRIVATE:
+                witnesses = {name}
             data = {"action": action.verb, "target": action.target, "outcome": facts, "reply": text,
                     "present": sorted(state.key(p) for p in witnesses)}
+            if action.item is not None:
+                data["item"] = action.item
             if facts.get("found"):
                 data["facts"] = {"idol.holder": name}
                 # what a searcher finds, only they know
@@ -301,7 +366,15 @@ class SocialGame(Form):
             return Reply(shown, data={"vote": vote, "reason": reason, "reply": text, **private})
         if step.task == "goals":
             goals = _goals(text)
-            return Reply("\n".join(f"- {g}" for g in goals) or text, data={"goals": goals, **private})
+            shown = "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g)
+            return Reply(shown or text, data={"goals": goals, **private})
+        if step.task == "audit":
+            scores = _scores(text)
+            shown = ", ".join(f"{lvl} {scores[lvl]}" for lvl in LEVELS if lvl in scores)
+            return Reply(f"Goal audit: {shown or 'no scores could be read'}.", data={"scores": scores, **private})
+        if step.task == "reflect":
+            revised = _insights(text, state.insights.get(role.key, ()))
+            return Reply("\n".join(f"- {i}" for i in revised) or text, data={"insights": list(revised), **private})
         if step.task == "impressions":
             found = _impressions(text, [p for p in game.alive if p != name])
             return Reply(text, data={"impressions": found, **private})
@@ -353,13 +426,23 @@ class SocialGame(Form):
             state.scene = game.round
             state.votes = {}
         elif what == "goals":
-            state.goals[head[1]] = tuple(event.data.get("goals") or ())
+            goals = tuple(event.data.get("goals") or ())
+            state.goals[head[1]] = goals
+            state.goal_history.setdefault(head[1], []).append((state.scene, goals, {}))
+        elif what == "audit":
+            history = state.goal_history.get(head[1])
+            if history:
+                history[-1][2].update(event.data.get("scores") or {})
+        elif what == "reflect" and event.data.get("insights") is not None:
+            state.insights[head[1]] = tuple(event.data["insights"])
         elif what == "act":
             self._fold_action(state, head[1], event)
         elif what == "talk":
             state.talk = state.talk + ((event.character or state.names.get(head[1], ""), event.text),)
-        elif what in ("summary", "reflect"):
-            if what == "summary" and not any(q[0] == "summary" for q in state.queue):
+            if _leaves(event.text):  # the speaker walks away: the conversation's other lines are not spoken
+                state.queue = [q for q in state.queue if q[0] != "talk"]
+        elif what == "summary":
+            if not any(q[0] == "summary" for q in state.queue):
                 state.talk = ()
         elif what == "impressions":
             found = event.data.get("impressions") or {}
@@ -372,7 +455,11 @@ class SocialGame(Form):
             state.game, result = rules.tally(game, dict(state.votes), state.seed)
             state.tallies.append(result)
             state.votes = {}
-            state.queue = [("reflect", state.key(p)) for p in sorted(state.game.alive)] + state.queue
+            alive = sorted(state.game.alive)
+            state.queue = ([("reflect", state.key(p)) for p in alive]
+                           + [("audit", state.key(p)) for p in alive if "goals" in state.rules.modules(p)
+                              and state.key(p) not in state.humans and state.goals.get(state.key(p))]
+                           + state.queue)
         elif what == "verdict":
             state.game, _ = rules.jury_verdict(game, dict(state.votes), state.seed)
             state.finished = True
@@ -382,8 +469,9 @@ class SocialGame(Form):
 
     def _fold_action(self, state: SocialState, key: str, event: Event) -> None:
         name = state.names[key]
-        action = rules.Action(event.data.get("action") or rules.WAIT, event.data.get("target"))
-        state.game, _ = rules.act(state.rules, state.game, name, action)
+        action = rules.Action(event.data.get("action") or rules.WAIT, event.data.get("target"), event.data.get("item"))
+        roll = (event.data.get("outcome") or {}).get("roll")
+        state.game, _ = rules.act(state.rules, state.game, name, action, roll)
         if action.verb == rules.TALK and action.target:
             partner = state.key(action.target)
             lines: list[tuple] = []
@@ -411,18 +499,98 @@ class SocialGame(Form):
 
 
 REMEMBERED = {"act": ev.DIRECTION, "talk": ev.STAGE, "summary": MEMORY, "reflect": REFLECTION, "tally": ev.DIRECTION}
+# How much a kind of memory weighs (1-10) when retrieval ranks them. The paper has a model rate every
+# memory; the studio weighs them by what they are, so a game costs no extra call per memory.
+IMPORTANCE = {"act": 4.0, "talk": 5.0, "summary": 6.0, "reflect": 8.0, "tally": 8.0}
+
+
+def remembered(event: Event) -> tuple[str, float] | None:
+    """What a game event leaves in a witness's memory, and how much it weighs; None for nothing."""
+    task = event.data.get("task", "")
+    if REMEMBERED.get(task) != event.kind:
+        return None
+    text = f"{event.character} said: {event.text}" if event.kind == ev.STAGE else event.text
+    weight = IMPORTANCE.get(task, 5.0)
+    outcome = event.data.get("outcome") or {}
+    if outcome.get("found"):
+        weight = 10.0  # finding the idol, as the repository weighs it
+    elif outcome.get("ok") is False:
+        weight = 3.0
+    return text, weight
 
 
 def recollections(path: list[Event], key: str) -> list[str]:
     """What a player remembers of the game, oldest first: through its lens, the actions it saw, the talk
     it heard, the readings of the votes, and its own notes of conversations and reflections."""
     lens = Lens(path)
-    out = []
-    for event in path:
-        if REMEMBERED.get(event.data.get("task", "")) != event.kind or not lens.knows(key, event):
-            continue
-        out.append(f"{event.character} said: {event.text}" if event.kind == ev.STAGE else event.text)
-    return out
+    return [found[0] for event in path if (found := remembered(event)) and lens.knows(key, event)]
+
+
+def recall(state: SocialState, path: list[Event], key: str, query: str, k: int) -> tuple[str, ...]:
+    """The k memories retrieval ranks highest for `query`, least relevant first (the most relevant closest to
+    the question, as the paper's action prompt orders them).
+
+    Each player's index grows with the take and is rebuilt only when the path is not the one it was
+    built from (a rewind, another take). Recency counts memories, not turns: the repository decays by
+    0.95 per memory. The weights, and an embedding model for relevance, are the player's sheet's
+    (`[memory]`); without one, relevance is word overlap (BM25).
+    """
+    from studio.mind.memory import Memory, MemoryIndex
+
+    cached = state.memory.get(key)
+    if cached is not None:
+        index, count, last = cached
+        if count > len(path) or (count and path[count - 1].id != last):
+            cached = None
+    if cached is None:
+        index, count = MemoryIndex(), 0
+    lens = Lens(path[count:])
+    for event in path[count:]:
+        found = remembered(event)
+        if found and lens.knows(key, event):
+            index.add(Memory(event.id, len(index), found[0], event.character), importance=found[1])
+    state.memory[key] = (index, len(path), path[-1].id if path else None)
+    settings = state.cast.role(key).sheet.memory
+    relevance = None
+    if settings.embedding_model:  # the sheet names one: cosine similarity, as the paper's (litellm only now)
+        from studio.mind.memory import EmbeddingRelevance
+
+        embedder = state.memory.get(("embedder", key))
+        if embedder is None or embedder.index is not index:
+            embedder = state.memory[("embedder", key)] = EmbeddingRelevance(settings.embedding_model, index)
+        relevance = embedder
+    hits = index.recall(query, now_turn=len(index), half_life=HALF_LIFE, k=k, relevance=relevance,
+                        weights=settings.weights)
+    return tuple(r.memory.text for r in reversed(hits))
+
+
+def reflection_memories(state: SocialState, path: list[Event], role: ResolvedRole) -> tuple[str, ...]:
+    """What the reflection questions bring back: up to 25 memories each (the repository's figure), taken
+    in turns from each question's most relevant down, each once, until half the role's prompt budget is
+    used, so a small model's reflection is not cut in the middle. Least relevant first, as elsewhere."""
+    lists = [list(reversed(recall(state, path, role.key, q, REFLECTION_RECALL))) for q in prompts.REFLECTION_QUESTIONS]
+    room = max(800, (role.context_tokens - role.max_tokens) * 2)  # characters: half the budget at ~4 a token
+    chosen: dict[str, None] = {}
+    used = 0
+    for rank in range(REFLECTION_RECALL):
+        for found in lists:
+            if rank < len(found) and found[rank] not in chosen:
+                if used + len(found[rank]) > room:
+                    return tuple(reversed(chosen))
+                chosen[found[rank]] = None
+                used += len(found[rank]) + 3
+    return tuple(reversed(chosen))
+
+
+def round_actions(path: list[Event], key: str, scene: int) -> list[str]:
+    """What the player did this round, as the auditor reads it: its own actions' outcomes."""
+    return [e.text for e in path if e.scene == scene and e.role == key and e.kind == ev.DIRECTION
+            and e.data.get("task") == "act"]
+
+
+def _leaves(line: str) -> bool:
+    """Whether a line of talk is the speaker leaving the conversation (the paper's way to end one)."""
+    return bool(re.search(r"\bI (?:leave|walk away from|end) (?:the|this) conversation\b", line, re.I))
 
 
 def _as_reply(text: str) -> dict[str, Any] | str:
@@ -431,11 +599,75 @@ def _as_reply(text: str) -> dict[str, Any] | str:
 
 
 def _goals(text: str) -> list[str]:
+    """Goals by priority, high first: {"high": .., "medium": .., "low": ..}, a list, or "High priority: .." lines."""
     obj = next(structured.json_objects(text), None)
+    if isinstance(obj, dict):
+        lowered = {str(k).strip().lower().replace(" priority", "").replace("_priority", ""): v for k, v in obj.items()}
+        if any(level in lowered for level in LEVELS):
+            return [str(lowered.get(level) or "").strip()[:300] for level in LEVELS]
     items = obj.get("goals") if isinstance(obj, dict) else None
     if not isinstance(items, list):
-        items = [line.strip(" -*0123456789.)") for line in re.split(r"[\n;]", text)]
+        by_level = {}
+        for line in text.splitlines():
+            head, _, rest = line.partition(":")
+            level = head.strip(" -*").lower().replace(" priority", "")
+            if level in LEVELS and rest.strip():
+                by_level[level] = rest.strip()[:300]
+        if by_level:
+            return [by_level.get(level, "") for level in LEVELS]
+        items = [line.strip(" -*0123456789.)") for line in re.split(r"[\n;]", text)]  # one per line, or split by ;
     return [str(g).strip()[:300] for g in items if str(g).strip()][:3]
+
+
+def _scores(text: str) -> dict[str, int]:
+    """The audit's 1-5 score per priority level; a level without a whole number in range is left out."""
+    found: dict[str, int] = {}
+    for obj in structured.json_objects(text):
+        for k, v in obj.items():
+            level = str(k).strip().lower().replace(" priority", "").replace("_priority", "")
+            n = structured.whole_number(v)
+            if level in LEVELS and isinstance(n, int) and 1 <= n <= 5:
+                found[level] = n
+        if found:
+            return found
+    for line in text.splitlines():
+        head, _, rest = line.partition(":")
+        level = head.strip(" -*").lower().replace(" priority", "")
+        n = structured.whole_number(rest.strip().split(" ")[0]) if rest.strip() else None
+        if level in LEVELS and isinstance(n, int) and 1 <= n <= 5:
+            found[level] = n
+    return found
+
+
+def _insights(text: str, earlier: tuple[str, ...]) -> tuple[str, ...]:
+    """The player's insights after a reflection: earlier ones revised in place by number, new ones added,
+    at most the paper's five new ones per reflection; plain lines are read as new insights."""
+    current = list(earlier)
+    new: list[str] = []
+    obj = next(structured.json_objects(text), None)
+    items = obj.get("insights") if isinstance(obj, dict) else None
+    if isinstance(obj, dict) and items is None and isinstance(obj.get("thoughts"), str):
+        items = [obj["thoughts"]]
+    if not isinstance(items, list):
+        items = [line.strip(" -*0123456789.)") for line in text.splitlines()]
+    for item in items:
+        if isinstance(item, dict):
+            said = str(item.get("text") or item.get("insight") or "").strip()[:400]
+            number = structured.whole_number(item.get("revises"))
+        else:
+            said, number = str(item).strip()[:400], None
+        if not said:
+            continue
+        if isinstance(number, int) and 1 <= number <= len(earlier):
+            current[number - 1] = said
+        elif len(new) < prompts.INSIGHTS:
+            new.append(said)
+    return tuple(current + new)
+
+
+# The headings of a theory of mind (Thudium et al., 2024, Figure L.2) as the reply's keys and as read back.
+TOM = (("wants", "wants"), ("strategy", "strategy:"), ("next", "next:"), ("of_me", "thinks of me:"),
+       ("keep_secret", "keep from them:"))
 
 
 def _impressions(text: str, about: list[str]) -> dict[str, str]:
@@ -452,8 +684,12 @@ def _impressions(text: str, about: list[str]) -> dict[str, str]:
                     n = structured.whole_number(value.get(k))
                     if isinstance(n, int) and -2 <= n <= 2:
                         parts.append(f"{k} {n:+d}")
-                wants = str(value.get("wants") or "").strip()
-                out[name] = ", ".join(parts) + (f"; wants {wants[:200]}" if wants else "")
+                text = ", ".join(parts)
+                for k, heading in TOM:
+                    said = str(value.get(k) or "").strip()
+                    if said:
+                        text += f"; {heading} {said[:200]}"
+                out[name] = text
             elif str(value).strip():
                 out[name] = str(value).strip()[:200]
         if out:

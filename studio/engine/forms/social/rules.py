@@ -5,10 +5,15 @@ player may do, reads the player's choice against them, and commits what they dec
 facts the state folds back in; so a rewind or a take replays a game exactly, and a test can play a whole
 game with plain Python.
 
-Rules, in our words (Thudium et al., 2024, section 4 and appendix E):
-- Each round every player still in the game takes `actions_per_round` turns, in an order shuffled each
-  tick by a seeded draw. A turn is one action: walk to a neighbouring place, talk to someone here, search
-  this place, or wait.
+Rules, in our words (Thudium et al., 2024, section 4, appendices B.3, D and J):
+- Each round every player still in the game takes `actions_per_round` turns (5 in the paper), in an order
+  shuffled each tick by a seeded draw. A turn is one action, from the paper's thirteen verbs (its Table
+  B.1): look around (describe), go, get, drop, check inventory, examine, give, eat or drink, light, catch
+  fish, talk, search for the idol, read a clue. An action whose preconditions fail (no pole, nothing to
+  light, no idol here) still takes the turn and is remembered as a failure, as in the paper.
+- The idol is found by searching at its place, with its tool when it needs one, and then only with a
+  chance (the repository's 0.7, plus 0.1 for each of the searcher's failed searches there, plus 0.1 with
+  the clue at hand); the draw is seeded and recorded with the action.
 - After the last tick everyone still in votes, in secret, for one other player still in. The most-voted
   leaves and sits on the jury. An idol protects its holder from one vote: if the holder would leave, the
   idol is spent, votes against the holder are set aside and the rest decide. A tie is broken by a seeded
@@ -22,29 +27,47 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.model.island import GameRules
 
 MOVE, TALK, SEARCH, WAIT = "move", "talk", "search", "wait"
-VERBS = (MOVE, TALK, SEARCH, WAIT)
+DESCRIBE, GET, DROP, INVENTORY, EXAMINE, GIVE, EAT, LIGHT, FISH, READ = (
+    "describe", "get", "drop", "inventory", "examine", "give", "eat", "light", "fish", "read")
+# The paper's action space (Table B.1), in its order; WAIT is not offered: it is what an unreadable
+# second answer becomes (a turn in which nothing happens).
+VERBS = (DESCRIBE, MOVE, GET, DROP, INVENTORY, EXAMINE, GIVE, EAT, LIGHT, FISH, TALK, SEARCH, READ)
+# How the paper groups actions for its action-share figures (section 5.4, Figures 7, G.1-G.3).
+ACTION_GROUP = {TALK: "talk", MOVE: "move"}  # everything else is "other"
+PRIVATE = (DESCRIBE, INVENTORY, EXAMINE, READ)  # what only the actor learns
+ITEM_VERBS = (GET, DROP, EXAMINE, EAT, LIGHT, READ)
+FISH_ITEM = "fish"
 
 
 @dataclass(frozen=True)
 class Action:
     verb: str
-    target: str | None = None  # a place for move, a player for talk
+    target: str | None = None  # a place for move, a player for talk and give, an item otherwise
+    item: str | None = None  # the item given (give only)
 
     def describe(self) -> str:
         if self.verb == MOVE:
-            return f"walk to {self.target}"
+            return f"go to {self.target}"
         if self.verb == TALK:
             return f"talk to {self.target}"
-        return self.verb
+        if self.verb == GIVE:
+            return f"give {self.item} to {self.target}"
+        if self.verb in ITEM_VERBS:
+            return f"{self.verb} {self.target}"
+        return {DESCRIBE: "look around", INVENTORY: "check inventory", FISH: "catch fish",
+                SEARCH: "search for the idol"}.get(self.verb, self.verb)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"action": self.verb, "target": self.target}
+        out = {"action": self.verb, "target": self.target}
+        if self.item is not None:
+            out["item"] = self.item
+        return out
 
 
 @dataclass(frozen=True)
@@ -57,8 +80,14 @@ class GameState:
     jury: tuple[str, ...] = ()  # in order of leaving
     idol_holder: str | None = None
     idol_spent: bool = False
+    idol_found: bool = False
     winner: str | None = None
     votes: tuple[dict[str, Any], ...] = ()  # every vote cast, every round, for the report
+    lying: dict[str, tuple[str, ...]] = field(default_factory=dict)  # place -> items lying there
+    held: dict[str, tuple[str, ...]] = field(default_factory=dict)  # player -> items carried
+    searches: dict[str, int] = field(default_factory=dict)  # failed searches at the idol's place, per player
+    clue_read: tuple[str, ...] = ()
+    fires: tuple[str, ...] = ()  # places where a fire burns
 
     @property
     def finished(self) -> bool:
@@ -72,6 +101,9 @@ class GameState:
         """Players in the same place as `player`, not counting them."""
         place = self.where.get(player)
         return [p for p in self.alive if p != player and self.where.get(p) == place]
+
+    def carries(self, player: str) -> tuple[str, ...]:
+        return self.held.get(player, ())
 
     def placements(self) -> dict[str, int]:
         if self.winner is None:
@@ -88,7 +120,11 @@ def start(rules: GameRules, players: list[str], seed: int) -> GameState:
     for name in players:
         chosen = lowered.get(name.lower())
         where[name] = rules.place(chosen).name if chosen else rng.choice(rules.places).name
-    return GameState(players=tuple(players), alive=tuple(players), where=where)
+    lying: dict[str, tuple[str, ...]] = {}
+    for item in rules.items:
+        at = rules.place(item.at).name
+        lying[at] = lying.get(at, ()) + (item.name,)
+    return GameState(players=tuple(players), alive=tuple(players), where=where, lying=lying)
 
 
 def turn_order(state: GameState, seed: int) -> list[str]:
@@ -98,11 +134,34 @@ def turn_order(state: GameState, seed: int) -> list[str]:
     return order
 
 
+def kind_of(rules: GameRules, item: str) -> str:
+    if item == FISH_ITEM:
+        return "food"
+    found = rules.item(item)
+    return found.kind if found else "thing"
+
+
 def legal_actions(rules: GameRules, state: GameState, player: str) -> list[Action]:
+    """Every action a player can name right now, in the paper's verb order: the targets exist and are in
+    reach. Whether it succeeds (a pole to fish with, an idol to find) is for `act` to say."""
     here = state.where[player]
-    actions = [Action(MOVE, place) for place in rules.neighbours(here)]
-    actions += [Action(TALK, other) for other in sorted(state.here(player))]
-    actions += [Action(SEARCH), Action(WAIT)]
+    nearby = state.lying.get(here, ())
+    carried = state.carries(player)
+    people = sorted(state.here(player))
+    both = list(dict.fromkeys(carried + nearby))
+    actions = [Action(DESCRIBE)]
+    actions += [Action(MOVE, place) for place in rules.neighbours(here)]
+    actions += [Action(GET, item) for item in nearby]
+    actions += [Action(DROP, item) for item in carried]
+    actions += [Action(INVENTORY)]
+    actions += [Action(EXAMINE, item) for item in both]
+    actions += [Action(GIVE, other, item) for item in carried for other in people]
+    actions += [Action(EAT, item) for item in both if kind_of(rules, item) in ("food", "drink")]
+    actions += [Action(LIGHT, item) for item in both if kind_of(rules, item) == "fuel"]
+    actions += [Action(FISH)]
+    actions += [Action(TALK, other) for other in people]
+    actions += [Action(SEARCH)]
+    actions += [Action(READ, item) for item in both if kind_of(rules, item) == "clue"]
     return actions
 
 
@@ -115,92 +174,228 @@ def read_action(
     shows the player when it asks again.
     """
     allowed = legal_actions(rules, state, player)
-    verb, target = _words(reply)
+    verb, target, item = _words(reply)
+    if verb == WAIT:
+        return Action(WAIT), None
     if verb is None:
         return None, "say one action: " + "; ".join(a.describe() for a in allowed)
     candidates = [a for a in allowed if a.verb == verb]
-    if verb in (SEARCH, WAIT):
+    if candidates and candidates[0].target is None:
         return candidates[0], None
-    named = [a for a in candidates if a.target and _mentions(target or "", a.target)]
+    said = " ".join(t for t in (target, item) if t)
+    if verb == GIVE:
+        named = [a for a in candidates if _mentions(target or said, a.target or "") and _mentions(item or said, a.item or "")]
+    else:
+        named = [a for a in candidates if a.target and _mentions(target or said, a.target)]
     if len(named) == 1:
         return named[0], None
-    options = ", ".join(a.target or "" for a in candidates)
+    options = "; ".join(a.describe() for a in candidates)
+    if not candidates:
+        return None, (f"there is nothing to {verb} here at {state.where[player]}; you can: "
+                      + "; ".join(a.describe() for a in allowed))
     if not target:
-        return None, f"{verb} needs a target; from here you can {verb} to: {options or 'nobody'}"
+        return None, f"{verb} needs a target; from here you can: {options}"
     if verb == MOVE:
-        return None, f"{target} is not one walk from {state.where[player]}; you can walk to: {options or 'nowhere'}"
-    return None, f"{target} is not here with you at {state.where[player]}; you can talk to: {options or 'nobody'}"
+        return None, f"{target} is not one walk from {state.where[player]}; you can: {options}"
+    if verb == TALK:
+        return None, f"{target} is not here with you at {state.where[player]}; you can: {options}"
+    if verb == GIVE:
+        return None, f"you cannot give {item or 'that'} to {target} here; you can: {options}"
+    return None, f"{said} is not within reach; you can: {options}"
 
 
 def _mentions(text: str, name: str) -> bool:
     """Whether `text` names `name`: in full, or by its first word (a first name), in any case."""
     said = text.strip().lower()
     full = name.strip().lower()
+    if not said or not full:
+        return False
     if said == full or re.search(rf"\b{re.escape(full)}\b", said):
         return True
     first = full.split()[0]
     return len(first) > 2 and re.search(rf"\b{re.escape(first)}\b", said) is not None
 
 
+# Earliest match wins: "go to the beach to search" is a walk, "look for the idol" a search, not a look around.
 _VERB_WORDS = (
-    (TALK, re.compile(r"\b(talk|speak|chat|ask|tell|approach|confide)\b", re.I)),
+    (SEARCH, re.compile(r"\b(search|look(?:ing)? for|dig|hunt)\b", re.I)),
+    (DESCRIBE, re.compile(r"\b(describe|look around|look about|observe|survey)\b", re.I)),
+    (INVENTORY, re.compile(r"\b(inventory|belongings|what i (?:carry|have))\b", re.I)),
+    (GIVE, re.compile(r"\b(give|hand|offer)\b", re.I)),
+    (TALK, re.compile(r"\b(talk|speak|chat|ask|tell|approach|confide|discuss)\b", re.I)),
     (MOVE, re.compile(r"\b(move|go|walk|head|travel|return|run)\b", re.I)),
-    (SEARCH, re.compile(r"\b(search|look|dig|explore|hunt)\b", re.I)),
+    (GET, re.compile(r"\b(get|take|pick(?:s)? up|grab|collect)\b", re.I)),
+    (DROP, re.compile(r"\b(drop|discard|put down)\b", re.I)),
+    (EXAMINE, re.compile(r"\b(examine|inspect|study)\b", re.I)),
+    (EAT, re.compile(r"\b(eat|drink|consume)\b", re.I)),
+    (LIGHT, re.compile(r"\b(light|ignite|kindle|burn)\b", re.I)),
+    (FISH, re.compile(r"\b(fish|fishing|catch)\b", re.I)),
+    (READ, re.compile(r"\b(read)\b", re.I)),
     (WAIT, re.compile(r"\b(wait|rest|stay|sleep|nothing)\b", re.I)),
+    (SEARCH, re.compile(r"\b(explore)\b", re.I)),
 )
+_ALIASES = {"go": MOVE, "walk": MOVE, "catch fish": FISH, "search idol": SEARCH, "read clue": READ,
+            "drink": EAT, "look": DESCRIBE, "look around": DESCRIBE}
 
 
-def _words(reply: dict[str, Any] | str) -> tuple[str | None, str | None]:
-    """The verb a reply chose and the text that should name its target."""
+def _words(reply: dict[str, Any] | str) -> tuple[str | None, str | None, str | None]:
+    """The verb a reply chose, the text that should name its target, and (for give) the item."""
     if isinstance(reply, dict):
         verb = str(reply.get("action") or reply.get("verb") or "").strip().lower()
+        verb = _ALIASES.get(verb, verb)
         target = reply.get("target") or reply.get("to") or reply.get("with") or reply.get("place")
         target = str(target).strip() if target else None
-        for known in VERBS:
-            if verb == known:
-                return known, target
-        return _words(f"{verb} {target or ''}")
+        item = str(reply["item"]).strip() if reply.get("item") else None
+        if verb in VERBS or verb == WAIT:
+            return verb, target, item
+        return _words(f"{verb} {target or ''} {item or ''}")
     text = str(reply).strip()
-    hits = [(m.start(), verb) for verb, rx in _VERB_WORDS if (m := rx.search(text))]
+    hits = [(m.start(), verb, m.end()) for verb, rx in _VERB_WORDS if (m := rx.search(text))]
     if not hits:
-        return None, None
-    start_at, verb = min(hits)
-    rest = text[start_at:]
+        return None, None, None
+    start_at, verb, end = min(hits)
+    rest = text[end:]
     if verb == TALK:
         m = re.search(r"\b(?:to|with)\s+(.+)", rest, re.I)
-        return TALK, (m.group(1) if m else rest.split(maxsplit=1)[1] if len(rest.split()) > 1 else None)
+        return TALK, (m.group(1) if m else rest.strip() or None), None
     if verb == MOVE:
         m = re.search(r"\b(?:to|towards|into|back to)\s+(?:the\s+)?(.+)", rest, re.I)
-        return MOVE, (m.group(1) if m else None)
-    return verb, None
+        return MOVE, (m.group(1) if m else rest.strip() or None), None
+    if verb == GIVE:
+        m = re.search(r"(.+?)\s+to\s+(.+)", rest, re.I)
+        return GIVE, (m.group(2).strip() if m else rest.strip() or None), (m.group(1).strip() if m else rest.strip() or None)
+    return verb, rest.strip() or None, None
 
 
-def act(rules: GameRules, state: GameState, player: str, action: Action) -> tuple[GameState, dict[str, Any]]:
-    """Apply one legal action. Returns the new state and the facts to record (what happened, to whom)."""
+def search_chance(rules: GameRules, state: GameState, player: str) -> float:
+    """The chance this player's next search at the idol's place finds it (before any precondition)."""
+    idol = rules.idol
+    if idol is None:
+        return 0.0
+    here = state.where.get(player, "")
+    clue = player in state.clue_read or any(
+        kind_of(rules, i) == "clue" for i in state.carries(player) + state.lying.get(here, ()))
+    return min(1.0, idol.chance + idol.chance_step * state.searches.get(player, 0) + (idol.clue_bonus if clue else 0.0))
+
+
+def search_roll(seed: int, state: GameState, player: str) -> float:
+    """The seeded draw a search is judged by; recorded with the action so a replay reads it back."""
+    return random.Random(f"{seed}:search:{state.round}:{state.tick}:{player}").random()
+
+
+def act(rules: GameRules, state: GameState, player: str, action: Action,
+        roll: float | None = None) -> tuple[GameState, dict[str, Any]]:
+    """Apply one action. Returns the new state and the facts to record: what happened, whether it worked.
+
+    `roll` is the search's recorded draw in [0, 1); a search without one never finds the idol.
+    """
     here = state.where[player]
-    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": here}
+    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": here, "ok": True}
+    carried = state.carries(player)
+    nearby = state.lying.get(here, ())
+    target = action.target
+
+    def fail(text: str) -> tuple[GameState, dict[str, Any]]:
+        facts.update(ok=False, outcome=text)
+        return state, facts
+
+    def move_item(item: str, source: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(i for i in source if i != item)
+
     if action.verb == MOVE:
         where = dict(state.where)
-        where[player] = action.target or where[player]
+        where[player] = target or where[player]
         state = replace(state, where=where)
-        facts["outcome"] = f"{player} walks from {here} to {action.target}."
+        facts["outcome"] = f"{player} goes from {here} to {target}."
     elif action.verb == SEARCH:
         idol = rules.idol
-        found = (
-            idol is not None
-            and state.idol_holder is None
-            and not state.idol_spent
-            and rules.place(idol.hidden_at).name == state.where[player]
-        )
-        if found:
-            state = replace(state, idol_holder=player)
-            facts["outcome"] = f"{player} searches {state.where[player]} and finds the idol."
+        facts["found"] = False
+        if idol is None or state.idol_found or rules.place(idol.hidden_at).name != here:
+            return fail(f"{player} searches {here} for the idol and finds nothing; it seems unlikely to be here.")
+        if idol.tool and not any(idol.tool.lower() in i.lower() for i in carried):
+            return fail(f"{player} searches {here}, but cannot get far without the right tool ({idol.tool}).")
+        chance = search_chance(rules, state, player)
+        facts["chance"], facts["roll"] = round(chance, 4), roll
+        if roll is not None and roll < chance:
+            state = replace(state, idol_holder=player, idol_found=True)
             facts["found"] = True
+            facts["outcome"] = f"{player} searches {here} and finds the idol."
         else:
-            facts["outcome"] = f"{player} searches {state.where[player]} and finds nothing."
-            facts["found"] = False
+            searches = {**state.searches, player: state.searches.get(player, 0) + 1}
+            state = replace(state, searches=searches)
+            return fail(f"{player} searches {here} for the idol and finds nothing yet; this looks like the "
+                        "right way to search, and another try may succeed.")
     elif action.verb == TALK:
-        facts["outcome"] = f"At {here}, {player} takes {action.target} aside to talk."
+        facts["outcome"] = f"At {here}, {player} takes {target} aside to talk."
+    elif action.verb == DESCRIBE:
+        place = rules.place(here)
+        others = state.here(player)
+        facts["outcome"] = (f"{player} looks around {here}. {place.description} "
+                            f"Lying here: {', '.join(nearby) or 'nothing'}. "
+                            f"Here too: {', '.join(others) or 'nobody'}. "
+                            f"Paths lead to: {', '.join(rules.neighbours(here)) or 'nowhere'}.").replace("  ", " ")
+    elif action.verb == INVENTORY:
+        facts["outcome"] = f"{player} carries: {', '.join(carried) or 'nothing'}."
+    elif action.verb == GET:
+        if target not in nearby:
+            return fail(f"{player} reaches for {target}, but it is not at {here}.")
+        state = replace(state, lying={**state.lying, here: move_item(target, nearby)},
+                        held={**state.held, player: carried + (target,)})
+        facts["outcome"] = f"{player} picks up the {target} at {here}."
+    elif action.verb == DROP:
+        if target not in carried:
+            return fail(f"{player} has no {target} to drop.")
+        state = replace(state, lying={**state.lying, here: nearby + (target,)},
+                        held={**state.held, player: move_item(target, carried)})
+        facts["outcome"] = f"{player} drops the {target} at {here}."
+    elif action.verb == EXAMINE:
+        item = rules.item(target or "")
+        said = item.description if item and item.description else f"Nothing remarkable about the {target}."
+        facts["outcome"] = f"{player} examines the {target}: {said}"
+    elif action.verb == GIVE:
+        item = action.item or ""
+        if item not in carried:
+            return fail(f"{player} has no {item} to give.")
+        if target not in state.here(player):
+            return fail(f"{player} would give the {item} to {target}, who is not at {here}.")
+        held = {**state.held, player: move_item(item, carried), target: state.carries(target) + (item,)}
+        state = replace(state, held=held)
+        facts["outcome"] = f"At {here}, {player} gives the {item} to {target}."
+    elif action.verb == EAT:
+        kind = kind_of(rules, target or "")
+        if kind not in ("food", "drink"):
+            return fail(f"{player} cannot eat or drink the {target}.")
+        if target in carried:
+            state = replace(state, held={**state.held, player: move_item(target, carried)})
+        elif target in nearby:
+            state = replace(state, lying={**state.lying, here: move_item(target, nearby)})
+        else:
+            return fail(f"{player} has no {target} within reach.")
+        facts["outcome"] = f"{player} {'drinks' if kind == 'drink' else 'eats'} the {target} at {here}."
+    elif action.verb == LIGHT:
+        if kind_of(rules, target or "") != "fuel":
+            return fail(f"{player} tries to light the {target}, but it will not burn.")
+        if target in carried:
+            state = replace(state, held={**state.held, player: move_item(target, carried)})
+        elif target in nearby:
+            state = replace(state, lying={**state.lying, here: move_item(target, nearby)})
+        else:
+            return fail(f"{player} has no {target} within reach.")
+        state = replace(state, fires=tuple(dict.fromkeys(state.fires + (here,))))
+        facts["outcome"] = f"{player} lights the {target}: a fire burns at {here}."
+    elif action.verb == FISH:
+        if not any(kind_of(rules, i) == "pole" for i in carried):
+            return fail(f"{player} tries to fish at {here} with nothing to fish with.")
+        if not rules.place(here).fish:
+            return fail(f"{player} casts a line at {here}, but there are no fish here.")
+        state = replace(state, held={**state.held, player: carried + (FISH_ITEM,)})
+        facts["outcome"] = f"{player} catches a fish at {here}."
+    elif action.verb == READ:
+        item = rules.item(target or "")
+        if item is None or item.kind != "clue":
+            return fail(f"{player} finds nothing to read on the {target}.")
+        state = replace(state, clue_read=tuple(dict.fromkeys(state.clue_read + (player,))))
+        facts["outcome"] = f"{player} reads the {target}: {item.text or 'it is blank.'}"
     else:
         facts["outcome"] = f"{player} waits at {here}."
     return state, facts

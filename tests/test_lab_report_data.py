@@ -1,0 +1,54 @@
+"""A report's figures reach CSV and JSON as numbers, and a paper's published figures sit beside the studio's."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from rich.console import Console
+
+from studio.lab import render
+from studio.lab.kinds import Cell, Report, Reproduction, PaperFigure, Table
+
+
+def _report() -> Report:
+    table = Table("Cooperation", ["group", "cooperation"], [["cooperative", Cell(0.5, 0.4, 0.6, 30)],
+                                                            ["competitive", Cell(0.25, 0.1, 0.4, 30)]])
+    paper = Reproduction("Someone et al. (2024), A Study", "Table 2", [
+        PaperFigure("Table 2", "cooperative", Cell(0.55), Cell(0.5, 0.4, 0.6, 30)),
+        PaperFigure("Table 2", "altruistic", Cell(0.7), None, "not run here"),
+    ])
+    return Report("A report", [table], protocol=["Six rounds, as the paper.", "Payoffs in points, not dollars."],
+                  paper=paper)
+
+
+def test_json_tables_hold_numbers_not_formatted_strings() -> None:
+    data = json.loads(render.to_json(_report()))
+    table = data["tables"][0]
+    assert table["columns"] == ["group", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n"]
+    assert table["rows"][0] == ["cooperative", 0.5, 0.4, 0.6, 30]
+    figures = data["paper"]["figures"]
+    assert figures[0]["paper"]["value"] == 0.55 and figures[0]["studio"]["high"] == 0.6
+    assert figures[1]["studio"] is None
+    assert data["protocol"][1].startswith("Payoffs")
+
+
+def test_csv_spreads_an_interval_into_numeric_columns_and_adds_the_reproduction() -> None:
+    rows = list(csv.reader(io.StringIO(render.to_csv(_report()))))
+    assert rows[0] == ["table", "group", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n"]
+    assert [float(x) for x in rows[1][2:5]] == [0.5, 0.4, 0.6]
+    blocks = [r for r in rows if r and r[0].startswith("Reproduction of")]
+    assert len(blocks) == 2 and float(blocks[0][blocks[0].index("cooperative") + 1]) == 0.55
+
+
+def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:
+    console = Console(record=True, width=120)
+    render.to_console(_report(), console)
+    text = console.export_text()
+    assert "0.50 [0.40, 0.60]" in text and "Payoffs in points" in text
+    console = Console(record=True, width=120)
+    assert render.to_console_paper(_report(), console)
+    shown = console.export_text()
+    assert "0.55" in shown and "not run here" in shown and "Cooperation" not in shown.split("Reproduction")[0]
+    assert not render.to_console_paper(Report("plain"), Console(record=True))
