@@ -379,3 +379,26 @@ async def test_the_game_view_has_room_and_the_island_speaks_of_rounds_not_scenes
         assert "v Superego" not in text.splitlines()[-1]
         row = next(r for r in text.splitlines() if "Round 1 · tick" in r)
         assert "│ Round 1" in row, row  # the game view's text sits off the border, like the other panes
+
+
+async def test_up_and_down_in_the_line_box_bring_back_what_was_typed(studio):
+    app = studio(roles={"ego": "human"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        box = screen.query_one("#human-line")
+        for line in ("I never said that.", "Ask my sister."):
+            await pilot.press("s")
+            await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
+            await pilot.press(*line, "enter")
+            await idle(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
+        await pilot.press("up")
+        assert box.value == "Ask my sister."
+        await pilot.press("up")
+        assert box.value == "I never said that."
+        await pilot.press("down", "down")
+        assert box.value == ""
+        await pilot.press("up", "enter")
+        await idle(pilot)
+        assert [e.text for e in screen.engine.stage() if e.origin == "human"][-1] == "Ask my sister."
