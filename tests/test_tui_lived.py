@@ -402,3 +402,17 @@ async def test_up_and_down_in_the_line_box_bring_back_what_was_typed(studio):
         await pilot.press("up", "enter")
         await idle(pilot)
         assert [e.text for e in screen.engine.stage() if e.origin == "human"][-1] == "Ask my sister."
+
+
+async def test_a_new_run_of_the_play_starts_from_inside_a_run_and_the_old_one_stays(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        first = screen.engine.run_id
+        kept = len(screen.engine.path)
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.engine is not None
+                       and app.screen.engine.run_id != first, "the new run")
+        assert app.screen.engine.path == [] and app.screen.engine.cast.play.title == "The Interview"
+        assert len(app.store.take(first)) == kept

@@ -317,6 +317,9 @@ MAIN: tuple[Control, ...] = (
         show=False,
     ),
     Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP, show=False),
+    Control("new-run", "R", "new_run", "New run",
+            "Start a new run of this run's play, read from its file as saved now; this run stays as it is.", APP,
+            show=False),
 )
 
 # Everywhere, the picker included.
