@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 @pytest.fixture
 def tmux():
-    session = Tmux()
-    yield session
-    session.kill()
+    terminal = Tmux()
+    yield terminal
+    terminal.kill()
 
 
 def _asked(screen: str) -> str | None:
