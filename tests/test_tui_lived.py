@@ -416,3 +416,30 @@ async def test_a_new_run_of_the_play_starts_from_inside_a_run_and_the_old_one_st
                        and app.screen.engine.run_id != first, "the new run")
         assert app.screen.engine.path == [] and app.screen.engine.cast.play.title == "The Interview"
         assert len(app.store.take(first)) == kept
+
+
+async def test_tab_marks_the_pane_it_reaches_and_the_backstage_scrolls_from_the_keyboard(studio):
+    app = studio()
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 3)
+        second = [e for e in screen.engine.stage() if e.role == "ego"][1]
+        stage(app).select_event(second.id)
+        await pilot.pause(0.3)
+        backstage = screen.query_one("#backstage-pane")
+        assert backstage.max_scroll_y > 0  # the explanation is longer than the pane
+        await pilot.press("ctrl+down")
+        await pilot.pause()
+        assert backstage.scroll_y > 0 and stage(app).has_focus
+        await pilot.press("ctrl+up")
+        await pilot.pause()
+        assert backstage.scroll_y == 0
+        await pilot.press("tab")
+        await pilot.pause()
+        notes = screen.query_one("#notes-pane")
+        assert backstage.has_focus and backstage.styles.border_top[1] != notes.styles.border_top[1]  # marked
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert backstage.scroll_y > 0
+        await pilot.press("shift+tab")
+        assert stage(app).has_focus

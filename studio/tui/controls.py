@@ -265,6 +265,24 @@ MAIN: tuple[Control, ...] = (
         "toggle-game", "5", "toggle_pane('game')", "Game", "Show or hide the game view (social games).", PANES, show=False
     ),
     Control(
+        "backstage-down",
+        "ctrl+down",
+        "scroll_backstage(1)",
+        "Backstage down",
+        "Scroll the backstage down without leaving the stage (Tab moves into it, where ↑/↓ and page keys scroll).",
+        PANES,
+        show=False,
+    ),
+    Control(
+        "backstage-up",
+        "ctrl+up",
+        "scroll_backstage(-1)",
+        "Backstage up",
+        "Scroll the backstage up without leaving the stage.",
+        PANES,
+        show=False,
+    ),
+    Control(
         "widen-side",
         "less_than_sign",
         "resize(5)",
