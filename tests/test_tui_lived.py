@@ -443,3 +443,44 @@ async def test_tab_marks_the_pane_it_reaches_and_the_backstage_scrolls_from_the_
         assert backstage.scroll_y > 0
         await pilot.press("shift+tab")
         assert stage(app).has_focus
+
+
+async def test_one_switch_turns_a_character_s_whole_inner_voice_off_and_on(studio):
+    from studio.tui.screens.ensemble import VoicesScreen
+
+    app = studio("last_crossing.toml")
+    async with app.run_test(size=(200, 30)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        await step(pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, VoicesScreen), "the switches")
+        options = app.screen.query_one("#voices-list")
+        options.highlighted = options.get_option_index("c1.voice|*")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "○ off  Pride (Ines) · the whole inner voice" in screen_text(app)
+        assert engine.state.strategy_switch == {f"c1.voice:{s}": False
+                                                for s in ("rewrite_prompt", "rewrite_speech", "critique")}
+        controls = [e for e in engine.path if e.kind == "control"]
+        assert len(controls) == 3  # each switch is the playwright's event, as when flipped one by one
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "● on   Pride (Ines) · the whole inner voice" in screen_text(app)
+        assert not any(engine.state.strategy_switch.get(f"c1.voice:{s}", True) is False
+                       for s in ("rewrite_prompt", "rewrite_speech", "critique"))
+
+
+async def test_a_switches_the_whole_superego_at_once(studio):
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "StrategiesScreen", "the switches")
+        await pilot.press("a")
+        await pilot.pause()
+        state = screen.engine.state
+        assert not any(state.strategy_on(n) for n in ("rewrite_prompt", "rewrite_speech", "critique"))
+        await pilot.press("a")
+        await pilot.pause()
+        assert all(state.strategy_on(n) for n in ("rewrite_prompt", "rewrite_speech", "critique"))
