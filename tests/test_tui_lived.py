@@ -484,3 +484,34 @@ async def test_a_switches_the_whole_superego_at_once(studio):
         await pilot.press("a")
         await pilot.pause()
         assert all(state.strategy_on(n) for n in ("rewrite_prompt", "rewrite_speech", "critique"))
+
+
+async def test_the_picker_lists_plays_by_title_filters_as_you_type_and_keeps_lab_trials_in_the_lab(studio, tmp_path):
+    from studio.engine import Engine
+    from studio.lab.trials import Trials
+    from conftest import make_cast
+
+    store = Store(tmp_path / "studio.db")
+    mine = Engine.create(store, make_cast(), {})
+    await mine.play_turn()
+    trial = Engine.create(store, make_cast("interview.toml", turns=1), {})
+    await trial.play_to_end()
+    Trials(store).record("compare_interview:scripted", "with/0", "done", {"run": trial.run_id})
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "The Interview  " in text and "Last Crossing" in text  # titles, the file beside each
+        assert f"run {mine.run_id} " in text and f"run {trial.run_id} " not in text
+        assert "1 run of lab trials: l opens the lab" in text
+        assert "Esc back to the open run" not in text  # there is none
+        assert "q Quit" in text.splitlines()[-1]
+        await pilot.press("slash", *"crossing")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "Last Crossing" in text and "The Interview  " not in text and f"run {mine.run_id} " not in text
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert "The Interview  " in screen_text(app)

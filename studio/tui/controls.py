@@ -393,6 +393,8 @@ PICKER: tuple[Control, ...] = (
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
+    Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
+            "the text; Esc clears it.", APP, key_display="/"),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
