@@ -515,3 +515,22 @@ async def test_the_picker_lists_plays_by_title_filters_as_you_type_and_keeps_lab
         await pilot.press("escape")
         await pilot.pause(0.2)
         assert "The Interview  " in screen_text(app)
+
+
+
+async def test_rename_says_which_run_it_renames_at_80x24(studio, tmp_path):
+    from studio.engine import Engine
+    from conftest import make_cast
+
+    store = Store(tmp_path / "studio.db")
+    for _ in range(6):
+        Engine.create(store, make_cast(), {})
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        picker = app.screen.query_one("#picker-list")
+        picker.highlighted = next(i for i in range(picker.option_count) if picker.get_option_at_index(i).id == "run:1")
+        await pilot.press("m")
+        await pilot.pause(0.2)
+        assert "Renaming run 1" in screen_text(app)

@@ -117,7 +117,12 @@ class PickerScreen(Screen[None]):
         if run_id is None:
             return
         box = self.query_one("#run-name", Input)
-        box.value = self.app.store.run(run_id).name  # type: ignore[attr-defined]
+        info = self.app.store.run(run_id)  # type: ignore[attr-defined]
+        box.value = info.name
+        # the run named in the box itself: at 80x24 the highlighted row may be scrolled out of sight
+        box.placeholder = f"a name for run {run_id} (Enter saves, empty clears, Esc cancels)"
+        box.border_title = f"Renaming run {run_id}"
+        self.query_one("#picker-list", OptionList).scroll_to_highlight()
         box.add_class("-open")
         self._naming = run_id
         box.focus()
