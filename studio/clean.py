@@ -1,8 +1,12 @@
-"""The one place model text is cleaned of terminal control before it enters the studio.
+"""The one place text from outside the studio is cleaned for the terminal and the store: a model's reply,
+a line typed for a human seat, a field of a file, a provider's error body.
 
-Text is stored clean (the gateway cleans it on the way in) rather than cleaned per view: every view
-(run, show, export, the app, JSON piped to another tool) then shows the same safe text, and no new view
-can forget the step. Ordinary text, tabs and line breaks are kept.
+Text is stored clean (the gateway cleans a reply on the way in, the engine every line it commits) rather
+than cleaned per view: every view (run, show, export, the app, JSON piped to another tool) then shows the
+same safe text, and no new view can forget the step. Ordinary text, tabs and line breaks are kept.
+`LINE_CONTROLS` is what one line of text (a name, a title, a fact's name) may never hold, for the checks
+that refuse such a value rather than clean it; `one_line` is the cleaner for a value shown on one line.
+Addresses and error messages lose their secrets here too (`redact_secrets`), in one place.
 
 It sits below every other part because more than the gateway needs it: a play's loader echoes a rejected
 value through `shown_value`, and a router's endpoints are shown with their credentials taken out.
@@ -22,12 +26,33 @@ _SEQUENCES = re.compile(
 # C0/C1 controls (tabs and line breaks kept) and the explicit bidirectional overrides and isolates, which
 # can make a terminal show text in an order other than the one stored ("Trojan Source").
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What one line of text may never hold: every C0/C1 control (line breaks and tabs included), the line and
+# paragraph separators, and the direction overrides and isolates.
+LINE_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def clean_model_text(text: str) -> str:
-    """Model text without escape sequences or control characters; a lone ESC split off is dropped too."""
+def clean_text(text: str) -> str:
+    """Text without escape sequences or control characters (a lone ESC split off is dropped too), and
+    without the lone surrogates that bytes which were not UTF-8 become when read from a terminal, which
+    no store or terminal can write: each becomes U+FFFD."""
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        text = text.encode("utf-8", "surrogateescape" if _escaped(text) else "surrogatepass").decode("utf-8", "replace")
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
+
+
+def _escaped(text: str) -> bool:
+    """Whether every lone surrogate in `text` stands for a byte (Python's surrogateescape)."""
+    return all(not ("\ud800" <= c <= "\udfff") or "\udc80" <= c <= "\udcff" for c in text)
+
+
+clean_model_text = clean_text  # a model's reply is outside text like any other
+
+
+def one_line(value: object) -> str:
+    """Outside text shown on one line (a name, a title, a model, a place): clean, with any line break or
+    other control a space."""
+    return LINE_CONTROLS.sub(" ", clean_text(str(value))).strip()
 
 
 class StreamCleaner:
@@ -65,11 +90,27 @@ _OPEN_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*")
 
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+# A key passed in an address's query (`?key=...`, `&api_key=...`, `?access_token=...`, `&sig=...`).
+_QUERY_SECRET = re.compile(r"(?i)([?&;][\w.-]*(?:key|token|secret|password|passwd|pwd|sig|signature|auth|credential)"
+                           r"[\w.-]*=)[^&#;\s\"'<>]+")
 
 
 def redact_url_credentials(text: str) -> str:
-    """`http://user:KEY@host/v1` becomes `http://***@host/v1`: a key in an address is never shown."""
-    return _URL_CREDENTIALS.sub(r"\1***@", text)
+    """`http://user:KEY@host/v1` becomes `http://***@host/v1` and `...?key=KEY` becomes `...?key=***`: a key
+    in an address is never shown or stored."""
+    return _QUERY_SECRET.sub(r"\1***", _URL_CREDENTIALS.sub(r"\1***@", text))
+
+
+def url_credentials(address: str) -> tuple[str, str | None]:
+    """An address without its `user:password@` part, and that part (None without one), so a caller can
+    send it as an Authorization header instead of inside the address."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(address)
+    if "@" not in parts.netloc:
+        return address, None
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    return urlunsplit(parts._replace(netloc=host)), unquote(userinfo)
 
 
 # Shapes of provider keys (OpenAI, Anthropic, Groq, xAI, Hugging Face...): never echoed, never stored.
@@ -84,6 +125,6 @@ def redact_secrets(text: str) -> str:
 def shown_value(value: object, limit: int = 60) -> str:
     """A rejected value as an error message may echo it: short, and never a key."""
     text = repr(value)
-    if SECRET_SHAPE.search(text) or _URL_CREDENTIALS.search(text):
+    if SECRET_SHAPE.search(text) or _URL_CREDENTIALS.search(text) or _QUERY_SECRET.search(text):
         return "(a value that looks like a secret; not shown)"
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -68,6 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Bytes typed or piped in that are not UTF-8 are read as what they are, not a crash: each stays one
+    # character (a lone surrogate) that the one cleaner turns into U+FFFD before anything is stored.
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="surrogateescape")
+        except (ValueError, OSError):  # a closed or unusual stdin: nothing to read from it anyway
+            pass
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

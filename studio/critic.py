@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from studio import structured
 from studio.engine.forms.review import (  # noqa: F401 - the Critic's prompt and reader, shared with the review step
-    CRITERIA, Score, Verdict, ask, critic_budget, messages_for, parse_verdict, transcript,
+    CRITERIA, Score, Verdict, ask, ask_pair, critic_budget, messages_for, pair_messages, parse_verdict, transcript,
 )
 from studio.engine.reading import build_script
 from studio.engine.script import Speech
@@ -57,6 +57,7 @@ class Critique:
     replies: list[str] = field(default_factory=list)
     id: int | None = None
     created: float | None = None
+    paired_with: int | None = None  # read beside this run (the one without the superego), as the paper's critic did
 
     @property
     def label(self) -> str:
@@ -79,6 +80,7 @@ class Critique:
             "character": self.character,
             "superego": self.superego,
             "finished": self.finished,
+            **({"paired_with": self.paired_with} if self.paired_with is not None else {}),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -103,6 +105,7 @@ class Critique:
             replies=list(row.get("replies", [])),
             id=row.get("id"),
             created=row.get("created"),
+            paired_with=row.get("paired_with"),
         )
 
 
@@ -157,6 +160,38 @@ async def critique_run(
     stored = store.critiques(run_id)
     critique.created = next((row["created"] for row in stored if row["id"] == critique.id), None)
     return critique
+
+
+async def critique_pair(store: Store, without_run: int, with_run: int, *, model: str | None = None,
+                        gateway: Any = None, attempts: int = ATTEMPTS,
+                        wording: dict[str, str] | None = None) -> tuple[Critique, Critique]:
+    """The Critic reads two runs of one play together, the run without the superego first, as the paper's
+    critic read its two scripts (Magee et al., 2024, section 5.1), and scores each; narrative divergence is
+    measured against the first. Each run keeps its side of the reading as its critique, naming the other.
+    `wording`: a researcher's own request and system message (studio.lab.compare.SLOTS), checked by the lab."""
+    model = model or DEFAULT_CRITIC_MODEL
+    scripts = [build_script(store, run) for run in (without_run, with_run)]
+    for run, script in zip((without_run, with_run), scripts):
+        if not any(isinstance(b, Speech) for b in script.blocks):
+            raise CriticError(f"run {run} has no lines on stage yet; play some turns first")
+    if gateway is None:
+        from studio.llm import Gateway
+
+        gateway = Gateway()
+    wording = wording or {}
+    messages = pair_messages(scripts[0], scripts[1], critic_budget(model), own=wording.get("critic_pair"),
+                             system=wording.get("critic_system"))
+    answer = await ask_pair(gateway, model, messages, attempts=attempts)
+    out = []
+    for run, script, criteria, other in ((without_run, scripts[0], answer.reference, with_run),
+                                         (with_run, scripts[1], answer.other, without_run)):
+        critique = Critique(run_id=run, head=script.head, model=model, title=script.title,
+                            character=script.protagonist, superego=script.with_superego, finished=script.finished,
+                            valid=answer.valid, criteria=criteria, summary=answer.summary, error=answer.error,
+                            attempts=answer.attempts, replies=answer.replies, paired_with=other)
+        critique.id = store.add_critique(run, critique.head, model, critique.body())
+        out.append(critique)
+    return out[0], out[1]
 
 
 # -- the experiment -----------------------------------------------------------------------------------

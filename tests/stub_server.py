@@ -15,7 +15,8 @@ repeats when the list runs out; a callable ``default`` can decide instead). Beha
   request asks for a stream, with a finish reason and usage; ``latency`` seconds before the first byte.
 - ``Status(code, retry_after=None, body=None)``: an HTTP error (429, 500, 503...).
 - ``Hang(seconds)``: say nothing for that long (past the caller's timeout), then close.
-- ``Reset(text)``: stream ``text`` and then cut the connection (TCP reset), without a finish reason.
+- ``Reset(text, chunked=True)``: stream ``text`` and then cut the connection (TCP reset), without a finish
+  reason; ``chunked=False`` sends the stream as a close-delimited body, whose end is the connection's.
 - ``Malformed(text)``: stream ``text`` and then a data line that is not JSON.
 - ``Empty()``: a well-formed answer with no content.
 - ``BadJSON()``: status 200 with a body that is not JSON (non-streamed) or a stream of garbage.
@@ -63,6 +64,7 @@ class Hang:
 @dataclass
 class Reset:
     text: str = "Half a line and"
+    chunked: bool = True  # False: a close-delimited body (no length, no chunks), as some servers send
 
 
 @dataclass
@@ -110,6 +112,7 @@ class StubServer:
         self.max_requests = max_requests
         self.lifetime = lifetime
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each chat request's headers, in the order they came
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -211,6 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
+        with self.server_stub._lock:
+            self.server_stub.headers.append(dict(self.headers.items()))
         behaviour = self.server_stub.next_behaviour(body)
         if behaviour is None:
             self._json(503, {"error": {"message": "stub server: request limit reached"}})
@@ -234,6 +239,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(model, ("word " * (behaviour.chars // 5 + 1))[: behaviour.chars], stream, 50)
         elif isinstance(behaviour, Empty):
             self._answer(model, "", stream, 1)
+        elif isinstance(behaviour, Reset) and not behaviour.chunked:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"data: " + json.dumps(_chunk(model, behaviour.text)).encode() + b"\n\n")
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
         elif isinstance(behaviour, (Reset, Malformed)):
             self._start_stream()
             self._event(_chunk(model, behaviour.text))

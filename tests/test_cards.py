@@ -268,6 +268,12 @@ def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, 
     again = tmp_path / "again.toml"
     assert main(["import", str(out), "--out", str(again)]) == 0
     assert _sheet(again) == _sheet(sheet_path)
+    # and as a PNG card, read back the same
+    png = tmp_path / "back.png"
+    assert main(["export-card", str(sheet_path), "--out", str(png)]) == 0
+    assert main(["import", str(png), "--out", str(tmp_path / "from_png.toml")]) == 0
+    assert _sheet(tmp_path / "from_png.toml") == _sheet(sheet_path)
+    assert _differences(original if spec != "v1" else exported, read_card(png)) == []
     # the image of a PNG card is kept beside the sheet, its pixels untouched
     if source.suffix == ".png":
         from studio.model.cards import png_chunks

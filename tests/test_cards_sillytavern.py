@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli import main
-from tests.st_reader import needs_sillytavern, read
+from st_reader import needs_sillytavern, read
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "cards"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from studio.engine import Engine, NeedsPick
 from studio.store import Store, events as ev
-from tests.conftest import RecordingGateway, make_cast
+from conftest import RecordingGateway, make_cast
 
 PLAY = "last_crossing.toml"
 SPEECH = ("speak", "draft", "revise", "critique", "rewrite_speech", "rewrite_prompt", "epilogue")
@@ -71,7 +71,7 @@ async def test_the_playwright_picks_moves_and_switches_policy_as_events(engine_f
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    policy=st.sampled_from(["round_robin", "mentions", "moderator", "alternate"]),
+    policy=st.sampled_from(["round_robin", "mentions", "moderator", "alternate", "random"]),
     ops=st.lists(
         st.one_of(
             st.just(("turn", "")),
@@ -152,3 +152,54 @@ async def test_a_character_past_its_budget_sums_up_instead_of_forgetting(engine_
     # nobody else is shown it
     others = [m for c, m in gateway.calls if c.character != name and c.task == "speak"]
     assert all(first.text not in "\n".join(x["content"] for x in msgs) for msgs in others)
+
+
+# -- the Drama Engine's random policy and the moderator's fallback chain ----------------------------------
+
+async def _speakers(store, gateway, policy, seed):
+    cast = make_cast(PLAY, turns=6, scenes=1, epilogue=False, seed=seed)
+    cast.play = cast.play.model_copy(update={"next": policy})
+    engine = Engine.create(store, cast, {}, gateway=gateway)
+    await engine.play_to_end()
+    return engine, [e.character for e in engine.path if e.kind == ev.STAGE and e.role in engine.state.characters]
+
+
+async def test_the_random_policy_draws_a_speaker_seeded_and_never_the_last_one_twice(store):
+    gateway = RecordingGateway()
+    engine, first = await _speakers(store, gateway, "random", seed=5)
+    assert len(first) == 6 and all(a != b for a, b in zip(first, first[1:]))
+    assert not [c for c, _ in gateway.calls if c.task == "pick"]          # no model decides
+    _, again = await _speakers(store, RecordingGateway(), "random", seed=5)
+    assert again == first                                                  # the same seed, the same order
+    others = [(await _speakers(store, RecordingGateway(), "random", seed=s))[1] for s in (6, 7, 8)]
+    assert any(o != first for o in others)
+    rotation = (await _speakers(store, RecordingGateway(), "round_robin", seed=5))[1]
+    assert first != rotation or any(o != rotation for o in others)         # not the rotation in disguise
+
+
+async def test_the_moderator_is_asked_only_when_the_chain_before_it_does_not_settle_who_speaks(engine_for, gateway):
+    from studio.llm import scripted
+    from studio.store.events import Event
+
+    engine = engine_for(PLAY, turns=6, scenes=1, epilogue=False)
+    await engine.step()                                                    # the scene opens: all four on stage
+    state = engine.state
+    assert len([k for k in state.on_stage if k in state.characters]) > 2
+    scripted.queue("Nobody I can name, sorry.", task="pick")               # unreadable: the last fallback
+    await engine.play_turn()
+    [pick] = [e for e in engine.path if e.kind == ev.PICK]
+    assert "drawn at random" in pick.data["reason"] and pick.data["pick"] in state.on_stage
+    # a line naming someone on stage (not its speaker) settles who answers, before any model is asked
+    speaker = state.last_speaker
+    named = next(k for k in state.on_stage if k in state.characters and k != speaker)
+    state.other_line = Event(0, 0, None, ev.STAGE, f"Well, {state.cast.role(named).name}? Say it.", character="x")
+    assert state.settled() == named and state.suggestion() == named
+    # two on stage: the other one answers, and the moderator is not asked again
+    for key in [k for k in state.on_stage if k in state.characters and k not in (speaker, named)]:
+        engine.stage_move(state.cast.role(key).name, enter=False)
+    asked = len([c for c, _ in gateway.calls if c.task == "pick"])
+    for _ in range(3):
+        await engine.play_turn()
+    assert len([c for c, _ in gateway.calls if c.task == "pick"]) == asked
+    spoken = [e.role for e in engine.path if e.kind == ev.STAGE and e.role in state.characters][-4:]
+    assert all(a != b for a, b in zip(spoken, spoken[1:])) and set(spoken) == {speaker, named}

@@ -38,6 +38,8 @@ FAULTS = [
     (Status(502), "unavailable"),
     (Reset("Half a line and"), "cut off"),
     (Reset(""), "cut off"),
+    (Reset("Half a line and", chunked=False), "cut off"),
+    (Reset("", chunked=False), "no text"),
     (Malformed("Some words"), "malformed"),
     (Empty(), "no text"),
     (BadJSON(), "no text"),

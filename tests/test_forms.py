@@ -30,7 +30,7 @@ async def test_the_shipped_plays_use_the_drama_machine_and_facts_survive_a_reloa
 
 
 async def test_a_rule_seat_answers_without_a_model(engine_for, gateway):
-    from tests.conftest import make_cast
+    from conftest import make_cast
 
     cast = make_cast(turns=2, epilogue=False, strategies=[])
     others = [r.model_copy(update={"rule": "listens"}) if r.kind == "other" else r for r in cast.roles]
@@ -127,7 +127,7 @@ def copy_last(state, step, role):
 async def test_the_guides_worked_example_runs_with_a_rule_partner(engine_for, gateway, store):
     from studio.engine import Engine
     from studio.engine.forms import FORMS, RULES
-    from tests.conftest import make_cast
+    from conftest import make_cast
 
     space: dict = {}
     exec(COINS, space)

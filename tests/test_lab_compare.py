@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pathlib import Path
 
 from conftest import PLAYS, RecordingGateway
@@ -34,28 +36,62 @@ def _result(condition, rep, score, valid=True):
     return {"condition": condition, "rep": rep, "valid": valid, "scores": {k: score for k in keys} if valid else {}}
 
 
-def test_the_table_shows_each_conditions_mean_the_difference_and_its_test():
+def test_the_table_shows_each_conditions_mean_the_difference_pair_by_pair_and_its_paired_test():
     results = ([_result("without", i, s) for i, s in enumerate([2, 3, 4, 3])]
                + [_result("with", i, s) for i, s in enumerate([7, 8, 6, 7])]
                + [_result("with", 9, 0, valid=False)])   # an invalid critique is no score, never a 0
-    [table] = experiment.table_two(_spec(), results).tables
+    report = experiment.table_two(_spec(), results)
+    [table] = report.tables
     row = table.rows[0]
     assert row[0] == "Behavioural Change"
-    assert row[1].startswith("3.00 (") and row[1].endswith("n=4")
-    assert row[2].startswith("7.00 (") and row[2].endswith("n=4")
-    assert row[3] == "+4.00" and float(row[4]) < 0.01 and row[5] == "yes"
+    assert (row[1].value, row[1].n, row[2].value, row[2].n) == (3.0, 4, 7.0, 4)
+    from scipy import stats as sp
+
+    assert row[3].value == 4.0 and row[3].n == 4 and row[3].low < 4.0 < row[3].high
+    assert row[4] == pytest.approx(float(sp.ttest_rel([7, 8, 6, 7], [2, 3, 4, 3]).pvalue)) and row[5] == "yes"
+    assert table.columns[-2] == "p (paired t)"
     assert "with = with the superego: 4 scored, 1 invalid" in table.note
     same = [_result("without", i, s) for i, s in enumerate([3, 5, 4])] + [_result("with", i, s) for i, s in enumerate([4, 3, 5])]
     assert experiment.table_two(_spec(), same).tables[0].rows[0][5] == "no"
+    # the repetition whose "with" critique was invalid pairs with nothing: only whole pairs are tested
+    lonely = [_result("without", 0, 3), _result("with", 1, 9)]
+    assert experiment.table_two(_spec(), lonely).tables[0].rows[0][5] == "too few data"
+    figures = {f.label: f for f in report.paper.figures}
+    assert figures["Jenny (+SE): Narrative Divergence"].paper.value == 7
+    assert figures["Timothy (-SE): Behavioural Change"].studio.value == 3.0
+    assert any("Script 1" in line for line in report.protocol)
 
 
-async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_its_run(store):
+async def test_the_critic_reads_both_scripts_of_a_repetition_together_without_the_superego_first(store):
+    gateway = RecordingGateway()
+    spec = _spec(reps=1)
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {} and list(finished) == ["pair/0"]
+    pair = finished["pair/0"]
+    without, with_ = pair["runs"]["without"], pair["runs"]["with"]
+    asked = [m for c, m in gateway.calls if c.task == "critic_pair"]
+    assert len(asked) == 1 and not [c for c, _ in gateway.calls if c.task == "critic"]
+    text = asked[0][-1]["content"]
+    first = [e.text for e in store.take(without) if e.kind == "stage"][0]
+    second = [e.text for e in store.take(with_) if e.kind == "stage" and e.role == "ego"][0]
+    assert text.index("SCRIPT 1") < text.index(first[:40]) < text.index("SCRIPT 2") < text.index(second[:40])
+    assert "Script 1 shows" in text                              # narrative divergence against the reference
+    from studio.critic import stored_critiques
+
+    [kept_without], [kept_with] = stored_critiques(store, without), stored_critiques(store, with_)
+    assert kept_without.paired_with == with_ and kept_with.paired_with == without
+    assert kept_without.label.endswith("(-SE)") and kept_with.label.endswith("(+SE)")
+    assert pair["readings"]["with"]["scores"] == {k: v["score"] for k, v in kept_with.criteria.items()}
+    assert report.tables[0].rows[0][1].n == 1
+
+
+async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_its_runs(store):
     class FailsOnce(RecordingGateway):
         failed = False
 
         async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
-            # the third critique (repetition 1, without the superego) fails once, after its run has played
-            if ctx.task == "critic" and not self.failed and len([c for c in self.calls if c[0].task == "critic"]) == 2:
+            # the second reading (repetition 1) fails once, after both its runs have played
+            if ctx.task == "critic_pair" and not self.failed and [c for c in self.calls if c[0].task == "critic_pair"]:
                 self.failed = True
                 raise RuntimeError("the critic's server went away")
             return await super().complete(settings, messages, ctx, on_token, on_retry)
@@ -63,16 +99,17 @@ async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_i
     gateway = FailsOnce()
     spec = _spec(reps=2)
     report, finished, failed = await run_spec(store, spec, gateway=gateway)
-    assert sorted(finished) == ["with/0", "with/1", "without/0"] and list(failed) == ["without/1"]
-    assert "went away" in failed["without/1"]
+    assert sorted(finished) == ["pair/0"] and list(failed) == ["pair/1"]
+    assert "went away" in failed["pair/1"]
     runs_before = len(store.runs())
+    assert runs_before == 4
     played = len(gateway.calls)
     report, finished, failed = await run_spec(store, spec, gateway=gateway)
-    assert sorted(finished) == ["with/0", "with/1", "without/0", "without/1"] and failed == {}
-    assert len(store.runs()) == runs_before          # the failed trial's run was continued, not begun again
-    assert [c[0].task for c in gateway.calls[played:]] == ["critic"]   # and nothing finished was played again
+    assert sorted(finished) == ["pair/0", "pair/1"] and failed == {}
+    assert len(store.runs()) == runs_before          # the failed trial's runs were continued, not begun again
+    assert [c[0].task for c in gateway.calls[played:]] == ["critic_pair"]   # and nothing finished was played again
     rows = report.tables[0].rows
-    assert all(r[1].endswith("n=2") and r[2].endswith("n=2") for r in rows)
+    assert all(r[1].n == 2 and r[2].n == 2 for r in rows)
 
 
 def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(tmp_path, capsys):
@@ -81,8 +118,8 @@ def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(t
             "--json", "--db", db]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert len(out["trials"]) == 4 and out["failed"] == {}
-    assert out["tables"][0]["columns"][-3:] == ["with - without", "p (Welch's t)", "differs at 5%"]
+    assert len(out["trials"]) == 2 and out["failed"] == {}
+    assert out["tables"][0]["columns"][-3:] == ["with - without_n", "p (paired t)", "differs at 5%"]
     assert main(args) == 0                                          # again: nothing new is played
     again = json.loads(capsys.readouterr().out)
     assert sorted(r["run"] for r in again["trials"].values()) == sorted(r["run"] for r in out["trials"].values())
@@ -126,14 +163,14 @@ async def test_the_ensemble_play_compares_its_protagonists_inner_voice(store, tm
                                   "compare": {"play": str(PLAYS / "last_crossing.toml"), "turns": 1, "seed": 3}},
                                  "test.toml")
     report, finished, failed = await run_spec(store, spec, gateway=gateway)
-    assert failed == {} and sorted(finished) == ["with/0", "without/0"]
-    voices = {c: [e for e in store.events(finished[c]["run"]) if (e.role or "").endswith(".voice")]
-              for c in ("without/0", "with/0")}
-    assert voices["without/0"] == [] and voices["with/0"]
+    assert failed == {} and sorted(finished) == ["pair/0"]
+    runs = finished["pair/0"]["runs"]
+    voices = {c: [e for e in store.events(runs[c]) if (e.role or "").endswith(".voice")] for c in ("without", "with")}
+    assert voices["without"] == [] and voices["with"]
     from studio.critic import stored_critiques
 
-    labels = {c: [k.label for k in stored_critiques(store, finished[c]["run"])] for c in finished}
-    assert labels == {"without/0": ["Ines (-SE)"], "with/0": ["Ines (+SE)"]}
+    labels = {c: [k.label for k in stored_critiques(store, runs[c])] for c in runs}
+    assert labels == {"without": ["Ines (-SE)"], "with": ["Ines (+SE)"]}
     # an ensemble whose first character has no voice has nothing to compare
     text = (PLAYS / "last_crossing.toml").read_text()
     start = text.index("[cast.characters.voice]")
@@ -177,7 +214,7 @@ def test_intervals_stay_within_the_scores_scale():
     results = [_result("without", 0, 1), _result("without", 1, 10), _result("with", 0, 5), _result("with", 1, 6)]
     report = experiment.table_two(_spec(), results)
     row = report.tables[0].rows[0]
-    assert row[1] == "5.50 (0.00 to 10.00), n=2"
+    assert (row[1].value, row[1].low, row[1].high, row[1].n) == (5.5, 0.0, 10.0, 2)
     for series in report.figures[0].series.values():
         assert all(0 <= low <= mean <= high <= 10 for mean, low, high in series)
 
@@ -197,6 +234,68 @@ def test_a_one_off_compare_whose_run_fails_names_the_run_to_resume_and_exits_1(t
 
     store = Store(db)
     try:
-        assert [r.id for r in store.runs()] == [1, 2] and store.critiques(2) and not store.critiques(1)
+        # the run with the superego still played; with its reference unfinished, neither is read
+        assert [r.id for r in store.runs()] == [1, 2] and not store.critiques(2) and not store.critiques(1)
     finally:
         store.close()
+
+
+def test_the_paired_test_sees_a_steady_difference_that_the_spread_between_seeds_hides_from_welch():
+    from scipy import stats as sp
+
+    from studio.lab.stats import paired_t
+
+    without = [2.0, 6.0, 3.0, 8.0, 4.0]                  # seeds differ a lot from one another...
+    with_ = [3.0, 7.5, 4.0, 9.0, 5.5]                    # ...and the inner voice adds one to each, give or take
+    paired = paired_t(without, with_)
+    assert paired.n == 5 and paired.diff == pytest.approx(1.2)
+    assert paired.p == pytest.approx(float(sp.ttest_rel(with_, without).pvalue)) and paired.p < 0.01
+    assert float(sp.ttest_ind(with_, without, equal_var=False).pvalue) > 0.4
+    assert paired.low < 1.2 < paired.high
+    assert paired_t([1.0, 2.0], [2.0, 3.0]).p is None    # the same difference every time: no spread, no test
+    with pytest.raises(ValueError, match="pairs"):
+        paired_t([1.0], [1.0, 2.0])
+
+
+def test_the_paired_comparison_runs_against_an_openai_compatible_server(tmp_path, capsys):
+    from stub_server import Reply, StubServer
+
+    def side(score):
+        return {k: {"score": score, "interpretation": "Reads as plainly as it plays."}
+                for k in ("behavioural_change", "introspection", "narrative_divergence", "successful_adaptation")}
+
+    def reply(body):
+        asked = body["messages"][-1]["content"]
+        if "SCRIPT 2" in asked:
+            return Reply(json.dumps({"script_1": side(4), "script_2": side(7), "summary": "The second grows."}))
+        return Reply("I hold the line and say what I mean.")
+
+    with StubServer(default=reply, max_requests=300, lifetime=120) as server:
+        path = tmp_path / "compare.toml"
+        path.write_text(f'kind = "compare"\nmodel = "openai/stub"\nendpoints = ["{server.url}"]\nreps = 2\n'
+                        f'concurrency = 2\n[compare]\nplay = "{PLAYS / "interview.toml"}"\nturns = 1\n', encoding="utf-8")
+        assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
+        out = json.loads(capsys.readouterr().out)
+    assert out["done"] == 2 and out["failed"] == {}
+    table = out["tables"][0]
+    row = dict(zip(table["columns"], table["rows"][0]))
+    assert (row["without: mean"], row["with: mean"], row["with - without"]) == (4.0, 7.0, 3.0)
+    assert row["differs at 5%"] == "no spread"          # the same +3 in both pairs: nothing for a test to weigh
+    figures = {f["label"]: f for f in out["paper"]["figures"]}
+    assert figures["Jenny (+SE): Introspection"]["paper"]["value"] == 8
+    assert figures["Jenny (+SE): Introspection"]["studio"]["value"] == 7.0
+
+
+async def test_the_critic_reads_with_the_researchers_own_request(store, tmp_path):
+    own = tmp_path / "critic.toml"
+    own.write_text('critic_pair = "Critic, compare {ego} here:\\n{script_1}\\nand here:\\n{script_2}"\n',
+                   encoding="utf-8")
+    spec = experiment.KIND.check({"name": "compare:own", "model": "scripted", "reps": 1,
+                                  "compare": {"play": str(PLAYS / "interview.toml"), "turns": 1, "prompts": str(own)}},
+                                 "test.toml")
+    gateway = RecordingGateway()
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {}
+    [asked] = [m for c, m in gateway.calls if c.task == "critic_pair"]
+    assert asked[1]["content"].startswith("Critic, compare Jenny here:") and '"script_2"' in asked[1]["content"]
+    assert any("own texts" in line for line in report.protocol)

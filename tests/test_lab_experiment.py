@@ -8,6 +8,7 @@ import asyncio
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -58,7 +59,7 @@ class CrashesAt(RecordingGateway):
 
 def test_a_resumed_experiment_runs_no_finished_trial_again(store, tmp_path):
     experiment = load_experiment(_pd(tmp_path), concurrency=1)
-    assert experiment.name == "dilemma:scripted" and len(experiment.kind.plan(experiment.spec)) == 8
+    assert experiment.name.startswith("dilemma:scripted@") and len(experiment.kind.plan(experiment.spec)) == 8
     crashing = CrashesAt(15)  # trials of six moves, one at a time: two finish, the third is cut off
     with pytest.raises(Crash):
         asyncio.run(run_experiment(store, experiment, gateway=crashing))
@@ -91,6 +92,7 @@ reps = 1
 play = "{PLAYS / 'interview.toml'}"
 turns = 1
 conditions = ["without"]
+reading = "single"
 """)
     experiment = load_experiment(path)
     crashing = CrashesAt(1, task="critic")  # the run has played; its critique is cut off
@@ -115,7 +117,7 @@ def test_a_trial_that_errors_is_recorded_and_the_rest_finish(tmp_path, capsys):
     assert "rejected" in next(iter(out["failed"].values()))
     assert "1 trials failed" in captured.err and "Traceback" not in captured.err
     assert main(["lab", "status", "--db", db]) == 0
-    assert "dilemma:scripted: 7 trials done, 1 failed" in capsys.readouterr().out
+    assert re.search(r"dilemma:scripted@[0-9a-f]{12}: 7 trials done, 1 failed", capsys.readouterr().out)
     assert main(["lab", "run", str(path), "--json", "--db", db]) == 0  # the rerun plays the failed one only
     out = json.loads(capsys.readouterr().out)
     assert out["done"] == 8 and out["failed"] == {} and out["played_now"] == 1
@@ -288,9 +290,10 @@ def test_each_dilemma_trial_is_a_run_whose_scores_follow_from_the_moves(tmp_path
     from studio.engine.forms.dilemma import game as pd
 
     db = str(tmp_path / "s.db")
-    assert main(["lab", "run", str(_pd(tmp_path, reps=3)), "--json", "--db", db]) == 0
+    path = _pd(tmp_path, reps=3)
+    assert main(["lab", "run", str(path), "--json", "--db", db]) == 0
     out = json.loads(capsys.readouterr().out)
-    done = {k: r for k, r in _trials(db, "dilemma:scripted").items()}
+    done = {k: r for k, r in _trials(db, out["experiment"]).items()}
     assert len(done) == 12 and len({r["run"] for r in done.values()}) == 12
     for record in done.values():
         mine, theirs = record["moves"], record["partner_moves"]
@@ -332,7 +335,7 @@ def test_a_reply_that_is_never_a_move_fails_the_trial_and_the_retry_starts_a_new
     assert main(["lab", "run", str(path), "--json", "--db", db]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["done"] == 1 and out["played_now"] == 1
-    assert _trials(db, "dilemma:scripted")["control/0/always_defect/0"]["run"] == 2  # a fresh run, not the invalid one
+    assert _trials(db, load_experiment(path).name)["control/0/always_defect/0"]["run"] == 2  # a fresh run, not the invalid one
 
 
 @pytest.fixture

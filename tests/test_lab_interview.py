@@ -13,7 +13,7 @@ from conftest import ROOT, RecordingGateway, make_cast
 from studio.cli import main
 from studio.lab import interview as iv
 from studio.lab import ipip
-from studio.lab.kinds import Lines, Radar
+from studio.lab.kinds import Cell, Lines, Radar
 from studio.lab.personality import DIMENSIONS
 from studio.llm import scripted
 
@@ -135,20 +135,33 @@ async def test_d_oc_places_each_answer_on_the_dimension_without_reversing():
     assert extraversion.count("They answered") == 1 and "life of the party" in extraversion
 
 
-async def test_expert_rating_all_at_once_and_in_batches():
-    chosen = _answers()
+async def test_expert_rating_all_at_once_and_in_batches_of_three_or_four():
+    chosen = [iv.Answer(i, item, ipip.question(item, i), f"Answer number {i}.")
+              for i, item in enumerate(ipip.items("ipip50"))]                # ten answers a dimension
     for n, d in enumerate(DIMENSIONS):                                   # ER (all): one call a dimension
         scripted.queue(json.dumps({"analysis": f"Reads as level {n + 1} on {d}.", "result": n + 1}), task="er")
-    for _ in DIMENSIONS:                                                 # ER (batch): two batches of two
+    for _ in DIMENSIONS:                                                 # ER (batch): 3, 4 and 3 answers
         scripted.queue(json.dumps({"reason": "Keeps to the lamp and herself.", "score": 2}), task="er")
         scripted.queue(json.dumps({"reason": "Warms up when asked about the sea.", "score": "5/5"}), task="er")
+        scripted.queue(json.dumps({"reason": "Plain, steady answers.", "score": 2}), task="er")
     gateway = RecordingGateway()
     result = await iv.assess(chosen, ["er_all", "er_batch"], gateway=gateway, model="scripted", names=["Mara"])
     assert result["measured"]["er_all"] == {d: float(n + 1) for n, d in enumerate(DIMENSIONS)}
-    assert result["measured"]["er_batch"] == {d: 3.5 for d in DIMENSIONS}
-    first_batch = gateway.calls[5][1][-1]["content"]
-    assert first_batch.count("The participant:") == 2 and "Answer 3." not in first_batch
+    assert result["measured"]["er_batch"] == {d: 3.0 for d in DIMENSIONS}
+    sizes = [m[-1]["content"].count("The participant:") for _, m in gateway.calls[5:8]]
+    assert sizes == [3, 4, 3]
+    assert gateway.calls[0][1][-1]["content"].count("The participant:") == 10
     assert result["invalid"] == {"er_all": 0, "er_batch": 0}
+
+
+@pytest.mark.parametrize("count, sizes", [(0, []), (4, [4]), (5, [5]), (6, [3, 3]), (9, [3, 3, 3]), (10, [3, 4, 3]),
+                                          (12, [4, 4, 4]), (13, [3, 3, 4, 3]), (15, [4, 4, 4, 3])])
+def test_batches_hold_three_or_four_answers_as_the_papers_rule(count, sizes):
+    """Below six answers one batch; above, fours with a short last batch topped up to three from the first ones."""
+    chosen = _answers()[:1] * count
+    got = iv.batches(chosen)
+    assert [len(b) for b in got] == sizes
+    assert sum(len(b) for b in got) == count
 
 
 async def test_the_assessor_is_never_told_the_characters_name():
@@ -165,28 +178,49 @@ async def test_the_assessor_is_never_told_the_characters_name():
 
 # -- the report and the radar ---------------------------------------------------------------------------
 
-def test_the_report_compares_the_measured_profile_with_the_design():
+def test_the_report_compares_the_measured_profile_with_the_target_by_the_papers_rule_and_the_strict_one():
     from studio.lab.interview_kind import profile_report
 
     design = iv.designed(_sheet())
     assert design == {"openness": 2.0, "conscientiousness": 5.0, "extraversion": 1.0, "agreeableness": 3.0,
                       "neuroticism": 4.0}
-    near = {"openness": 2.0, "conscientiousness": 4.0, "extraversion": 2.0, "agreeableness": 3.0, "neuroticism": 4.0}
+    near = {"openness": 2.0, "conscientiousness": 4.0, "extraversion": 2.0, "agreeableness": 4.0, "neuroticism": 4.0}
     far = {"openness": 4.0, "conscientiousness": 2.0, "extraversion": 4.0, "agreeableness": 3.0, "neuroticism": None}
     results = [{"run": 1, "measured": {"er_all": near}, "invalid": {"er_all": 0}},
                {"run": 2, "measured": {"er_all": far}, "invalid": {"er_all": 1}}]
-    report = profile_report(design, ["er_all"], results, title="t")
+    report = profile_report({"Mara": design}, ["er_all"], results, title="t")
     profiles, agreement = report.tables
-    assert profiles.rows[0] == ["openness", "2", "3.00 ± 1.41"]
-    assert profiles.rows[4] == ["neuroticism", "4", "4.00 ± 0.00 (n=1)"]      # one repetition measured nothing
+    openness, neuroticism = profiles.rows[0], profiles.rows[4]
+    assert openness[:2] == ["openness", Cell(2.0, digits=1)] and openness[2].value == 3.0 and openness[2].n == 2
+    assert openness[2].low < 2.0 and openness[2].high > 4.0                  # two values: a wide t interval
+    assert neuroticism[2].value == 4.0 and neuroticism[2].n == 1             # one repetition measured nothing
     row = agreement.rows[0]
-    mae_near, mae_far = 2 / 5 / 4, 8 / 4 / 4
-    assert row[1] == f"{(mae_near + mae_far) / 2:.3f} ± {abs(mae_far - mae_near) / 2 ** 0.5:.3f}"
-    assert row[2:9] == ["1/2", "1/2", "1/2", "2/2", "1/1", "1/1", 1]  # O C E A N, full (far has N unmeasured), invalid
+    # The paper's rule leaves agreeableness (a target of 3, marginal) out: near hits O C E N, far misses O C E.
+    assert (row[1].value, row[1].n) == (pytest.approx(400 / 7), 7)
+    assert 0 <= row[1].low < row[1].value < row[1].high <= 100               # Wilson: inside 0-100 by construction
+    assert (row[2].value, row[2].n) == (100.0, 1)                           # far has N unmeasured: no full verdict
+    assert row[3].value == pytest.approx((2 / 4 / 4 + 8 / 3 / 4) / 2 * 100)  # MAE over the scored dimensions
+    # The strict rule keeps agreeableness: near's 4 misses a designed 3, far's 3 hits it.
+    assert (row[4].value, row[4].n) == (pytest.approx(100 * 5 / 9), 9)                # near 4 of 5, far 1 of 4
+    assert (row[5].value, row[5].n) == (0.0, 1)                              # near misses in full by the strict rule
+    assert [c.n for c in row[6:11]] == [2, 2, 2, 0, 1] and row[11] == 1
     baseline = agreement.rows[-1]                                      # knowing nothing: all at the midpoint
-    assert baseline[:2] == ["baseline: all 3", f"{(1 + 2 + 2 + 0 + 1) / 5 / 4:.3f}"] and baseline[5] == "hit"
+    # By the paper's rule a measured 3 reads as low, so knowing nothing already hits the two low targets (O, E).
+    assert baseline[0] == "baseline: all 3" and baseline[1].value == 50.0 and baseline[4].value == 20.0
     radar = report.figures[0]
-    assert radar.series["designed"] == [2.0, 5.0, 1.0, 3.0, 4.0] and radar.series["ER (all)"][0] == 3.0
+    assert radar.series["target"] == [2.0, 5.0, 1.0, 3.0, 4.0] and radar.series["ER (all)"][0] == 3.0
+
+
+def test_a_marginal_target_is_left_out_by_the_papers_rule_only():
+    from studio.lab.personality import accuracy, accuracy_paper, marginal
+
+    assert [marginal(x) for x in (2.5, 2.6, 3.0, 3.4, 3.5)] == [False, True, True, True, False]
+    target = {"openness": 3.0, "conscientiousness": 4.5, "extraversion": 1.0, "agreeableness": 4.0, "neuroticism": 2.0}
+    measured = {"openness": 4.0, "conscientiousness": 4.0, "extraversion": 3.0, "agreeableness": 5.0, "neuroticism": 1.0}
+    paper = accuracy_paper(target, measured)
+    assert paper["openness"] is None and paper["extraversion"] is True   # a measured 3 is low, not a miss
+    assert paper["full"] is True
+    assert accuracy(target, measured)["full"] is False
 
 
 def test_the_terminal_radar_is_plain_text_pairing_design_and_measure():
@@ -270,7 +304,7 @@ def test_the_command_runs_an_interview_and_a_rerun_plays_nothing_new(tmp_path, c
     assert out["methods"] == ["er_all"] and out["failed"] == {}
     [trial] = out["trials"].values()
     assert trial["answers"] == 20 and trial["measured"]["er_all"]["openness"] == 3.0
-    assert out["radar"]["series"]["designed"] == [2.0, 5.0, 1.0, 3.0, 4.0]
+    assert out["radar"]["series"]["target"] == [2.0, 5.0, 1.0, 3.0, 4.0]
     assert out_file.read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["trials"] == out["trials"]
@@ -316,3 +350,163 @@ async def test_an_interview_cut_off_is_continued_not_begun_again(store):
     assert finished["rep/0"]["answers"] == 20
     asked = [c.turn for c, _ in gateway.calls if c.task == "speak"]
     assert asked == list(range(1, 21))           # the dropped call is not recorded; turns 1-4 were not asked again
+
+
+# -- the paper's protocol end to end ------------------------------------------------------------------------
+
+IMPLIED = ROOT / "experiments" / "interview_implied.toml"
+WREN = ROOT / "characters" / "wren_cartographer.toml"
+
+
+def _implied(tmp_path, model='"scripted"', scale="mini", characters=None, extra=""):
+    """The shipped experiment at a test's size: two characters, one repetition, the short scale."""
+    chars = characters or [str(WREN), str(ROOT / "characters" / "tobias_baker.toml")]
+    path = tmp_path / "implied.toml"
+    path.write_text(f'kind = "interview"\nmodel = {model}\nreps = 1\nconcurrency = 2\n{extra}\n[interview]\n'
+                    f'characters = {json.dumps(chars)}\nlabels = "{ROOT / "experiments" / "labels" / "big_five.toml"}"\n'
+                    f'scale = "{scale}"\nmethods = ["doc", "er_batch"]\nconditions = ["interview", "sr", "sr_cot"]\n',
+                    encoding="utf-8")
+    return path
+
+
+def test_the_shipped_sheets_imply_their_labels_without_naming_a_trait():
+    """The target must come from outside the prompt: the label file's sheets set no traits and name none."""
+    from studio.lab.interview_kind import read_labels
+    from studio.model import load_character
+    from studio.model.inner_life import _TRAIT_WORDS
+
+    labels = read_labels(ROOT / "experiments" / "labels" / "big_five.toml", "t")
+    assert set(labels) == {"wren", "tobias", "iva", "lorcan"}
+    for stem in ("wren_cartographer", "tobias_baker", "iva_surgeon", "lorcan_busker"):
+        sheet = load_character(ROOT / "characters" / f"{stem}.toml")
+        assert sheet.traits is None and sheet.name.casefold() in labels
+        words = {w for pair in _TRAIT_WORDS.values() for phrase in pair for w in phrase.split() if len(w) > 5}
+        words |= {"openness", "conscientious", "extraver", "agreeable", "neurotic", "introvert"}
+        assert not [w for w in words if w in sheet.prompt.casefold()], stem
+
+
+async def test_the_target_never_reaches_the_characters_prompt_unless_asked(store):
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
+
+    for target, shown in (("hidden", False), ("sheet", True)):
+        gateway = RecordingGateway()
+        spec = KIND.check({"model": "scripted", "reps": 1, "interview": {"character": str(MARA), "methods": ["er_all"],
+                                                                         "target": target}}, "test.toml")
+        spec["name"] = f"interview:{target}"
+        report, finished, failed = await run_spec(store, spec, gateway=gateway)
+        assert failed == {}
+        prompts = "\n".join(m["content"] for c, msgs in gateway.calls if c.task == "speak" for m in msgs)
+        assert ("very reserved and quiet" in prompts) is shown
+        assert ("repeats its prompt" in report.protocol[0]) is shown     # the card says what the target measures
+
+
+async def test_self_reports_read_the_characters_own_choice_and_ask_the_assessor_only_when_unclear():
+    chosen = _answers()[:4]
+    replies = ["4", "I'd say 2, maybe 3.", "Hard to say. 1 feels wrong; 5 too.\nChoice: 5", "Leave me be."]
+    chosen = [iv.Answer(a.index, a.item, a.question, r) for a, r in zip(chosen, replies)]
+    scripted.queue(_choice(2), task="extract")                          # the second reply: two numbers
+    scripted.queue("no idea", task="extract")                           # the fourth: nothing, twice
+    scripted.queue("none", task="extract")
+    gateway = RecordingGateway()
+    result = await iv.self_report(chosen, "sr_cot", gateway=gateway, model="scripted", names=["Mara"])
+    picks = {a.item.dimension: (a.item.keyed, a.answer) for a in chosen}
+    assert result["read_by_assessor"] == 2 and result["invalid"] == {"sr_cot": 1}
+    measured = result["measured"]["sr_cot"]
+    expected = {}
+    for a, pick in zip(chosen, (4, 2, 5, 3)):                              # the unread one is neutral, 3
+        expected[a.item.dimension] = float(pick if a.item.keyed > 0 else 6 - pick)
+    assert {d: v for d, v in measured.items() if v is not None} == expected and picks
+    assert len(gateway.calls) == 3
+
+
+def test_the_papers_protocol_runs_end_to_end_and_reports_table_2_beside_the_studios(tmp_path, capsys):
+    import pandas
+
+    path = _implied(tmp_path)
+    db = str(tmp_path / "s.db")
+    assert main(["lab", "run", str(path), "--json", "--db", db]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["done"] == 6 and out["failed"] == {}                     # 2 characters x 3 conditions x 1 rep
+    assert main(["lab", "report", str(path), "--paper", "--db", db]) == 0
+    shown = capsys.readouterr().out
+    assert "Reproduction of Wang et al., 2024" in shown and "76.6" in shown
+    assert "label file the characters never see" in shown and "Protocol" in shown
+    assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
+    data = json.loads(capsys.readouterr().out)
+    figures = pandas.json_normalize(data["paper"]["figures"])
+    er = figures[figures["label"] == "ER (batch): Acc Dim (%)"].iloc[0]
+    assert er["paper.value"] == 76.6 and 0 <= er["studio.value"] <= 100
+    assert figures[figures["label"] == "SR: MAE (%)"].iloc[0]["studio.n"] == 2   # two characters' self-reports
+    assert any("Differs" in line for line in data["protocol"])
+
+
+def test_the_papers_protocol_runs_against_an_openai_compatible_server(tmp_path, capsys):
+    from stub_server import Reply, StubServer
+
+    def reply(body):
+        asked = body["messages"][-1]["content"]
+        if "Reply as JSON" in asked:
+            return Reply(json.dumps({"reason": "Keeps to herself and her maps.", "score": 2, "choice": 2}))
+        if "Choice: N" in asked:
+            return Reply("I keep my own company.\nChoice: 2")
+        if "number of your choice" in asked:
+            return Reply("2")
+        return Reply("I walk the coast alone for weeks; I like it that way.")
+
+    with StubServer(default=reply, max_requests=400, lifetime=120) as server:
+        path = _implied(tmp_path, model='"openai/stub"', characters=[str(WREN)], extra=f'endpoints = ["{server.url}"]')
+        assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["done"] == 3 and out["failed"] == {}
+        assert len(server.requests) >= 3 * 20
+    agreement = next(t for t in out["tables"] if t["title"].startswith("Agreement"))
+    rows = {row[0]: dict(zip(agreement["columns"], row)) for row in agreement["rows"]}
+    # The rater reads every dimension as 2, low: right for Wren's four low labels, wrong for her openness (5).
+    assert rows["ER (batch)"]["Acc dim"] == 80.0 and rows["ER (batch)"]["Acc dim_n"] == 5
+    # She self-reports 2 on every item, so keyed items read low and reversed ones high: the scale's key at work.
+    assert rows["SR"]["Acc dim_n"] == 5 and rows["SR"]["invalid replies"] == 0
+
+
+# -- a researcher's own prompt texts --------------------------------------------------------------------------
+
+async def test_an_experiment_runs_with_the_researchers_own_prompt_texts(store, tmp_path):
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
+
+    own = tmp_path / "appendix.toml"
+    own.write_text('question = "Tell me whether {statement} holds for you."\n'
+                   'self_report = "Statement: {statement} Options: {options}. One number."\n'
+                   'assessor = "You rate interviews."\n'
+                   'er = "Dimension {dimension}. Answers:\\n{answers}\\nScore it."\n', encoding="utf-8")
+    gateway = RecordingGateway()
+    spec = KIND.check({"model": "scripted", "reps": 1, "interview": {
+        "character": str(MARA), "methods": ["er_all"], "conditions": ["interview", "sr"],
+        "prompts": own.name}}, str(tmp_path / "exp.toml"))
+    spec["name"] = "interview:own"
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {}
+    asked = [e.text for e in store.take(finished["rep/0"]["run"]) if e.kind == "stage" and e.role == "other"]
+    assert asked[0] == "Tell me whether I am the life of the party. holds for you."
+    sr = [e.text for e in store.take(finished["sr/rep/0"]["run"]) if e.kind == "stage" and e.role == "other"]
+    assert sr[0].startswith("Statement: I am the life of the party. Options: 1 = strongly disagree")
+    er = [m for c, m in gateway.calls if c.task == "er"]
+    assert er[0][0]["content"] == "You rate interviews."
+    assert er[0][1]["content"].startswith("Dimension openness. Answers:") and '"score"' in er[0][1]["content"]
+    assert any("own texts from" in line and "question, self_report, assessor, er" in line for line in report.protocol)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('nonsense = "x"\n', "is not a prompt this experiment uses"),
+    ('er = "Rate {participant}."\n', "{participant}"),
+    ('oc = "Agree with {statement!r}?"\n', "plain placeholder"),
+    ('er = 3\n', "must be a text"),
+])
+def test_a_bad_prompt_file_is_one_clear_message_naming_the_prompt(tmp_path, capsys, text, says):
+    (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'kind = "interview"\nmodel = "scripted"\n[interview]\ncharacter = "{MARA}"\nprompts = "mine.toml"\n',
+                   encoding="utf-8")
+    assert main(["lab", "run", str(exp), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "mine.toml" in err and says in err and "Traceback" not in err

@@ -56,15 +56,17 @@ def test_the_user_s_own_texts_run_instead_of_the_studio_s(store, tmp_path):
         'next_round = "Partner: {partner}. Round {next}?"\n'
         '[personas]\ncontrol = ["You are a volunteer in a lab.", "You are a student."]\n', encoding="utf-8")
     gateway = RecordingGateway()
-    experiment = load_experiment(_small(tmp_path, 'prompts = "texts.toml"\nwordings = [0, 1]\n'))
+    experiment = load_experiment(_small(tmp_path, 'prompts = "texts.toml"\nwordings = [0, 1]\nmixed_model = true\n'))
     outcome = asyncio.run(run_experiment(store, experiment, gateway=gateway))
     assert not outcome.failed
     shown = "\n".join(m["content"] for _, ms in gateway.calls for m in ms)
     assert "You are a volunteer in a lab." in shown and "You are a student." in shown
     assert "A money game of 6 rounds: Project Green pays $5.00 each" in shown and "Partner: Project" in shown
     assert pd.GROUPS["competitive"][0] in shown  # a group the file leaves out keeps the studio's personas
-    card = experiment.kind.report(experiment.spec, outcome.finished).protocol
-    assert any("texts.toml" in line for line in card)
+    report = experiment.kind.report(experiment.spec, outcome.finished)
+    assert any("texts.toml" in line for line in report.protocol)
+    model = next(t for t in report.tables if t.title.startswith("Mixed model"))
+    assert all(isinstance(v, float) for row in model.rows for v in row[1:]) and (model.rows or "not fitted" in model.note)
 
 
 @pytest.mark.parametrize("text, field", [

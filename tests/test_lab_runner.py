@@ -2,12 +2,22 @@
 failures kept apart, every trial a run of its own."""
 
 import asyncio
+import socket
+import subprocess
+import sys
+import time
 
 from conftest import RecordingGateway
 from studio.lab.experiment import built
 from studio.lab.runner import run_experiment
 from studio.lab.trials import Trials
 from studio.llm import scripted
+
+
+def _ended_pid() -> int:
+    """The id of a process that has ended."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
 
 
 def dilemma(groups, partners, reps, model="scripted", concurrency=4):
@@ -98,17 +108,21 @@ def test_two_runners_of_one_experiment_never_play_a_trial_twice(store):
     assert len(gateway.calls) == 8 * 6 and len(store.runs()) == 8  # every trial once, by one runner or the other
     assert len(first.finished) == len(second.finished) == 8
     assert first.tally.played + second.tally.played == 8
-    # a claim by a runner of this process that has stopped is let go; one by a live runner is kept
+    # a lease that holds keeps a trial; one given back, run out, or left by a process that has ended does not
     trials = Trials(store)
-    trials.record("pd:scripted", "control/0/always_defect/9", "running", {"run": 3})
+    key = "control/0/always_defect/9"
+    trials.record("pd:scripted", key, "running", {"run": 3})
+    elsewhere = "another-machine:4242:abcd"
+    assert trials.claim("pd:scripted", key, elsewhere) == {"run": 3}
+    assert trials.claim("pd:scripted", key, claims.runner_name()) is None  # its lease holds
     with store.lock:
-        store.conn.execute("UPDATE lab_trials SET owner = ? WHERE key = ?", (claims.runner_name(), "control/0/always_defect/9"))
-    assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) == {"run": 3}
-    live = claims.runner_name()
-    claims.begin(live)
-    try:
-        assert trials.claim("pd:scripted", "control/0/always_defect/9", live) == {"run": 3}
-        assert trials.claim("pd:scripted", "control/0/always_defect/9", claims.runner_name()) is None
-    finally:
-        claims.end(live)
+        store.conn.execute("UPDATE lab_trials SET lease = ? WHERE key = ?", (time.time() - 1, key))
+    here = claims.runner_name()
+    assert trials.claim("pd:scripted", key, here) == {"run": 3}  # run out: taken over, its run goes on
+    assert trials.claim("pd:scripted", key, claims.runner_name()) is None
+    trials.release(here)
+    assert trials.claim("pd:scripted", key, elsewhere) == {"run": 3}  # given back
+    with store.lock:
+        store.conn.execute("UPDATE lab_trials SET owner = ? WHERE key = ?", (f"{socket.gethostname()}:{_ended_pid()}:ab", key))
+    assert trials.claim("pd:scripted", key, here) == {"run": 3}  # its process on this machine has ended
     assert trials.claim("pd:scripted", "control/0/always_defect/0", claims.runner_name()) is None  # done

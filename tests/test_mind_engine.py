@@ -6,7 +6,7 @@ import shutil
 
 from studio.engine import Engine
 from studio.engine.forms import load_play, resolve_cast
-from tests.conftest import ROOT
+from conftest import ROOT
 
 
 def _mara_play(tmp_path):

@@ -19,7 +19,7 @@ from studio.mind.moments import (
 from studio.mind.state import fold
 from studio.model import load_character
 from studio.store.events import STAGE
-from tests.conftest import ROOT
+from conftest import ROOT
 
 SETTINGS = CallSettings(model="scripted", temperature=0.7, max_tokens=200)
 MARA = load_character(ROOT / "characters" / "mara_lighthouse.toml")

@@ -11,8 +11,8 @@ from studio.mind.state import fold
 from studio.model import load_character
 from studio.engine.forms import load_play, resolve_cast
 from studio.model.errors import InputError
-from tests.conftest import ROOT
-from tests.test_mind_engine import _mara_play
+from conftest import ROOT
+from test_mind_engine import _mara_play
 
 KEEPERS_LOG = ROOT / "plays" / "keepers_log.toml"
 HARBOUR_MASTER = "The harbour master has left town."

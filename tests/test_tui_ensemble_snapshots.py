@@ -62,7 +62,8 @@ def test_the_run_viewed_as_one_character(snap_compare, studio):
 
 
 def test_who_speaks_next(snap_compare, studio):
-    """One turn in, w: the three on stage with the rotation's suggestion first and marked, then the
+    """One turn in, w: the three on stage with the suggestion first and marked (no line names anyone and three
+    are on stage, so the moderator's chain leaves it to the rotation), then the
     policies with the play's own (moderator) marked."""
 
     async def run_before(pilot):

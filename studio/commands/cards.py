@@ -97,13 +97,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if image is not None:
         write_new(out.with_suffix(".png"), image_bytes)
     write_new(out, text)
-    kept = " and its image " + out.with_suffix(".png").name if image else ""
-    print(f"wrote {out}{kept}: {sheet.name}, {len(sheet.knowledge)} knowledge item(s); "
+    from studio.clean import one_line  # a card's names and keys are outside text: shown, never obeyed
+
+    kept = " and its image " + one_line(out.with_suffix(".png").name) if image else ""
+    print(f"wrote {one_line(out)}{kept}: {one_line(sheet.name)}, {len(sheet.knowledge)} knowledge item(s); "
           "the notes below are also at its top")
     for note in notes[1:]:
-        print(f"  note: {note}")
+        print(f"  note: {one_line(note)}")
     if world_note:
-        print(f"  note: {world_note}")
+        print(f"  note: {one_line(world_note)}")
     return 0
 
 

@@ -18,7 +18,9 @@ from studio.model.errors import InputError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("critique", help="have a critic model score the protagonist's development")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="one or more run numbers, scored side by side")
+    p.add_argument("runs", nargs="+", metavar="RUN",
+                   help="one or more run numbers, scored side by side; a run without the superego and one with it "
+                        "are read together, as the Drama Machine's critic read them")
     p.add_argument("--model", metavar="M", help="the critic's model (default local/smollm2)")
     p.add_argument("--json", action="store_true", help="print the critiques as JSON")
     p.add_argument("--stored", action="store_true", help="show the critiques stored with the runs; ask no model")
@@ -109,6 +111,18 @@ def critique(args: argparse.Namespace) -> int:
     status = Console(stderr=True).status(f"The critic ({model}) is reading…")
 
     async def critique_all() -> list[Any]:
+        from studio.critic import critique_pair
+        from studio.engine.reading import build_script
+
+        if len(run_ids) == 2:
+            # A run without the superego and one with it are read together, the first as the reference,
+            # as the paper's critic read its two scripts.
+            flags = [build_script(store, r).with_superego for r in run_ids]
+            if flags[0] != flags[1]:
+                status.update(f"The critic ({model}) is reading runs {run_ids[0]} and {run_ids[1]} together…")
+                without, with_ = run_ids if flags[1] else run_ids[::-1]
+                pair = await critique_pair(store, without, with_, model=model)
+                return [next(c for c in pair if c.run_id == r) for r in run_ids]
         done = []
         for run_id in run_ids:
             status.update(f"The critic ({model}) is reading run {run_id}…")
@@ -232,9 +246,9 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
         return 130
     report, finished, failed = outcome.report, outcome.finished, outcome.failed
     if args.json:
-        print(json.dumps({"experiment": spec["name"], "trials": finished, "failed": failed,
-                          "tables": [{"title": t.title, "columns": t.columns, "rows": t.rows, "note": t.note}
-                                     for t in report.tables]}, ensure_ascii=False, indent=2))
+        from studio.lab.render import to_json
+
+        print(to_json(report, {"experiment": spec["name"], "trials": finished, "failed": failed}))
     else:
         from rich.table import Table as RichTable
         from rich.text import Text
@@ -249,7 +263,7 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
             console.print(shown)
         for key, error in sorted(failed.items()):
             console.print(Text(f"trial {key} failed: {error}"))
-        runs = sorted(r["run"] for r in finished.values())
+        runs = sorted(run for r in finished.values() for run in (r.get("runs") or {"": r["run"]}).values())
         console.print(Text(f"{len(finished)} trials done, {len(failed)} failed; runs {', '.join(map(str, runs))} "
                            "are ordinary runs: 'studio show RUN', 'studio critique RUN'."))
     return 0 if not failed else 1

@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     step.add_argument("run", help="a run number")
     step.add_argument("--next", metavar="NAME", help="the character who speaks next (an ensemble)")
     step.add_argument("--policy", metavar="POLICY", help="switch who speaks next from here on: alternate, "
-                      "round_robin, moderator, director, mentions or human")
+                      "round_robin, moderator, director, mentions, random or human")
     step.add_argument("--switch", action="append", default=[], metavar="VOICE:STRATEGY=on|off",
                       help="switch one inner voice's strategy from here on, e.g. Pride:critique=off")
     step.add_argument("--backstage", action="store_true", help="also print the backstage")

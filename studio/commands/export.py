@@ -47,7 +47,9 @@ def export(args: argparse.Namespace) -> int:
         raise InputError("command line", field, str(exc), "see 'studio runs' and 'studio show RUN --json --all'") from None
     except ExportError as exc:
         raise InputError("--out", None, str(exc)) from None
-    if not any(e.kind == "epilogue" for e in store.take(number, head)):
+    from studio.engine.reading import run_finished
+
+    if not run_finished(store, number, head):
         print(f"(run {number} is unfinished: the script ends where the run stopped)", file=sys.stderr)
     print(path)
     return 0

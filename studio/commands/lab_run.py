@@ -40,6 +40,9 @@ def register(labs: Any) -> None:
 def _shared(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reps", type=int, default=None, metavar="N", help="repetitions (default: the file's)")
     parser.add_argument("--model", default=None, metavar="M", help="the model (default: the file's, else local/smollm2)")
+    parser.add_argument("--continue", dest="go_on", action="store_true",
+                        help="go on with the trials recorded before the file was edited, instead of starting "
+                             "the edited experiment afresh")
 
 
 def experiments_folder() -> Path:
@@ -64,6 +67,7 @@ def _load(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     experiment = _load(args)  # bad input is found before the store is opened
     store = open_store(args.db)
+    _identify(args, store, experiment)
     if args.lab_command == "report":
         return _report(args, store, console, experiment)
     from studio.lab.render import to_console, to_json
@@ -94,6 +98,28 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     return 0
 
 
+def _identify(args: argparse.Namespace, store: Any, experiment: Any) -> None:
+    """An edited experiment file is a new experiment; say so when the file's earlier settings have trials,
+    or, with --continue, take the earlier experiment's name and go on with its trials."""
+    from studio.lab.experiment import earlier
+    from studio.lab.trials import Trials
+
+    before = earlier(store, experiment)
+    if before is None or experiment.name in {name for name, *_ in Trials(store).experiments()}:
+        if getattr(args, "go_on", False) and before is None:
+            print(f"studio: nothing recorded from {experiment.path.name} under other settings; "
+                  f"--continue changes nothing ({experiment.name}).", file=sys.stderr)
+        return
+    if getattr(args, "go_on", False):
+        print(f"studio: --continue: going on with {before}, recorded before {experiment.path.name} was edited "
+              f"(these settings alone are {experiment.name}).", file=sys.stderr)
+        experiment.spec["name"] = before
+    else:
+        print(f"studio: {experiment.path.name} has changed since its trials were recorded as {before}; these "
+              f"settings are a new experiment, {experiment.name}. Add --continue to go on with the earlier "
+              "one's trials instead.", file=sys.stderr)
+
+
 def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any) -> int:
     from studio.lab import render
     from studio.lab.runner import report_of
@@ -105,7 +131,9 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
                          f"run it first: studio lab run {experiment.path}" + (f" --model {args.model}" if args.model else ""))
     fmt, out = args.format, args.out
     stem = experiment.path.stem
-    header = [f"Experiment `{experiment.path.name}` ({experiment.spec['kind']}) on `{experiment.spec['model']}`: "
+    print(f"Experiment {experiment.name}.", file=sys.stderr)
+    header = [f"Experiment `{experiment.path.name}` ({experiment.spec['kind']}) on `{experiment.spec['model']}`, "
+              f"recorded as `{experiment.name}`: "
               f"{len(outcome.finished)} of {outcome.tally.total} trials done, {len(outcome.failed)} failed.", ""]
     try:
         if args.paper and fmt == "table":

@@ -88,6 +88,12 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     def ask(pending: Any) -> str:
         printer.end_line()
         role = pending.role
+        if role is None:  # the turn policy leaves the next speaker to the playwright
+            return pick(pending)
+        last = engine.path[-1] if engine.path else None
+        if last is not None and last.role == role.key and last.data.get("invalid"):
+            # the answer before was refused (a vote for nobody in the game): say why before asking again
+            out.print(f"[dim]  (that could not be used: {esc(last.data['invalid'])})[/]")
         label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
         while True:
             try:
@@ -96,6 +102,22 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
                 raise _Stop("no more input") from None
             if text.strip():
                 return text
+
+    def pick(pending: Any) -> str:
+        from studio.clean import one_line
+
+        while True:
+            choices = engine.stage_choices()
+            if not choices:
+                raise _Stop(f"nobody is on stage; 'studio stage {engine.run_id} --enter NAME' brings someone on")
+            try:
+                text = out.input(f"[bold]Who speaks next? {esc(', '.join(choices))} ›[/] ")
+            except EOFError:
+                raise _Stop("no more input") from None
+            word = one_line(text) or choices[0]
+            if any(word.casefold() == name.casefold() for name in choices):
+                return word
+            out.print(f"[dim]  ({esc(word)} is not on stage; pick one of {esc(', '.join(choices))})[/]")
 
     try:
         try:
@@ -107,11 +129,11 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")
         return 0
     except KeyboardInterrupt:
-        printer.end_line()
+        printer.broke_off()
         out.print(f"Paused. Everything committed is kept; 'studio resume {engine.run_id}' continues.")
         return 130
     except EngineError as exc:
-        printer.end_line()
+        printer.broke_off()
         out.print(f"[red]Model error:[/] {esc(exc)}")
         out.print(f"Run {engine.run_id} is kept as it was; 'studio resume {engine.run_id}' tries again.")
         return 1

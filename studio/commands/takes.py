@@ -39,6 +39,8 @@ def rewind_run(args: argparse.Namespace) -> int:
 def override_line(args: argparse.Namespace) -> int:
     from studio.store import StoreError
 
+    if isinstance(args.text, list):  # `override RUN EVENT -- --`: argparse hands back what followed `--` as a list
+        args.text = " ".join(args.text)
     if not args.text.strip():
         raise InputError("TEXT", None, "the new line is empty", "give the words the line should say instead")
     engine = open_engine(args, args.run, gateway=object())

@@ -38,7 +38,7 @@ def _redacted(value: Any, redact: Any) -> Any:
 
 
 def with_credentials(run_id: int, cast: ResolvedCast) -> ResolvedCast:
-    hidden = [r for r in cast.roles if r.api_base and "***@" in r.api_base]
+    hidden = [r for r in cast.roles if r.api_base and "***" in r.api_base]
     if not hidden:
         return cast
     fresh: dict[str, str] = {}

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from studio.engine.lines import Guarded, clean_line, guard_line, sentence_keys, tidy  # noqa: F401
 from studio.engine.steer import Direction
+from studio.clean import clean_text
 from studio.engine.checkpoints import Checkpoints
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.budget import fit
@@ -156,7 +157,7 @@ class Engine:
 
     @property
     def finished(self) -> bool:
-        return self.state.finished
+        return self.form.finished(self.state)
 
     def role(self, key: str) -> ResolvedRole:
         return self.cast.role(key)
@@ -176,6 +177,9 @@ class Engine:
     # -- committing ----------------------------------------------------------------------
 
     def _commit(self, kind: str, text: str, *, branch_from: Event | None = None, **fields: Any) -> Event:
+        # Every line enters the log through here, typed ones too: stored clean (studio/clean.py), so no
+        # later `show` replays an escape sequence, and bytes that were not UTF-8 cannot break the write.
+        text = clean_text(text)
         parent = branch_from.parent if branch_from is not None else self.head
         if kind not in (ev.CONTROL, ev.NOTE, ev.ERROR):
             data = dict(fields.pop("data", None) or {})
@@ -472,7 +476,8 @@ class Engine:
         data = dict(original.data)
         data["override_of"] = original.id
         kind = original.kind
-        if kind in (ev.STAGE, ev.DIRECTION) and original.role != "director":
+        # A direction with no character behind it (the director's, a stage move's) stays a direction.
+        if kind in (ev.STAGE, ev.DIRECTION) and original.role not in (None, "director"):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
         return self._commit(

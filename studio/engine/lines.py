@@ -181,7 +181,8 @@ def same_line(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
-_ITALIC_RUN = re.compile(r"^(?:\s*(?:\*[^*\n]+\*|_[^_\n]+_)\s*)+$")
+# Single stars only: `_x_` is underlined speech in Fountain and an emphasised word to a reader, not business.
+_ITALIC_RUN = re.compile(r"^(?:\s*\*[^*\n]+\*\s*)+$")
 
 
 def is_direction(text: str) -> bool:
@@ -190,5 +191,5 @@ def is_direction(text: str) -> bool:
 
 
 def strip_italics(text: str) -> str:
-    parts = re.findall(r"\*([^*\n]+)\*|_([^_\n]+)_", text)
-    return " ".join((a or b).strip() for a, b in parts) or text.strip()
+    parts = re.findall(r"\*([^*\n]+)\*", text)
+    return " ".join(a.strip() for a in parts) or text.strip()

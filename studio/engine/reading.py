@@ -21,9 +21,16 @@ def finished(cast: Any, path: list[Event]) -> bool:
     if any(e.kind == ev.EPILOGUE for e in path):
         return True
     try:
-        return bool(form_for(cast).replay(cast, path).finished)
+        form = form_for(cast)
+        return form.finished(form.replay(cast, path))
     except Exception:  # noqa: BLE001 - a state that cannot be replayed is not known to be finished
         return False
+
+
+def run_finished(store: Store, run_id: int, head: int | None = None) -> bool:
+    """Whether one take of a stored run (the current one unless `head` names another) is finished."""
+    cast = ResolvedCast.model_validate_json(store.run(run_id).cast_json)
+    return finished(cast, store.take(run_id, head))
 
 
 def build_script(store: Store, run_id: int, head: int | None = None, backstage: bool = False) -> Script:

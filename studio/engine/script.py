@@ -97,6 +97,11 @@ class Epilogue:
     text: str
     event_id: int
 
+    @property
+    def parts(self) -> tuple[tuple[str, str], ...]:
+        """The epilogue is spoken too: its stage business is business in every format, as in a speech."""
+        return split_business(self.text)
+
 
 Block = Heading | Direction | Speech | Backstage | Epilogue
 
@@ -293,7 +298,9 @@ def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, creat
                         label=_BACKSTAGE_VERBS["mind.recall"].format(character=event.character or ""),
                         text=" / ".join(f"{m.character or 'Someone'}: {clean_text(m.text).strip()}" for m in recalled),
                         event_id=event.id, scene=event.scene, turn=event.turn, shaped=event.id))
-            if kind == ev.STAGE:
+            # A line with no one behind it is a direction whatever its kind: an edited stage move was
+            # once kept as a line by nobody, and the stage prints it as a direction.
+            if kind == ev.STAGE and (event.role is not None or event.character):
                 script.blocks.append(
                     Speech(
                         character=event.character or names.get(event.role or "", "Someone"),

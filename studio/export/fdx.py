@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, parenthesise, split_business
+from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, parenthesise
 
 # XML 1.0 cannot carry these at all, escaped or not: they become U+FFFD, never vanish.
 _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
@@ -64,7 +64,7 @@ def render_fdx(script: Script) -> str:
             notes.append(block)
         elif isinstance(block, Epilogue):
             _paragraph(content, "Scene Heading", "EPILOGUE", StartsNewPage="Yes")
-            _speech(content, block.character, list(split_business(block.text)))
+            _speech(content, block.character, list(block.parts))
     if script.backstage:
         _paragraph(content, "Scene Heading", "BACKSTAGE", StartsNewPage="Yes")
         if not notes:

@@ -56,14 +56,18 @@ def _italic(text: str) -> str:
 
 
 def _speech(block: Speech) -> str:
+    return f"**{escape(block.character)}:** {_spoken(block.parts)}"
+
+
+def _spoken(parts: tuple[tuple[str, str], ...]) -> str:
+    """Speech parts as Markdown: business as an italic parenthetical, lines as paragraphs."""
     pieces: list[str] = []
-    for kind, text in block.parts:
+    for kind, text in parts:
         if kind == "business":
             pieces.append(f"*({escape(' '.join(text.split()))})*")
         else:
             pieces.append("\n\n".join(_join(p) for p in paragraphs(text)))
-    body = " ".join(pieces) if pieces else "*(silence)*"
-    return f"**{escape(block.character)}:** {body}"
+    return " ".join(pieces) if pieces else "*(silence)*"
 
 
 def _note_place(note: Backstage, script: Script) -> str:
@@ -102,7 +106,8 @@ def render_markdown(script: Script) -> str:
         elif isinstance(block, Epilogue):
             out.append("## Epilogue")
             out.append(f"*{escape(block.character)}'s autobiographical notes*")
-            out.extend(_join(p) for p in paragraphs(block.text))
+            if block.text.strip():
+                out.append(_spoken(block.parts))
     if not script.finished:
         out.append("*(The run is unfinished.)*")
     if script.backstage:

@@ -33,7 +33,6 @@ from studio.export.script import (
     Script,
     Speech,
     parenthesise,
-    split_business,
 )
 
 LINE = 12  # points: 12 pt Courier set solid, six lines to the inch
@@ -65,13 +64,9 @@ def spoken_lines(text: str) -> list[str]:
     return out
 
 
-def epilogue_parts(text: str) -> tuple[tuple[str, str], ...]:
-    """The epilogue is spoken too: its stage business becomes parentheticals like any line's."""
-    return split_business(text)
-
-
 def _style(name: str, left: float, width: float, **kw) -> ParagraphStyle:
-    kw = {"fontName": typeset.BASE, "fontSize": 12, "leading": LINE, **kw}
+    # shaping: the faces that need it (Devanagari, Thai, emoji) are shaped by HarfBuzz (studio.export.typeset)
+    kw = {"fontName": typeset.BASE, "fontSize": 12, "leading": LINE, "shaping": 1, **kw}
     return ParagraphStyle(name, leftIndent=left * inch, rightIndent=(6 - left - width) * inch, **kw)
 
 
@@ -95,13 +90,13 @@ def speech_flowable(f: typeset.Fonts, name: str, parts, here: str, cue=CUE, pare
     body = []
     for kind, text in parts:
         if kind == "business":
-            p = Paragraph(f.markup(paren_style(text), here, italic=italic_paren), paren)
+            p = f.para(paren_style(text), paren, here, italic=italic_paren)
             p._is_paren = True
             body.append(p)
         else:
             lines = spoken_lines(text)
             if lines:
-                body.append(Paragraph("<br/>".join(f.markup(line, here) for line in lines), dialogue))
+                body.append(f.para("\n".join(lines), dialogue, here))
     if not body:
         p = Paragraph(f.markup("(silence)", here, italic=italic_paren), paren)
         p._is_paren = True
@@ -145,16 +140,16 @@ def _screenplay(script: Script, f: typeset.Fonts) -> list:
         if isinstance(block, Heading):
             story.append(Paragraph(f.markup(block.title, here), SLUG))
             if block.brief:
-                story.append(Paragraph(f.markup(block.brief, here, italic=True), BRIEF))
+                story.append(f.para(block.brief, BRIEF, here, italic=True))
         elif isinstance(block, Direction):
             lines = [line.strip() for line in block.text.splitlines() if line.strip()]
             if lines:
-                story.append(Paragraph("<br/>".join(f.markup(line, here) for line in lines), ACTION))
+                story.append(f.para("\n".join(lines), ACTION, here))
         elif isinstance(block, Speech):
             story.append(speech_flowable(f, block.character, block.parts, here))
         elif isinstance(block, Epilogue):
             story += [PageBreak(), Paragraph("EPILOGUE", SLUG)]
-            story.append(speech_flowable(f, block.character, epilogue_parts(block.text), here))
+            story.append(speech_flowable(f, block.character, block.parts, here))
     if script.backstage:
         story += backstage_appendix(
             f, script, lambda text: Paragraph(text, SLUG), lambda n, p, h: speech_flowable(f, n, p, h)

@@ -28,7 +28,6 @@ from studio.export.pdf import (
     LINE,
     _style,
     backstage_appendix,
-    epilogue_parts,
     speech_flowable,
     where,
     write_pdf,
@@ -72,7 +71,7 @@ def _front_matter(f: typeset.Fonts, script: Script) -> list:
     setting = script.setting or " ".join(script.premise.split())
     if setting:
         story += [Spacer(1, 2 * LINE), Paragraph("<u>SETTING</u>", CENTRE), Spacer(1, LINE)]
-        story.append(Paragraph(f.markup(setting, "the cast page (setting)"), LEFT))
+        story.append(f.para(setting, LEFT, "the cast page (setting)"))
     story.append(PageBreak())
     return story
 
@@ -84,16 +83,16 @@ def _play(script: Script, f: typeset.Fonts) -> list:
         if isinstance(block, Heading):
             story += [CondPageBreak(6 * LINE), _heading(block.title, f, here)]
             if block.brief:
-                story.append(Paragraph(f.markup(block.brief, here, italic=True), DIRECTION))
+                story.append(f.para(block.brief, DIRECTION, here, italic=True))
         elif isinstance(block, Direction):
             lines = [line.strip() for line in block.text.splitlines() if line.strip()]
             if lines:
-                story.append(Paragraph("<br/>".join(f.markup(line, here, italic=True) for line in lines), DIRECTION))
+                story.append(f.para("\n".join(lines), DIRECTION, here, italic=True))
         elif isinstance(block, Speech):
             story.append(_speech(f, block.character, block.parts, here))
         elif isinstance(block, Epilogue):
             story += [PageBreak(), _heading("EPILOGUE")]
-            story.append(_speech(f, block.character, epilogue_parts(block.text), here))
+            story.append(_speech(f, block.character, block.parts, here))
     ending = "END OF PLAY" if script.finished else "(The run stopped here: the play is unfinished.)"
     story += [Spacer(1, 2 * LINE), Paragraph(ending, CENTRE)]
     if script.backstage:

@@ -1,13 +1,23 @@
-"""What both PDF layouts share: fonts for every script, right-to-left lines, pages, split speeches.
+"""What both PDF layouts share: fonts for every script, shaping, right-to-left lines, pages, split speeches.
 
 Courier Prime (bundled with screenplay tools, the face theatres and studios expect) has Latin
-only. Every other character is set in the first font that has it: DejaVu Sans Mono, then DejaVu
-Sans (both ship with matplotlib: Greek, Cyrillic, Hebrew, Arabic, many symbols and emoji), then
-TrueType fonts found on the system (Droid Sans Fallback, Noto: CJK). A character no font has is
-printed as its code point, `[U+1F9FF]`, and reported with the line it is in: never a blank.
+only. Every other character is set in the first font that has it, all of them embedded: Noto Sans for
+the scripts Latin faces lack (Arabic, Hebrew, Devanagari, Thai and the other Indic and South-East
+Asian scripts), DejaVu Sans Mono and DejaVu Sans (matplotlib ships both: Greek, Cyrillic, symbols),
+Noto Sans and Noto Sans Symbols, Noto Emoji (monochrome outlines: a PDF cannot embed colour emoji
+portably), then TrueType fonts found on the system: Droid Sans Fallback for Chinese and Japanese and
+Nanum Gothic for Korean (Noto's CJK fonts have CFF outlines, which reportlab cannot embed). The Noto
+fonts come from PyPI (manimgx-fonts, Noto unmodified); `.ci/run` installs the Debian ones. A mark,
+a joiner or a variation selector stays in the font of the character it belongs to, so emoji
+sequences and vowel signs are set together; a character in an emoji range prefers Noto Emoji.
 
-A line with right-to-left text is shaped (arabic-reshaper joins Arabic letters) and put in
-display order (python-bidi) before it is set, since reportlab draws glyphs left to right.
+Devanagari, Thai and emoji sequences are shaped by HarfBuzz (uharfbuzz, through reportlab's shaping
+support), one font run at a time; each shaped cluster carries its own text in the font's ToUnicode
+map, so copying or extracting the text gives the characters in logical order, not the glyphs' order.
+A paragraph holding right-to-left text is broken into lines in logical order, Arabic letters joined
+(arabic-reshaper), and each line then put in display order (python-bidi); a paragraph whose first
+strong character is right-to-left is right-aligned. A character no font has prints as a box (the
+.notdef glyph, still carrying the character in the text layer) and is reported with its line.
 """
 
 from __future__ import annotations
@@ -18,13 +28,41 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 from xml.sax.saxutils import escape
 
+from reportlab.lib.enums import TA_LEFT, TA_RIGHT
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 BASE = "Courier Prime"
-_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/Noto*.ttf")
+BOX = "studio-NotoSans"  # whose .notdef glyph, a box, stands for a character no font has
+FRAME_WIDTH = 6 * inch
+# Noto's script faces (PyPI: manimgx-fonts) come first for their scripts; these are tried after DejaVu.
+_NOTO_LATER = ("NotoSans[wght].ttf", "NotoSansSymbols[wght].ttf", "NotoEmoji[wght].ttf")
+_NOTO_SKIP = ("NotoSans-Italic[wght].ttf",)
+_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/NanumGothic.ttf",
+                 "/usr/share/fonts/**/Noto*.ttf")
+# Faces HarfBuzz shapes: scripts that cannot be set glyph by glyph, and emoji sequences. Arabic and Hebrew
+# are not among them: they are joined and reordered before reportlab sees them (see `visual_lines`).
+_SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar",
+           "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji")
+_JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f\u20e3")
+EMOJI_FACE = "studio-NotoEmoji"
+
+
+def _attaches(ch: str) -> bool:
+    """A character that belongs to the one before it: a mark, a joiner, a variation selector, a skin
+    tone, an emoji tag."""
+    code = ord(ch)
+    return (ch in _JOINERS or unicodedata.category(ch) in ("Mn", "Mc", "Me") or 0x1F3FB <= code <= 0x1F3FF
+            or 0xE0020 <= code <= 0xE007F)
+
+
+def _emoji_like(ch: str, after: str) -> bool:
+    code = ord(ch)
+    return code >= 0x1F000 or (0x2600 <= code <= 0x27BF) or after in ("\ufe0f", "\u200d", "\u20e3")
 
 
 @dataclass
@@ -36,39 +74,62 @@ class Fonts:
     missing: list[str] = field(default_factory=list)
     warn: Callable[[str], None] | None = None
 
-    def face(self, ch: str) -> str | None:
+    def face(self, ch: str, after: str = "") -> str | None:
         code = ord(ch)
         if code in self.base_chars or ch in "\n\t ":
             return BASE
+        if _emoji_like(ch, after):
+            for name, chars in self.fallbacks:
+                if name == EMOJI_FACE and code in chars:
+                    return name
         for name, chars in self.fallbacks:
             if code in chars:
                 return name
         return None
 
-    def markup(self, text: str, where: str, italic: bool = False, bold: bool = False) -> str:
-        """`text` as reportlab paragraph markup: shaped, in display order, each run in a font that has it."""
-        text = visual(unicodedata.normalize("NFC", text))
-        runs: list[tuple[str | None, str]] = []
-        for ch in text:
-            if unicodedata.category(ch) == "Cf" or "\ufe00" <= ch <= "\ufe0f":
-                # Zero-width marks, joiners and variation selectors have no glyph of their own and
-                # reportlab composes no sequences: on paper they would only show up as codes.
-                continue
-            face = self.face(ch)
+    def _has(self, face: str, ch: str) -> bool:
+        if face == BASE:
+            return ord(ch) in self.base_chars
+        return any(name == face and ord(ch) in chars for name, chars in self.fallbacks)
+
+    def runs(self, text: str, where: str, report: bool = True) -> list[tuple[str, str]]:
+        """`text` as (face, chunk) runs, each chunk set in a font that has it; a character that
+        belongs to the one before it stays in its run where that font has it (or has no glyph of its own)."""
+        runs: list[tuple[str, str]] = []
+        for i, ch in enumerate(text):
+            face: str | None
+            if runs and _attaches(ch) and (self._has(runs[-1][0], ch) or unicodedata.category(ch) == "Cf"
+                                           or "\ufe00" <= ch <= "\ufe0f"):
+                face = runs[-1][0]
+            elif unicodedata.category(ch) == "Cf" or "\ufe00" <= ch <= "\ufe0f":
+                continue  # a joiner with nothing to join: no glyph, nothing to print
+            elif ch == " " and runs and runs[-1][0] not in (BASE, EMOJI_FACE) and self._has(runs[-1][0], ch) and \
+                    self.face(text[i + 1 : i + 2] or " ") == runs[-1][0]:
+                face = runs[-1][0]  # a space between words of one script is that script's space
+            else:
+                face = self.face(ch, text[i + 1 : i + 2])
             if face is None:
-                ch = f"[U+{ord(ch):04X}]"
-                message = f"{where}: no font has {ch}; it is printed as its code"
-                if message not in self.missing:
+                face = BOX
+                _box(ch)
+                message = f"{where}: no font has U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')}); it prints as a box"
+                if report and message not in self.missing:
                     self.missing.append(message)
                     if self.warn:
                         self.warn(message)
-                face = BASE
             if runs and runs[-1][0] == face:
                 runs[-1] = (face, runs[-1][1] + ch)
             else:
                 runs.append((face, ch))
+        return runs
+
+    def markup(self, text: str, where: str, italic: bool = False, bold: bool = False, ordered: bool = False) -> str:
+        """`text` as reportlab paragraph markup: in display order (unless `ordered`: it already is), each
+        run in a font that has it. For one line; `para` breaks paragraphs with right-to-left text."""
+        text = unicodedata.normalize("NFC", text)
+        if not ordered:
+            text = visual(text)
         out = []
-        for face, chunk in runs:
+        for face, chunk in self.runs(text, where):
             chunk = escape(chunk)
             if face != BASE:
                 chunk = f'<font name="{face}">{chunk}</font>'
@@ -80,66 +141,249 @@ class Fonts:
             html = f"<b>{html}</b>"
         return html
 
+    def width(self, text: str, size: float) -> float:
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
+        return sum(stringWidth(chunk, face, size) for face, chunk in self.runs(text, "", report=False))
+
+    def para(self, text: str, style: ParagraphStyle, where: str, italic: bool = False) -> Paragraph:
+        """A paragraph of text (lines split at newlines) in `style`. Text with right-to-left letters is
+        broken into lines here, in logical order, then each line is put in display order, and a paragraph
+        whose first strong character is right-to-left is right-aligned."""
+        lines = [line for line in unicodedata.normalize("NFC", text).split("\n")]
+        if not any(_is_rtl(line) for line in lines):
+            return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
+        measure = FRAME_WIDTH - style.leftIndent - style.rightIndent
+        rtl = _base_rtl(text)
+        out = []
+        for line in lines:
+            for visual_line in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
+                out.append(self.markup(visual_line, where, italic=italic, ordered=True))
+        if rtl and style.alignment == TA_LEFT:
+            style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
+        return Paragraph("<br/>".join(out), style)
+
 
 def _is_rtl(text: str) -> bool:
     return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
 
 
+def _base_rtl(text: str) -> bool:
+    """Whether a paragraph reads right to left: its first strong character does."""
+    for c in text:
+        kind = unicodedata.bidirectional(c)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
+
+
+def _reshaped(text: str) -> str:
+    import arabic_reshaper
+
+    return arabic_reshaper.reshape(text) if any(unicodedata.bidirectional(c) == "AL" for c in text) else text
+
+
 def visual(text: str) -> str:
-    """Right-to-left runs shaped and reordered for left-to-right drawing; other text untouched."""
+    """One line with right-to-left runs joined and reordered for left-to-right drawing; other text untouched."""
     if not _is_rtl(text):
         return text
-    import arabic_reshaper
     from bidi.algorithm import get_display
 
     try:
-        return "\n".join(get_display(arabic_reshaper.reshape(line)) for line in text.split("\n"))
+        return "\n".join(get_display(_reshaped(line)) for line in text.split("\n"))
     except Exception:  # noqa: BLE001 - python-bidi rejects some rare scripts: print them in logical order
         return text
 
 
+def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: bool) -> list[str]:
+    """One logical line broken at spaces to fit `measure` points, in logical order (the order it is read),
+    then each piece put in display order: so a wrapped Arabic or Hebrew sentence reads top to bottom,
+    and a mixed line breaks where its words fall, not where their mirror image would."""
+    from bidi.algorithm import get_display
+
+    text = _reshaped(text)
+    pieces: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        trial = f"{current} {word}" if current else word
+        if current and width(trial) > measure:
+            pieces.append(current)
+            current = word
+        else:
+            current = trial
+    pieces.append(current)
+    out = []
+    for piece in pieces:
+        try:
+            out.append(get_display(piece, base_dir="R" if rtl else "L"))
+        except Exception:  # noqa: BLE001 - as in `visual`
+            out.append(piece)
+    return out
+
+
+# Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
+# or a reordered cluster (a vowel sign drawn before its consonant) is one code carrying the whole
+# cluster's text, the rest of its glyphs carry none, so a reader of the PDF's text gets it in logical order.
+_ACTUAL: dict[int, str] = {}
+_PRIVATE: dict[tuple[str, int, str, int], int] = {}
+_NEXT_PRIVATE = [0xF0000]
+
+
+def _private(font: Any, gid: int, text: str, index: int, width: float) -> str:
+    key = (font.fontName, gid, text, index)
+    code = _PRIVATE.get(key)
+    if code is None:
+        code = _PRIVATE[key] = _NEXT_PRIVATE[0]
+        _NEXT_PRIVATE[0] += 1
+        face = font.face
+        face.charToGlyph[code] = gid
+        face.glyphToChar.setdefault(gid, []).append(code)
+        face.charWidths[code] = width
+        _ACTUAL[code] = text if index == 0 else ""
+    return chr(code)
+
+
+def _box(ch: str) -> None:
+    """Let the box font print `ch` as its .notdef glyph, with `ch` itself in the text layer."""
+    from reportlab.pdfbase import pdfmetrics
+
+    face = pdfmetrics.getFont(BOX).face
+    if ord(ch) not in face.charToGlyph:
+        face.charToGlyph[ord(ch)] = 0
+        face.charWidths[ord(ch)] = face.charWidths.get(ord("M"), 600)
+
+
+def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
+    """reportlab shapes a word with the first font of the word; a word mixing fonts (`(नमस्ते)`) is
+    shaped here one font run at a time, only in the faces that need it, and each cluster whose glyphs
+    do not spell its text is given codes that do (`_private`)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import ShapedFragWord, ShapedStr, makeShapedFragWord
+
+    def shape(w: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(w, ShapedFragWord) or any(isinstance(item[1], ShapedStr) for item in w[1:]):
+            return w  # shaped already (a word split across lines comes back in pieces)
+        groups: list[list[Any]] = []
+        for item in w[1:]:
+            frag = item[0]
+            name = getattr(frag, "fontName", None)
+            if groups and (hasattr(frag, "cbDefn") or getattr(groups[-1][0][0], "fontName", None) == name):
+                groups[-1].append(item)
+            else:
+                groups.append([item])
+        if not any(getattr(g[0][0], "fontName", "") in SHAPED_FACES for g in groups):
+            return w
+        new = makeShapedFragWord(w)([])
+        total = 0.0
+        for group in groups:
+            frag = group[0][0]
+            name = getattr(frag, "fontName", "")
+            size = getattr(frag, "fontSize", 12)
+            text = "".join(t for f, t in group if not hasattr(f, "cbDefn"))
+            if name not in SHAPED_FACES:
+                new.extend(tuple(item) for item in group)
+                total += pdfmetrics.stringWidth(text, name, size) if name else 0
+                continue
+            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **kwargs)
+            total += shaped[0]
+            font = pdfmetrics.getFont(name)
+            for f, s in shaped[1:]:
+                data = getattr(s, "__shapeData__", None)
+                if data is None:
+                    new.append((f, s))
+                    continue
+                clusters = sorted({d.cluster for d in data if d.cluster >= 0})
+                ends = {c: (clusters[i + 1] if i + 1 < len(clusters) else len(text)) for i, c in enumerate(clusters)}
+                chars = list(s)
+                i = 0
+                while i < len(data):
+                    j = i
+                    while j < len(data) and data[j].cluster == data[i].cluster:
+                        j += 1
+                    source = text[data[i].cluster : ends.get(data[i].cluster, len(text))]
+                    if "".join(chars[i:j]) != source:
+                        for k in range(i, j):
+                            gid = font.face.charToGlyph.get(ord(chars[k]), 0)
+                            chars[k] = _private(font, gid, source, k - i, font.face.charWidths.get(ord(chars[k]), 0))
+                    i = j
+                new.append((f, ShapedStr("".join(chars), shapeData=data)))
+        new.insert(0, total)
+        return new
+
+    return shape
+
+
+SHAPED_FACES: set[str] = set()
+
+
 def _to_unicode_cmap(fontname: str, subset) -> str:
-    """reportlab's ToUnicode map with characters beyond U+FFFF written as UTF-16 pairs, as the PDF
-    reference asks: reportlab writes them as five hex digits, so an emoji prints but any reader
-    copying the text gets the wrong character."""
-    pairs = ["<%02X> <%s>" % (i, chr(v).encode("utf-16-be").hex().upper()) for i, v in enumerate(subset)]
+    """reportlab's ToUnicode map, with characters beyond U+FFFF written as UTF-16 pairs, as the PDF
+    reference asks (reportlab writes them as five hex digits, so an emoji prints but any reader copying
+    the text gets the wrong character), and each shaped cluster's code mapped to its own text."""
+    def target(v: int) -> str:
+        text = _ACTUAL.get(v, chr(v))
+        return text.encode("utf-16-be").hex().upper()
+
+    pairs = ["<%02X> <%s>" % (i, target(v)) for i, v in enumerate(subset) if target(v)]
     return "\n".join(
         ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap", "/CIDSystemInfo",
          f"<< /Registry ({fontname})", f"/Ordering ({fontname})", "/Supplement 0", ">> def",
          f"/CMapName /{fontname} def", "/CMapType 2 def", "1 begincodespacerange",
-         "<00> <%02X>" % (len(subset) - 1), "endcodespacerange", "%d beginbfchar" % len(subset), *pairs,
+         "<00> <%02X>" % (len(subset) - 1), "endcodespacerange", "%d beginbfchar" % len(pairs), *pairs,
          "endbfchar", "endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end"]
     )
 
 
+def font_files() -> list[str]:
+    """Every fallback face's file, in the order they are tried."""
+    import manimgx_fonts
+    import matplotlib
+
+    noto = os.path.dirname(manimgx_fonts.__file__)
+    first = [f for f in sorted(glob.glob(os.path.join(noto, "NotoSans*.ttf")))
+             if os.path.basename(f) not in _NOTO_LATER + _NOTO_SKIP]
+    mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
+    files = first + [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
+    files += [os.path.join(noto, name) for name in _NOTO_LATER]
+    for pattern in _SYSTEM_FONTS:
+        files += sorted(glob.glob(pattern, recursive=True))
+    return files
+
+
 @lru_cache(maxsize=1)
 def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int]]:
-    import matplotlib
+    import reportlab.platypus.paragraph as paragraph
     import screenplain.export.pdf as screenplain_pdf
     from reportlab.pdfbase import pdfmetrics, ttfonts
     from reportlab.pdfbase.ttfonts import TTFont
 
     ttfonts.makeToUnicodeCMap = _to_unicode_cmap
+    paragraph.shapeFragWord = _shape_by_font(ttfonts.shapeFragWord)
 
     prime = os.path.join(os.path.dirname(screenplain_pdf.__file__), "courier_prime")
     faces = {"": "Courier Prime", " Bold": "Courier Prime Bold", " Italic": "Courier Prime Italic",
              " Bold Italic": "Courier Prime Bold Italic"}
     for suffix, file in faces.items():
-        pdfmetrics.registerFont(TTFont(BASE + suffix, os.path.join(prime, file + ".ttf")))
+        # Shapable, so that a paragraph set in it shapes the runs of the faces that need it.
+        pdfmetrics.registerFont(TTFont(BASE + suffix, os.path.join(prime, file + ".ttf"), shapable=True))
     pdfmetrics.registerFontFamily(BASE, normal=BASE, bold=BASE + " Bold", italic=BASE + " Italic",
                                   boldItalic=BASE + " Bold Italic")
     base_chars = frozenset(pdfmetrics.getFont(BASE).face.charToGlyph)
-    mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
-    files = [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
-    for pattern in _SYSTEM_FONTS:
-        files += sorted(glob.glob(pattern, recursive=True))
     fallbacks = []
-    for file in files:
-        name = "studio-" + os.path.splitext(os.path.basename(file))[0]
+    seen = set()
+    for file in font_files():
+        name = "studio-" + os.path.splitext(os.path.basename(file))[0].replace("[wght]", "").replace("-Regular", "")
+        if name in seen:
+            continue
         try:
-            font = TTFont(name, file)
+            font = TTFont(name, file, shapable=any(s in name for s in _SHAPED))
         except Exception:  # noqa: BLE001 - a font reportlab cannot read (CFF outlines, say) is skipped
             continue
+        seen.add(name)
+        if font.shapable:
+            SHAPED_FACES.add(name)
         pdfmetrics.registerFont(font)
         pdfmetrics.registerFontFamily(name, normal=name, bold=name, italic=name, boldItalic=name)
         fallbacks.append((name, frozenset(font.face.charToGlyph)))
@@ -206,7 +450,9 @@ class Pages(BaseDocTemplate):
     the front matter (title page, and the cast page of a stage play)."""
 
     def __init__(self, path: str, front: int, number_from: int, title: str, author: str):
-        super().__init__(path, pagesize=(8.5 * inch, 11 * inch), title=title, author=author, creator="studio")
+        # Every font is embedded: the canvas starts in Courier Prime, not reportlab's unembedded Helvetica.
+        super().__init__(path, pagesize=(8.5 * inch, 11 * inch), title=title, author=author, creator="studio",
+                         initialFontName=BASE)
         self.front, self.number_from = front, number_from
         frame = Frame(1.5 * inch, 1 * inch, 6 * inch, 9 * inch, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)

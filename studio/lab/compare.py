@@ -1,34 +1,48 @@
-"""Does the inner voice help? The Drama Machine's table 2 as a repeated experiment.
+"""Does the inner voice help? The Drama Machine's Table 2 as a repeated experiment (Magee et al., 2024).
 
-One play, run N times without and N times with the superego (repetition r of both conditions shares
-the seed base + r, so the pairs differ only by the inner voice), each run critiqued by the Critic. The
-report gives each criterion's mean score with a 95% t interval per condition, the difference (with
-minus without) and Welch's t test of it: the scores are means of whole numbers on 0-10 that need not
-share a variance between conditions, and with the few repetitions a small lab affords a rank test
-(Mann-Whitney) cannot reach 5% below four trials a side, while Welch's test states an effect with
-its p at any N >= 2. An invalid critique is no score: it is counted and left out, never read as 0.
+One play, run N times without and N times with the superego; repetition r of every condition shares the
+seed base + r, so the runs of a repetition differ only by the inner voice. As the paper's critic did
+(section 5.1), the Critic reads the two scripts of a repetition together, the one without the superego
+first, and scores each on the four criteria, narrative divergence measured against the first
+(`reading = "paired"`, the default; `"single"` scores each run alone, blind to the other). The report
+gives each criterion's mean per condition with its 95% t interval, and the difference (with minus
+without) with its interval and the paired t test, pair by repetition: the conditions share a seed, so
+what a seed does to both cancels (a Wilcoxon signed-rank test cannot reach 5% below six pairs). An
+invalid critique is no score: it is counted and left out, never read as 0.
 
-Every trial is an ordinary run in the store (`studio show`, `export`, the app open it) and a row in
-`lab_trials`, so a rerun plays only what is missing and continues a run left unfinished.
+In the paired reading a trial is a repetition: its runs, one per condition, are played in turn and
+read together; each is an ordinary run in the store (`studio show`, `export`, the app open it), the
+trial a row in `lab_trials`, so a rerun plays only what is missing and continues a run left unfinished.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from typing import Literal
 
-from studio.lab.kinds import Bars, Report, Table, TrialContext, TrialSpec, register
+from pydantic import Field, field_validator, model_validator
+
+from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.settings import KindSettings, read
+from studio.lab.wording import Slot
+
+# The prompts an experiment's own prompt file may replace (studio.lab.wording).
+SLOTS = {
+    "critic_system": Slot("the Critic's system message"),
+    "critic_pair": Slot("the Critic's request to read both scripts of a repetition",
+                        ("ego", "others", "criteria", "script_1", "script_2")),
+}
 
 CONDITIONS = ("without", "with", "critic_loop")
 LABELS = {"without": "without the superego", "with": "with the superego",
-          "critic_loop": "with the superego, the Critic talking back"}
+          "critic_loop": "with the superego, the Critic talking back", "paired": "every condition, read together"}
 SHORT = {"without": "without", "with": "with", "critic_loop": "loop"}
 # The differences reported, each (baseline, condition): the inner voice's, then the critic loop's on top of it.
 PAIRS = (("without", "with"), ("with", "critic_loop"))
@@ -43,6 +57,8 @@ class CompareSettings(KindSettings):
     seed: int | None = Field(None, ge=0)
     critic: str | None = None
     conditions: list[str] = Field(default_factory=lambda: ["without", "with"])
+    reading: Literal["paired", "single"] = "paired"
+    prompts: str | None = Field(default=None, min_length=1)  # a file of the researcher's own prompt texts
 
     @field_validator("conditions")
     @classmethod
@@ -51,6 +67,13 @@ class CompareSettings(KindSettings):
             raise ValueError(f"must be some of {list(CONDITIONS)}, not {value!r}; "
                              'use conditions = ["without", "with", "critic_loop"]')
         return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _reference(self) -> CompareSettings:
+        if self.reading == "paired" and ("without" not in self.conditions or len(self.conditions) < 2):
+            raise ValueError('reads each run beside the run without the superego, so it needs "without" and '
+                             'another condition; use conditions = ["without", "with"], or set reading = "single"')
+        return self
 
 
 class CompareKind:
@@ -80,49 +103,112 @@ class CompareKind:
                 raise InputError(source, "compare.conditions", "critic_loop needs a play with a director, who reads "
                                  "the Critic's review as the next scene opens; this play has none",
                                  "add a [cast.director] to the play, or leave critic_loop out")
-        return {**spec, "compare": {**own.model_dump(exclude_none=True), "play": str(path),
-                                    "seed": 1 if own.seed is None else own.seed}}
+        checked = {**own.model_dump(exclude_none=True), "play": str(path), "seed": 1 if own.seed is None else own.seed}
+        if own.prompts is not None:
+            from studio.lab.wording import read as read_wording
+
+            prompts = Path(own.prompts) if Path(own.prompts).is_absolute() else base / own.prompts
+            checked["prompts"] = str(prompts)
+            checked["wording"] = read_wording(prompts, SLOTS, source, "compare.prompts")
+        return {**spec, "compare": checked}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
         own = spec["compare"]
+        reps = range(int(spec.get("reps", 1)))
+        if own.get("reading", "paired") == "paired":
+            return [TrialSpec(f"pair/{rep}", "paired", rep, {"seed": own["seed"] + rep}) for rep in reps]
         return [TrialSpec(f"{condition}/{rep}", condition, rep, {"seed": own["seed"] + rep})
-                for rep in range(int(spec.get("reps", 1))) for condition in own["conditions"]]
+                for rep in reps for condition in own["conditions"]]
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
-        from studio.critic import critique_run, experiment_casts
-        from studio.engine import Engine
+        from studio.critic import critique_pair, critique_run
 
         own = ctx.spec["compare"]
-        if ctx.run_id is not None:  # an attempt that was cut off: its run goes on from its last event
-            engine = Engine(ctx.store, ctx.run_id, ctx.gateway)
-        else:
-            without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=trial.params["seed"],
-                                              model=ctx.model or None)
-            cast = without if trial.condition == "without" else with_
-            if trial.condition == "critic_loop":
-                cast.play = cast.play.model_copy(update={"critic_loop": True})
-            options = {"model": ctx.model or None, "no_superego": trial.condition == "without",
-                       "critic_loop": trial.condition == "critic_loop", "seed": cast.play.seed,
-                       "turns": cast.play.turns, "experiment": ctx.spec.get("name", "compare")}
-            engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
-        ctx.playing(engine)
-        await engine.play_to_end()
-        critique = await critique_run(ctx.store, engine.run_id, model=own.get("critic") or ctx.model or None,
-                                      gateway=ctx.gateway)
-        scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
-        return {"run": engine.run_id, "condition": trial.condition, "rep": trial.rep, "seed": trial.params["seed"],
-                "valid": critique.valid, "scores": scores, "critique": critique.id, "error": critique.error}
+        critic = own.get("critic") or ctx.model or None
+        if trial.condition != "paired":
+            run = await _play(ctx, trial.condition, trial.params["seed"],
+                              {trial.condition: ctx.run_id} if ctx.run_id is not None else {})
+            critique = await critique_run(ctx.store, run, model=critic, gateway=ctx.gateway)
+            return {"run": run, "condition": trial.condition, "rep": trial.rep, "seed": trial.params["seed"],
+                    **_scored(critique)}
+        runs: dict[str, int] = {}
+        if ctx.run_id is not None:  # an attempt cut off: its runs so far are named in the last run's options
+            options = ctx.store.run(ctx.run_id).options
+            runs = {k: int(v) for k, v in (options.get("pair_runs") or {}).items()}
+            runs[options.get("condition", "with")] = ctx.run_id
+        failures = []
+        for condition in own["conditions"]:  # "without" first: it is what the others are read beside
+            try:
+                await _play(ctx, condition, trial.params["seed"], runs)
+            except Exception as exc:  # the other conditions still play; the trial fails naming this run
+                failures.append(f"run {runs.get(condition)} ({LABELS[condition]}): {exc}")
+        if failures:
+            raise RuntimeError("; ".join(failures))
+        readings: dict[str, dict[str, Any]] = {}
+        for condition in own["conditions"]:
+            if condition == "without":
+                continue
+            reference, other = await critique_pair(ctx.store, runs["without"], runs[condition], model=critic,
+                                                   gateway=ctx.gateway, wording=own.get("wording"))
+            readings[condition] = _scored(other)
+            readings.setdefault("without", _scored(reference))  # the first reading scores the reference run
+        return {"rep": trial.rep, "seed": trial.params["seed"], "runs": runs, "readings": readings,
+                "run": runs[own["conditions"][-1]]}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         return table_two(spec, list(results.values()))
 
 
+async def _play(ctx: TrialContext, condition: str, seed: int, runs: dict[str, int]) -> int:
+    """One condition's run of a repetition played to its end, or continued when `runs` names it; a new run
+    is added to `runs` as soon as it exists and names the earlier ones in its options, so a trial cut off
+    anywhere finds them all again."""
+    from studio.critic import experiment_casts
+    from studio.engine import Engine
+
+    own = ctx.spec["compare"]
+    run_id = runs.get(condition)
+    if run_id is not None:
+        engine = Engine(ctx.store, run_id, ctx.gateway)
+    else:
+        without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=seed, model=ctx.model or None)
+        cast = without if condition == "without" else with_
+        if condition == "critic_loop":
+            cast.play = cast.play.model_copy(update={"critic_loop": True})
+        options = {"model": ctx.model or None, "no_superego": condition == "without",
+                   "critic_loop": condition == "critic_loop", "seed": cast.play.seed, "turns": cast.play.turns,
+                   "experiment": ctx.spec.get("name", "compare"), "condition": condition, "pair_runs": dict(runs)}
+        engine = Engine.create(ctx.store, cast, options, gateway=ctx.gateway)
+        runs[condition] = engine.run_id
+    ctx.playing(engine)
+    await engine.play_to_end()
+    return engine.run_id
+
+
+def _scored(critique: Any) -> dict[str, Any]:
+    scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
+    return {"run": critique.run_id, "valid": critique.valid, "scores": scores, "critique": critique.id,
+            "error": critique.error}
+
+
+def readings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every scored run as one record (condition, rep, valid, scores, run), from paired or single trials."""
+    out = []
+    for r in results:
+        if "readings" in r:
+            out += [{"condition": c, "rep": r["rep"], **reading} for c, reading in r["readings"].items()]
+        else:
+            out.append(r)
+    return out
+
+
 def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
-    """The paper's table 2 from finished trials: per criterion, each condition's mean and interval, the
-    difference and Welch's t test."""
+    """The paper's Table 2 from finished trials: per criterion, each condition's mean and interval, and the
+    difference, pair by repetition, with its interval and the paired t test."""
     from studio.critic import CRITERIA
     from studio.lab.stats import mean_ci
 
+    results = readings(results)
     own = spec.get("compare", {})
     conditions = [c for c in own.get("conditions", CONDITIONS) if c in CONDITIONS]
     valid = {c: [r for r in results if r.get("condition") == c and r.get("valid")] for c in conditions}
@@ -132,17 +218,18 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     bars: dict[str, list[tuple[float, float, float]]] = {LABELS[c]: [] for c in conditions}
     for key, (title, _) in CRITERIA.items():
         row: list[Any] = [title]
-        values = {c: [float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})] for c in conditions}
+        by_rep = {c: {r["rep"]: float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})}
+                  for c in conditions}
         for c in conditions:
-            est = _within_scale(mean_ci(values[c]))
-            row.append(_estimate(est))
+            est = _within_scale(mean_ci(list(by_rep[c].values())))
+            row.append(Cell(est.mean, est.low, est.high, est.n) if est.n else Cell(None, n=0))
             bars[LABELS[c]].append((est.mean, est.low, est.high))
         for base, other in pairs:
-            row += _difference(values[base], values[other])
+            row += _difference(by_rep[base], by_rep[other])
         rows.append(row)
-    columns = ["criterion"] + [f"{SHORT[c]}: mean (95% CI)" for c in conditions]
+    columns = ["criterion"] + [f"{SHORT[c]}: mean" for c in conditions]
     for base, other in pairs:
-        columns += [f"{SHORT[other]} - {SHORT[base]}", "p (Welch's t)", "differs at 5%"]
+        columns += [f"{SHORT[other]} - {SHORT[base]}", "p (paired t)", "differs at 5%"]
     counts = "; ".join(f"{SHORT[c]} = {LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
     play = Path(own.get("play", "?")).name
     return Report(
@@ -151,29 +238,77 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
         figures=[Bars("compare", f"The Critic's scores, {play}", [t for t, _ in CRITERIA.values()], bars,
                       ylabel="score (0-10)")],
         notes=["An invalid critique is left out, never counted as 0.",
-               "A score is 0 to 10, so an interval is shown within 0 to 10 (with few repetitions the t "
+               "A score is 0 to 10, so a mean's interval is shown within 0 to 10 (with few repetitions the t "
                "interval runs far past both ends); the tests use the scores themselves.",
-               "Each repetition's two runs share a seed: they differ only by the inner voice."],
+               "Each repetition's runs share a seed: they differ only by the inner voice, so each difference is "
+               "taken pair by pair (paired t; a repetition missing either score is left out of it)."],
+        protocol=protocol(own),
+        paper=_reproduction(rows, conditions),
     )
 
 
-def _difference(a: list[float], b: list[float]) -> list[str]:
-    """b's mean minus a's, Welch's t test of it, and whether it differs at 5%."""
-    from scipy import stats as sp
+def _difference(a: dict[int, float], b: dict[int, float]) -> list[Any]:
+    """b minus a over the repetitions both scored, its interval, the paired t test's p, and whether it differs at 5%."""
+    from studio.lab.stats import paired_t
 
-    if not a or not b:
-        return ["-", "-", "too few data"]
-    diff = f"{sum(b) / len(b) - sum(a) / len(a):+.2f}"
-    if min(len(a), len(b)) < 2:
-        return [diff, "-", "too few data"]
-    if not (_spread(a) or _spread(b)):
-        return [diff, "-", "no spread"]
-    p = float(sp.ttest_ind(b, a, equal_var=False).pvalue)
-    return [diff, f"{p:.3f}", "yes" if p < 0.05 else "no"]
+    both = sorted(set(a) & set(b))
+    if not both:
+        return [Cell(None, n=0), None, "too few data"]
+    test = paired_t([a[r] for r in both], [b[r] for r in both])
+    cell = Cell(test.diff, None if math.isnan(test.low) else test.low, None if math.isnan(test.high) else test.high,
+                test.n)
+    if test.n < 2:
+        return [cell, None, "too few data"]
+    if test.p is None:
+        return [cell, None, "no spread"]
+    return [cell, test.p, "yes" if test.p < 0.05 else "no"]
 
 
-def _spread(values: list[float]) -> bool:
-    return any(v != values[0] for v in values)
+TABLE_2 = ("behavioural_change", "introspection", "narrative_divergence")  # the criteria the paper's Table 2 prints
+
+
+def _reproduction(rows: list[list[Any]], conditions: list[str]) -> Any:
+    """The paper's Table 2 (Jenny's and Timothy's scores without and with the superego) beside this play's means."""
+    from studio.critic import CRITERIA
+    from studio.lab.papers import reproduction
+
+    measured: dict[str, Cell] = {}
+    titles = [t for t, _ in CRITERIA.values()]
+    for key in TABLE_2:
+        row = rows[list(CRITERIA).index(key)] if len(rows) == len(titles) else None
+        if row is None:
+            continue
+        for i, c in enumerate(conditions):
+            if c in ("without", "with"):
+                for who in ("jenny", "timothy"):
+                    measured[f"{who}.{c}.{key}"] = row[1 + i]
+    return reproduction("drama_machine", measured)
+
+
+def protocol(own: dict[str, Any]) -> list[str]:
+    paired = own.get("reading", "paired") == "paired"
+    return [
+        "Each repetition plays the play once per condition with the same seed, the runs differing only by "
+        "the superego (Magee et al., 2024, section 4).",
+        ("The Critic reads the two scripts of a repetition together, the run without the superego first as "
+         "Script 1, and scores each (section 5.1); narrative divergence is how far the protagonist's change "
+         "departs from the pattern Script 1 shows, as the paper defines it (section 3.1)." if paired else
+         "The Critic reads each run alone, blind to the other (reading = \"single\"); the paper's critic read "
+         "both scripts together (section 5.1), and its narrative divergence is relative to the run without "
+         "the superego, which a lone reading can only imagine."),
+        "The Critic reads the stage and the protagonist's epilogue, never the backstage (the paper's note 13), "
+        "and scores four criteria from 0 to 10 with an interpretation each, as defined in section 3.1.",
+        "Each difference is taken pair by pair over the repetitions (paired t test); the paper reports one "
+        "reading per character and no test.",
+        ("Prompts: the researcher's own texts from " + own["prompts"] + " for " + ", ".join(own.get("wording") or {})
+         + ", the reply's JSON shape added after the text." if own.get("prompts") else
+         "Prompts: the studio's own wording (`prompts = FILE` runs with a researcher's texts, e.g. the paper's "
+         "command in section 5.1)."),
+        "Differs: the Critic knows which script runs without the inner voice (the paper's prompt names both "
+        "scripts as with and without, section 5.1); its model is the experiment's, not Claude 3.5 Sonnet.",
+        "Differs: the paper's Table 2 scores two plays (Jenny's interview, Timothy and Sasha) once each; the "
+        "studio repeats one play N times, so its means compare with each row in kind.",
+    ]
 
 
 def _within_scale(est: Any, low: float = 0.0, high: float = 10.0) -> Any:
@@ -183,14 +318,6 @@ def _within_scale(est: Any, low: float = 0.0, high: float = 10.0) -> Any:
     if est.n == 0 or math.isnan(est.mean) or math.isnan(est.low):
         return est
     return dataclasses.replace(est, low=max(low, est.low), high=min(high, est.high))
-
-
-def _estimate(est: Any) -> str:
-    if est.n == 0 or math.isnan(est.mean):
-        return "-"
-    if est.n == 1:
-        return f"{est.mean:.2f} (n=1)"
-    return f"{est.mean:.2f} ({est.low:.2f} to {est.high:.2f}), n={est.n}"
 
 
 KIND = register(CompareKind())
@@ -229,7 +356,16 @@ async def compare_once(store: Any, play_path: str | Path, *, turns: int | None =
     outcome = await run_experiment(store, experiment, gateway=gateway,
                                    on_engine=(lambda trial, engine: on_run(LABELS[trial.condition], engine))
                                    if on_run is not None else None)
-    done = [outcome.finished[k] for k in ("without/0", "with/0") if k in outcome.finished]
+    pair = outcome.finished.get("pair/0")
+    done = [pair["readings"][c] for c in ("without", "with")] if pair else []
     critiques = {c.id: c for r in done for c in stored_critiques(store, r["run"])}
+    failed: dict[str, tuple[int | None, str]] = {}
+    for key, error in outcome.failed.items():
+        for part in error.split("; "):
+            found = re.match(r"run (\d+|None) \((.+?)\): (.*)", part, re.S)
+            if found:
+                failed[found.group(2)] = (None if found.group(1) == "None" else int(found.group(1)), found.group(3))
+            else:
+                failed["the pair of runs"] = (outcome.runs.get(key), part)
     return Comparison(str(play_path), tuple(r["run"] for r in done), tuple(critiques[r["critique"]] for r in done),
-                      {LABELS[k.split("/")[0]]: (outcome.runs.get(k), error) for k, error in outcome.failed.items()})
+                      failed)

@@ -13,20 +13,29 @@ settings sit in a table of its name:
     groups = ["cooperative", "competitive"]
 
 The kind checks its table (a pydantic model of its settings) and plans the trials; the one runner
-(`studio.lab.runner`) plays them. An experiment's name (`<file stem>:<model>` for a file) is what the
-store's `lab_trials` table records its trials under, so a rerun finds what is done.
+(`studio.lab.runner`) plays them. An experiment's name is what the store's `lab_trials` table records its
+trials under, so a rerun finds what is done. For a file it is `<file stem>:<model>@<identity>`, the
+identity a hash of everything that changes what a trial plays: the kind, the model and the kind's table
+with its defaults filled in, a file it names (a play, a character) by its contents. An edited experiment
+(another temperature, another play) is then a new one, never reported under the old one's results, and
+another file of the same name elsewhere is the same experiment only when it says the same; the number
+of repetitions, how many run at once and which servers answer change no trial and are left out.
+`studio lab run --continue` goes on with the trials recorded under the file's earlier identity instead.
 """
 
 from __future__ import annotations
 
-import tomllib
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from studio.clean import LINE_CONTROLS, shown_value
 from studio.lab.kinds import KINDS, Kind
 from studio.model import InputError
 
+MOST_TITLE = 200
 SHARED = ("kind", "title", "model", "reps", "concurrency", "endpoints", "max_parallel")
 MOST_REPS = 10_000
 MOST_CONCURRENCY = 256
@@ -77,8 +86,49 @@ class Experiment:
         return Gateway(routers=[router]) if router is not None else Gateway()
 
 
-def experiment_name(path: str | Path, model: str) -> str:
-    return f"{Path(path).stem}:{model}"
+def experiment_name(path: str | Path, model: str, spec: dict[str, Any] | None = None) -> str:
+    """`<file stem>:<model>`, and with the checked settings `@<identity>` (see the module's note)."""
+    base = f"{Path(path).stem}:{model}"
+    return base if spec is None else f"{base}@{identity(spec)}"
+
+
+def identity(spec: dict[str, Any]) -> str:
+    """Twelve hex digits of a hash of the settings that change what a trial plays."""
+    kind = spec["kind"]
+    resolved = {"kind": kind, "model": spec.get("model"), kind: _by_contents(spec.get(kind) or {})}
+    text = json.dumps(resolved, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _by_contents(value: Any) -> Any:
+    """Settings with each file they name (a play, a character) standing as a hash of its bytes, so an
+    edited play is another experiment and the same play reached by another path is the same one."""
+    if isinstance(value, dict):
+        return {k: _by_contents(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_by_contents(v) for v in value]
+    if isinstance(value, str) and value.endswith(".toml"):
+        try:
+            return "file:" + hashlib.sha256(Path(value).read_bytes()).hexdigest()
+        except OSError:
+            return value
+    return value
+
+
+def earlier(store: Any, experiment: Experiment) -> str | None:
+    """The name of the latest experiment recorded from the same file and model under other settings
+    (or under the name it had before identities), if any: what `--continue` goes on with."""
+    from studio.lab.trials import Trials
+
+    base = experiment.name.rsplit("@", 1)[0]
+    with store.lock:
+        Trials(store)
+        rows = store.conn.execute(
+            "SELECT experiment FROM lab_trials WHERE (experiment = ? OR substr(experiment, 1, ?) = ?) "
+            "AND experiment != ? GROUP BY experiment ORDER BY MAX(updated) DESC LIMIT 1",
+            (base, len(base) + 1, base + "@", experiment.name),
+        ).fetchall()
+    return rows[0][0] if rows else None
 
 
 def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: int | None = None,
@@ -90,15 +140,14 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
 
     path = Path(path)
     source = str(path)
+    if model is not None and not model.strip():
+        raise InputError("--model", None, "is empty", "name a model, e.g. --model scripted, or leave the flag out")
     if not path.is_file():
         raise InputError(source, None, "no such experiment file",
                          "give the path of an EXPERIMENT.toml, e.g. experiments/pd_small.toml")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "is not UTF-8 text", "save the file as UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(source, None, f"is not valid TOML ({exc})", "fix the line it names") from None
+    from studio.model.loading import _read_toml
+
+    data = _read_toml(path, "experiment")  # the one reader of the studio's TOML files
     kinds = load_kinds()
     kind_name = data.get("kind")
     if not isinstance(kind_name, str) or not kind_name:
@@ -119,10 +168,16 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
         raise InputError(source, kind_name, "must be a table", f"write [{kind_name}] on a line of its own above its settings")
     title = data.get("title", "")
     if not isinstance(title, str):
-        raise InputError(source, "title", f"must be text, not {title!r}", 'e.g. title = "A quick look"')
-    chosen_model = model or data.get("model") or DEFAULT_MODEL
-    if not isinstance(chosen_model, str):
-        raise InputError(source, "model", f"must be a model's name, not {chosen_model!r}", 'e.g. model = "local/smollm2"')
+        raise InputError(source, "title", f"must be text, not {shown_value(title)}", 'e.g. title = "A quick look"')
+    if len(title) > MOST_TITLE or LINE_CONTROLS.search(title):
+        raise InputError(source, "title", f"must be one line of at most {MOST_TITLE} printable characters (no line "
+                         "breaks, control characters or escapes)", 'e.g. title = "A quick look"')
+    written = data.get("model", DEFAULT_MODEL)
+    if not isinstance(written, str) or not written.strip():
+        # an empty name is a mistake to name, never a quiet fall back to the embedded model
+        raise InputError(source, "model", f"must be a model's name, not {shown_value(written)}",
+                         f'e.g. model = "scripted", or leave the line out for {DEFAULT_MODEL}')
+    chosen_model = model or written
     from studio.llm import check_model
 
     problem = check_model(chosen_model)
@@ -150,8 +205,9 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
     router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
     served: dict[str, Any] = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
     spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
-            "model": chosen_model, **chosen, **served, "name": experiment_name(path, chosen_model)}
+            "model": chosen_model, **chosen, **served}
     spec = kind.check(spec, source)
+    spec["name"] = experiment_name(path, chosen_model, spec)
     return Experiment(path, kind, spec)
 
 

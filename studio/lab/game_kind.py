@@ -86,7 +86,7 @@ class GameSettings(KindSettings):
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             parts = value.split(":", 1)
-            value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isdigit() for p in parts) else value
+            value = [int(p) for p in parts] if len(parts) == 2 and all(p.strip().isascii() and p.strip().isdigit() for p in parts) else value
         if (not isinstance(value, list) or len(value) != 2
                 or any(not isinstance(s, int) or isinstance(s, bool) or s < 1 for s in value)):
             raise ValueError(f"must be two counts, of the first and the second archetype, not {value!r}; "
@@ -211,15 +211,15 @@ def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, st
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(path, None, f"is not readable TOML ({err})", "fix the file's syntax") from None
+        raise InputError(str(path), None, f"is not readable TOML ({err})", "fix the file's syntax") from None
     if not all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values()) for v in data.values()):
-        raise InputError(path, None, "holds something other than tables of texts",
+        raise InputError(str(path), None, "holds something other than tables of texts",
                          'write [act] with system = "..." and user = "..."')
     try:
         GameRules.model_validate({"places": [{"name": "here"}], "prompts": data})
     except ValidationError as err:
         first = err.errors()[0]
-        raise InputError(path, None, str(first.get("msg", "")).removeprefix("Value error, "),
+        raise InputError(str(path), None, str(first.get("msg", "")).removeprefix("Value error, "),
                          "see docs/lab/game.md for the tasks and fields") from None
     return tuple((task, tuple(sorted(parts.items()))) for task, parts in sorted(data.items()))
 

@@ -12,7 +12,12 @@ assessment reads the answers back from the run and asks an assessor model, by fo
   extraverted), so the options speak of the trait and no item is reversed; each dimension averaged. One
   answer a call: asked to place four answers at once, the embedded model numbered them 1, 2, 3, 4.
 - ER (all): per dimension, an expert rating of all that dimension's answers at once: a reason and a 1-5 score.
-- ER (batch): the same over batches of at most four answers, averaged.
+- ER (batch): the same over batches of three or four answers, averaged (the paper's rule, `batches`).
+
+Two self-report baselines ask the character itself instead (Wang et al., 2024, section 4.1, after Huang et
+al., 2024): SR puts each item's statement to it with the five options and wants a number; SR-CoT lets it
+think aloud first and then choose. A reply that holds no clear option is read by the assessor; one still
+without an option counts as the neutral middle, as the paper's appendix D.1 does with refusals.
 
 Every assessment reply is held to a JSON schema where the model can be held, read leniently, checked
 strictly, asked again once, and kept as invalid (no score) rather than guessed.
@@ -20,8 +25,10 @@ strictly, asked again once, and kept as invalid (no score) rather than guessed.
 
 from __future__ import annotations
 
-import math
+import random
+import re
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
@@ -29,14 +36,32 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from studio import structured
 from studio.lab import ipip
 from studio.lab.personality import DIMENSIONS, HIGH, LOW, Item, Rating, score_oc
+from studio.lab.wording import Slot, fill
+
+# The prompts an experiment's own prompt file may replace (studio.lab.wording), with what each is given.
+SLOTS = {
+    "question": Slot("the open question the interviewer asks for an item", ("clause", "statement", "item")),
+    "self_report": Slot("an item put to the character for SR", ("statement", "options")),
+    "self_report_cot": Slot("an item put to the character for SR-CoT", ("statement", "options")),
+    "assessor": Slot("the assessor's system message"),
+    "oc": Slot("OC: how far an answer agrees with the item", ("statement", "question", "answer", "options")),
+    "doc": Slot("d-OC: where an answer places the participant", ("dimension", "meaning", "question", "answer",
+                                                                  "options")),
+    "er": Slot("ER: an expert rating of a dimension's answers", ("dimension", "meaning", "answers")),
+    "extract": Slot("SR: which option an unclear self-report chose", ("statement", "options", "answer")),
+}
+REPLY_CHOICE = 'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}'
+REPLY_SCORE = 'Reply as JSON: {"reason": "<one or two sentences>", "score": <1-5>}'
 
 METHODS = ("oc", "doc", "er_all", "er_batch")
+SELF_REPORTS = ("sr", "sr_cot")  # the character picks an option itself: the paper's baselines
 Shape = TypeVar("Shape", bound=BaseModel)  # the reply an assessor call is held to
-LABELS = {"oc": "OC", "doc": "d-OC", "er_all": "ER (all)", "er_batch": "ER (batch)"}
+LABELS = {"oc": "OC", "doc": "d-OC", "er_all": "ER (all)", "er_batch": "ER (batch)", "sr": "SR", "sr_cot": "SR-CoT"}
 INTERVIEWER = "Quinn"  # the interviewer seat's name: a plain name no shipped character uses
 ANSWER_TOKENS = 110
+SELF_REPORT_TOKENS = {"sr": 40, "sr_cot": 220}  # a number; a few sentences of reasons and then a number
 ASSESSOR_TEMPERATURE = 0.2
-BATCH = 4  # the paper's batches hold three or four answers
+BATCH = 4  # the paper's batches hold three or four answers (Wang et al., 2024, section 4.1, note 9)
 
 # What each dimension means, for the assessor (our own words), and its two ends, for d-OC's options.
 MEANING = {
@@ -83,29 +108,59 @@ def interviewer_sheet(asked: list[str]) -> Any:
                           prompt=f"Ask these questions, one a turn:\n{numbered}")
 
 
+def self_report_question(item: Item, mode: str, wording: Mapping[str, str] | None = None) -> str:
+    """A self-report item as put to the character: the statement, the five options, how to reply."""
+    own = (wording or {}).get("self_report_cot" if mode == "sr_cot" else "self_report")
+    if own is not None:
+        return " ".join(fill(own, statement=statement(item), options=AGREE).split())  # one line: one question
+    how = ("Think it over in a sentence or two, as yourself, then end with a line 'Choice: N'."
+           if mode == "sr_cot" else "Reply with the number of your choice and nothing else.")
+    return f'How well does this describe you: "{statement(item)}"? Choose one: {AGREE}. {how}'
+
+
+def open_question(item: Item, index: int, wording: Mapping[str, str] | None = None) -> str:
+    """The open question for an item: the studio's (studio.lab.ipip.question) or the experiment's own."""
+    own = (wording or {}).get("question")
+    if own is None:
+        return ipip.question(item, index)
+    return " ".join(fill(own, clause=ipip.clause(item.text), statement=statement(item), item=item.text).split())
+
+
 def interview_cast(sheet: Any, scale: str, *, model: str, seed: int = 1, memory: str = "",
-                   source: str = "") -> Any:
-    """A two-seat play built in memory: the character as ego, the interviewer as a rule seat, no inner voice."""
+                   source: str = "", mode: str = "interview", hide_traits: bool = False,
+                   wording: Mapping[str, str] | None = None) -> Any:
+    """A two-seat play built in memory: the character as ego, the interviewer as a rule seat, no inner voice.
+
+    `mode` "interview" asks open questions; "sr" and "sr_cot" put the items themselves (the self-report
+    baselines). `hide_traits` keeps the sheet's Big Five out of the character's prompt, so a measure of
+    them is not the model reading its own prompt back."""
     from studio.model.play import Cast, CastMember, Play, ResolvedCast, ResolvedRole, SuperegoSettings
 
     items = ipip.items(scale)
-    asked = [ipip.question(item, i) for i, item in enumerate(items)]
-    # The character keeps its traits, moods, knowledge and goals; reflection and memory recall are a
-    # play's business, not an interview's (each answer has a context of its own).
-    character = sheet.model_copy(update={"reflect_every": 0,
-                                         "memory": sheet.memory.model_copy(update={"recall": 0})})
-    play = Play(title=f"Interview: {sheet.name} ({scale})", author="studio lab interview",
-                premise=premise(sheet.name, memory), seed=seed, turns=len(items), scenes=1, epilogue=False,
+    if mode in SELF_REPORTS:
+        asked = [self_report_question(item, mode, wording) for item in items]
+    else:
+        asked = [open_question(item, i, wording) for i, item in enumerate(items)]
+    # The character keeps its moods, knowledge and goals (and its traits unless hidden); reflection and
+    # memory recall are a play's business, not an interview's (each answer has a context of its own).
+    update: dict[str, Any] = {"reflect_every": 0, "memory": sheet.memory.model_copy(update={"recall": 0})}
+    if hide_traits:
+        update["traits"] = None
+    character = sheet.model_copy(update=update)
+    play = Play(title=f"Interview: {sheet.name} ({scale}{'' if mode == 'interview' else ', ' + LABELS[mode]})",
+                author="studio lab interview", premise=premise(sheet.name, memory), seed=seed, turns=len(items),
+                scenes=1, epilogue=False, facts={"self_report": mode} if mode in SELF_REPORTS else {},
                 form="interview", cast=Cast(ego=CastMember(character=sheet.name),
                                             others=[CastMember(character=INTERVIEWER, rule="interview_questions")]))
     # The experiment's model plays the character (as --model does for a play); a sheet's own server and
     # timeout still apply. 0.7 leaves the answers room to vary between repetitions without rambling.
     ego = ResolvedRole(key="ego", kind="ego", sheet=character, model=model,
                        temperature=sheet.temperature if sheet.temperature is not None else 0.7,
-                       max_tokens=ANSWER_TOKENS, context_tokens=max(sheet.context_tokens or 0, 2048),
+                       max_tokens=SELF_REPORT_TOKENS.get(mode, ANSWER_TOKENS),
+                       context_tokens=max(sheet.context_tokens or 0, 2048),
                        api_base=sheet.api_base, timeout=sheet.timeout or 120.0)
     other = ResolvedRole(key="other", kind="other", sheet=interviewer_sheet(asked), model=model,
-                         temperature=0.0, max_tokens=60, context_tokens=1400, rule="interview_questions")
+                         temperature=0.0, max_tokens=60, context_tokens=2400, rule="interview_questions")
     settings = SuperegoSettings(enabled=False)
     return ResolvedCast(play=play, play_path=source or f"characters/{sheet.name.lower()}.toml",
                         roles=[ego, other], superego=settings)
@@ -129,16 +184,19 @@ async def interview(store: Any, gateway: Any, cast: Any | None = None, *, run_id
 
 
 def answers(store: Any, run_id: int, scale: str) -> list[Answer]:
-    """The character's answers, read back from the run: turn N answers item N."""
+    """The character's answers, read back from the run: turn N answers item N, asked by the interviewer's line of turn N."""
     from studio.lab.ipip import question
     from studio.store import events as ev
 
     items = ipip.items(scale)
     out: list[Answer] = []
+    asked: dict[int, str] = {}
     for event in store.take(run_id):
+        if event.kind == ev.STAGE and event.role == "other" and event.turn:
+            asked[event.turn] = event.text
         if event.kind in (ev.STAGE, ev.DIRECTION) and event.role == "ego" and event.turn and event.turn <= len(items):
             i = event.turn - 1
-            out.append(Answer(i, items[i], question(items[i], i), event.text, event.id))
+            out.append(Answer(i, items[i], asked.get(event.turn) or question(items[i], i), event.text, event.id))
     return out
 
 
@@ -185,41 +243,68 @@ SYSTEM = ("You are a psychologist who assesses personality from interviews. You 
           "participant is; you judge only from what they said. Reply with JSON only.")
 
 
-def oc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
-    user = (f'A questionnaire statement: "{statement(answer.item)}"\n'
-            f"In an interview the participant was asked: {ipip.anonymise(answer.question, names)}\n"
-            f"They answered: {ipip.anonymise(answer.answer, names)}\n\n"
-            f"Judging from the answer, how far would the participant agree with the statement? ({AGREE}.) "
-            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+def _system(wording: Mapping[str, str] | None) -> str:
+    return (wording or {}).get("assessor", SYSTEM)
 
 
-def doc_messages(answer: Answer, names: list[str]) -> list[dict[str, str]]:
+def oc_messages(answer: Answer, names: list[str], wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    question, said = ipip.anonymise(answer.question, names), ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("oc")
+    if own is not None:
+        user = fill(own, statement=statement(answer.item), question=question, answer=said, options=AGREE)
+        user += "\n\n" + REPLY_CHOICE
+    else:
+        user = (f'A questionnaire statement: "{statement(answer.item)}"\n'
+                f"In an interview the participant was asked: {question}\n"
+                f"They answered: {said}\n\n"
+                f"Judging from the answer, how far would the participant agree with the statement? ({AGREE}.) "
+                + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
+
+
+def doc_messages(answer: Answer, names: list[str], wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
     dimension = answer.item.dimension
     low, high = ENDS[dimension]
     scale = f"1 = clearly {low}, 2 = somewhat {low}, 3 = neither, 4 = somewhat {high}, 5 = clearly {high}"
-    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
-            f"In an interview the participant was asked: {ipip.anonymise(answer.question, names)}\n"
-            f"They answered: {ipip.anonymise(answer.answer, names)}\n\n"
-            f"Where does this answer place the participant on {dimension}? ({scale}.) "
-            'Reply as JSON: {"reason": "<one sentence>", "choice": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    question, said = ipip.anonymise(answer.question, names), ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("doc")
+    if own is not None:
+        user = fill(own, dimension=dimension, meaning=MEANING[dimension], question=question, answer=said,
+                    options=scale) + "\n\n" + REPLY_CHOICE
+    else:
+        user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
+                f"In an interview the participant was asked: {question}\n"
+                f"They answered: {said}\n\n"
+                f"Where does this answer place the participant on {dimension}? ({scale}.) " + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
 
 
-def er_messages(dimension: str, chosen: list[Answer], names: list[str]) -> list[dict[str, str]]:
-    user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
-            f"Here are a participant's answers to interview questions about it.\n\n{_pairs(chosen, names)}\n\n"
-            f"Rate the participant's {dimension} from 1 (very low) to 5 (very high), 3 being average. "
-            'Reply as JSON: {"reason": "<one or two sentences>", "score": <1-5>}')
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+def er_messages(dimension: str, chosen: list[Answer], names: list[str],
+                wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    own = (wording or {}).get("er")
+    if own is not None:
+        user = fill(own, dimension=dimension, meaning=MEANING[dimension], answers=_pairs(chosen, names))
+        user += "\n\n" + REPLY_SCORE
+    else:
+        user = (f"The dimension is {dimension}: {MEANING[dimension]}.\n"
+                f"Here are a participant's answers to interview questions about it.\n\n{_pairs(chosen, names)}\n\n"
+                f"Rate the participant's {dimension} from 1 (very low) to 5 (very high), 3 being average. "
+                + REPLY_SCORE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
 
 
 def batches(chosen: list[Answer], size: int = BATCH) -> list[list[Answer]]:
-    """Near-equal batches of at most `size` answers, at least two when there are two answers or more."""
-    if len(chosen) < 2:
-        return [chosen] if chosen else []
-    count = max(2, math.ceil(len(chosen) / size))
-    return [chosen[i::count] for i in range(count)]
+    """The paper's batches (its repository's rule): fewer than 2 x (size - 1) answers are one batch; more
+    are cut in order into batches of `size`, and a short last batch is filled up to size - 1 with the last
+    answer of the first batches, one each. Ten answers: 3, 4, 3; the Mini-IPIP's four: one batch."""
+    if not chosen:
+        return []
+    if len(chosen) < 2 * (size - 1):
+        return [list(chosen)]
+    parts = [list(chosen[i:i + size]) for i in range(0, len(chosen), size)]
+    for k in range(max(0, size - 1 - len(parts[-1]))):
+        parts[-1].append(parts[k].pop())
+    return parts
 
 
 @dataclass
@@ -259,16 +344,26 @@ def _by_dimension(chosen: list[Answer]) -> dict[str, list[Answer]]:
 
 
 async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, model: str,
-                 names: list[str]) -> dict[str, Any]:
-    """Scores per method and dimension (None: not measured), the invalid replies' count, every reply kept."""
+                 names: list[str], shuffle: int | None = None,
+                 wording: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Scores per method and dimension (None: not measured), the invalid replies' count, every reply kept.
+
+    `shuffle`: a seed by which each dimension's answers are put in a new order before ER reads them (the
+    paper's repository does so for every repetition after the first, so batches differ between them)."""
     assessor = Assessor(gateway, model, names, [])
     measured: dict[str, dict[str, float | None]] = {}
     grouped = _by_dimension(chosen)
+    rated = {d: list(group) for d, group in grouped.items()}
+    if shuffle is not None:
+        rng = random.Random(shuffle)
+        for group in rated.values():
+            rng.shuffle(group)
     if "oc" in methods:
         picks: dict[int, int | None] = {}
         items: list[Item] = []
         for n, answer in enumerate(chosen):
-            value = await assessor.ask("oc", oc_messages(answer, names), Choice, _choice, f"item {answer.index + 1}")
+            value = await assessor.ask("oc", oc_messages(answer, names, wording), Choice, _choice,
+                                       f"item {answer.index + 1}")
             items.append(answer.item)
             picks[n] = value.choice if value is not None else None
         measured["oc"] = score_oc(items, picks)
@@ -277,7 +372,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         for d, group in grouped.items():
             placed = []
             for answer in group:
-                value = await assessor.ask("doc", doc_messages(answer, names), Choice, _choice,
+                value = await assessor.ask("doc", doc_messages(answer, names, wording), Choice, _choice,
                                            f"item {answer.index + 1}")
                 if value is not None:
                     placed.append(value.choice)
@@ -287,11 +382,11 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
         if method not in methods:
             continue
         scores = {}
-        for d, group in grouped.items():
+        for d, group in rated.items():
             parts = [group] if method == "er_all" else batches(group)
             got = []
             for k, part in enumerate(parts):
-                rating = await assessor.ask("er", er_messages(d, part, names), Rating, _rating,
+                rating = await assessor.ask("er", er_messages(d, part, names, wording), Rating, _rating,
                                             d if method == "er_all" else f"{d}, batch {k + 1}")
                 if rating is not None:
                     got.append(float(rating.score))
@@ -306,6 +401,57 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
             if which:
                 invalid[which] += 1
     return {"measured": measured, "invalid": invalid, "calls": assessor.calls}
+
+
+# -- the self-report baselines -------------------------------------------------------------------------
+
+_CHOSE = re.compile(r"(?i)\bchoice\W{0,3}([1-5])\b")
+
+
+def read_self_report(reply: str) -> int | None:
+    """The option a self-report reply chose: the last 'Choice: N' line where there is one (SR-CoT thinks
+    aloud first, numbers and all), else one clear option anywhere in it (studio.lab.personality.read_choice)."""
+    from studio.lab.personality import read_choice
+
+    found = _CHOSE.findall(reply or "")
+    return int(found[-1]) if found else read_choice(reply)
+
+
+def extract_messages(answer: Answer, names: list[str],
+                     wording: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    said = ipip.anonymise(answer.answer, names)
+    own = (wording or {}).get("extract")
+    if own is not None:
+        user = fill(own, statement=statement(answer.item), options=AGREE, answer=said) + "\n\n" + REPLY_CHOICE
+    else:
+        user = (f'A participant was shown the statement "{statement(answer.item)}" and asked to choose one of: '
+                f"{AGREE}.\nThey replied: {said}\n\n"
+                "Which option did they choose? If they chose none, pick the one their reply comes closest to. "
+                + REPLY_CHOICE)
+    return [{"role": "system", "content": _system(wording)}, {"role": "user", "content": user}]
+
+
+async def self_report(chosen: list[Answer], mode: str, *, gateway: Any, model: str,
+                      names: list[str], wording: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The character's own choices scored by the scale's key. A reply with no clear option is read by the
+    assessor; one that still gives none counts as the neutral middle (the paper, appendix D.1), and is
+    counted in `neutral` so a report can say how many answers were not the character's choice."""
+    assessor = Assessor(gateway, model, names, [])
+    picks: dict[int, int | None] = {}
+    read_by_assessor = neutral = 0
+    for n, answer in enumerate(chosen):
+        pick = read_self_report(answer.answer)
+        if pick is None:
+            value = await assessor.ask("extract", extract_messages(answer, names, wording), Choice, _choice,
+                                       f"item {answer.index + 1}")
+            read_by_assessor += 1
+            pick = value.choice if value is not None else None
+        if pick is None:
+            neutral += 1
+            pick = (LOW + HIGH) // 2
+        picks[n] = pick
+    return {"measured": {mode: score_oc([a.item for a in chosen], picks)}, "invalid": {mode: neutral},
+            "read_by_assessor": read_by_assessor, "calls": assessor.calls}
 
 
 def designed(sheet: Any) -> dict[str, float] | None:

@@ -1,37 +1,51 @@
-"""The `interview` experiment kind: a character interviewed N times, each interview assessed by up to four
-methods, and the measured Big Five compared with the one its sheet was designed with.
+"""The `interview` experiment kind: characters interviewed N times, each interview assessed by up to four
+methods, beside the self-report baselines, and the measured Big Five compared with a target the
+character's prompt does not state.
 
 An experiment file's own table:
 
     kind = "interview"
     reps = 3
     [interview]
-    character = "characters/mara_lighthouse.toml"
-    scale = "mini"                 # or "ipip50"
+    characters = ["characters/wren_cartographer.toml", "characters/tobias_baker.toml"]
+    labels = "labels/big_five.toml"  # the target: a label file the characters never see
+    scale = "ipip50"                 # or "mini"
     methods = ["oc", "doc", "er_all", "er_batch"]
-    assessor = "local/smollm2"     # optional: the assessor's model (default: the experiment's model)
+    conditions = ["interview", "sr", "sr_cot"]
+    assessor = "local/smollm2"       # optional: the assessor's model (default: the experiment's model)
 
-Every repetition is one interview run in the store and one row in `lab_trials`; a rerun plays only what
-is missing and an interview cut off continues its run. The report gives each dimension's designed and
-measured score (mean and standard deviation over repetitions), and per method the mean absolute error
-scaled to the range and the accuracy (same side of the midpoint) per dimension and in full.
+The target (`target`) is a label file (`labels`), the sheet's own [traits] kept out of the prompt
+("hidden", the default without labels) or, to measure only whether a model repeats its prompt, the
+sheet's traits written into it ("sheet"); the report's protocol card says which.
+
+Every repetition of every character and condition is one run in the store and one row in `lab_trials`;
+a rerun plays only what is missing and an interview cut off continues its run. The report gives each
+dimension's target and measure per method (mean with its interval over repetitions), and per method the
+accuracy by the paper's rule (marginal targets left out) beside the strict one, and the scaled MAE; the
+published figures of Wang et al. (2024), Table 2, stand beside the studio's under `--paper`.
 """
 
 from __future__ import annotations
 
-import statistics
+import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from studio.lab import interview as iv
 from studio.lab.ipip import SCALES
-from studio.lab.kinds import Radar, Report, Table, TrialContext, TrialSpec, register
-from studio.lab.personality import DIMENSIONS, accuracy, mae_scaled
-from studio.lab.settings import KindSettings, read
+from studio.lab.kinds import Cell, Radar, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.personality import (DIMENSIONS, HIGH, LOW, accuracy, accuracy_paper, mae_paper)
+from studio.lab.settings import KindSettings, listed, read
 
 SHORT = {"openness": "O", "conscientiousness": "C", "extraversion": "E", "agreeableness": "A", "neuroticism": "N"}
+CONDITIONS = ("interview", *iv.SELF_REPORTS)
+TARGETS = {
+    "labels": "a label file the characters never see",
+    "hidden": "the sheet's [traits], kept out of the character's prompt",
+    "sheet": "the sheet's [traits], which are also written into the character's prompt",
+}
 
 
 def find_character(ref: str, source: str = "CHARACTER") -> Path:
@@ -53,25 +67,74 @@ def find_character(ref: str, source: str = "CHARACTER") -> Path:
                      "give a path to a character's .toml, or a name in characters/, e.g. mara_lighthouse")
 
 
-def load_sheet(path: Path, source: str) -> Any:
+def load_sheet(path: Path, source: str, *, needs_traits: bool = True) -> Any:
     from studio.model import InputError, load_character
 
     sheet = load_character(path)
-    if sheet.traits is None:
-        raise InputError(str(path), "traits", "sets no Big Five, so there is no design to compare with",
-                         "add a [traits] table: openness, conscientiousness, extraversion, agreeableness, "
-                         "neuroticism, each -2 to 2")
+    if needs_traits and sheet.traits is None:
+        raise InputError(str(path), "traits", "sets no Big Five, so there is no target to compare with",
+                         "add a [traits] table (openness, conscientiousness, extraversion, agreeableness, "
+                         "neuroticism, each -2 to 2), or give the experiment a label file: labels = \"FILE\"")
     return sheet
 
 
-class InterviewSettings(KindSettings):
-    """The `[interview]` table: whom to interview, with which scale, scored by which methods."""
+def read_labels(path: Path, source: str) -> dict[str, dict[str, float | None]]:
+    """A label file: one table per character (by name), each dimension 1-5 or "X" (no label), e.g.
 
-    character: str = Field(min_length=1)
+        [Wren]
+        openness = 4.5
+        extraversion = "X"
+
+    Keyed by the name folded to lower case. Bad input names the file, the field and the fix."""
+    from studio.model import InputError
+
+    if not path.is_file():
+        raise InputError(source, "interview.labels", f"no label file '{path}'",
+                         "give the path of a TOML file of Big-Five labels, relative to the experiment file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), None, f"is not TOML: {exc}", "fix the file's syntax") from None
+    out: dict[str, dict[str, float | None]] = {}
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            continue  # a note about where the labels come from
+        labels: dict[str, float | None] = {}
+        for key, value in table.items():
+            if key not in DIMENSIONS:
+                raise InputError(str(path), f"{name}.{key}", "is not a Big-Five dimension",
+                                 f"use {', '.join(DIMENSIONS)}")
+            if value == "X":
+                labels[key] = None
+            elif isinstance(value, (int, float)) and not isinstance(value, bool) and LOW <= value <= HIGH:
+                labels[key] = float(value)
+            else:
+                raise InputError(str(path), f"{name}.{key}", f"is {value!r}",
+                                 f'give a number from {LOW} to {HIGH}, or "X" where the character has no label')
+        out[name.casefold()] = labels
+    return out
+
+
+def _relative(ref: str, source: str) -> Path:
+    path = Path(ref)
+    if path.is_absolute() or path.is_file() or source in ("", "CHARACTER"):
+        return path
+    return Path(source).parent / ref
+
+
+class InterviewSettings(KindSettings):
+    """The `[interview]` table: whom to interview, against which target, with which scale and methods."""
+
+    character: str | None = Field(default=None, min_length=1)
+    characters: list[str] = Field(default_factory=list, max_length=200)
     scale: str = "mini"
     methods: list[str] = Field(default_factory=lambda: list(iv.METHODS))
+    conditions: list[str] = Field(default_factory=lambda: ["interview"])
+    target: Literal["labels", "hidden", "sheet"] | None = None
+    labels: str | None = Field(default=None, min_length=1)
     seed: int = 1
     assessor: str | None = None  # the assessor's model; default: the character's
+    prompts: str | None = Field(default=None, min_length=1)  # a file of the researcher's own prompt texts
 
     @field_validator("scale")
     @classmethod
@@ -88,54 +151,134 @@ class InterviewSettings(KindSettings):
                              'use methods = ["oc", "doc", "er_all", "er_batch"]')
         return [m for m in iv.METHODS if m in value]
 
+    @field_validator("conditions")
+    @classmethod
+    def _conditions(cls, value: list[str]) -> list[str]:
+        chosen = listed(value, CONDITIONS, "conditions")
+        return [c for c in CONDITIONS if c in chosen]
+
+    @model_validator(mode="after")
+    def _whom(self) -> InterviewSettings:
+        if self.character is not None and self.characters:
+            raise ValueError('names a character and characters; give one list: characters = ["A.toml", "B.toml"]')
+        if self.character is None and not self.characters:
+            raise ValueError('names no character; add character = "characters/mara_lighthouse.toml"')
+        if self.target is None:
+            self.target = "labels" if self.labels else "hidden"
+        if self.target == "labels" and not self.labels:
+            raise ValueError('is "labels" but no label file is given; add labels = "labels/big_five.toml"')
+        if self.target != "labels" and self.labels:
+            raise ValueError(f'is "{self.target}" but a label file is given too; leave target out to use the labels')
+        return self
+
 
 class InterviewKind:
     name = "interview"
-    summary = "a character interviewed with a Big-Five scale, scored by OC, d-OC and ER against its design (Wang et al., 2024)"
+    summary = ("characters interviewed with a Big-Five scale, scored by OC, d-OC and ER beside self-report, "
+               "against a target their prompt does not state (Wang et al., 2024)")
 
     def check(self, spec: dict[str, Any], source: str) -> dict[str, Any]:
         from studio.model import InputError
 
-        if not (spec.get("interview") or {}).get("character"):
-            raise InputError(source, "interview.character", "names no character",
-                             'add character = "characters/mara_lighthouse.toml"')
         own = read(InterviewSettings, spec, "interview", source)
-        path = find_character(own.character, source)
-        load_sheet(path, source)
+        refs = own.characters or [own.character or ""]
+        paths = [find_character(ref, source) for ref in refs]
+        if len({p.stem for p in paths}) != len(paths):
+            raise InputError(source, "interview.characters", "names the same character twice",
+                             "list each character file once")
+        labels: dict[str, dict[str, float | None]] = {}
+        labels_path = None
+        if own.target == "labels":
+            assert own.labels is not None
+            labels_path = _relative(own.labels, source)
+            labels = read_labels(labels_path, source)
+        for path in paths:
+            sheet = load_sheet(path, source, needs_traits=own.target != "labels")
+            if own.target == "labels" and sheet.name.casefold() not in labels:
+                raise InputError(str(labels_path), sheet.name, f"holds no labels for {sheet.name} ({path})",
+                                 f"add a [{sheet.name}] table with the five dimensions, 1-5")
         reps = spec.get("reps", 1)
         if not isinstance(reps, int) or isinstance(reps, bool) or not 1 <= reps <= 1000:
             raise InputError(source, "reps", f"must be a whole number from 1 to 1000, not {reps!r}", "e.g. reps = 3")
-        return {**spec, "reps": reps, "interview": {**own.model_dump(exclude_none=True), "character": str(path)}}
+        checked = own.model_dump(exclude_none=True)
+        if own.prompts is not None:
+            from studio.lab.wording import read as read_wording
+
+            prompts_path = _relative(own.prompts, source)
+            checked["prompts"] = str(prompts_path)
+            checked["wording"] = read_wording(prompts_path, iv.SLOTS, source, "interview.prompts")
+        checked.pop("character", None)
+        checked["characters"] = [str(p) for p in paths]
+        if labels_path is not None:
+            checked["labels"] = str(labels_path)
+        return {**spec, "reps": reps, "interview": checked}
 
     def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
+        """Every character x condition x repetition. A repetition's seed is shared by its conditions, so the
+        interview and the self-reports of one repetition are paired. The key of the plain one-character
+        interview stays `rep/N`, as it always was, so a rerun of an older experiment finds its trials."""
         own = spec["interview"]
-        return [TrialSpec(f"rep/{rep}", "interview", rep, {"seed": own["seed"] + rep})
-                for rep in range(int(spec.get("reps", 1)))]
+        paths = own["characters"]
+        out = []
+        for path in paths:
+            for condition in own["conditions"]:
+                for rep in range(int(spec.get("reps", 1))):
+                    parts = ([Path(path).stem] if len(paths) > 1 else []) + \
+                            ([condition] if condition != "interview" else []) + ["rep", str(rep)]
+                    label = " ".join(([Path(path).stem] if len(paths) > 1 else []) + [condition])
+                    out.append(TrialSpec("/".join(parts), label, rep,
+                                         {"seed": own["seed"] + rep, "character": path, "mode": condition}))
+        return out
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
         from studio.model.play import DEFAULT_MODEL
 
         own = ctx.spec["interview"]
-        sheet = load_sheet(Path(own["character"]), ctx.source)
+        path = trial.params.get("character") or own["characters"][0]
+        mode = trial.params.get("mode", "interview")
+        sheet = load_sheet(Path(path), ctx.source, needs_traits=own["target"] != "labels")
         model = ctx.model or DEFAULT_MODEL
         run_id = ctx.run_id
         if run_id is None:
-            cast = iv.interview_cast(sheet, own["scale"], model=model, seed=trial.params["seed"],
-                                     source=own["character"])
+            cast = iv.interview_cast(sheet, own["scale"], model=model, seed=trial.params["seed"], source=path,
+                                     mode=mode, hide_traits=own["target"] != "sheet", wording=own.get("wording"))
             options = {"model": model, "seed": trial.params["seed"], "experiment": ctx.spec.get("name", "interview")}
             run_id = await iv.interview(ctx.store, ctx.gateway, cast, options=options, started=ctx.started)
         else:
             await iv.interview(ctx.store, ctx.gateway, run_id=run_id)
         chosen = iv.answers(ctx.store, run_id, own["scale"])
-        result = await iv.assess(chosen, own["methods"], gateway=ctx.gateway, model=own.get("assessor") or model,
-                                 names=names_of(sheet.name))
-        return {"run": run_id, "rep": trial.rep, "seed": trial.params["seed"], "answers": len(chosen), **result}
+        assessor = own.get("assessor") or model
+        if mode in iv.SELF_REPORTS:
+            result = await iv.self_report(chosen, mode, gateway=ctx.gateway, model=assessor, names=names_of(sheet.name),
+                                          wording=own.get("wording"))
+        else:
+            result = await iv.assess(chosen, own["methods"], gateway=ctx.gateway, model=assessor,
+                                     names=names_of(sheet.name), shuffle=trial.rep or None, wording=own.get("wording"))
+        return {"run": run_id, "rep": trial.rep, "seed": trial.params["seed"], "character": sheet.name,
+                "condition": mode, "answers": len(chosen), **result}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         own = spec["interview"]
-        sheet = load_sheet(Path(own["character"]), "")
-        return profile_report(iv.designed(sheet), own["methods"], list(results.values()),
-                              title=f"The personality interview: {sheet.name}, {SCALES[own['scale']]}")
+        targets = targets_of(own)
+        methods = (own["methods"] if "interview" in own["conditions"] else []) + \
+                  [c for c in own["conditions"] if c in iv.SELF_REPORTS]
+        names = list(targets)
+        who = names[0] if len(names) == 1 else f"{len(names)} characters"
+        report = profile_report(targets, methods, list(results.values()),
+                                title=f"The personality interview: {who}, {SCALES[own['scale']]}")
+        report.protocol = protocol(own, int(spec.get("reps", 1)))
+        report.paper = reproduction(report)
+        return report
+
+
+def targets_of(own: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Each character's target (by name), from the label file or the sheet's traits as the settings say."""
+    labels = read_labels(Path(own["labels"]), "") if own["target"] == "labels" else {}
+    out: dict[str, dict[str, float | None]] = {}
+    for path in own["characters"]:
+        sheet = load_sheet(Path(path), "", needs_traits=own["target"] != "labels")
+        out[sheet.name] = labels[sheet.name.casefold()] if own["target"] == "labels" else dict(iv.designed(sheet) or {})
+    return out
 
 
 def names_of(name: str) -> list[str]:
@@ -143,71 +286,184 @@ def names_of(name: str) -> list[str]:
     return [name, *[w for w in name.split() if len(w) > 1]]
 
 
-def _mean_sd(values: list[float]) -> tuple[float | None, float | None]:
+def _mean_cell(values: list[float], digits: int = 2) -> Cell:
+    from studio.lab.stats import mean_ci
+
     if not values:
-        return None, None
-    return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
+        return Cell(None, n=0, digits=digits)
+    est = mean_ci(values)
+    return Cell(float(est.mean), float(est.low), float(est.high), est.n, digits)
 
 
-def _shown(mean: float | None, sd: float | None, n: int, of: int) -> str:
-    """Mean ± sd; the count only when some repetitions measured nothing here."""
-    if mean is None:
-        return "-"
-    return f"{mean:.2f} ± {sd:.2f}" + (f" (n={n})" if n != of else "")
+def _rate_cell(hits: list[bool], scale: float = 100.0) -> Cell:
+    """A share with its Wilson 95% interval, which stays within 0-100% by construction."""
+    if not hits:
+        return Cell(None, n=0, digits=1)
+    from studio.lab.stats import wilson
+
+    k, n = sum(hits), len(hits)
+    low, high = wilson(k / n, n)
+    return Cell(scale * k / n, scale * low, scale * high, n, 1)
 
 
-def profile_report(design: dict[str, float] | None, methods: list[str], results: list[dict[str, Any]], *,
+def _target_shown(value: float | None) -> Any:
+    return "X" if value is None else Cell(value, digits=1)
+
+
+def agreement(targets: dict[str, dict[str, float | None]], method: str,
+              results: list[dict[str, Any]]) -> dict[str, Any]:
+    """One method's agreement over every character and repetition that measured it: the paper's rule and
+    the strict one, per dimension and in full, and the scaled MAE (percent, as the paper prints it)."""
+    paper_dim: list[bool] = []
+    paper_full: list[bool] = []
+    strict_dim: list[bool] = []
+    strict_full: list[bool] = []
+    per_dim: dict[str, list[bool]] = {d: [] for d in DIMENSIONS}
+    maes: list[float] = []
+    invalid = 0
+    for r in results:
+        measured = r.get("measured", {}).get(method)
+        if measured is None:
+            continue
+        invalid += int(r.get("invalid", {}).get(method, 0))
+        target = targets.get(r.get("character", ""), next(iter(targets.values())) if len(targets) == 1 else {})
+        hit = accuracy_paper(target, measured)
+        for d in DIMENSIONS:
+            if hit[d] is not None:
+                paper_dim.append(bool(hit[d]))
+                per_dim[d].append(bool(hit[d]))
+        if hit["full"] is not None:
+            paper_full.append(bool(hit["full"]))
+        known = {d: v for d, v in target.items() if v is not None}
+        strict = accuracy(known, measured)
+        strict_dim += [bool(strict[d]) for d in DIMENSIONS if strict[d] is not None]
+        if strict["full"] is not None and len(known) == len(DIMENSIONS):
+            strict_full.append(bool(strict["full"]))
+        mae = mae_paper(target, measured)
+        if mae is not None:
+            maes.append(100 * mae)
+    return {"acc_dim": _rate_cell(paper_dim), "acc_full": _rate_cell(paper_full), "mae": _mean_cell(maes, 1),
+            "strict_dim": _rate_cell(strict_dim), "strict_full": _rate_cell(strict_full),
+            "per_dim": {d: _rate_cell(v) for d, v in per_dim.items()}, "invalid": invalid}
+
+
+def profile_report(targets: dict[str, dict[str, float | None]], methods: list[str], results: list[dict[str, Any]], *,
                    title: str) -> Report:
-    """Designed vs measured per dimension and method, agreement per method, and the radar of the means."""
-    design = design or {}
+    """Target vs measured per character, dimension and method, agreement per method, and the radar of the means.
+
+    `targets` maps a character's name to its target per dimension (1-5; None: no label); a result names
+    its character (a result without one belongs to the only character)."""
+    several = len(targets) > 1
+    only = next(iter(targets)) if len(targets) == 1 else None
+
+    def of(name: str) -> list[dict[str, Any]]:
+        return [r for r in results if r.get("character", only) == name]
+
     rows: list[list[Any]] = []
     means: dict[str, list[float | None]] = {iv.LABELS[m]: [] for m in methods}
-    for d in DIMENSIONS:
-        row: list[Any] = [d, f"{design[d]:.0f}" if d in design else "-"]
-        for m in methods:
-            values = [r["measured"][m][d] for r in results if r.get("measured", {}).get(m, {}).get(d) is not None]
-            mean, sd = _mean_sd(values)
-            row.append(_shown(mean, sd, len(values), len(results)))
-            means[iv.LABELS[m]].append(mean)
-        rows.append(row)
-    profiles = Table("Designed and measured, 1-5 (mean ± sd over repetitions)",
-                     ["dimension", "designed"] + [iv.LABELS[m] for m in methods], rows,
-                     note=f"designed = the sheet's trait (-2..+2) + 3; {len(results)} repetitions, n where fewer measured")
+    for name, target in targets.items():
+        mine = of(name)
+        for d in DIMENSIONS:
+            row: list[Any] = ([name] if several else []) + [d, _target_shown(target.get(d))]
+            for m in methods:
+                values = [r["measured"][m][d] for r in mine if r.get("measured", {}).get(m, {}).get(d) is not None]
+                cell = _mean_cell(values)
+                row.append(cell)
+                if not several:
+                    means[iv.LABELS[m]].append(cell.value)
+            rows.append(row)
+    profiles = Table("Target and measured, 1-5 (mean and 95% interval over repetitions)",
+                     (["character"] if several else []) + ["dimension", "target"] + [iv.LABELS[m] for m in methods],
+                     rows, note=f"{len(results)} trials; X: no label for this dimension")
     agree_rows: list[list[Any]] = []
     for m in methods:
-        measured = [r["measured"][m] for r in results if m in r.get("measured", {})]
-        maes = [x for x in (mae_scaled(design, p) for p in measured) if x is not None]
-        mae, sd = _mean_sd(maes)
-        hits = [accuracy(design, p) for p in measured]
-        row = [iv.LABELS[m], "-" if mae is None else f"{mae:.3f} ± {sd:.3f}"]
-        for key in (*DIMENSIONS, "full"):
-            known = [hit for h in hits if (hit := h.get(key)) is not None]
-            row.append(f"{sum(known)}/{len(known)}" if known else "-")
-        row.append(sum(int(r.get("invalid", {}).get(m, 0)) for r in results))
-        agree_rows.append(row)
-    if design and results:
+        a = agreement(targets, m, results)
+        agree_rows.append([iv.LABELS[m], a["acc_dim"], a["acc_full"], a["mae"], a["strict_dim"], a["strict_full"],
+                           *[a["per_dim"][d] for d in DIMENSIONS], a["invalid"]])
+    if results:
         # What knowing nothing scores: every dimension at the midpoint. A method must beat this to have read anything.
         flat = {d: 3.0 for d in DIMENSIONS}
-        baseline = accuracy(design, flat)
-        mae = mae_scaled(design, flat)
-        agree_rows.append(["baseline: all 3", "-" if mae is None else f"{mae:.3f}",
-                           *[("hit" if baseline[k] else "miss") for k in (*DIMENSIONS, "full")], "-"])
-    agreement = Table("Agreement with the design, per method",
-                      ["method", "MAE / range"] + [SHORT[d] for d in DIMENSIONS] + ["full", "invalid replies"],
-                      agree_rows,
-                      note="accuracy: repetitions where measured and designed sit on the same side of 3 "
-                           "(a designed 3 is hit only by exactly 3); MAE / range: 0 exact, 1 as far as the scale allows")
-    series: dict[str, list[float | None]] = {"designed": [design.get(d) for d in DIMENSIONS]}
-    series.update(means)
+        a = agreement(targets, "flat", [{"character": n, "measured": {"flat": flat}} for n in targets])
+        agree_rows.append(["baseline: all 3", a["acc_dim"], a["acc_full"], a["mae"], a["strict_dim"],
+                           a["strict_full"], *[a["per_dim"][d] for d in DIMENSIONS], "-"])
+    agreement_table = Table(
+        "Agreement with the target, per method (%)",
+        ["method", "Acc dim", "Acc full", "MAE", "strict dim", "strict full"] + [SHORT[d] for d in DIMENSIONS]
+        + ["invalid replies"],
+        agree_rows,
+        note="Acc dim / full and MAE by the paper's rule: a target 2.6-3.4 (40-60% of the range) is marginal and "
+             "left out, a measure above 3 is high, else low; strict: every labelled dimension counts and a target "
+             "of 3 is hit only by exactly 3. O..N: the paper's rule per dimension. Intervals: Wilson 95% for "
+             "shares, t 95% for MAE; MAE is scaled to the range (0 exact, 100 as far as the scale allows)")
+    series: dict[str, list[float | None]] = {}
+    if not several and only is not None:
+        series["target"] = [targets[only].get(d) for d in DIMENSIONS]
+        series.update(means)
     runs = ", ".join(str(r["run"]) for r in results if "run" in r)
     notes = [f"{len(results)} interviews (runs {runs or 'none'}).",
-             "An assessor reply that was invalid twice is no score: it is left out, never guessed."]
-    return Report(
-        title=title,
-        tables=[profiles, agreement],
-        figures=[Radar("interview", title, list(DIMENSIONS), series)],
-        notes=notes,
-    )
+             "An assessor reply that was invalid twice is no score: it is left out, never guessed; a self-report "
+             "with no option even after the assessor read it counts as the middle (invalid replies)."]
+    figures: list[Any] = [Radar("interview", title, list(DIMENSIONS), series)] if series else []
+    return Report(title=title, tables=[profiles, agreement_table], figures=figures, notes=notes)
+
+
+def reproduction(report: Report) -> Any:
+    """Table 2's Big Five columns (GPT-4 as the interviewer) beside the studio's, method by method."""
+    from studio.lab.papers import reproduction as beside
+
+    measured: dict[str, Cell] = {}
+    table = next((t for t in report.tables if t.title.startswith("Agreement")), None)
+    if table is not None:
+        key = {label: m for m, label in iv.LABELS.items()}
+        for row in table.rows:
+            method = key.get(row[0])
+            if method is None:
+                continue
+            measured[f"bfi.{method}.acc_dim"] = row[1]
+            measured[f"bfi.{method}.acc_full"] = row[2]
+            measured[f"bfi.{method}.mae"] = row[3]
+    return beside("incharacter", measured)
+
+
+def protocol(own: dict[str, Any], reps: int) -> list[str]:
+    """How the trials were run, step by step, and where the studio still differs from the paper."""
+    methods = ", ".join(iv.LABELS[m] for m in own["methods"])
+    batch = ("one batch a dimension (the paper's rule gives one batch below six answers, so ER (batch) equals ER (all) here)"
+             if own["scale"] == "mini" else "batches of three or four answers (ten a dimension: 3, 4, 3)")
+    lines = [
+        f"Target: {TARGETS[own['target']]}"
+        + (f" ({own['labels']})." if own["target"] == "labels" else ".")
+        + (" This measures whether the model repeats its prompt, not the character's personality (Wang et al. "
+           "compare with human labels the agent never sees, section 4.1)." if own["target"] == "sheet" else ""),
+        f"Characters: {len(own['characters'])}; {reps} repetitions of each condition, interview and assessment "
+        "both repeated, as the paper's three runs (section 4.1).",
+        f"Interview: each item of {SCALES[own['scale']]} asked as an open question in the studio's wording, "
+        "each in a fresh context holding only the character and that question (section 3.2; the paper's "
+        "repository clears the dialogue before every question).",
+        f"Assessment: {methods}, by an assessor told neither the character's name nor the scale's key, "
+        "replies held to JSON and asked again once (appendix D.1).",
+        f"ER (batch): {batch}; each repetition after the first shuffles a dimension's answers before batching, "
+        "as the paper's repository does.",
+        "Self-report: SR puts each item with its five options and wants a number; SR-CoT asks for reasons "
+        "first, then a 'Choice: N' line; a reply with no clear option is read by the assessor, and one still "
+        "without counts as neutral (section 4.1, appendix D.1).",
+        "Accuracy: the paper's rule (marginal targets, 40-60% of the range, left out; a measure above the "
+        "midpoint high, else low; section 4.1, appendix C) beside the strict rule; MAE over the same dimensions, "
+        "scaled to the range.",
+        ("Prompts: the researcher's own texts from " + own["prompts"] + " for " + ", ".join(own.get("wording") or {})
+         + ", each reply's JSON shape added after the text; the studio's wording for the rest."
+         if own.get("prompts") else
+         "Prompts: the studio's own wording (not the paper's; `prompts = FILE` runs with a researcher's texts)."),
+        "Differs: the scale is the public-domain IPIP (Goldberg, 1992; Mini-IPIP, Donnellan et al., 2006), not "
+        "the BFI of 44 items the paper's Big Five figures use (section 4.1), so its items and their number differ.",
+        "Differs: the paper's characters are 32 well-known fictional figures labelled by the Personality "
+        "Database and annotators (section 4.1, appendix C); the studio's targets come from "
+        + ("a label file" if own["target"] == "labels" else "the sheets")
+        + ", and its characters are the ones listed here, so the figures compare in kind, not in number.",
+        "Differs: the assessor's temperature is 0.2 from the first reply (the paper: 0 first, 0.2 when asking "
+        "again, appendix D.1), and the character answers at its sheet's temperature (default 0.7).",
+    ]
+    return lines
 
 
 KIND = register(InterviewKind())

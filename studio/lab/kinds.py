@@ -15,7 +15,7 @@ renderer draws them for every kind, in the terminal and as files.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,6 +28,32 @@ class TrialSpec:
     condition: str  # the cell it belongs to, as reports group it ("cooperative vs tit_for_tat_c")
     rep: int
     params: dict[str, Any] = field(default_factory=dict)
+
+
+class Grid(Sequence[TrialSpec]):
+    """A plan of cells x repetitions whose trials are made when asked for, not held: `--reps 10000` over
+    24 cells is 240,000 trials, and the runner reads them one at a time. `make(cell, rep)` makes one;
+    the order is every repetition of the first cell, then of the next."""
+
+    def __init__(self, cells: Sequence[Any], reps: int, make: Callable[[Any, int], TrialSpec]):
+        self.cells, self.reps, self.make = list(cells), max(0, int(reps)), make
+
+    def __len__(self) -> int:
+        return len(self.cells) * self.reps
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.make(self.cells[index // self.reps], index % self.reps)
+
+    def __iter__(self) -> Iterator[TrialSpec]:
+        for cell in self.cells:
+            for rep in range(self.reps):
+                yield self.make(cell, rep)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
+from studio.lab.kinds import Bars, Cell, Grid, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
 from studio.model import InputError
@@ -40,7 +40,7 @@ class PDSettings(KindSettings):
     wordings: list[int] = Field(default_factory=lambda: [0, 1, 2])
     temperature: float = Field(TEMPERATURE, ge=0, le=2)
     max_tokens: int = Field(MAX_TOKENS, ge=16, le=4096)
-    # Also fit the paper repository's model (statsmodels): a few seconds on the paper's 720 trials.
+    # Also fit a mixed model after the paper's repository (statsmodels): seconds on the paper's 2,160 trials.
     mixed_model: bool = False
     # Hold each reply to a JSON shape naming a project (small models need it to answer at all); the paper
     # asked for free text, read by its "Choice:" line.
@@ -84,17 +84,18 @@ class PDKind:
                                  f"use wordings below {len(personas[group])}, or give the group more personas")
         return {**spec, "pd": {**own, "texts": texts}}
 
-    def plan(self, spec: dict[str, Any]) -> list[TrialSpec]:
+    def plan(self, spec: dict[str, Any]) -> Grid:
         own = spec["pd"]
         wordings = own["wordings"]
-        out = []
-        for group in own["groups"]:
-            for partner in own["partners"]:
-                for rep in range(int(spec.get("reps", 1))):
-                    wording = wordings[rep % len(wordings)]
-                    out.append(TrialSpec(trial_key(group, wording, partner, rep), f"{group} vs {partner}", rep,
-                                         {"group": group, "wording": wording, "partner": partner}))
-        return out
+
+        def trial(cell: tuple[str, str], rep: int) -> TrialSpec:
+            group, partner = cell
+            wording = wordings[rep % len(wordings)]
+            return TrialSpec(trial_key(group, wording, partner, rep), f"{group} vs {partner}", rep,
+                             {"group": group, "wording": wording, "partner": partner})
+
+        cells = [(group, partner) for group in own["groups"] for partner in own["partners"]]
+        return Grid(cells, int(spec.get("reps", 1)), trial)
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
         """Play the trial as a run of the dilemma form (studio/engine/forms/dilemma.py), or go on with the
@@ -170,7 +171,8 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                     rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
                     f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
               Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
-                    tests, note="Holm's correction across the nine hypotheses"),
+                    tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if every "
+                         "part does: its p is the largest part's, its effect the smallest"),
               Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
                     note="raw p of each part; the hypothesis holds only if every part does")]
     if own.get("mixed_model"):
@@ -242,25 +244,29 @@ def protocol(spec: dict[str, Any]) -> list[str]:
     if own.get("hold_to_schema"):
         differences.append("Replies are held to a JSON shape naming a project ([pd] hold_to_schema); the paper's "
                            "were free text.")
+    if own.get("mixed_model"):
+        differences.append("The mixed model is linear in each trial's rate with a random intercept per persona (REML); "
+                           "the paper's repository fits a beta-binomial model of the count of cooperative choices.")
     if own.get("temperature") != TEMPERATURE or own.get("max_tokens") != MAX_TOKENS:
         differences.append(f"Sampling differs from the paper's temperature {TEMPERATURE} and {MAX_TOKENS} tokens.")
     return steps + ["Differences from the paper: " + d for d in differences]
 
 
 def _model_table(trials: list[Any]) -> Table:
-    """The mixed model the paper's repository fits, when the experiment asks for it (`mixed_model = true`)."""
+    """The mixed model after the paper's repository, when the experiment asks for it (`mixed_model = true`)."""
     from studio.lab.stats import MIXED_FORMULA, mixed_model
 
     fitted = mixed_model(trials)
-    title = "Mixed model: each move by group and group x partner, a random intercept per simulacrum"
+    title = "Mixed model: cooperation by group and group x partner, a random intercept per simulacrum"
+    columns = ["term", "estimate", "se", "p"]
     if fitted is None:
-        return Table(title, ["term", "log-odds", "sd", "p"], [],
-                     note="not fitted: it needs the control group and the unconditional defector as references, "
-                          "and both choices among the moves")
+        return Table(title, columns, [], note="not fitted: it needs the control group and the unconditional defector "
+                                               "as references, rates that differ, and a fit that converges")
     terms, spread = fitted
-    return Table(title, ["term", "log-odds", "sd", "p"], [[t.term, t.estimate, t.sd, t.p] for t in terms],
-                 note=f"binomial, logit link, fitted by variational Bayes (statsmodels BinomialBayesMixedGLM); "
-                      f"references: control, always_defect; simulacra's sd {spread:.2f} (log-odds); formula c ~ {MIXED_FORMULA}")
+    return Table(title, columns, [[t.term, t.estimate, t.se, t.p] for t in terms],
+                 note=f"linear mixed model of each trial's rate (statsmodels MixedLM, REML); estimates are differences "
+                      f"of rates from the references (control, always_defect); personas' sd {spread:.3f}; "
+                      f"formula rate ~ {MIXED_FORMULA}")
 
 
 def trial_key(group: str, wording: int, partner: str, rep: int) -> str:

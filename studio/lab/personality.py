@@ -6,9 +6,13 @@ averaged), d-OC (the interviewer rates each dimension from the character's whole
 (an expert rater reads the interview and gives each dimension a score with a reason). The rater's
 reply is data, so it is read with studio.structured: a score without words is not a rating.
 
-Agreement is reported twice, as the paper does: the mean absolute error scaled to the range (0 is
-perfect, 1 is as far apart as the scale allows), and accuracy: whether measured and designed fall on
-the same side of the scale's midpoint, per dimension and for all five at once.
+Agreement is reported as the paper does: the mean absolute error scaled to the range (0 is perfect, 1 is
+as far apart as the scale allows), and accuracy: whether measured and target fall on the same side of the
+scale's midpoint, per dimension and for all five at once. Accuracy comes by two rules. The paper's
+(Wang et al., 2024, section 4.1 and appendix C): a target in the middle fifth of the range (40-60% of it,
+"marginal") is ambiguous and left out, of accuracy and MAE alike, and a measure is high when above the
+midpoint, low otherwise. The strict rule keeps every dimension and hits a middle target only with a
+measure exactly in the middle.
 """
 
 from __future__ import annotations
@@ -149,6 +153,40 @@ def accuracy(designed: Mapping[str, float], measured: Mapping[str, float | None]
     values = [result[d] for d in DIMENSIONS]
     result["full"] = None if any(v is None for v in values) else all(values)
     return result
+
+
+MARGINAL = (0.4, 0.6)  # the share of the range, inclusive, where a target is too ambiguous to score (the paper's)
+
+
+def marginal(target: float) -> bool:
+    """Whether a target 1-5 sits in the paper's ambiguous middle (40% to 60% of the range, ends included)."""
+    share = (target - LOW) / (HIGH - LOW)
+    return MARGINAL[0] <= share <= MARGINAL[1]
+
+
+def decided(target: Mapping[str, float | None]) -> dict[str, float]:
+    """The target's dimensions the paper's rule scores: those set and not marginal."""
+    return {d: v for d in DIMENSIONS if (v := target.get(d)) is not None and not marginal(v)}
+
+
+def accuracy_paper(target: Mapping[str, float | None],
+                   measured: Mapping[str, float | None]) -> dict[str, bool | None]:
+    """The paper's rule: per non-marginal dimension, whether the measure is high (above the midpoint) exactly
+    when the target is; marginal or unmeasured dimensions are None. 'full': every scored dimension hit
+    (None when none can be scored or one scored dimension went unmeasured)."""
+    scored = decided(target)
+    result: dict[str, bool | None] = {}
+    for d in DIMENSIONS:
+        m = measured.get(d)
+        result[d] = None if d not in scored or m is None else (scored[d] > MIDPOINT) == (m > MIDPOINT)
+    values = [result[d] for d in scored]
+    result["full"] = None if not scored or any(v is None for v in values) else all(values)
+    return result
+
+
+def mae_paper(target: Mapping[str, float | None], measured: Mapping[str, float | None]) -> float | None:
+    """The scaled MAE over the dimensions the paper's rule scores (marginal targets left out)."""
+    return mae_scaled(decided(target), measured)
 
 
 def summarise(pairs: Iterable[tuple[Mapping[str, float], Mapping[str, float | None]]]) -> dict[str, float | None]:

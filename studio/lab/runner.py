@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ class Tally:
     running: int = 0
     failed: int = 0
     skipped: int = 0  # done before this run began
+    elsewhere: int = 0  # done meanwhile by another runner of the same experiment
     tokens: int = 0
     calls: int = 0
     began: float = field(default_factory=time.monotonic)
@@ -46,7 +47,7 @@ class Tally:
     @property
     def played(self) -> int:
         """Trials finished by this run of the command."""
-        return self.done - self.skipped
+        return self.done - self.skipped - self.elsewhere
 
     @property
     def estimate(self) -> float | None:
@@ -120,11 +121,14 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
         gateway = experiment.gateway()
     spec, kind, name = experiment.spec, experiment.kind, experiment.name
     trials = Trials(store)
-    plan = list(kind.plan(spec))
-    done = trials.done(name)
-    todo = [t for t in plan if t.key not in done]
-    owner = claims.runner_name()  # what this runner's claims on trials are made under
-    tally = Tally(total=len(plan), done=len(plan) - len(todo), skipped=len(plan) - len(todo))
+    # The plan is read one trial at a time, never held whole: at `--reps 10000` it is 240,000 trials, and
+    # only a few are in hand at once (bench/bench_lab_plan.py measures what is held before the first).
+    plan = kind.plan(spec)
+    done = trials.done_keys(name)
+    skipped = sum(1 for t in plan if t.key in done) if done else 0
+    todo = (t for t in plan if t.key not in done)
+    owner = claims.runner_name()  # what this runner's leases on trials are taken under
+    tally = Tally(total=len(plan), done=skipped, skipped=skipped)
     runs: dict[str, int] = {}
 
     def changed() -> None:
@@ -132,17 +136,21 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
             progress(tally)
 
     shared = CountingGateway(gateway, tally, changed)
-    gate = asyncio.Semaphore(slots(spec.get("model"), int(spec.get("concurrency", 8))))
+    width = slots(spec.get("model"), int(spec.get("concurrency", 8)))
+    gate = asyncio.Semaphore(width)
     stopping: list[BaseException] = []  # a crash or Ctrl-C in one trial: no other trial begins after it
+
+    passed: list[TrialSpec] = []  # trials another runner had done or was playing when this one came to them
 
     async def one(trial: TrialSpec) -> None:
         async with gate:
             if stopping:
                 return
-            # done meanwhile, or being played by another runner still alive: not this runner's to play.
+            # done meanwhile, or leased by another runner whose lease holds: not this runner's to play now.
             # A trial left running by a crash or Ctrl-C, or failed, is taken again and its run goes on.
             claimed = trials.claim(name, trial.key, owner)
             if claimed is None:
+                passed.append(trial)
                 return
             earlier = claimed.get("run")
             if earlier:
@@ -183,12 +191,36 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
                 changed()
 
     changed()
-    claims.begin(owner)
+    async def worker(trials_left: Iterator[TrialSpec]) -> None:
+        for trial in trials_left:  # the workers share one iterator: each takes the next trial
+            if stopping:
+                return
+            await one(trial)
+
+    beating = trials.heartbeat(owner)
     try:
-        await asyncio.gather(*(one(t) for t in todo))
+        pending: Iterator[TrialSpec] = todo
+        while not stopping:
+            passed.clear()
+            await asyncio.gather(*(worker(pending) for _ in range(width)))
+            # What other runners were playing: wait for it, and take over what a runner that died left
+            # once its lease runs out, so every runner ends with the whole experiment and one report.
+            ended = trials.done_keys(name)
+            others = sum(1 for t in passed if t.key in ended)
+            tally.elsewhere += others
+            tally.done += others
+            changed()
+            left = trials.running(name)
+            waiting = [t for t in passed if t.key in left]
+            if not waiting:
+                break
+            if {t.key for t in waiting} <= trials.held(name, owner):
+                await asyncio.sleep(min(1.0, claims.LEASE / 10))
+            pending = iter(waiting)
     finally:
-        claims.end(owner)
-    wanted = {t.key for t in plan}
+        beating.set()
+        trials.release(owner)
+    wanted = {t.key for t in plan}  # once the trials are played: what the report is on
     finished = {k: v for k, v in trials.done(name).items() if k in wanted}
     failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
     for key, record in finished.items():

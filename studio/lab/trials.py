@@ -1,11 +1,17 @@
 """The lab's record of trials, kept in the run store beside the runs: what is planned, done or failed.
 
 A rerun reads it and runs only what is missing; a failed trial keeps its error while the others go on.
-A runner claims a trial before it plays it, in one write transaction, so two runners of the same
-experiment (two terminals on one store) never play one trial twice; a trial whose runner is gone (a
-crash, Ctrl-C) is claimed again and goes on in its run. The table is created when the lab first opens a
-store (an additive, idempotent migration: older databases gain it, or the column a claim names, and
-nothing else changes).
+
+A runner leases a trial before it plays it, in one write transaction: the row names the runner (its
+machine, its process and a draw of its own) and when the lease runs out. While the runner plays, a
+heartbeat renews its leases; when it stops (the trials played, a failure, Ctrl-C) it gives back what it
+still holds. So any number of runners of one experiment, in terminals on one machine or on several
+machines sharing a store, play each trial once, and the trials of a runner that died (kill -9, a machine
+switched off) are taken over once its lease runs out: at once when the runner was on this machine and
+its process is gone, after `LEASE` seconds otherwise. A trial taken over goes on in the run it began.
+
+The table is created when the lab first opens a store (an additive, idempotent migration: older
+databases gain it, or the columns a lease names, and nothing else changes).
 """
 
 from __future__ import annotations
@@ -14,46 +20,41 @@ import json
 import os
 import secrets
 import socket
+import threading
 import time
 from typing import Any
 
-_LIVE: set[str] = set()  # the runners of this process now playing, by their claim's name
+# Seconds a lease lasts without a heartbeat; the heartbeat renews it three times in that span.
+LEASE = float(os.environ.get("STUDIO_LEASE_SECONDS") or 30.0)
 
 
 def runner_name() -> str:
-    """A name for one runner's claims: the machine, the process and a draw of its own."""
+    """A name for one runner's leases: the machine, the process and a draw of its own."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-def begin(owner: str) -> None:
-    _LIVE.add(owner)
-
-
-def end(owner: str) -> None:
-    _LIVE.discard(owner)
-
-
-def _alive(owner: str | None) -> bool:
-    """Whether the runner that claimed a trial may still be playing it. Another machine's cannot be
-    asked, so it counts as alive; on this one a process that has ended has let go of its claims."""
+def _gone(owner: str | None) -> bool:
+    """Whether the runner that leased a trial is known to be gone without waiting for its lease: only a
+    process of this machine can be asked, and one that has ended has let go."""
     if not owner or owner.count(":") < 2:
-        return False
+        return True
     host, pid_text, _ = owner.rsplit(":", 2)
     if host != socket.gethostname():
-        return True
+        return False
     try:
         pid = int(pid_text)
     except ValueError:
-        return False
+        return True
     if pid == os.getpid():
-        return owner in _LIVE
+        return False  # this process's own runners give their leases back as they stop
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
-    except PermissionError:
         return True
-    return True
+    except (PermissionError, OSError):
+        return False
+    return False
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS lab_trials (
@@ -74,30 +75,31 @@ class Trials:
         with store.lock:
             store.conn.executescript(_SCHEMA)
             columns = {row[1] for row in store.conn.execute("PRAGMA table_info(lab_trials)")}
-            if "owner" not in columns:
-                store.conn.execute("ALTER TABLE lab_trials ADD COLUMN owner TEXT")
+            for column in ("owner TEXT", "lease REAL"):
+                if column.split()[0] not in columns:
+                    store.conn.execute(f"ALTER TABLE lab_trials ADD COLUMN {column}")
 
     def claim(self, experiment: str, key: str, owner: str) -> dict[str, Any] | None:
-        """Take the trial for `owner` unless it is done or a runner still alive is playing it. Returns
-        what an earlier attempt recorded (its run, to continue), or None when the trial is not ours."""
+        """Lease the trial to `owner` unless it is done or another runner's lease on it still holds.
+        Returns what an earlier attempt recorded (its run, to continue), or None when the trial is not ours."""
         conn = self.store.conn
         with self.store.lock:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                row = conn.execute("SELECT status, result, owner FROM lab_trials WHERE experiment = ? AND key = ?",
+                now = time.time()
+                row = conn.execute("SELECT status, result, owner, lease FROM lab_trials WHERE experiment = ? AND key = ?",
                                    (experiment, key)).fetchone()
-                if row is not None and (row[0] == "done" or (row[0] == "running" and row[2] != owner
-                                                              and _alive(row[2]))):
+                if row is not None and (row[0] == "done" or (row[0] == "running" and self._held(row[2], row[3], owner, now))):
                     conn.execute("COMMIT")
                     return None
                 earlier = json.loads(row[1]) if row is not None else {}
                 kept = {"run": earlier["run"]} if earlier.get("run") else {}
                 conn.execute(
-                    "INSERT INTO lab_trials (experiment, key, status, result, error, updated, owner) "
-                    "VALUES (?, ?, 'running', ?, NULL, ?, ?) ON CONFLICT(experiment, key) DO UPDATE SET "
+                    "INSERT INTO lab_trials (experiment, key, status, result, error, updated, owner, lease) "
+                    "VALUES (?, ?, 'running', ?, NULL, ?, ?, ?) ON CONFLICT(experiment, key) DO UPDATE SET "
                     "status = 'running', result = excluded.result, error = NULL, updated = excluded.updated, "
-                    "owner = excluded.owner",
-                    (experiment, key, json.dumps(kept), time.time(), owner),
+                    "owner = excluded.owner, lease = excluded.lease",
+                    (experiment, key, json.dumps(kept), now, owner, now + LEASE),
                 )
                 conn.execute("COMMIT")
             except BaseException:
@@ -105,12 +107,66 @@ class Trials:
                 raise
         return kept
 
+    @staticmethod
+    def _held(holder: str | None, lease: float | None, owner: str, now: float) -> bool:
+        """Whether another runner's lease on a running trial still holds."""
+        return holder != owner and lease is not None and lease > now and not _gone(holder)
+
+    def renew(self, owner: str) -> None:
+        """The heartbeat: every trial `owner` is playing stays its own for another LEASE seconds."""
+        with self.store.lock:
+            self.store.conn.execute("UPDATE lab_trials SET lease = ? WHERE owner = ? AND status = 'running'",
+                                    (time.time() + LEASE, owner))
+
+    def release(self, owner: str) -> None:
+        """`owner` has stopped: what it was playing is free for the next runner at once."""
+        with self.store.lock:
+            self.store.conn.execute("UPDATE lab_trials SET lease = NULL WHERE owner = ? AND status = 'running'", (owner,))
+
+    def held(self, experiment: str, owner: str) -> set[str]:
+        """Keys of the trials other runners are playing now, under leases that still hold."""
+        now = time.time()
+        with self.store.lock:
+            rows = self.store.conn.execute(
+                "SELECT key, owner, lease FROM lab_trials WHERE experiment = ? AND status = 'running'", (experiment,)
+            ).fetchall()
+        return {key for key, holder, lease in rows if self._held(holder, lease, owner, now)}
+
+    def running(self, experiment: str) -> set[str]:
+        """Keys of the trials recorded as being played (by any runner, alive or not)."""
+        with self.store.lock:
+            rows = self.store.conn.execute(
+                "SELECT key FROM lab_trials WHERE experiment = ? AND status = 'running'", (experiment,)).fetchall()
+        return {key for (key,) in rows}
+
+    def heartbeat(self, owner: str) -> threading.Event:
+        """Renew `owner`'s leases in a thread of their own until the returned event is set, so a trial
+        that keeps the event loop busy (a long local call) never lets its lease run out."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(LEASE / 3):
+                try:
+                    self.renew(owner)
+                except Exception:  # a busy or closed store: the next beat tries again, or the runner has ended
+                    pass
+
+        threading.Thread(target=beat, name="lab-lease", daemon=True).start()
+        return stop
+
     def done(self, experiment: str) -> dict[str, dict[str, Any]]:
         with self.store.lock:
             rows = self.store.conn.execute(
                 "SELECT key, result FROM lab_trials WHERE experiment = ? AND status = 'done'", (experiment,)
             ).fetchall()
         return {key: json.loads(result) for key, result in rows}
+
+    def done_keys(self, experiment: str) -> set[str]:
+        """The keys of the finished trials, without their results (what a runner skips)."""
+        with self.store.lock:
+            rows = self.store.conn.execute(
+                "SELECT key FROM lab_trials WHERE experiment = ? AND status = 'done'", (experiment,)).fetchall()
+        return {key for (key,) in rows}
 
     def failed(self, experiment: str) -> dict[str, str]:
         with self.store.lock:

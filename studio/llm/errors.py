@@ -18,3 +18,8 @@ class ModelError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class BrokenReply(Exception):
+    """A reply that arrived but is not a whole answer (empty, no text at all, or a stream that ended
+    before the provider said it had finished): a fault, retried like a dropped connection."""

@@ -10,6 +10,7 @@ stray print tears the screen.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
@@ -23,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials
-from studio.llm.errors import ModelError
+from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials, url_credentials
+from studio.llm.errors import BrokenReply, ModelError
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
 
@@ -190,9 +191,13 @@ def check_model(name: str) -> str | None:
     Only routing is checked (is there a provider for this name?), not keys or
     reachability: those are reported by the first call, with their own fix.
     """
+    from studio.clean import LINE_CONTROLS
+
     name = (name or "").strip()
     if not name:
         return f"no model given: {UNKNOWN_HINT}"
+    if LINE_CONTROLS.search(name):
+        return "a model's name is one line of printable text (no line breaks, control characters or escapes)"
     if name in BUILTIN_MODELS or (name.startswith("scripted/") and len(name) > len("scripted/")):
         return None
     if name.startswith("local/"):
@@ -223,10 +228,6 @@ class _CallerFault(Exception):
     def __init__(self, error: Exception):
         super().__init__(error)
         self.error = error
-
-
-class BrokenReply(Exception):
-    """A reply that arrived but is not a whole answer (empty, or no text at all): a fault, retried."""
 
 
 # What a cut or garbled stream looks like from inside litellm, httpx or aiohttp.
@@ -532,10 +533,15 @@ def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
         "max_retries": 0,
     }
     if settings.api_base:
-        request["api_base"] = settings.api_base
+        # `http://user:KEY@host` is what a browser or curl would send as Basic credentials; litellm's
+        # async client drops them from the address, so they travel as the header the address means.
+        base, userinfo = url_credentials(settings.api_base)
+        request["api_base"] = base
         if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             # A server of one's own rarely checks keys, but the OpenAI client insists on one.
             request["api_key"] = "none"
+        if userinfo is not None:
+            request["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(userinfo.encode()).decode()}
     if settings.stop:
         request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
     if settings.top_p is not None:
@@ -560,14 +566,10 @@ def _takes_schema(route: str) -> bool:
 
 async def _pieces(stream):
     """litellm's chunks as (piece, usage) pairs; closing this closes the provider's stream."""
-    try:
-        async for chunk in stream:
-            piece = chunk.choices[0].delta.content if chunk.choices else None
-            yield piece or "", getattr(chunk, "usage", None)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            await stream.aclose()
-        raise
+    from studio.llm.router import pieces
+
+    async for pair in pieces(stream):
+        yield pair
 
 
 def _usage(litellm, found, route: str, messages: list[dict], text: str) -> dict:

@@ -222,13 +222,8 @@ class EndpointRouter:
                 message = getattr(choices[0], "message", None) if choices else None
                 yield (getattr(message, "content", None) or ""), getattr(stream, "usage", None)
                 return
-            try:
-                async for chunk in stream:
-                    piece = chunk.choices[0].delta.content if chunk.choices else None
-                    yield piece or "", getattr(chunk, "usage", None)
-            finally:
-                with contextlib.suppress(Exception):
-                    await stream.aclose()
+            async for pair in pieces(stream):
+                yield pair
         except Exception as exc:
             # The router appends paragraphs about fallback groups (there are none here) to the provider's words.
             message = getattr(exc, "message", None)
@@ -272,3 +267,41 @@ def router_from_table(table: dict, model: str, where: str) -> EndpointRouter | N
                          'e.g. endpoints = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]')
     return make_router(model, endpoints, table.get("max_parallel", DEFAULT_MAX_PARALLEL), where=where,
                        field_name="endpoints")
+
+
+async def pieces(stream: AsyncIterator[object]) -> AsyncGenerator[tuple[str, object], None]:
+    """A litellm stream's chunks as (piece, usage) pairs, for every streamed call (the gateway's and a
+    routed one); closing this closes the provider's stream.
+
+    A stream is a whole reply only when the provider said it finished (a finish reason): a connection
+    that closes or resets after some words, with none, is a cut reply and raises BrokenReply, retried like
+    other faults, however the body was framed (chunked, or delimited by the connection's close, where
+    the client cannot tell a reset from an end)."""
+    from studio.llm.errors import BrokenReply
+
+    finished, said = False, False
+    try:
+        async for chunk in stream:
+            choices = getattr(chunk, "choices", None) or []
+            piece = choices[0].delta.content if choices else None
+            if _finish_reason(chunk):
+                finished = True
+            said = said or bool(piece)
+            yield piece or "", getattr(chunk, "usage", None)
+    finally:
+        with contextlib.suppress(Exception):
+            await stream.aclose()  # type: ignore[attr-defined]
+    # litellm's stream wrappers end every stream with a finish reason of their own ("stop" when the
+    # provider sent none); the chunks they keep to log the reply hold only the provider's own.
+    kept = getattr(stream, "chunks", None)
+    if isinstance(kept, list):
+        finished = any(_finish_reason(chunk) for chunk in kept)
+    if not finished and not said:
+        raise BrokenReply("the reply held no text (empty, or not an answer)")
+    if not finished:
+        raise BrokenReply("the reply was cut off before it finished (the stream ended without a finish reason)")
+
+
+def _finish_reason(chunk: object) -> str | None:
+    choices = getattr(chunk, "choices", None) or []
+    return getattr(choices[0], "finish_reason", None) if choices else None

@@ -204,8 +204,16 @@ def critic_report(seed_text: str) -> str:
     return json.dumps(report)
 
 
+def critic_pair_report(seed_text: str) -> str:
+    """A reading of two scripts: each side's verdict follows from its own script's text."""
+    first, _, second = seed_text.partition("END OF SCRIPT 1")
+    report = {"script_1": json.loads(critic_report(first)), "script_2": json.loads(critic_report(second)),
+              "summary": "(scripted) " + _pick(_SPOKEN["critic"], seed_text)}
+    return json.dumps(report)
+
+
 # JSON replies that parsers read whole: never cut at max_tokens.
-WHOLE_REPLIES = ("critic", "importance", "reflect")
+WHOLE_REPLIES = ("critic", "critic_pair", "importance", "reflect")
 
 
 def mind_importance(line: str) -> str:
@@ -239,6 +247,8 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
     where = f"scene {scene} turn {turn}"
     if task == "critic":
         return critic_report(_last_user_text(messages))
+    if task == "critic_pair":
+        return critic_pair_report(_last_user_text(messages))
     if task == "importance":
         return mind_importance(_last_user_text(messages))
     if task == "reflect":
@@ -250,7 +260,7 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
     if task in ("act", "vote", "jury", "goals", "impressions", "audit"):
         return _game_reply(task, character, turn, _last_user_text(messages))
-    if task in ("oc", "doc", "er"):
+    if task in ("oc", "doc", "er", "extract"):
         # A personality assessor's reading (the lab's interview): a pure function of the answer it is shown,
         # so a scripted interview reports numbers, the same ones on every rerun.
         digest = hashlib.sha256(_last_user_text(messages).encode()).digest()

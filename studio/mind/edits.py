@@ -9,15 +9,15 @@ EditError naming the field and the fix, and otherwise returns the fields of a hu
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from studio.clean import LINE_CONTROLS
 from studio.model.facts import MAX_FACT_NAME, MAX_FACT_TEXT, RESERVED_FACTS, fact_problem  # noqa: F401
 
 MAX_GOALS = 12
 MAX_GOAL = 500
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 class EditError(ValueError):
@@ -39,7 +39,7 @@ def parse_fact(text: str) -> tuple[str, Any]:
         raise EditError("fact", f"expected NAME=VALUE, not {text!r}", "e.g. storm=rising or door_locked=true")
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past reading: text, held to a fact's length
         value = raw
     problem = fact_problem(key, value)
     if problem:  # the fix in this door's own syntax, not a play file's

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studio.mind.memory import Recall
-from studio.mind.rules import draw_mood, holds, persona_text
+from studio.mind.rules import NEUTRAL, Tally, draw_mood, holds, persona_text
 from studio.model.inner_life import MindFields, Mood
 from studio.mind.state import FACT, GOALS, MOOD, UNLOCK, MindState
 
@@ -43,14 +43,17 @@ def set_mood(sheet: MindFields, name: str, mood_name: str, *, scene: int, turn: 
 
 
 def _mood_fields(name: str, mood: Mood, scene: int, turn: int, origin: str, drawn: dict | None) -> dict[str, Any]:
+    """The mood as an event. The neutral remainder is an event too (a draw that changes the run), with no
+    mood: the character's prompt then carries none."""
+    neutral = mood is NEUTRAL
     return {
         "kind": MOOD,
-        "text": f"{name} is {mood.name}" + (f": {mood.voice}" if mood.voice else ""),
+        "text": f"{name} is in no particular mood" if neutral else f"{name} is {mood.name}" + (f": {mood.voice}" if mood.voice else ""),
         "character": name,
         "scene": scene,
         "turn": turn,
         "origin": origin,
-        "data": {"mood": mood.name, "voice": mood.voice, "drawn": drawn},
+        "data": {"mood": None if neutral else mood.name, "voice": "" if neutral else mood.voice, "drawn": drawn},
     }
 
 
@@ -66,8 +69,10 @@ def unlock_events(
     facts: Mapping[str, Any],
     line_event: int | None = None,
     lines: Sequence[tuple[int, str]] = (),
+    tally: Tally | None = None,
 ) -> list[dict[str, Any]]:
-    """Knowledge whose condition now holds. A keyword counts only if `name` is among `present` when it is said.
+    """Knowledge whose condition now holds. A keyword counts only if `name` is among `present` when it is said
+    (a keyword counted `times` is counted over every line `name` witnessed, in `tally`).
 
     `lines` (event id, text) are the lines `heard` joins: an unlock names the one its keyword was said in.
     """
@@ -77,9 +82,9 @@ def unlock_events(
         if item.when is None or index in mind.unlocked:
             continue
         words = ([item.when.keyword] if item.when.keyword else []) + list(item.when.keywords or [])
-        if words and not here:
+        if words and not here and item.when.times is None:
             continue
-        if holds(item.when, heard=heard, scene=scene, turn=turn, facts=facts):
+        if holds(item.when, heard=heard, scene=scene, turn=turn, facts=facts, tally=tally):
             source = next((i for i, text in lines if any(w.casefold() in text.casefold() for w in words)), line_event)
             out.append(_unlock_fields(name, index, item.text, scene, turn, "studio",
                                       item.when.model_dump(exclude_none=True), source if words else line_event))

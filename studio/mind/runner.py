@@ -18,6 +18,7 @@ from typing import Any
 
 from studio.mind.memory import Memory, MemoryIndex, Recall
 from studio.mind.moments import mind_text, mood_event, unlock_events
+from studio.mind.rules import Tally
 from studio.mind.reflection import due
 from studio.model.inner_life import MindFields
 from studio.mind.state import IMPORTANCE, MOOD, REFLECTION, UNLOCK, World, fold_into
@@ -39,6 +40,12 @@ class MindRunner:
         self._folded: tuple[int, int | None] = (0, None)  # the prefix the world holds
         self._unscored: dict[tuple[str, int], Any] = {}  # (character, line id) -> the line, in path order
         self._met: dict[str, set[str]] = {}  # character -> who it has seen speak or act on stage
+        self._tallies: dict[str, Tally] = {}  # character -> lines spoken, heard from each, counted keywords heard
+        # The keywords some condition counts (`times`), per character: only those are counted.
+        self._counted = {name: sorted({w.casefold() for item in sheet.knowledge if item.when and item.when.times
+                                       for w in ([item.when.keyword] if item.when.keyword else [])
+                                       + list(item.when.keywords or [])})
+                         for name, sheet in self.sheets.items()}
 
     @staticmethod
     def _holds(prefix: tuple[int, int | None], path: Sequence[Any]) -> bool:
@@ -51,6 +58,7 @@ class MindRunner:
         not change it; the next call may carry on from it."""
         if not self._holds(self._folded, path):
             self._world, self._folded, self._unscored, self._met = World(facts=dict(self.facts)), (0, None), {}, {}
+            self._tallies = {}
         start = self._folded[0]
         if start < len(path):
             new = path[start:]
@@ -65,11 +73,28 @@ class MindRunner:
         self.world(path)
         return set(self._met.get(name, ()))
 
+    def tally(self, path: Sequence[Any], name: str) -> Tally:
+        """What `name` has spoken and heard so far on this path, for the conditions that count."""
+        self.world(path)
+        return self._tallies.get(name) or Tally()
+
     def _track_scores(self, event: Any) -> None:
         if event.kind in SPOKEN and event.character:
             for name in self.sheets:
                 if self._saw(name, event, None):
                     self._met.setdefault(name, set()).add(event.character)
+        if event.kind == "stage" and event.character:
+            self._tallies.setdefault(event.character, Tally()).spoken += 1
+            said = event.text.casefold()
+            for name in self.sheets:
+                if name == event.character or not self._saw(name, event, None):
+                    continue
+                tally = self._tallies.setdefault(name, Tally())
+                speaker = event.character.casefold()
+                tally.heard_from[speaker] = tally.heard_from.get(speaker, 0) + 1
+                for word in self._counted.get(name, ()):
+                    if word in said:
+                        tally.keywords[word] = tally.keywords.get(word, 0) + said.count(word)
         if event.kind == "stage":
             for name, sheet in self.sheets.items():
                 if (sheet.memory.recall > 0 and name != event.character and self._saw(name, event, None)
@@ -94,7 +119,8 @@ class MindRunner:
         for name in names:
             sheet = self.sheets[name]
             out += unlock_events(sheet, name, world.mind(name), heard=heard, present=present, scene=scene,
-                                 turn=turn, facts=world.facts, line_event=line_event, lines=lines)
+                                 turn=turn, facts=world.facts, line_event=line_event, lines=lines,
+                                 tally=self._tallies.get(name))
         return out
 
     def _saw(self, name: str, event: Any, present_at: Mapping[int, Sequence[str]] | None) -> bool:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from studio.model.lorebook import without_template_code
-from studio.model.play import MAX_DESCRIPTION, MAX_PROMPT
+from studio.model.limits import MAX_DESCRIPTION, MAX_PROMPT
 
 
 def plain_macros(text: str, name: str) -> str:

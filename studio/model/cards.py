@@ -15,7 +15,6 @@ import base64
 import binascii
 import copy
 import json
-import re
 import struct
 import zlib
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, Literal
 import tomlkit
 from pydantic import ValidationError
 
+from studio.clean import LINE_CONTROLS, clean_text
 from studio.model.card_text import card_description, card_prompt
 from studio.model.errors import InputError
 from studio.model.lorebook import Lorebook, book_from_data, loads, template_code, without_template_code
@@ -31,8 +31,7 @@ from studio.model.play import MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
-_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAME_CONTROL = LINE_CONTROLS
 
 Spec = Literal["v2", "v3"]
 SPECS = {"v2": ("chara_card_v2", "2.0"), "v3": ("chara_card_v3", "3.0")}
@@ -266,7 +265,7 @@ def _check_types(path: Path | str, data: dict[str, Any], prefix: str) -> None:
 def _text(value: str | None) -> str:
     if value is None:
         return ""
-    return _CONTROL.sub("", value.replace("\r\n", "\n")).strip()
+    return clean_text(value).strip()
 
 
 def _name(value: str | None) -> str:

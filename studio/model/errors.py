@@ -15,10 +15,14 @@ class InputError(Exception):
 
     @property
     def message(self) -> str:
-        head = f"{self.where}"
+        """Printed as it is: every part may hold what the user typed or a file said, so each is cleaned of
+        terminal control and of secrets here, once for every message (studio/clean.py)."""
+        from studio.clean import one_line, redact_secrets
+
+        head = one_line(redact_secrets(self.where))
         if self.field:
-            head += f": field '{self.field}'"
-        text = f"{head}: {self.problem}"
+            head += f": field '{one_line(redact_secrets(self.field))}'"
+        text = f"{head}: {one_line(redact_secrets(self.problem))}"
         if self.fix:
-            text += f"\n  fix: {self.fix}"
+            text += f"\n  fix: {one_line(redact_secrets(self.fix))}"
         return text

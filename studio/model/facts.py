@@ -6,13 +6,15 @@ both refuse the same things with the same words.
 
 from __future__ import annotations
 
-import re
+import math
 from typing import Any
+
+from studio.clean import LINE_CONTROLS
 
 MAX_FACT_NAME = 100
 MAX_FACT_TEXT = 500
 RESERVED_FACTS = ("on_stage",)  # the ensemble keeps who is on stage as a fact of its own
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 def fact_problem(key: str, value: Any) -> tuple[str, str] | None:
@@ -22,8 +24,11 @@ def fact_problem(key: str, value: Any) -> tuple[str, str] | None:
     if key in RESERVED_FACTS:
         return (f"'{key}' is kept by the engine (who is on stage)",
                 "send characters on and off with the scenes' on_stage, enter and exit, or the app's E")
-    if value is None or isinstance(value, bool | float):
+    if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, float):
+        # nan and inf are TOML and JSON to Python, but no JSON reader takes them: `show --json` would not be JSON
+        return None if math.isfinite(value) else (f"{value} is not a number a fact can hold", "use a finite number")
     if isinstance(value, int):
         return None if -(2**63) <= value < 2**63 else ("the number is too large", "use a smaller one")
     if isinstance(value, str):

@@ -37,6 +37,10 @@ class Traits(_Strict):
 
 
 class Mood(_Strict):
+    """A mood and its chance. As in the Drama Engine (Pichlmair et al., 2024, section 2.5), weights that sum
+    to 1 or less are chances and the rest is a neutral mood (0.2 and 0.3: neutral half the time); weights
+    that sum to more than 1 are relative (3 and 1: three times in four, and never neutral)."""
+
     name: str = Field(min_length=1, max_length=40)
     weight: float = Field(default=1.0, gt=0, le=1000)
     voice: str = Field(default="", max_length=400, description="how the mood colours their lines")
@@ -52,15 +56,38 @@ class Condition(_Strict):
     turn: int | None = Field(default=None, ge=0, le=1_000_000)
     fact: str | None = Field(default=None, min_length=1, max_length=80)
     equals: str | int | float | bool | None = None
+    # Upper bounds (exclusive) and counts, after the Drama Engine's conditions (a lower bound inclusive, an
+    # upper bound exclusive, over counters such as a companion's interactions): the item can unlock only
+    # while every bound still holds.
+    scene_max: int | None = Field(default=None, ge=2, le=10_001, description="only before this scene")
+    turn_max: int | None = Field(default=None, ge=1, le=1_000_001, description="only before this turn")
+    times: int | None = Field(default=None, ge=1, le=10_000,
+                              description="the keyword heard at least this many times in all")
+    interactions: int | None = Field(default=None, ge=1, le=1_000_000,
+                                     description="at least this many lines spoken (with `partner`: heard from them)")
+    interactions_max: int | None = Field(default=None, ge=1, le=1_000_000,
+                                         description="fewer lines than this (with `partner`: heard from them)")
+    partner: str | None = Field(default=None, min_length=1, max_length=80,
+                                description="the character whose lines `interactions` counts")
 
     @model_validator(mode="after")
     def _something(self) -> Condition:
-        if all(v is None for v in (self.keyword, self.keywords, self.scene, self.turn, self.fact)):
-            raise ValueError("a condition needs at least one of keyword, keywords, scene, turn, fact")
+        if all(v is None for v in (self.keyword, self.keywords, self.scene, self.turn, self.fact, self.scene_max,
+                                   self.turn_max, self.interactions, self.interactions_max)):
+            raise ValueError("a condition needs at least one of keyword, keywords, scene, turn, fact, scene_max, "
+                             "turn_max, interactions, interactions_max")
         if self.keywords is not None and any(not k.strip() or len(k) > 80 for k in self.keywords):
             raise ValueError("each of 'keywords' must be a word or phrase of 1 to 80 characters")
         if (self.fact is None) != (self.equals is None):
             raise ValueError("'fact' and 'equals' go together")
+        if self.times is not None and self.keyword is None and self.keywords is None:
+            raise ValueError("'times' counts a keyword heard; add keyword = \"...\"")
+        if self.partner is not None and self.interactions is None and self.interactions_max is None:
+            raise ValueError("'partner' names whose lines 'interactions' counts; add interactions = N")
+        for low, high, name in ((self.scene, self.scene_max, "scene"), (self.turn, self.turn_max, "turn"),
+                                (self.interactions, self.interactions_max, "interactions")):
+            if low is not None and high is not None and high <= low:
+                raise ValueError(f"'{name}_max' ({high}) must be above '{name}' ({low}): the window would be empty")
         return self
 
 

@@ -35,11 +35,31 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+def _one_line(value: str) -> str:
+    """A place's name is printed on every move: one line of printable text, no terminal control."""
+    from studio.clean import LINE_CONTROLS
+
+    if LINE_CONTROLS.search(value):
+        raise ValueError("must be one line of printable text (no line breaks, control characters or escapes); "
+                         'write it plainly, e.g. name = "Camp"')
+    return value
+
+
+def _clean(value: str) -> str:
+    from studio.clean import clean_text
+
+    return clean_text(value)
+
+
 class Place(_Strict):
     name: str = Field(min_length=1, max_length=60)
     description: str = Field(default="", max_length=2000)
     paths: list[str] = Field(default_factory=list, description="names of the places a player can walk to")
     fish: bool = Field(default=False, description="whether a player with a fishing pole can catch a fish here")
+
+    _names = field_validator("name")(classmethod(lambda cls, v: _one_line(v)))
+    _paths = field_validator("paths")(classmethod(lambda cls, v: [_one_line(p) for p in v]))
+    _text = field_validator("description")(classmethod(lambda cls, v: _clean(v)))
 
 
 # What a thing is for: a tool (the idol search may need one), something to eat or drink, something to
@@ -53,6 +73,9 @@ class Item(_Strict):
     kind: Literal["tool", "food", "drink", "fuel", "pole", "clue", "thing"] = "thing"
     description: str = Field(default="", max_length=500)
     text: str = Field(default="", max_length=2000, description="what a clue says when read")
+
+    _names = field_validator("name")(classmethod(lambda cls, v: _one_line(v)))
+    _text = field_validator("description")(classmethod(lambda cls, v: _clean(v)))
 
 
 class Idol(_Strict):

@@ -83,6 +83,9 @@ def _read_toml(path: Path, what: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), None, f"is not valid TOML: {exc}", "correct the TOML syntax there") from None
+    except RecursionError:
+        raise InputError(str(path), None, "nests arrays or tables too deeply to read",
+                         "no play, character or experiment needs more than a few levels") from None
 
 
 def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = "") -> M:

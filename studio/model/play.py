@@ -8,9 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.clean import LINE_CONTROLS
+from studio.model.card_text import with_card_defaults
 from studio.model.island import GameRules
 from studio.model.facts import fact_problem
 from studio.model.inner_life import MindFields
+from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -27,9 +30,6 @@ DEFAULT_CONTEXT_TOKENS = 1400
 # Upper bounds, shared by the files and the command line's overrides (one rule, two doors).
 MAX_TURNS = 10_000
 MAX_SCENES = 1000
-MAX_NAME = 100
-MAX_DESCRIPTION = 4000
-MAX_PROMPT = 20_000
 
 # The superego's three strategies, in the paper's numbering: 1 prompt, 2 speech, 3 critique.
 STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
@@ -37,14 +37,14 @@ STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique
 
 RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
 # Who speaks next in an ensemble; see studio.engine.forms.ensemble.
-POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "human")
+POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "random", "human")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LINE_CONTROLS
 
 
 def one_line(value: str) -> str:
@@ -96,8 +96,6 @@ class CharacterSheet(ModelFields, MindFields):
     @classmethod
     def _from_card(cls, data: object) -> object:
         """A sheet from a Character Card builds its prompt and description from [card] unless it writes its own."""
-        from studio.model.card_text import with_card_defaults
-
         return with_card_defaults(data)
 
 

@@ -44,7 +44,8 @@ def summarize(store: Any, info: Any) -> RunSummary:
     try:
         cast = ResolvedCast.model_validate_json(info.cast_json or store.run(info.id).cast_json)
         path = store.take(info.id)
-        state = form_for(cast).replay(cast, path)  # each form's own state: a game ends without an epilogue
+        form = form_for(cast)
+        state = form.replay(cast, path)  # each form's own state: a game ends without an epilogue
         for role in cast.roles:
             if role.key in getattr(state, "humans", ()):
                 label = "you"
@@ -54,7 +55,7 @@ def summarize(store: Any, info: Any) -> RunSummary:
                 models.append(label)
         if path:
             updated = path[-1].created
-        if state.finished:
+        if form.finished(state):
             status = "finished"
         elif not path:
             status = "not started"

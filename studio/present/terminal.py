@@ -97,6 +97,13 @@ class StagePrinter:
     def _who(self, step: Any) -> str:
         return self.role_names.get(step.role, "the model") if step.role else "the model"
 
+    def broke_off(self) -> None:
+        """The stream stopped mid-line (Ctrl-C, an error): the words shown were never saved, and the
+        half line says so instead of standing on screen as if it had been said."""
+        if self.streaming is not None:
+            self.console.print(" [dim]… (cut off here; not saved)[/]")
+            self.streaming = None
+
     def end_line(self) -> None:
         if self.streaming is not None:
             self.console.print()

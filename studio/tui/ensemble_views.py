@@ -108,8 +108,10 @@ def lens_mark(name: str) -> Text:
 def suggestion_reason(engine: EngineView) -> str:
     """Why the first name of "who speaks next" is suggested, in the dialog's words."""
     state = engine.state
-    if state.policy == "mentions" and state.mentioned() is not None:
+    if state.policy in ("mentions", "moderator") and state.mentioned() is not None:
         return "named in the last line"
+    if state.policy == "random":
+        return "drawn at random"
     return "next in the rotation"
 
 

@@ -181,6 +181,12 @@ class Form:
     # never look for attributes on a form's state, so a new form says what it can do in one place.
 
     picks_speaker = False  # a turn policy decides who speaks next, and the playwright may pick instead
+
+    def finished(self, state: Any) -> bool:
+        """Whether the run is over by this form's rules. Not every form ends with an epilogue: a game ends
+        with its verdict, a dilemma with its last round, an interview with its last question, a play with
+        `epilogue = false` with its last scene; the exports and the app ask here, never for an epilogue."""
+        return bool(state.finished)
     stage_moves = False  # characters enter and leave during a scene
 
     def humans(self, state: Any) -> set[str]:

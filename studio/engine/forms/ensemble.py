@@ -36,6 +36,42 @@ class Ensemble(Form):
         if len(play.cast.characters) < 2:
             raise InputError(where, "cast.characters", "an ensemble needs at least two", "add [[cast.characters]] tables")
 
+    @classmethod
+    def check_resolved(cls, cast: ResolvedCast) -> None:
+        """Every name a scene's `on_stage`, `enter` and `exit` give is a character of the cast, and the
+        stage is never left empty while a scene still has turns to play (nobody could speak them)."""
+        from studio.model.errors import InputError
+
+        play = cast.play
+        known = {r.name.casefold(): r.name for r in cast.roles if r.kind == "other"}
+        names = ", ".join(known.values())
+        stage = list(known)
+        for scene in range(1, play.scene_count + 1):
+            field = f"scenes[{scene - 1}]"
+            opening = play.on_stage(scene)
+            moves = [("enter", name, at) for name, at in play.entrances(scene).items()]
+            moves += [("exit", name, at) for name, at in play.exits(scene).items()]
+            for word, name, _ in [("on_stage", name, 0) for name in opening or []] + moves:
+                if name.strip().casefold() not in known:
+                    raise InputError(cast.play_path, f"{field}.{word}", f"{name!r} is not a character of this play",
+                                     f"use one of: {names}")
+            if opening is not None:
+                stage = [n.strip().casefold() for n in opening]
+            if not stage:
+                raise InputError(cast.play_path, f"{field}.on_stage", "leaves nobody on stage to speak",
+                                 f"put at least one of {names} on stage")
+            for at in sorted({at for *_, at in moves}):
+                for word, name, when in moves:
+                    who = name.strip().casefold()
+                    if when == at and word == "enter" and who not in stage:
+                        stage.append(who)
+                    elif when == at and word == "exit" and who in stage:
+                        stage.remove(who)
+                if not stage and at < play.turns:
+                    raise InputError(cast.play_path, f"{field}.exit",
+                                     f"everyone has left after turn {at}, with {play.turns - at} turns still to play",
+                                     "keep someone on stage, or bring someone on at the same turn with enter")
+
     def on_stage(self, state: EnsembleState) -> list[str]:
         return list(state.on_stage)
 

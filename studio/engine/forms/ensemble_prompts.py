@@ -152,7 +152,7 @@ _MOVE = re.compile(r"^\s*(direction|enter|exit)\s*:\s*(.+?)\s*$", re.I | re.M)
 
 
 def read_pick(state: EnsembleState, text: str) -> Reply:
-    """Leniently read a pick: the first on-stage name wins; none readable means the rotation, said so."""
+    """Leniently read a pick: the first on-stage name wins; none readable means a random speaker, said so."""
     first, _, rest = text.strip().partition("\n")
     on = [k for k in state.on_stage if k in state.characters]
     hits = []
@@ -164,9 +164,9 @@ def read_pick(state: EnsembleState, text: str) -> Reply:
     picked: str | None
     if hits:
         picked = min(hits)[1]
-    else:
-        picked = state.rotation()
-        reason = "no name on stage could be read in the reply; the rotation decides"
+    else:  # the Drama Engine's last fallback: a random speaker (seeded, so a replay draws the same)
+        picked = state.at_random()
+        reason = "no name on stage could be read in the reply; a speaker drawn at random"
     moves = []
     for word, value in _MOVE.findall(rest):
         word = word.lower()

@@ -5,6 +5,7 @@ into it; its prompt book (studio.engine.forms.ensemble_prompts) reads it.
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -120,10 +121,33 @@ class EnsembleState(Voiced):
                 hits.append((found.start(), key))
         return min(hits)[1] if hits else None
 
+    def at_random(self) -> str | None:
+        """A character on stage drawn at random, never the last speaker while another is there to answer:
+        seeded by the play's seed and the turn, so a rewind or a replay draws the same one (the Drama
+        Engine's random speaker selection, and its last fallback)."""
+        order = [k for k in self.characters if k in self.on_stage]
+        others = [k for k in order if k != self.last_speaker] or order
+        if not others:
+            return None
+        return random.Random(f"{self.cast.play.seed}:next:{self.scene}:{self.turn + 1}").choice(others)
+
+    def settled(self) -> str | None:
+        """Who speaks next without asking the moderator, by the first rules of the Drama Engine's chain
+        (Pichlmair et al., 2024, section 3.1): the only other one in a scene of two, else a character the
+        newest line names. None: the moderator's model is asked."""
+        order = [k for k in self.characters if k in self.on_stage]
+        if len(order) == 2 and self.last_speaker in order:
+            return next(k for k in order if k != self.last_speaker)
+        return self.mentioned()
+
     def suggestion(self) -> str | None:
         """What the policy would pick without a model: the first choice shown to a human picker."""
         if self.policy == "mentions":
             return self.mentioned() or self.rotation()
+        if self.policy == "random":
+            return self.at_random()
+        if self.policy == "moderator":
+            return self.settled() or self.rotation()
         return self.rotation()
 
     def memory_budget(self, key: str) -> int:
@@ -155,6 +179,10 @@ class EnsembleState(Voiced):
                 if self.picked is not None:
                     return self.speaker_step(self.picked)
                 seat = PICKED_BY.get(self.policy)
+                if self.policy == "moderator" and self.cast.has("moderator"):
+                    settled = self.settled()
+                    if settled is not None:
+                        return self.speaker_step(settled)
                 if seat is not None and self.cast.has(seat):
                     return Step(ev.PICK, "pick", seat, s, t + 1)
                 if self.policy == "human":

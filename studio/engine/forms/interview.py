@@ -2,7 +2,9 @@
 
 It is the Drama Machine's two-hander with one change, after InCharacter (2024): each question is put to
 the character in a context of its own (its sheet, what it has lived through, and this one question),
-never after the earlier answers, so one answer cannot colour the next. The interviewer is a rule seat
+never after the earlier answers, so one answer cannot colour the next. A play whose fact `self_report` is
+set puts the scale's items themselves instead (the paper's self-report baselines): the question then says
+how to reply. The interviewer is a rule seat
 (`rule = "interview_questions"`): its sheet's prompt holds the questions, numbered, and turn N asks the
 Nth. The run is an ordinary run: `studio show`, `export` and the app open it, and every question and
 every answer is an event.
@@ -56,7 +58,11 @@ class Interview(DramaMachine):
             system += "\n\n" + premise
         asker = state.other_line.character if state.other_line is not None else "The interviewer"
         asked = state.other_line.text if state.other_line is not None else ""
-        user = (f"{asker} asks you: {asked}\n\n"
-                f"Answer as {role.name}, in the first person and in your own voice: two to four sentences "
-                "about yourself, with a concrete example if one comes to mind.")
+        if state.cast.play.facts.get("self_report"):
+            # A self-report item says itself how to reply (a number, or reasons and then a number).
+            user = f"{asker} asks you: {asked}\n\nReply as {role.name}, in the first person."
+        else:
+            user = (f"{asker} asks you: {asked}\n\n"
+                    f"Answer as {role.name}, in the first person and in your own voice: two to four sentences "
+                    "about yourself, with a concrete example if one comes to mind.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

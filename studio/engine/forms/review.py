@@ -229,6 +229,128 @@ def messages_for(script: Script, budget: int) -> list[dict[str, str]]:
     ]
 
 
+# -- both scripts together, as the paper compared them --------------------------------------------------
+
+# The criteria as the paper defines them (section 3.1) for a reading of two scripts of the same play, the
+# first without the inner voice: narrative divergence is measured against that first script's pattern.
+PAIRED_CRITERIA: dict[str, str] = {
+    "behavioural_change": "a measure, for better or worse, of how {ego}'s behaviour towards {others} changes "
+                          "over the script, judged from what {ego} says",
+    "introspection": "a measure, never negative, of the reflection on themselves that {ego} shows while "
+                     "performing, closing notes included",
+    "narrative_divergence": "how far {ego}'s behavioural change departs from the pattern expected without the "
+                            "inner voice, which Script 1 shows (Script 1 scored against that expectation too)",
+    "successful_adaptation": "whether the change helped {ego} adapt to their changing circumstances",
+}
+
+_ONE = ", ".join(f'"{k}": {{"score": <0-10>, "interpretation": "<one or two sentences>"}}' for k in CRITERIA)
+PAIR_SHAPE = ('{"script_1": {' + _ONE + '}, "script_2": {' + _ONE + '}, '
+              '"summary": "<a short interpretation comparing the two>"}')
+_SIDES = {"script_1": ("script_1", "script1", "first", "1", "script_one", "a"),
+          "script_2": ("script_2", "script2", "second", "2", "script_two", "b")}
+
+
+class PairVerdict(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    script_1: Verdict
+    script_2: Verdict
+    summary: str = ""
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary(cls, value: Any) -> str:
+        text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
+        return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
+
+
+def _normalise_pair(obj: dict[str, Any]) -> dict[str, Any]:
+    data = {_key(k): v for k, v in obj.items()}
+    out: dict[str, Any] = {"summary": data.get("summary", "")}
+    for side, names in _SIDES.items():
+        value = next((data[n] for n in names if n in data), None)
+        if isinstance(value, dict):
+            out[side] = _normalise(value)
+    return out
+
+
+def parse_pair(text: str) -> tuple[PairVerdict | None, str | None]:
+    """A reading of two scripts as two verdicts and a summary, or None and what is wrong with it."""
+    return structured.read(text, PairVerdict, _normalise_pair)
+
+
+def pair_messages(reference: Script, other: Script, budget: int, *, own: str | None = None,
+                  system: str | None = None) -> list[dict[str, str]]:
+    """Both scripts in one message, the run without the inner voice first, as the paper's critic read them
+    (Magee et al., 2024, section 5.1): each criterion scored for each script, narrative divergence against
+    the first's pattern. Each script gets half the budget. `own`: a researcher's template for the request
+    (checked by the lab: {ego}, {others}, {criteria}, {script_1}, {script_2}); the reply's JSON shape is
+    added after it either way, and `system` replaces the critic's system message."""
+    ego = other.protagonist
+    others = ", ".join(c.name for c in other.on_stage_cast if c.kind != "ego") or "the others"
+    criteria = "\n".join(f"- {CRITERIA[k][0]}: {meaning.format(ego=ego, others=others)}."
+                         for k, meaning in PAIRED_CRITERIA.items())
+    half = max(budget // 2, 1000)
+    first, second = transcript(reference, half), transcript(other, half)
+    shape = ("Reply with one JSON object and nothing else, in exactly this shape, scores as whole numbers "
+             f"from 0 to 10:\n{PAIR_SHAPE}")
+    if own is not None:
+        user = own.format_map({"ego": ego, "others": others, "criteria": criteria, "script_1": first,
+                               "script_2": second}) + "\n\n" + shape
+    else:
+        user = (
+            f"In your role as a theatrical critic, score and evaluate the development of the main character, {ego}, "
+            f"in the following two scripts of the same play, each criterion from 0 to 10 for each script:\n{criteria}\n"
+            "Script 1 is the play as it runs without the inner voice; Script 2 runs with it. Give a short "
+            "interpretation of each score, and a short interpretation comparing the two.\n\n"
+            f"SCRIPT 1\n\n{first}\n\nEND OF SCRIPT 1\n\n"
+            f"SCRIPT 2\n\n{second}\n\nEND OF SCRIPT 2\n\n" + shape
+        )
+    return [{"role": "system", "content": system or "You are a theatre critic. You answer in JSON when asked to."},
+            {"role": "user", "content": user}]
+
+
+@dataclass
+class PairAnswer:
+    """What the Critic answered about two scripts: each side's criteria when valid, every reply either way."""
+
+    valid: bool = False
+    reference: dict[str, dict[str, Any]] | None = None
+    other: dict[str, dict[str, Any]] | None = None
+    summary: str = ""
+    error: str | None = None
+    attempts: int = 0
+    replies: list[str] = field(default_factory=list)
+
+
+async def ask_pair(gateway: Any, model: str, messages: list[dict[str, str]], *,
+                   attempts: int = ATTEMPTS) -> PairAnswer:
+    """Ask the critic about two scripts, once more with what was wrong if the reply is not two verdicts."""
+    from studio.llm import CallContext
+
+    settings = dataclasses.replace(settings_for_critic(model), max_tokens=1100,
+                                   schema=structured.reply_schema(PairVerdict, max_text=300))
+    ctx = CallContext(role="critic", task="critic_pair", character="Critic")
+    answer = PairAnswer()
+    for attempt in range(1, max(1, attempts) + 1):
+        reply = (await gateway.complete(settings, messages, ctx)).text
+        answer.attempts = attempt
+        answer.replies.append(reply)
+        verdict, error = parse_pair(reply)
+        if verdict is not None:
+            answer.valid, answer.error = True, None
+            answer.reference, answer.other = verdict.script_1.criteria(), verdict.script_2.criteria()
+            answer.summary = verdict.summary
+            break
+        answer.error = error
+        messages = messages + [
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": f"That reply could not be used: {error}. Reply again with only the JSON "
+                                        f"object, in exactly this shape, scores as whole numbers from 0 to 10:\n{PAIR_SHAPE}"},
+        ]
+    return answer
+
+
 # -- asking ---------------------------------------------------------------------------------------------
 
 

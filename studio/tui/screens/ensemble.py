@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 POLICY_HELP = {
     "alternate": "the next one on stage after the last speaker",
     "round_robin": "the same rotation, in cast order",
-    "moderator": "the moderator's model names one, with a reason",
+    "moderator": "the other one of two, or whoever the last line names; else the moderator's model picks",
     "director": "the director picks, and may direct or move",
     "mentions": "whoever the last line names answers it",
+    "random": "one on stage at random, never the last speaker twice",
     "human": "you pick every speaker",
 }
 

@@ -81,6 +81,16 @@ for _name in ("always_defect", "always_cooperate", "tit_for_tat_c", "tit_for_tat
 class Dilemma(Form):
     name = "dilemma"
 
+    @classmethod
+    def check_resolved(cls, cast: ResolvedCast) -> None:
+        """A dilemma's seats (the simulacrum and its rule partner) are made by the lab, not read from a
+        play's cast: a play file naming this form is refused, not run into a missing seat."""
+        from studio.model.errors import InputError
+
+        if not (cast.has(SIMULACRUM) and cast.has(PARTNER)):
+            raise InputError(cast.play_path, "form", "the dilemma is played by the lab, not from a play file",
+                             'run it with studio lab pd, or an experiment file with kind = "pd"')
+
     def seats(self, cast: ResolvedCast) -> list[Seat]:
         return [Seat(r.key, r.name, r.kind, "rule" if r.rule else ("human" if r.human else "model"), True)
                 for r in cast.roles]

@@ -49,6 +49,9 @@ HALF_LIFE = math.log(0.5) / math.log(0.95)
 LEVELS = ("high", "medium", "low")
 
 
+PASS_WORDS = ("pass", "no vote", "abstain")  # what a person types to cast no vote
+
+
 @dataclass
 class SocialState:
     cast: ResolvedCast
@@ -260,9 +263,9 @@ class SocialGame(Form):
             goals, insights = state.goals.get(role.key, ()), state.insights.get(role.key, ())
             done = round_actions(path, role.key, state.scene)
             view = self.view(state, role.key, path, memories=())
-            extra = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
-                     "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
-            return prompts.audit(name, goals, insights, done), view, extra
+            audited = {"goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g),
+                       "insights": "\n".join(f"- {i}" for i in insights), "actions": "\n".join(f"- {a}" for a in done)}
+            return prompts.audit(name, goals, insights, done), view, audited
         extra: dict[str, str] = {}
         if step.task in ("talk", "summary"):
             partner = state.names[head[3] if role.key == head[2] else head[2]] if step.task == "talk" else state.names[head[2]]
@@ -358,8 +361,12 @@ class SocialGame(Form):
             return Reply(text, data={"present": present})
         if step.task in ("vote", "jury"):
             vote, reason, problem = rules.read_vote(game, name, _as_reply(text))
-            if vote is None and state.problem is None:
-                return Reply(text, kind=CHOICE, data={"invalid": problem, **private})
+            # A model is asked again once, then casts no vote; a person is asked until the vote is valid,
+            # or until they say they pass: a typing slip must never cost a player their vote.
+            human = role.key in state.humans
+            passes = human and text.strip().casefold() in PASS_WORDS
+            if vote is None and not passes and (human or state.problem is None):
+                return Reply(text, kind=CHOICE, data={"invalid": problem + (" (or 'pass')" if human else ""), **private})
             shown = f"{name} votes for {vote}." if vote else f"{name} casts no valid vote."
             if reason:
                 shown += f" Reason: {reason}"

@@ -349,18 +349,18 @@ def act(rules: GameRules, state: GameState, player: str, action: Action,
                         held={**state.held, player: move_item(target, carried)})
         facts["outcome"] = f"{player} drops the {target} at {here}."
     elif action.verb == EXAMINE:
-        item = rules.item(target or "")
-        said = item.description if item and item.description else f"Nothing remarkable about the {target}."
+        known = rules.item(target or "")
+        said = known.description if known and known.description else f"Nothing remarkable about the {target}."
         facts["outcome"] = f"{player} examines the {target}: {said}"
     elif action.verb == GIVE:
-        item = action.item or ""
-        if item not in carried:
-            return fail(f"{player} has no {item} to give.")
-        if target not in state.here(player):
-            return fail(f"{player} would give the {item} to {target}, who is not at {here}.")
-        held = {**state.held, player: move_item(item, carried), target: state.carries(target) + (item,)}
+        given = action.item or ""
+        if given not in carried:
+            return fail(f"{player} has no {given} to give.")
+        if not target or target not in state.here(player):
+            return fail(f"{player} would give the {given} to {target}, who is not at {here}.")
+        held = {**state.held, player: move_item(given, carried), target: state.carries(target) + (given,)}
         state = replace(state, held=held)
-        facts["outcome"] = f"At {here}, {player} gives the {item} to {target}."
+        facts["outcome"] = f"At {here}, {player} gives the {given} to {target}."
     elif action.verb == EAT:
         kind = kind_of(rules, target or "")
         if kind not in ("food", "drink"):
