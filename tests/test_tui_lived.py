@@ -534,3 +534,23 @@ async def test_rename_says_which_run_it_renames_at_80x24(studio, tmp_path):
         await pilot.press("m")
         await pilot.pause(0.2)
         assert "Renaming run 1" in screen_text(app)
+
+
+async def test_the_backstage_does_not_run_ahead_of_a_rewrite_still_to_come(studio):
+    from studio.store import events as ev
+
+    app = studio()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        for _ in range(40):  # step by step until the next step is the superego's rewrite of a line
+            pending = engine.pending()
+            if pending is not None and pending.step.kind == ev.REWRITE_SPEECH and engine.state.other_line is not None:
+                break
+            await screen.engine.step()
+        else:
+            pytest.skip("no rewrite of what the protagonist hears in reach")
+        screen.resync(select=engine.state.other_line.id)
+        await pilot.pause(0.3)
+        backstage = _plain(screen.query_one("#backstage").content)
+        assert "as it was said" not in backstage and "rewrites it next" in backstage, backstage

@@ -132,11 +132,16 @@ def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
     heard = engine.lens().rewrite(engine.cast.ego.key, event)
+    state = engine.state
+    pending = engine.pending()
     if heard is not None:
         parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
+    elif (pending is not None and pending.step.kind == ev.REWRITE_SPEECH and state.other_line is not None
+          and state.other_line.id == event.id):
+        # the rewrite is the next step: say so, as the activity line does, rather than "as it was said"
+        parts += _section(f"{ego} hears it", f"not yet: {_superego_name(engine)} rewrites it next", "dim")
     else:
         parts += _section(f"{ego} heard it", "as it was said (no rewrite)", "dim")
-    state = engine.state
     if state.other_line is not None and state.other_line.id == event.id:
         if state.draft is not None:
             parts += _section(f"{ego}'s draft, so far", state.draft.text, "italic")
