@@ -109,7 +109,7 @@ async def test_scene_headings_read_clearly_in_every_theme(studio, theme):
 async def test_keys_typed_quickly_after_esc_reach_the_screen_not_the_closing_dialog(studio):
     app = studio()
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await opened(pilot)
+        await opened(pilot)
         await step(pilot, 2)
         # as a quick typist sends them: all queued before the app has had a moment to close anything
         for key, char in (("colon", ":"), ("s", "s"), ("9", "9"), ("escape", None), ("colon", ":"), ("f", "f"),
