@@ -11,10 +11,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from studio.tui.controls import PICKER
+from studio.tui.widgets.footer import StudioFooter
 
 
 class PickerScreen(Screen[None]):
@@ -44,7 +45,7 @@ class PickerScreen(Screen[None]):
             yield Input(placeholder="a name for this run (Enter saves, empty clears, Esc cancels)", id="run-name")
             yield Label("Enter opens · / filters · n new play · c new character · m renames a run · a archives it · "
                         f"h shows archived runs · l the lab{back} · q quits · ? every key.", classes="dialog-help")
-        yield Footer()
+        yield StudioFooter()  # the keys that fit, Help and the palette always
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.first_frame)  # type: ignore[attr-defined]

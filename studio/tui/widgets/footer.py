@@ -60,7 +60,7 @@ class StudioFooter(Footer):
 
     def _cell(self, binding) -> int:
         """Columns a key takes: its key, a space, its label and the gap after it (two when not compact)."""
-        return len(self.app.get_key_display(binding)) + 1 + len(binding.description) + (1 if self.compact else 3)
+        return len(self.app.get_key_display(binding)) + 1 + len(binding.description) + (1 if self.compact else 2)
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._width:
