@@ -165,7 +165,7 @@ class CardOrigin(_Strict):
         if not isinstance(card, dict):
             raise ValueError("original must be a card's JSON object; import the card again")
         inner = card.get("data")
-        data: dict[str, Any] = inner if isinstance(inner, dict) else card
+        data: dict = inner if isinstance(inner, dict) else card
         self._card = card
         if data.get("character_book") is not None:
             try:
