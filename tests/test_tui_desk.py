@@ -3,6 +3,8 @@ long run, the take tree, directed and swiped takes, the play editor."""
 
 from __future__ import annotations
 
+import re
+
 import shutil
 import stat
 import tomllib
@@ -226,7 +228,8 @@ async def test_the_take_tree_follows_names_and_stars_takes(studio, tmp_path):
         await wait_for(pilot, lambda: app.screen.query("#take-tree"), "the take tree")
         tree = app.screen.query_one("#take-tree")
         text = screen_text(app)
-        assert "▶ scene 1 turn 21 · Jenny: Jenny answers 21: the garden" in text and "take 2: a different night" in text and "scripted" in text
+        assert "scene 1 turn 21 · Jenny: Jenny answers 21: the garden" in text and "take 2: a different night" in text and "scripted" in text
+        assert re.search(r"▶ \d+ lines · scripted · .* · scene 1 turn 21 · Jenny: Jenny answers 21: the garden", text)
         # the branch that starts at the second alternative take
         node = next(n for n in tree._tree_nodes.values() if n.data is not None and n.data.start.id == starts[1])
         tree.move_cursor(node)

@@ -244,7 +244,7 @@ async def test_v_switches_one_inner_voice_and_the_status_line_says_which_is_off(
         await wait_for(pilot, lambda: isinstance(app.screen, VoicesScreen), "the switches")
         options = app.screen.query_one("#voices-list")
         ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
-        assert ids == [f"{v}|{s}" for v in ("c1.voice", "c2.voice") for s in ("rewrite_prompt", "rewrite_speech",
+        assert ids == [f"{v}|{s}" for v in ("c1.voice", "c2.voice") for s in ("*", "rewrite_prompt", "rewrite_speech",
                                                                              "critique")]
         options.highlighted = ids.index("c1.voice|critique")
         await pilot.press("enter")

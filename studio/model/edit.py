@@ -156,12 +156,18 @@ def write_atomically(path: Path, text: str | bytes) -> None:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         with_suppressed_unlink(tmp)
         raise
+
+
+def _new_file_mode() -> int:
+    """A new file as any editor would write it (0644 under the usual umask), not mkstemp's private 0600."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def with_suppressed_unlink(tmp: str) -> None:

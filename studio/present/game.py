@@ -74,6 +74,17 @@ def game_text(state: Any, built: dict[str, Any] | None) -> Text:
     return out
 
 
+GAME_RECORDS = {
+    ev.CHOICE: "An answer the rules could not use",
+    ev.GOALS: "Goals for the round",
+    ev.VOTE: "Vote",
+    ev.MEMORY: "Note of a conversation",
+    ev.IMPRESSIONS: "Impressions of the others",
+    ev.REFLECTION: "Looking back on the round",
+}
+"""A game's private records, named as a person would name them in the backstage."""
+
+
 def private_reasoning(path: list[Any], event: Any) -> list[Text]:
     """The backstage of a line in a game: what its player privately chose, planned, thought and voted this
     round, up to that line (read from the take's events, `path`, which other players never see)."""
@@ -87,7 +98,7 @@ def private_reasoning(path: list[Any], event: Any) -> list[Text]:
         if past.character != event.character or past.scene != event.scene or past.kind not in kinds:
             continue
         data = past.data or {}
-        head = Text(f"{past.kind} (#{past.id})", style="bold")
+        head = Text(f"{GAME_RECORDS.get(past.kind, past.kind)} (event #{past.id})", style="bold")
         parts.append(head)
         body = Text(past.text or "", style="italic")
         reason = data.get("reason")

@@ -28,6 +28,15 @@ TASK_VERBS = {
     "rewrite_prompt": "rewrites the protagonist's prompt",
     "epilogue": "writes the epilogue",
     "pick": "picks who speaks next",  # an ensemble's moderator
+    # the social game's steps
+    "act": "chooses an action",
+    "talk": "talks",
+    "summary": "sums up the talk",
+    "impressions": "sizes up the others",
+    "vote": "votes",
+    "jury": "votes as the jury",
+    "goals": "sets goals",
+    "reflect": "looks back on the round",
 }
 
 

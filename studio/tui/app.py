@@ -59,6 +59,9 @@ class StudioApp(App[None]):
         self._start_run = run_id
         self._first_frame_at: float | None = None
         self._warm_wanted = False
+        self._held_keys: list[events.Key] = []
+        self._key_in_flight = False
+        self._held_since = 0.0
 
     def on_mount(self) -> None:
         self._quiet_collector()
@@ -105,7 +108,65 @@ class StudioApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseEvent)):
             self._last_input = time.monotonic()
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if not self._pass_key(event):
+                return
+            target = self.focused or self.screen
+            await super().on_event(event)  # handed to `target`'s queue (or a priority binding ran)
+            self._follow_key(target)
+            return
         await super().on_event(event)
+
+    # -- keys typed faster than a screen opens or closes ------------------------------------------
+
+    def _pass_key(self, key: events.Key) -> bool:
+        """One key at a time reaches the screens: each goes on once the one before it has been handled. A
+        key can open or close a dialog (`:`, Esc), and Textual hands every key already typed to the widget
+        focused when it arrived, so `:` `s9` Esc `:` `foo` typed in one breath lost `foo` or put it into the
+        jump box that was closing. Keys typed at human speed never wait; a burst waits its turn."""
+        if getattr(key, "_studio_released", False):
+            return True
+        if self._key_in_flight or self._held_keys:
+            self._held_keys.append(key)
+            if len(self._held_keys) == 1:
+                # a key whose widget went away before handling it would hold the rest for ever
+                self._held_since = time.monotonic()
+                self.set_timer(0.3, self._key_watchdog)
+            return False
+        self._key_in_flight = True
+        return True
+
+    def _key_watchdog(self) -> None:
+        if self._held_keys and time.monotonic() - self._held_since >= 0.3:
+            self._release_key()
+
+    def _follow_key(self, start: Any) -> None:
+        """Walk behind the key from the widget it goes to up to the app: each queue passed has handled it (a
+        key no one binds bubbles to the parent before the walk reaches it); then wait for a screen it opened."""
+        def climb(node: Any) -> None:
+            parent = node.parent
+            if parent is None or node is self:
+                self._key_landed()
+            else:
+                parent.call_later(climb, parent)
+
+        start.call_later(climb, start)
+
+    def _key_landed(self) -> None:
+        if not self.screen.is_mounted:  # a screen the key opened has not focused its field yet
+            self.set_timer(0.005, self._key_landed)
+            return
+        self.call_later(self._release_key)
+
+    def _release_key(self) -> None:
+        self._key_in_flight = False
+        if self._held_keys:
+            self._held_since = time.monotonic()
+            held = self._held_keys.pop(0)
+            key = events.Key(held.key, held.character)
+            key._studio_released = True  # type: ignore[attr-defined]
+            self._key_in_flight = True
+            self.post_message(key)
 
     def on_unmount(self) -> None:
         gen0, gen1, _ = gc.get_threshold()

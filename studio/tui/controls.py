@@ -265,6 +265,24 @@ MAIN: tuple[Control, ...] = (
         "toggle-game", "5", "toggle_pane('game')", "Game", "Show or hide the game view (social games).", PANES, show=False
     ),
     Control(
+        "backstage-down",
+        "ctrl+down",
+        "scroll_backstage(1)",
+        "Backstage down",
+        "Scroll the backstage down without leaving the stage (Tab moves into it, where ↑/↓ and page keys scroll).",
+        PANES,
+        show=False,
+    ),
+    Control(
+        "backstage-up",
+        "ctrl+up",
+        "scroll_backstage(-1)",
+        "Backstage up",
+        "Scroll the backstage up without leaving the stage.",
+        PANES,
+        show=False,
+    ),
+    Control(
         "widen-side",
         "less_than_sign",
         "resize(5)",
@@ -317,6 +335,9 @@ MAIN: tuple[Control, ...] = (
         show=False,
     ),
     Control("open", "o", "open", "Open", "Open a play or resume a saved run.", APP, show=False),
+    Control("new-run", "R", "new_run", "New run",
+            "Start a new run of this run's play, read from its file as saved now; this run stays as it is.", APP,
+            show=False),
 )
 
 # Everywhere, the picker included.
@@ -372,6 +393,8 @@ PICKER: tuple[Control, ...] = (
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
+    Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
+            "the text; Esc clears it.", APP, key_display="/"),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL

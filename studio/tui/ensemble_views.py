@@ -55,9 +55,11 @@ def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
     the voices and names only what is switched off; 2 also counts what is off."""
     text.append(" · next: ")
     text.append(engine.policy() or "", style="bold")
-    present = [_name(engine, k) for k in on_stage(engine)]
+    opened = getattr(engine.state, "scene", 1) >= 1  # before the first scene nobody has entered yet
+    present = [_name(engine, k) for k in on_stage(engine)] if opened else []
     text.append(" · on stage: ")
-    text.append(" ".join(present) if present else "nobody", style="" if present else "dim")
+    text.append(" ".join(present) if present else ("nobody" if opened else "nobody yet"),
+                style="" if present else "dim")
     voices = []
     for role in characters(engine):
         voice = voice_of(engine, role.key)

@@ -75,6 +75,8 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
         parts += ens.backstage(engine, event, lens)
+    elif getattr(engine.form, "name", "drama_machine") != "drama_machine":
+        parts += _backstage_plain(engine, event)  # a dilemma, an interview: no inner voice, no rewrites
     elif event.role == "ego" and event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
         parts += _backstage_ego(engine, event)
     elif event.role == "director":
@@ -83,6 +85,23 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
     elif event.kind in (ev.STAGE, ev.DIRECTION):
         parts += _backstage_other(engine, event)
     return Group(*parts)
+
+
+def _backstage_plain(engine: EngineView, event: Event) -> list[RenderableType]:
+    """A line of a form without the Drama Machine's inner voice: who said it, the reason it gave, and the
+    events it was shaped by, each named by who wrote it."""
+    if event.kind == ev.SCENE:
+        return []
+    title = f"{event.character} said" if event.character else "The studio records"
+    parts = _section(title, event.text)
+    reason = (event.data or {}).get("reason")
+    if reason and reason not in event.text:
+        parts += _section("Their reason", str(reason), "italic")
+    for shaping in (engine.by_id.get(i) for i in event.shaped_by):
+        if shaping is not None and shaping.text:
+            parts += _section(f"Shaped by {shaping.character or 'the studio'} (event #{shaping.id})", shaping.text,
+                              "dim")
+    return parts
 
 
 def _safe_event(engine: EngineView, event_id: int) -> Event | None:
@@ -113,11 +132,16 @@ def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
     ego = _ego_name(engine)
     parts = _section(f"{event.character} said", event.text)
     heard = engine.lens().rewrite(engine.cast.ego.key, event)
+    state = engine.state
+    pending = engine.pending()
     if heard is not None:
         parts += _section(f"{ego} heard it as ({_superego_name(engine)}'s rewrite)", heard.text, "italic")
+    elif (pending is not None and pending.step.kind == ev.REWRITE_SPEECH and state.other_line is not None
+          and state.other_line.id == event.id):
+        # the rewrite is the next step: say so, as the activity line does, rather than "as it was said"
+        parts += _section(f"{ego} hears it", f"not yet: {_superego_name(engine)} rewrites it next", "dim")
     else:
         parts += _section(f"{ego} heard it", "as it was said (no rewrite)", "dim")
-    state = engine.state
     if state.other_line is not None and state.other_line.id == event.id:
         if state.draft is not None:
             parts += _section(f"{ego}'s draft, so far", state.draft.text, "italic")
@@ -227,6 +251,16 @@ def notes(engine: EngineView) -> RenderableType:
             parts.append(Text(event.text, style="dim"))
         elif event.kind == ev.ERROR:
             parts.append(Text(f"Model error at turn {event.turn}: {event.text}", style="red"))
+        elif event.origin == "human" and not event.on_stage:
+            # a mood set, an item unlocked, goals or a fact from the mind dialog: the playwright's events too
+            line = Text(f"Your change for {event.character}: " if event.character else "Your change: ", style="bold")
+            line.append(event.text)
+            parts.append(line)
+    # The playwright's controls belong to the run, not to a take: one given on another take (a hand-back
+    # before a new take of the line) is in force here too, and is listed so the notes and the status agree.
+    for event in engine.store.controls(engine.run_id):
+        if event.id not in engine.by_id and event.origin == "human":
+            parts.append(Text(f"{event.text} (given on another take; in force here)", style="dim"))
     if len(parts) <= 1 or all(not p for p in parts if isinstance(p, Text)):
         parts.append(Text("No notes yet.", style="dim"))
     return Group(*parts)
@@ -238,6 +272,7 @@ def note_count(engine: EngineView) -> int:
         1
         for e in engine.path
         if e.kind in (ev.NOTE, ev.CONTROL, ev.ERROR) or (e.role == "director" and e.kind in (ev.STAGE, ev.DIRECTION))
+        or (e.origin == "human" and not e.on_stage)
     )
 
 
@@ -261,10 +296,28 @@ def role_card(engine: EngineView, role: Any) -> Text:
         rewrite = engine.by_id.get(state.ego_prompt_event)
         label = f"prompt, as {_superego_name(engine)} rewrote it after turn {rewrite.turn if rewrite else '?'}"
     text.append(f"\n{label}: ", style="bold")
-    text.append(prompt)
+    text.append(_named(engine, role, prompt))
     if role.sheet.has_inner_life:
         inner_life(engine, role, text)
     return text
+
+
+def _named(engine: EngineView, role: Any, prompt: str) -> str:
+    """A sheet's prompt with the cast's names where it says {ego}, {other}, {superego}, {director}, as the
+    model reads it: the card shows who `inner voice of {ego}` is."""
+    from studio.model.loading import fill
+
+    cast = engine.cast
+    characters = [r for r in cast.roles if r.kind in ("ego", "other")]
+    owner = role.key.removesuffix(".voice")  # an ensemble's inner voice speaks for its own character
+    if owner != role.key and cast.has(owner):
+        ego = cast.role(owner).name
+    else:
+        ego = cast.ego.name if cast.has("ego") else (characters[0].name if characters else "the protagonist")
+    others = ", ".join(r.name for r in characters if r.name != ego) or "the others"
+    return fill(prompt, ego=ego, other=others,
+                superego=cast.role("superego").name if cast.has("superego") else "the inner voice",
+                director=cast.role("director").name if cast.has("director") else "the director")
 
 
 def status(engine: EngineView, lens: str | None = None, width: int | None = None) -> Text:
@@ -327,7 +380,7 @@ def next_step(engine: EngineView) -> str:
         return "The play is finished"
     step = pending.step
     if step.kind == ev.SCENE:
-        return f"Next: scene {step.scene} opens"
+        return f"Next: round {step.scene} begins" if step.task == "round" else f"Next: scene {step.scene} opens"
     if step.kind == ev.PICK and pending.role is None:
         return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"

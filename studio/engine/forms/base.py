@@ -173,6 +173,11 @@ class Form:
         allows only some answers; None: any line. The app's input box lists them."""
         return None
 
+    def answer_format(self, state: Any, step: Step, role: ResolvedRole) -> str | None:
+        """How a human's free answer to this step is read, in a few words with an example, when it is more
+        than a line of dialogue (goals, an impression); None: a line. The app's input box shows it."""
+        return None
+
     # -- capabilities -------------------------------------------------------------------------
     # What a form offers beyond the steps every form takes. The engine, the CLI and the app ask these and
     # never look for attributes on a form's state, so a new form says what it can do in one place.

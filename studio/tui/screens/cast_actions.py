@@ -167,6 +167,21 @@ class CastControls(ControlGroup):
         await self.pause()
         self.app.show_picker()
 
+    async def action_new_run(self) -> None:
+        """A fresh run of the play this run was made from, read from its file as saved now; this run stays."""
+        if not self._ready():
+            return
+        from pathlib import Path
+
+        source = str(self.engine.cast.play_path or "")
+        if not source or not Path(source).is_file():
+            self.notify(f"This run's play is not a file here ({source or 'made by the lab'}); o opens another.",
+                        severity="warning")
+            return
+        await self.pause()
+        self.notify(f"A new run of {Path(source).name}; run {self.engine.run_id} stays, o lists it.")
+        self.app.open_play(Path(source))  # type: ignore[attr-defined]
+
 
 def _member(cast: Any, key: str) -> Any:
     if key == "ego":

@@ -48,7 +48,7 @@ class CharacterScreen(ModalScreen[Path | None]):
             yield Label(Text(f"{self._role_label} · {self._path}"), classes="dialog-title")
             with VerticalScroll(id="character-fields"):
                 yield Label("Name")
-                yield Input(sheet.name, id="field-name")
+                yield Input(sheet.name, id="field-name", select_on_focus=False)  # a stray key must not wipe it
                 yield Label("Public description: what the others know of them")
                 yield Input(sheet.description, id="field-description")
                 yield Label("Prompt: who they are and how they speak")
@@ -73,6 +73,8 @@ class CharacterScreen(ModalScreen[Path | None]):
                         classes="dialog-help")
 
     def on_mount(self) -> None:
+        # the first field holds the keys typed as the editor opens, and Tab goes on from it
+        self.query_one("#field-name", Input).focus()
         self._validate()
 
     def _values(self) -> dict[str, Any]:

@@ -100,7 +100,7 @@ class DeskControls(ControlGroup):
             entry = self._stage().entries[index]
             event = self.engine.by_id.get(entry.event_id)
             where = f"scene {event.scene}, turn {event.turn}" if event is not None else ""
-            text = " ".join(entry.text.split())[:70]
+            text = " ".join(entry.text.split())[:400]
             return f"→ {where} · {(entry.character or '').upper()} {text}".strip()
 
         def chosen(jump: Any) -> None:
@@ -140,7 +140,7 @@ class DeskControls(ControlGroup):
             else:
                 self.resync(select=self._stage().selected_id)
 
-        screen = TakeTreeScreen(roots, marks(engine.store, engine.run_id), engine.store)
+        screen = TakeTreeScreen(roots, marks(engine.store, engine.run_id), engine.store, engine.run_id)
         self.app.push_screen(screen, chosen)
 
     async def _follow(self, event_id: int, select: int | None = None) -> None:

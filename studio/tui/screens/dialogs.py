@@ -100,6 +100,8 @@ class RolesScreen(Dialog):
 class StrategiesScreen(Dialog):
     """The superego's three strategies as switches; each flip is sent to the engine at once."""
 
+    BINDINGS = [Binding("a", "all", "All on/off", id="all-strategies")]
+
     def __init__(self, states: dict[str, bool], on_switch: Any) -> None:
         super().__init__()
         self._states = states
@@ -112,8 +114,14 @@ class StrategiesScreen(Dialog):
                 with Horizontal(classes="switch-row"):
                     yield Switch(on_, id=f"strategy-{name}")
                     yield Label(STRATEGY_LABELS[name].split(" ", 1)[1].capitalize() + f"  ({name})")
-            yield Label("Space or Enter flips a switch; it counts from the next step. Esc closes.",
-                        classes="dialog-help")
+            yield Label("Space or Enter flips a switch; a switches the whole superego on or off; it counts from the "
+                        "next step. Esc closes.", classes="dialog-help")
+
+    def action_all(self) -> None:
+        """The one switch for the inner voice: all strategies on unless all are on already."""
+        target = not all(self._states.values())
+        for name in self._states:
+            self.query_one(f"#strategy-{name}", Switch).value = target  # each flip is its own control event
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         name = (event.switch.id or "").removeprefix("strategy-")

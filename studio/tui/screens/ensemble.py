@@ -117,24 +117,43 @@ class VoicesScreen(Dialog):
         text.append(STRATEGY_LABELS[name].split(" ", 1)[1])
         return text
 
+    @staticmethod
+    def _whole(title: str, states: dict[str, bool]) -> Text:
+        """The one switch for a voice: all of its strategies at once."""
+        on = sum(states.values())
+        mark = ("● on   ", "green") if on == len(states) else (("○ off  ", "dim") if not on else ("◐ some ", "yellow"))
+        text = Text(mark[0], style=mark[1])
+        text.append(f"{title} · ", style="bold")
+        text.append("the whole inner voice", style="italic")
+        return text
+
     def compose(self) -> ComposeResult:
-        options = [Option(self._label(title, name, on), id=f"{key}|{name}")
-                   for key, title, states in self._rows for name, on in states.items()]
+        options: list[Option] = []
+        for key, title, states in self._rows:
+            options.append(Option(self._whole(title, states), id=f"{key}|*"))
+            options += [Option(self._label(title, name, on), id=f"{key}|{name}") for name, on in states.items()]
         with Vertical(classes="dialog", id="voices-dialog"):
             yield Label("The inner voices' strategies", classes="dialog-title")
             yield OptionList(*options, id="voices-list")
-            yield Label("Enter switches the highlighted strategy of that voice alone, from the next step on. "
-                        "Esc closes.", classes="dialog-help")
+            yield Label("Enter switches the highlighted strategy of that voice alone, or on a voice's first row "
+                        "the whole voice, from the next step on. Esc closes.", classes="dialog-help")
 
     @on(OptionList.OptionSelected, "#voices-list")
     def _flip(self, event: OptionList.OptionSelected) -> None:
         key, _, name = (event.option.id or "").partition("|")
         for voice, title, states in self._rows:
-            if voice == key:
-                states[name] = not states[name]
-                self._on_switch(key, name, states[name])
-                event.option_list.replace_option_prompt_at_index(event.option_index,
-                                                                 self._label(title, name, states[name]))
+            if voice != key:
+                continue
+            if name == "*":  # all on unless all are on already; each switch is its own control event
+                target = not all(states.values())
+                names = [n for n, on in states.items() if on != target]
+            else:
+                target, names = not states[name], [name]
+            for each in names:
+                states[each] = target
+                self._on_switch(key, each, target)
+                event.option_list.replace_option_prompt(f"{key}|{each}", self._label(title, each, target))
+            event.option_list.replace_option_prompt(f"{key}|*", self._whole(title, states))
 
 
 class EnsembleControls(ControlGroup):

@@ -133,6 +133,10 @@ class SearchScreen(Dialog):
 class JumpScreen(Dialog):
     """`:` then a turn (12), a scene (s3), the start (^) or the end ($); says where it lands as you type."""
 
+    DEFAULT_CSS = """
+    #jump-where { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
     def __init__(self, preview: Callable[[Jump], str | None]) -> None:
         super().__init__()
         self._preview = preview
@@ -163,6 +167,7 @@ class JumpScreen(Dialog):
     def _changed(self) -> None:
         jump, said = self._where()
         where = self.query_one("#jump-where", Static)
+        # the whole landing line, cut by the width the bar has (with an ellipsis), not at a fixed count
         where.update(Text(said, style="" if jump is not None else "yellow"))
 
     @on(Input.Submitted, "#jump-input")

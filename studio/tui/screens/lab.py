@@ -88,7 +88,7 @@ def _run_tokens(store: Any, runs: list[int]) -> dict[int, int]:
     return {int(r): int(t or 0) for r, t in rows}
 
 
-def read_experiments(store: Any, cache: dict[int, int] | None = None) -> list[Experiment]:
+def read_experiments(store: Any, cache: dict[int, int] | None = None, tokens: bool = True) -> list[Experiment]:
     """Every experiment in the store with its trials, newest activity first. An old store without the
     lab's table has none. A trial that made a run and recorded no usage of its own counts its run's
     tokens; `cache` keeps those of finished trials between refreshes."""
@@ -110,6 +110,8 @@ def read_experiments(store: Any, cache: dict[int, int] | None = None) -> list[Ex
         row = TrialRow(str(key), str(status), run if isinstance(run, int) else None, error,
                        _tokens(data), float(updated or 0))
         out.setdefault(str(experiment), Experiment(str(experiment))).trials.append(row)
+    if not tokens:  # the picker only asks which runs are trials
+        return list(out.values())
     cache = {} if cache is None else cache
     wanted = [t for e in out.values() for t in e.trials if t.run is not None and not t.tokens]
     missing = sorted({t.run for t in wanted if t.run not in cache or t.status != "done"})  # type: ignore[misc]

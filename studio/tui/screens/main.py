@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from studio.present.stage import tag, take_counts
@@ -47,6 +47,7 @@ from studio.tui.screens.failures import report
 from studio.tui.screens.line_controls import LineControls
 from studio.tui.screens.room import PaneRoom
 from studio.tui.screens.turns import TurnControls
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.game import GamePane
 from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
 from studio.tui.widgets.panes import (
@@ -107,7 +108,7 @@ class MainScreen(Screen[None]):
                 yield GamePane(id="game-pane", classes="pane")
             yield CastPane(id="cast-pane", classes="pane")
         yield ActivityLine("", id="activity")
-        yield Footer(compact=True)
+        yield StudioFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
@@ -119,6 +120,29 @@ class MainScreen(Screen[None]):
     def _first_frame(self) -> None:
         if not self.app.first_frame():  # type: ignore[attr-defined]
             self._open(self.query_one("#stage", StageView).wrap_width)
+
+    def footer_actions(self) -> list[str]:
+        """The footer's keys, most important first; an ensemble's own keys come right after step and play,
+        since nothing else on screen says they exist."""
+        actions = [control.action for control in MAIN if control.show]
+        if self.engine is not None and not self._has_inner_voice():
+            actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
+        if self.engine is not None and self.ensemble_run:
+            at = actions.index("play") + 1
+            actions[at:at] = ["who_next", "enter_exit"]
+            at = actions.index("regenerate") + 1
+            actions[at:at] = ["view_as", "mind"]
+        return actions + ["help"]
+
+    def _has_inner_voice(self) -> bool:
+        engine = self.engine
+        return engine is not None and any(r.kind == "superego" for r in engine.cast.roles)
+
+    @property
+    def ensemble_run(self) -> bool:
+        from studio.tui import views
+
+        return self.engine is not None and views.ens.is_ensemble(self.engine)
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -160,6 +184,8 @@ class MainScreen(Screen[None]):
         for message in said:
             self.notify(message)
         self.query_one(StatusLine).show(engine)
+        # the footer names an ensemble's keys, and drops v where nothing has an inner voice, once it knows
+        self.call_after_refresh(self.query_one(StudioFooter).recompose)
         self.set_activity(self.idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
         stage.replace(entries)

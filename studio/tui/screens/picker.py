@@ -11,17 +11,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from studio.tui.controls import PICKER
+from studio.tui.widgets.footer import StudioFooter
 
 
 class PickerScreen(Screen[None]):
-    BINDINGS = [Binding("escape", "back", "Back", id="picker-back"), *(c.binding() for c in PICKER)]
+    BINDINGS = [Binding("escape", "back", "Back", id="picker-back"), *(c.binding() for c in PICKER),
+                Binding("q", "app.quit", "Quit", id="picker-quit")]
     DEFAULT_CSS = """
     #run-name { display: none; }
     #run-name.-open { display: block; }
+    #picker-filter { display: none; }
+    #picker-filter.-open { display: block; }
     """
 
     def __init__(self, plays_dir: Path, can_go_back: bool = False) -> None:
@@ -30,15 +34,18 @@ class PickerScreen(Screen[None]):
         self._can_go_back = can_go_back
         self._archived = False
         self._naming: int | None = None
+        self._filter = ""
 
     def compose(self) -> ComposeResult:
+        back = " · Esc back to the open run" if self._can_go_back else ""
         with Vertical(id="picker"):
             yield Label("studio · open a play or resume a run", classes="dialog-title")
+            yield Input(placeholder="type to filter plays and runs (Enter keeps it, Esc clears it)", id="picker-filter")
             yield OptionList(id="picker-list")
             yield Input(placeholder="a name for this run (Enter saves, empty clears, Esc cancels)", id="run-name")
-            yield Label("Enter opens · n new play · c new character · m renames a run · a archives it · "
-                        "h shows archived runs · l the lab · Esc back to the open run · ? every key.", classes="dialog-help")
-        yield Footer()
+            yield Label("Enter opens · / filters · n new play · c new character · m renames a run · a archives it · "
+                        f"h shows archived runs · l the lab{back} · q quits · ? every key.", classes="dialog-help")
+        yield StudioFooter()  # the keys that fit, Help and the palette always
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.first_frame)  # type: ignore[attr-defined]
@@ -48,21 +55,35 @@ class PickerScreen(Screen[None]):
         from studio.present.runs import summaries
 
         options: list[Option | None] = []
+        wanted = self._filter.lower()
         plays = sorted(self._plays_dir.glob("*.toml")) if self._plays_dir.is_dir() else []
         options.append(Option(Text("New run of a play", style="bold"), disabled=True))
+        shown = 0
         for path in plays:
-            options.append(Option(Text(f"  {path}"), id=f"play:{path}"))
-        if not plays:
-            options.append(Option(Text(f"  no plays in {self._plays_dir}/", style="dim"), disabled=True))
+            card = _play_card(path)
+            if wanted in card.plain.lower():
+                options.append(Option(card, id=f"play:{path}"))
+                shown += 1
+        if not shown:
+            said = f"  no play matches “{self._filter}”" if plays else f"  no plays in {self._plays_dir}/"
+            options.append(Option(Text(said, style="dim"), disabled=True))
         options.append(None)
         heading = "Resume a run (archived ones shown)" if self._archived else "Resume a run"
         options.append(Option(Text(heading, style="bold"), disabled=True))
+        trials = _trial_runs(self.app.store)  # type: ignore[attr-defined]
         runs = summaries(self.app.store, archived=self._archived)  # type: ignore[attr-defined]
-        for run in runs:
-            options.append(Option(_run_card(run), id=f"run:{run.id}"))
-        if not runs:
+        mine = [run for run in runs if run.id not in trials]
+        for run in mine:
+            card = _run_card(run)
+            if wanted in card.plain.lower():
+                options.append(Option(card, id=f"run:{run.id}"))
+        if not mine:
             hidden = "" if self._archived else " (h shows archived ones)"
             options.append(Option(Text(f"  no saved runs yet{hidden}", style="dim"), disabled=True))
+        lab = len(runs) - len(mine)
+        if lab:  # a lab's trials are many runs alike: the lab screen lists them by experiment
+            options.append(Option(Text(f"  and {lab} run{'s' if lab != 1 else ''} of lab trials: l opens the lab",
+                                       style="dim"), disabled=True))
         picker = self.query_one("#picker-list", OptionList)
         picker.clear_options()
         picker.add_options(options)
@@ -97,7 +118,12 @@ class PickerScreen(Screen[None]):
         if run_id is None:
             return
         box = self.query_one("#run-name", Input)
-        box.value = self.app.store.run(run_id).name  # type: ignore[attr-defined]
+        info = self.app.store.run(run_id)  # type: ignore[attr-defined]
+        box.value = info.name
+        # the run named in the box itself: at 80x24 the highlighted row may be scrolled out of sight
+        box.placeholder = f"a name for run {run_id} (Enter saves, empty clears, Esc cancels)"
+        box.border_title = f"Renaming run {run_id}"
+        self.query_one("#picker-list", OptionList).scroll_to_highlight()
         box.add_class("-open")
         self._naming = run_id
         box.focus()
@@ -164,12 +190,56 @@ class PickerScreen(Screen[None]):
 
         self.app.push_screen(LabScreen())
 
+    def action_filter(self) -> None:
+        box = self.query_one("#picker-filter", Input)
+        box.add_class("-open")
+        box.focus()
+
+    @on(Input.Changed, "#picker-filter")
+    def _filtered(self, event: Input.Changed) -> None:
+        self._filter = event.value.strip()
+        self.reload()
+        event.input.focus()  # reload hands the focus to the list; the typing goes on here
+
+    @on(Input.Submitted, "#picker-filter")
+    def _filter_kept(self) -> None:
+        self.query_one("#picker-list", OptionList).focus()
+
     def action_back(self) -> None:
+        box = self.query_one("#picker-filter", Input)
+        if box.has_class("-open"):
+            box.value = ""
+            box.remove_class("-open")
+            self._filter = ""
+            self.reload()
+            return
         if self._naming is not None:
             self._close_name()
             return
         if self._can_go_back:
             self.app.back_to_run()  # type: ignore[attr-defined]
+
+
+def _play_card(path: Path) -> Text:
+    """A play by its title, the file beside it: read with the standard library alone, so the picker opens
+    as fast as before; a file that does not parse is still listed, by its name."""
+    import tomllib
+
+    try:
+        title = str(tomllib.loads(path.read_text(encoding="utf-8")).get("title") or "").strip()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        title = ""
+    text = Text("  ")
+    text.append(title or path.stem, style="bold")
+    text.append(f"  {path}", style="dim")
+    return text
+
+
+def _trial_runs(store: Any) -> set[int]:
+    """The runs the lab's trials made, which the lab screen lists by experiment."""
+    from studio.tui.screens.lab import read_experiments
+
+    return {t.run for e in read_experiments(store, tokens=False) for t in e.trials if t.run is not None}
 
 
 def _run_card(run: Any) -> Text:

@@ -24,9 +24,9 @@ from studio.model.play import CastMember, Play, StrategySchedule, SuperegoMember
 from studio.tui.widgets.longtext import LongText
 
 STRATEGY_FIELDS = (
-    ("rewrite_prompt", "Rewrites the protagonist's prompt"),
-    ("rewrite_speech", "Rewrites what the protagonist hears"),
-    ("critique", "Critiques the protagonist's draft"),
+    ("rewrite_prompt", "Rewrites the ego's prompt"),
+    ("rewrite_speech", "Rewrites what the ego hears"),
+    ("critique", "Critiques the ego's draft"),
 )
 
 
@@ -71,7 +71,9 @@ def briefs_text(play: Play) -> str:
 class PlayScreen(ModalScreen[Path | None]):
     DEFAULT_CSS = """
     #play-fields .row { height: auto; }
-    #play-fields .row Vertical { height: auto; width: 1fr; }
+    #play-fields .row Vertical { height: auto; width: 1fr; margin-right: 1; }
+    #play-fields .row Vertical.wide { width: 2fr; }
+    #play-fields .row Label { width: 1fr; }
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-play"),
@@ -91,19 +93,22 @@ class PlayScreen(ModalScreen[Path | None]):
         with Vertical(classes="dialog wide", id="play-dialog"):
             yield Label(Text(f"{play.title} · {_short(self._path)}"), classes="dialog-title")
             with VerticalScroll(id="play-fields"):
-                yield Label("Title")
-                yield Input(play.title, id="play-title")
-                yield Label("Premise: what the play is about")
-                yield LongText(play.premise, id="play-premise", classes="short")
-                yield Label("Scene briefs: one paragraph per scene, a blank line between (empty: a count below)")
-                yield LongText(briefs_text(play), id="play-scenes")
+                # side by side where a field is short, so all of it, the superego's timing included, fits
+                # a 45-row terminal without scrolling
                 with Horizontal(classes="row"):
+                    with Vertical(classes="wide"):
+                        yield Label("Title")
+                        yield Input(play.title, id="play-title", select_on_focus=False)  # a stray key must not wipe it
                     with Vertical():
                         yield Label("Turns per scene")
                         yield Input(str(play.turns), id="play-turns")
                     with Vertical():
-                        yield Label("Scenes (without briefs)")
+                        yield Label("Scene count")
                         yield Input(str(play.scenes) if isinstance(play.scenes, int) else "", id="play-scene-count")
+                yield Label("Premise: what the play is about")
+                yield LongText(play.premise, id="play-premise", classes="short")
+                yield Label("Scene briefs: one paragraph per scene, a blank line between (none: the scene count above)")
+                yield LongText(briefs_text(play), id="play-scenes")
                 yield Label("Cast: a character's file name in characters/ (without .toml)")
                 with Horizontal(classes="row"):
                     with Vertical():
@@ -112,7 +117,6 @@ class PlayScreen(ModalScreen[Path | None]):
                     with Vertical():
                         yield Label("Others, comma-separated")
                         yield Input(", ".join(m.character for m in play.cast.others), id="play-others")
-                with Horizontal(classes="row"):
                     with Vertical():
                         yield Label("Inner voice (empty: none)")
                         yield Input(superego.character if superego else "", id="play-superego")
@@ -123,7 +127,7 @@ class PlayScreen(ModalScreen[Path | None]):
                 with Horizontal(classes="row"):
                     for name, label in STRATEGY_FIELDS:
                         with Vertical():
-                            yield Label(label)
+                            yield Label(label, id=f"play-{name}-label")
                             schedule = superego.schedule(name) if superego else SuperegoMember(
                                 character="x").schedule(name)
                             yield Input(schedule_text(schedule), id=f"play-{name}")
@@ -135,6 +139,8 @@ class PlayScreen(ModalScreen[Path | None]):
                         classes="dialog-help")
 
     def on_mount(self) -> None:
+        # the first field holds the keys typed as the editor opens, and Tab goes on from it
+        self.query_one("#play-title", Input).focus()
         self._validate()
 
     def _value(self, field: str) -> str:

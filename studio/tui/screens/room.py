@@ -25,6 +25,13 @@ class PaneRoom(ControlGroup):
         self.screen.query_one(f"#{name}-pane").display = True
         self.fit()
 
+    def action_scroll_backstage(self, direction: int) -> None:
+        """A few rows of the backstage at a time, for a long explanation beside a line the cursor keeps."""
+        pane = self.screen.query_one("#backstage-pane")
+        if not pane.display:
+            self.show_pane("backstage")
+        pane.scroll_relative(y=direction * 3, animate=False)
+
     def action_resize(self, delta: int) -> None:
         width = max(20, min(75, self.side_width + delta))
         if width != self.side_width:

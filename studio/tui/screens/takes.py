@@ -34,9 +34,11 @@ def branch_label(branch: Branch, mark: TakeMark | None) -> Text:
         text.append("★ ", style="bold yellow")
     if mark is not None and mark.name:
         text.append(f"“{mark.name}” ", style="bold")
-    text.append(describe(branch))
+    # the count, the author and the time first: a long name or first line is what the dialog cuts
     when = when_written(line.created)
-    text.append(f"  · {author(line)} · {when} · {branch.lines} lines", style="dim")
+    count = f"{branch.lines} line" + ("" if branch.lines == 1 else "s")
+    text.append(f"{count} · {author(line)} · {when} · ", style="dim")
+    text.append(describe(branch))
     return text
 
 
@@ -52,8 +54,9 @@ class TakeTreeScreen(Dialog):
     """
     BINDINGS = [control.binding() for control in TREE]
 
-    def __init__(self, roots: list[Branch], marks: dict[int, TakeMark], store: Any) -> None:
+    def __init__(self, roots: list[Branch], marks: dict[int, TakeMark], store: Any, run_id: int | None = None) -> None:
         super().__init__()
+        self._run_id = run_id
         self._roots = roots
         self._marks = marks
         self._store = store
@@ -158,7 +161,8 @@ class TakeTreeScreen(Dialog):
         self._close_naming()
         self._relabel()
         name = self._marks[branch.start.id].name
-        self.notify(f"Named “{name}”: 'studio show RUN --take \"{name}\"' prints it." if name else "Name cleared.")
+        run = self._run_id if self._run_id is not None else "RUN"
+        self.notify(f"Named “{name}”: 'studio show {run} --take \"{name}\"' prints it." if name else "Name cleared.")
 
     def _close_naming(self) -> None:
         self._naming = None

@@ -126,7 +126,8 @@ class NotesPane(RunPane, Vertical):
     _count = 0
 
     def concerns(self, event: Any) -> bool:
-        return event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director"
+        return (event.kind in (ev.NOTE, ev.CONTROL, ev.ERROR, ev.SCENE) or event.role == "director"
+                or (event.origin == "human" and not event.on_stage))
 
     def redraw(self, latest: bool = True) -> None:
         """Scrolls to a note only when one was added; a run just opened starts at its briefs."""
@@ -176,10 +177,26 @@ class HumanInput(Vertical):
     turn: the engine's worker awaits `ask`, and Enter in the box (or a line from $EDITOR) answers it."""
 
     answer: asyncio.Future[str] | None = None
+    history: list[str] = []  # what the playwright typed before, newest last: ↑ and ↓ bring it back
+    _back = 0  # how far back ↑ has gone; 0: the line being typed
 
     def compose(self) -> ComposeResult:
         yield Label(id="human-label")
         yield Input(id="human-line")
+
+    def on_key(self, event: events.Key) -> None:
+        """↑ and ↓ in the box walk through the lines typed before, as in a shell."""
+        line = self.query_one("#human-line", Input)
+        if event.key not in ("up", "down") or not line.has_focus or not self.history:
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "up":
+            self._back = min(self._back + 1, len(self.history))
+        else:
+            self._back = max(self._back - 1, 0)
+        line.value = self.history[-self._back] if self._back else ""
+        line.cursor_position = len(line.value)
 
     def on_mount(self) -> None:
         self.display = False
@@ -211,10 +228,17 @@ class HumanInput(Vertical):
         label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your line"
         say = f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses."
         choices = engine.form.choices(engine.state, pending.step, role) if engine is not None else []
+        answer = engine.form.answer_format(engine.state, pending.step, role) if engine is not None else None
         if choices:  # a move or a vote: say what the rules allow rather than let the player guess
             say = f"Your turn as {role.name}: one of " + " · ".join(choices) + ". Enter sends, Esc pauses."
+        elif answer:  # goals, a summary, impressions: what is asked and how it is read, not "your line"
+            label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your answer"
+            say = f"Your turn as {role.name}: {answer}. Enter sends, Esc pauses."
         self.post_message(self.Opened(say))
-        hint = ("one of: " + " · ".join(choices)) if choices else f"{role.name}'s line"
+        if engine is not None:  # the run's own human lines first, so a reopened run remembers them too
+            typed = [e.text for e in engine.path if e.origin == "human" and e.on_stage]
+            self.history = list(dict.fromkeys(typed + [t for t in self.history if t not in typed]))
+        hint = ("one of: " + " · ".join(choices)) if choices else (answer or f"{role.name}'s line")
         self.open(label, f"{hint} (Enter sends, Esc pauses)")
 
     @on(Input.Submitted, "#human-line")
@@ -224,6 +248,8 @@ class HumanInput(Vertical):
         if not text:
             self.notify("Type the line first; Esc pauses instead.", severity="warning")
             return
+        self.history = [t for t in self.history if t != text] + [text]
+        self._back = 0
         self.give(text)
 
     class Opened(Message):

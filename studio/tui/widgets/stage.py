@@ -61,7 +61,10 @@ def palette(names: Iterable[str], dark: bool = True) -> dict[str, str]:
 
 
 def entry_for(event: Any, tag: str = "") -> Entry:
-    return Entry(event.id, event.kind, event.role, event.character, event.text, tag)
+    text = event.text
+    if event.kind == ev.SCENE and (event.data or {}).get("task") == "round":
+        text = f"Round {event.scene}"  # a social game has rounds, not scenes
+    return Entry(event.id, event.kind, event.role, event.character, text, tag)
 
 
 def _layout(entry: Entry, width: int, colours: dict[str, str]) -> list[Line]:
@@ -99,7 +102,7 @@ class StageView(ScrollView, can_focus=True):
 
     DEFAULT_CSS = """
     StageView { scrollbar-gutter: stable; }
-    StageView > .stage--match { background: $warning 50%; color: $text; text-style: bold; }
+    StageView > .stage--match { background: $warning 50%; color: $foreground; text-style: bold; }
     """
 
     class Selected(Message):

@@ -233,6 +233,22 @@ class SocialGame(Form):
             return rules.valid_vote_targets(state.game, role.name)
         return None
 
+    def answer_format(self, state: SocialState, step: Step, role: ResolvedRole) -> str | None:
+        others = [p for p in state.game.alive if p != role.name]
+        first = others[0].split()[0] if others else "Bruno"
+        second = others[1].split()[0] if len(others) > 1 else first
+        if step.task == "goals":
+            return "up to three goals for this round, one per line or split by ; (e.g. Win Bruno over; find the idol)"
+        if step.task == "summary":
+            head = state.queue[0] if state.queue else ()
+            partner = state.names.get(head[2], "") if len(head) > 2 else ""
+            return f"a sentence or two on what you and {partner or 'the other'} said, for your own memory"
+        if step.task == "impressions":
+            return f"what you make of each player, a sentence each (e.g. I trust {first}. I don't trust {second}.)"
+        if step.task == "reflect":
+            return "a few sentences: what this round taught you about the others"
+        return None
+
     def messages(self, state: SocialState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
         """The studio's prompt for this step, or the researcher's own wording when the play names one."""
@@ -611,7 +627,7 @@ def _goals(text: str) -> list[str]:
                 by_level[level] = rest.strip()[:300]
         if by_level:
             return [by_level.get(level, "") for level in LEVELS]
-        items = [line.strip(" -*0123456789.)") for line in text.splitlines()]
+        items = [line.strip(" -*0123456789.)") for line in re.split(r"[\n;]", text)]  # one per line, or split by ;
     return [str(g).strip()[:300] for g in items if str(g).strip()][:3]
 
 
@@ -690,6 +706,34 @@ def _impressions(text: str, about: list[str]) -> dict[str, str]:
                 out[name] = str(value).strip()[:200]
         if out:
             break
+    return out or _impressions_in_words(text, about)
+
+
+_DISTRUST = re.compile(r"\b(distrust|mistrust|suspect|wary of|(do not|don't|dont|never|can't|cannot) trust)\b", re.I)
+_TRUST = re.compile(r"\b(trust|rely on|count on|ally|allies|alliance|believe)\b", re.I)
+_DISLIKE = re.compile(r"\b(dislike|hate|(do not|don't|dont) like|annoy)", re.I)
+_LIKE = re.compile(r"\b(like|fond of|warm to|love)\b", re.I)
+
+
+def _impressions_in_words(text: str, about: list[str]) -> dict[str, str]:
+    """Impressions a person typed as sentences ("I trust Bruno. I don't like Cleo."): each sentence about one
+    player gives trust and liking by its words, in the form the JSON reading gives, and is kept as said."""
+    out: dict[str, str] = {}
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        named = [p for p in about if rules._mentions(sentence, p)]
+        if len(named) != 1 or not sentence.strip():
+            continue
+        parts = []
+        if _DISTRUST.search(sentence):
+            parts.append("trust -1")
+        elif _TRUST.search(sentence):
+            parts.append("trust +1")
+        if _DISLIKE.search(sentence):
+            parts.append("liking -1")
+        elif _LIKE.search(sentence):
+            parts.append("liking +1")
+        said = " ".join(sentence.split())[:200]
+        out[named[0]] = ", ".join(parts) + (f"; said: {said}" if parts else said)
     return out
 
 
