@@ -12,6 +12,14 @@ from pathlib import Path
 from typing import Any
 
 
+def served_api_base(model: str) -> str | None:
+    """The OpenAI-compatible server the playwright named once (STUDIO_API_BASE; see `studio models`),
+    which serves every `openai/NAME` that names no server of its own: a play's roles, the lab's
+    assessor, the Critic alike."""
+    server = os.environ.get("STUDIO_API_BASE", "").strip()
+    return server if server and model.startswith("openai/") else None
+
+
 def config_path() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "studio" / "config.toml"

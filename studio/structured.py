@@ -159,3 +159,30 @@ def reply_schema(model: type[BaseModel] | dict[str, Any], max_text: int = 240) -
 
     tighten(schema)
     return json.dumps(schema, separators=(",", ":"), sort_keys=False)
+
+
+GRAMMAR_TEXT_MAX = 600
+
+
+def words_first(schema: str) -> str:
+    """The schema as a small model is held to it (by llama.cpp's grammar, in-process or on a server): a
+    free text (a reason, an interpretation) begins with a letter and stays on one line. Left to itself
+    the 135M model fills such fields with numbers ("5.6", "982}}"), which the reader then rightly
+    refuses; capable models get the schema as it is."""
+
+    def words(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node.get("type") == "string" and "enum" not in node and "pattern" not in node:
+                # llama.cpp spells {1,N} out as N nested options; past about 1,500 its grammar parser
+                # crashes the process (a reflection's 2,000-character thoughts did), so the grammar holds
+                # a text to GRAMMAR_TEXT_MAX characters and the reader still checks the schema's own bound.
+                longest = min(GRAMMAR_TEXT_MAX, max(2, int(node.get("maxLength", 240))))
+                node = {k: v for k, v in node.items() if k not in ("maxLength", "minLength")}
+                node["pattern"] = '^[A-Za-z][^"\\\\\n]{1,%d}$' % (longest - 1)
+                return node
+            return {k: words(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [words(v) for v in node]
+        return node
+
+    return json.dumps(words(json.loads(schema)))

@@ -106,7 +106,8 @@ class StubServer:
         self.slots = threading.BoundedSemaphore(concurrency) if concurrency else None
         self.open = 0
         self.peak = 0
-        self.behaviours = list(behaviours or [Reply("A line from the stub.")])
+        # with only a `default`, it decides every request from the first
+        self.behaviours = list(behaviours) if behaviours else ([] if default else [Reply("A line from the stub.")])
         self.default = default
         self.models = models
         self.max_requests = max_requests

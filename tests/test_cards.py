@@ -538,3 +538,10 @@ def test_a_sheet_or_play_finds_the_lorebooks_it_names(tmp_path, capsys, monkeypa
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match="names 'atlantis'"):
         load_lorebooks(["atlantis"], sheet)
+
+
+def test_a_damaged_ccv3_chunk_falls_back_to_the_chara_copy_beside_it(tmp_path, capsys):
+    png = _png(_chunk(b"tEXt", b"chara\0" + _b64(CARD)), _chunk(b"tEXt", b"ccv3\0not*base64!!"))
+    code, out = _import(tmp_path, "both.png", png, capsys)
+    assert code == 0, out.err
+    assert load_character(tmp_path / "characters" / "captain_ilse.toml").name == "Captain Ilse"

@@ -88,9 +88,14 @@ def test_a_provider_that_takes_a_schema_is_sent_it_and_the_take_records_it():
     gateway._load_litellm()
     held = CallSettings(model="openai/gpt-4o-mini", temperature=0.2, max_tokens=50,
                         schema=structured.reply_schema({"type": "object", "properties": {"move": {"enum": ["C", "D"]}}}))
-    request = gateway._request("openai/gpt-4o-mini", held, [])
+    way = gateway.Gateway()._mode
+    request = gateway._request("openai/gpt-4o-mini", held, [], way(held, "openai/gpt-4o-mini", None))
     assert request["response_format"]["json_schema"]["schema"]["properties"]["move"]["enum"] == ["C", "D"]
     assert held.public()["schema"]["required"] == ["move"]
-    # a model litellm's bundled map does not know is asked in words only (the reader still checks it)
-    assert "response_format" not in gateway._request("openai/some-local-server-model", held, [])
+    # a hosted model litellm's bundled map does not know is asked in words only (the reader still checks it)
+    assert way(held, "openai/some-hosted-model", None) == "words"
+    # a server of one's own is sent the schema: vLLM, llama.cpp, Ollama, LM Studio and SGLang hold one
+    own = CallSettings(model="openai/some-local-server-model", temperature=0.2, max_tokens=50,
+                       api_base="http://127.0.0.1:9/v1", schema=held.schema)
+    assert way(own, "openai/some-local-server-model", None) == "schema"
     assert json.dumps(CallSettings(model="scripted", temperature=0, max_tokens=5).public())  # no schema: none recorded

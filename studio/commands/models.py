@@ -19,6 +19,17 @@ def models(args: argparse.Namespace) -> int:
     return show(console(), as_json=args.json)
 
 
+_HELD = {
+    "schema": "held a one-field JSON schema when asked: the lab's moves, votes and scores are sent theirs",
+    "json": "refused a JSON schema but held one in JSON mode: the lab asks it that way",
+    "words": "held no JSON schema when asked: the lab asks it in words and reads the replies leniently",
+}
+
+
+def _held_line(server: dict[str, Any]) -> str:
+    return _HELD.get(server.get("structured") or "", f"structured replies: {server.get('structured_note') or 'not known'}")
+
+
 def show(out: Any, as_json: bool = False) -> int:
     from rich.markup import escape
 
@@ -53,6 +64,7 @@ def show(out: Any, as_json: bool = False) -> int:
             out.print(f"  {e(where)} answers, but serves no models yet")
             continue
         out.print(f"  {e(where)} answers, serving {len(s['models'])}:")
+        out.print(f"    [dim]{e(_held_line(s))}[/]")
         for m in s["models"]:
             out.print(f"    [bold]{e(m['use'])}[/]")
     if found["servers"] and found["servers"][0]["server"] == "Ollama" and not found["servers"][0]["answered"]:

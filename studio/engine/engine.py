@@ -265,6 +265,9 @@ class Engine:
             speaker=speaker or role.name,
             timeout=role.timeout,
             api_base=role.api_base,
+            # the role's own choice, else the experiment's (kept on the gateway it shares with its trials)
+            small=role.small if role.small is not None else getattr(self.gateway, "small", None),
+            structured=role.structured or getattr(self.gateway, "structured", None),
         )
         schema = self.form.schema(self.state, step, role)
         if schema:
@@ -285,6 +288,7 @@ class Engine:
             listener(step, settings.model)
         try:
             completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+            self._server_notices(completion, step)
             guarded = self._guard(step, role, completion.text)
             usage = dict(completion.usage)
             if not guarded.text:
@@ -293,6 +297,7 @@ class Engine:
                 # a little warmer, so the second answer is not the first one again
                 settings = replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
                 completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+                self._server_notices(completion, step)
                 again = self._guard(step, role, completion.text)
                 guarded = Guarded(again.text, guarded.cuts + ["asked again"] + again.cuts)
                 usage = _add_usage(usage, completion.usage)
@@ -313,6 +318,8 @@ class Engine:
         text = guarded.text
         if not text and step.kind in (ev.STAGE, ev.DRAFT):
             text = f"*{role.name} says nothing.*"
+        if completion.structured:  # how the reply was held to its schema, as the server allowed
+            settings = replace(settings, structured=completion.structured)
         return self._commit_line(
             step,
             role,
@@ -323,6 +330,13 @@ class Engine:
             usage=usage,
             guard=guarded.cuts,
         )
+
+    def _server_notices(self, completion: Any, step: Step) -> None:
+        """What a call learned about its server (it refused a JSON schema, so it is asked another way from
+        now on) goes into the run's notes, where the playwright and a later reader of the run see it."""
+        for notice in completion.notices:
+            self._commit(ev.CONTROL, notice, origin="studio", scene=step.scene, turn=step.turn,
+                         data={"server": True})
 
     def _guard(self, step: Step, role: ResolvedRole, text: str) -> Guarded:
         """Cut a model's answer to its own line; see studio.engine.lines."""

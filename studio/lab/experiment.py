@@ -36,7 +36,7 @@ from studio.lab.kinds import KINDS, Kind
 from studio.model import InputError
 
 MOST_TITLE = 200
-SHARED = ("kind", "title", "model", "reps", "concurrency", "endpoints", "max_parallel")
+SHARED = ("kind", "title", "model", "reps", "concurrency", "endpoints", "max_parallel", "structured", "small")
 MOST_REPS = 10_000
 MOST_CONCURRENCY = 256
 
@@ -83,7 +83,8 @@ class Experiment:
         from studio.llm.router import router_from_table
 
         router = router_from_table(self.spec, self.spec.get("model") or "", self.where)
-        return Gateway(routers=[router]) if router is not None else Gateway()
+        choices = {"structured": self.spec.get("structured"), "small": self.spec.get("small")}
+        return Gateway(routers=[router], **choices) if router is not None else Gateway(**choices)
 
 
 def experiment_name(path: str | Path, model: str, spec: dict[str, Any] | None = None) -> str:
@@ -96,6 +97,9 @@ def identity(spec: dict[str, Any]) -> str:
     """Twelve hex digits of a hash of the settings that change what a trial plays."""
     kind = spec["kind"]
     resolved = {"kind": kind, "model": spec.get("model"), kind: _by_contents(spec.get(kind) or {})}
+    for choice in ("structured", "small"):  # how replies are asked and sampled: set, they change the trials
+        if spec.get(choice) is not None:
+            resolved[choice] = spec[choice]
     text = json.dumps(resolved, sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -204,11 +208,31 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
         data = {**data, "max_parallel": max_parallel}
     router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
     served: dict[str, Any] = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
+    served.update(_call_choices(data, source))
     spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
             "model": chosen_model, **chosen, **served}
     spec = kind.check(spec, source)
     spec["name"] = experiment_name(path, chosen_model, spec)
     return Experiment(path, kind, spec)
+
+
+def _call_choices(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """`structured` (how replies that are data are asked of a served model) and `small` (the small-model
+    sampling), for every call of every trial; see docs/models.md."""
+    from studio.llm.gateway import STRUCTURED
+
+    out: dict[str, Any] = {}
+    if "structured" in data:
+        if data["structured"] not in STRUCTURED:
+            raise InputError(source, "structured", f"must be one of {', '.join(STRUCTURED)}, not {data['structured']!r}",
+                             'e.g. structured = "json" for a server that refuses JSON schemas')
+        out["structured"] = data["structured"]
+    if "small" in data:
+        if not isinstance(data["small"], bool):
+            raise InputError(source, "small", f"must be true or false, not {data['small']!r}",
+                             "small = true gives a served model the small-model sampling")
+        out["small"] = data["small"]
+    return out
 
 
 def built(kind_name: str, spec: dict[str, Any], source: str = "command line") -> Experiment:

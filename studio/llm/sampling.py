@@ -13,13 +13,22 @@ it goes on to write the other characters' lines too. So the embedded model gets:
 
 Real models keep the role's temperature and ``max_tokens``; they get the stops too on the tasks that
 ask for a line, since a cue or a blank line means the model has begun writing someone else's part.
+
+A small model on a server (SmolLM2 served by llama.cpp, a 0.5B Qwen under Ollama) has the same
+weaknesses as the embedded one, so it gets the same sampling: the studio takes a served model for
+small when its name says so (``smollm``, ``tinyllama``, or a size of 2B parameters or fewer such as
+``135m`` or ``1.5b``), and a play's role or an experiment can say ``small = true`` or ``small = false``
+outright. The repeat penalty and min-p travel to such a server as extra body fields, which llama.cpp's
+servers read and others ignore.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import replace
 
-from studio.llm.gateway import CallSettings
+from studio.llm.call_settings import CallSettings
 
 EMBEDDED_PREFIX = "local/"
 EMBEDDED_TEMPERATURE_SCALE = 0.5
@@ -56,6 +65,42 @@ def is_embedded(model: str) -> bool:
     return model.startswith(EMBEDDED_PREFIX)
 
 
+# A parameter count in a model's name ("qwen2.5:0.5b", "SmolLM2-360M-Instruct", "llama-3.2-1b"), or a family
+# that only comes small.
+_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.I)
+_SMALL_FAMILIES = re.compile(r"smollm|tinyllama|tiny-?llama|qwen[\d.]*-?0\.5b", re.I)
+SMALL_BILLIONS = 2.0
+
+
+def is_small(model: str, setting: bool | None = None) -> bool:
+    """Whether `model` gets the small-model sampling: the embedded model always; a served model when
+    `setting` says so, or, when nothing is set, when its name gives 2B parameters or fewer."""
+    if is_embedded(model):
+        return True
+    if setting is not None:
+        return setting
+    name = model.split("/", 1)[-1]
+    if _SMALL_FAMILIES.search(name):
+        return True
+    for number, unit in _SIZE.findall(name):
+        billions = float(number) / (1000 if unit.lower() == "m" else 1)
+        if 0 < billions <= SMALL_BILLIONS:
+            return True
+    return False
+
+
+def small_settings(settings: CallSettings, task: str) -> CallSettings:
+    """A direct call's `settings` (made without `settings_for`) with the small-model sampling for `task`;
+    settings that already carry a repeat penalty are left as they are."""
+    if settings.repeat_penalty is not None:
+        return settings
+    small = settings_for(model=settings.model, temperature=settings.temperature, max_tokens=settings.max_tokens,
+                         task=task, timeout=settings.timeout, api_base=settings.api_base, small=True)
+    stop = tuple(dict.fromkeys((*small.stop, *settings.stop)))
+    return replace(settings, temperature=small.temperature, max_tokens=small.max_tokens, stop=stop,
+                   top_p=small.top_p, min_p=small.min_p, repeat_penalty=small.repeat_penalty)
+
+
 def embedded_hint(models: Iterable[str]) -> str:
     """The line under a run's header when the embedded model plays: what to expect, where to look."""
     if not any(is_embedded(m) for m in models):
@@ -74,14 +119,18 @@ def settings_for(
     speaker: str | None = None,
     timeout: float = 120.0,
     api_base: str | None = None,
+    small: bool | None = None,
+    structured: str | None = None,
 ) -> CallSettings:
     """The settings for one call of ``task`` by a role with these model settings, in a cast of ``names``.
 
     ``speaker`` is the one who will speak the line: the others' cues come first among the stops, as a
-    hosted API keeps only the first few.
+    hosted API keeps only the first few. ``small`` overrides whether a served model is taken for small
+    (see `is_small`); ``structured`` chooses how a reply that is data is asked for (see
+    studio.llm.gateway.STRUCTURED).
     """
     cues = cue_stops(sorted(names, key=lambda n: n == speaker))
-    if is_embedded(model):
+    if is_small(model, small):
         # A tiny model's line is one line: what follows a line break is narration, stage business or
         # someone's cue. The description the inner voice rewrites may run to paragraphs.
         if task in LINE_TASKS:
@@ -98,8 +147,11 @@ def settings_for(
             top_p=EMBEDDED_TOP_P,
             min_p=EMBEDDED_MIN_P,
             repeat_penalty=EMBEDDED_REPEAT_PENALTY,
+            small=small,
+            structured=structured,
         )
     stop = (PARAGRAPH, *cues) if task in LINE_TASKS else ()
     return CallSettings(
-        model=model, temperature=temperature, max_tokens=max_tokens, timeout=timeout, api_base=api_base, stop=stop
+        model=model, temperature=temperature, max_tokens=max_tokens, timeout=timeout, api_base=api_base, stop=stop,
+        small=small, structured=structured,
     )

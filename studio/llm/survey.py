@@ -3,7 +3,9 @@
 A new user meets the embedded model first; this is where they find a better one. Nothing here reads
 a key's value (only whether its variable is set), nothing imports litellm, and each server probed
 gets one second: the servers are asked at once, on threads, and whatever has not answered when its
-second is up is reported as silent.
+second is up is reported as silent. Within that second a server that lists models is also asked one
+tiny question held to a one-field JSON schema, so the survey can say how the lab's structured replies
+will be asked of it (see studio.llm.gateway.STRUCTURED): a schema it holds, JSON mode, or words.
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ class Server:
     label: str
     url: str
     prefix: str  # how the studio names its models: ollama_chat/NAME, openai/NAME
+    chat: str = "/chat/completions"  # its OpenAI-compatible chat path, from `url`
     answered: bool = False
     models: list[str] = field(default_factory=list)
     problem: str = ""
+    structured: str | None = None  # how it held a one-field schema: "schema", "json", "words"; None: not known
+    structured_note: str = ""
 
 
 def _get_json(url: str, timeout: float) -> Any:
@@ -52,10 +57,54 @@ def _get_json(url: str, timeout: float) -> Any:
         return json.loads(reply.read(2_000_000).decode("utf-8", "replace"))
 
 
-def _ask(server: Server, path: str, read: Any) -> None:
+PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+def _post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 (a URL the user named)
+        return json.loads(reply.read(200_000).decode("utf-8", "replace"))
+
+
+def _held(server: Server, deadline: float) -> None:
+    """Ask the server's first model for `{"ok": true}`, first with a JSON schema, then in JSON mode with the
+    schema beside it (as llama.cpp's servers read it): the first whose reply is that object is how the
+    studio will ask it; a refusal of both is "words". Whatever the remaining time does not allow is left
+    unknown, never guessed."""
+    url = server.url.rstrip("/") + server.chat
+    formats = (("schema", {"type": "json_schema", "json_schema": {"name": "probe", "schema": PROBE_SCHEMA}}),
+               ("json", {"type": "json_object", "schema": PROBE_SCHEMA}))
+    for way, response_format in formats:
+        left = deadline - time.monotonic()
+        if left <= 0.05:
+            server.structured_note = f"not checked within {PROBE_SECONDS:g} s"
+            return
+        body = {"model": server.models[0], "max_tokens": 12, "temperature": 0, "response_format": response_format,
+                "messages": [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]}
+        try:
+            reply = _post_json(url, body, left)
+            content = reply["choices"][0]["message"]["content"]
+            if isinstance(json.loads(content), dict):
+                server.structured = way
+                return
+        except urllib.error.HTTPError:
+            continue  # refused: the next way
+        except (urllib.error.URLError, OSError) as exc:
+            timed_out = isinstance(getattr(exc, "reason", exc), TimeoutError) or isinstance(exc, TimeoutError)
+            server.structured_note = f"not checked within {PROBE_SECONDS:g} s" if timed_out else "did not answer"
+            return
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            continue  # answered, but not with the object: this way does not hold it
+    server.structured = "words"
+
+
+def _ask(server: Server, path: str, read: Any, deadline: float | None = None) -> None:
     try:
         server.models = read(_get_json(server.url.rstrip("/") + path, PROBE_SECONDS))
         server.answered = True
+        if server.models and deadline is not None:
+            _held(server, deadline)
     except urllib.error.HTTPError as exc:
         server.problem = f"answered {exc.code} to {path}"
     except (urllib.error.URLError, OSError) as exc:
@@ -79,11 +128,11 @@ def _openai_models(data: Any) -> list[str]:
 def probe(servers: list[tuple[Server, str, Any]]) -> None:
     """Ask every server at once; after PROBE_SECONDS, one that has not answered is silent."""
     threads = []
+    deadline = time.monotonic() + PROBE_SECONDS
     for server, path, read in servers:
-        thread = threading.Thread(target=_ask, args=(server, path, read), daemon=True)
+        thread = threading.Thread(target=_ask, args=(server, path, read, deadline), daemon=True)
         thread.start()
         threads.append((server, thread))
-    deadline = time.monotonic() + PROBE_SECONDS
     for server, thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
         if thread.is_alive():
@@ -110,7 +159,8 @@ def survey() -> dict[str, Any]:
         present = bool(os.environ.get(variable, "").strip())
         providers.append({"provider": name, "variable": variable, "key_set": present, "model": model,
                           "use": f"--model {model}", "prices": _prices(model)})
-    ollama = Server("Ollama", os.environ.get("OLLAMA_API_BASE", "").strip() or OLLAMA_DEFAULT, "ollama_chat/")
+    ollama = Server("Ollama", os.environ.get("OLLAMA_API_BASE", "").strip() or OLLAMA_DEFAULT, "ollama_chat/",
+                    chat="/v1/chat/completions")
     wanted: list[tuple[Server, str, Any]] = [(ollama, "/api/tags", _ollama_models)]
     base = os.environ.get("STUDIO_API_BASE", "").strip()
     compatible = Server("STUDIO_API_BASE", base, "openai/") if base else None
@@ -123,6 +173,7 @@ def survey() -> dict[str, Any]:
             continue
         servers.append({
             "server": server.label, "url": server.url, "answered": server.answered, "problem": server.problem,
+            "structured": server.structured, "structured_note": server.structured_note,
             "models": [{"model": server.prefix + m, "use": f"--model {server.prefix}{m}"} for m in server.models],
         })
     return {"builtin": builtins, "providers": providers, "servers": servers, "studio_api_base": bool(base)}

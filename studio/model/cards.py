@@ -178,15 +178,20 @@ def read_card(path: Path, raw: bytes | None = None) -> dict[str, Any]:
     raw = read_card_bytes(path) if raw is None else raw
     if raw.startswith(PNG_SIGNATURE):
         texts = {k.lower(): v for k, v in _png_texts(path, raw).items()}
-        key = "ccv3" if "ccv3" in texts else "chara" if "chara" in texts else None
-        if key is None:
+        keys = [k for k in ("ccv3", "chara") if k in texts]
+        if not keys:
             raise _bad(path, "is a PNG without a character card in it (no 'chara' or 'ccv3' text chunk)",
                        "export the card from its app as a PNG card or as JSON")
-        try:
-            text = base64.b64decode("".join(texts[key].split()), validate=True).decode("utf-8")
-        except (binascii.Error, ValueError):
-            raise _bad(path, f"holds a '{key}' chunk that is not valid base64 text",
-                       "export the card again; the file may be damaged", field=key) from None
+        text = None
+        for key in keys:  # `ccv3` first; a damaged one leaves the `chara` copy the same app wrote beside it
+            try:
+                text = base64.b64decode("".join(texts[key].split()), validate=True).decode("utf-8")
+                break
+            except (binascii.Error, ValueError):
+                continue
+        if text is None:
+            raise _bad(path, f"holds a '{keys[-1]}' chunk that is not valid base64 text",
+                       "export the card again; the file may be damaged", field=keys[-1])
     else:
         try:
             text = raw.decode("utf-8-sig")

@@ -164,7 +164,8 @@ class CardOrigin(_Strict):
             raise ValueError(f"original: {exc.problem}; import the card again") from None
         if not isinstance(card, dict):
             raise ValueError("original must be a card's JSON object; import the card again")
-        data = card.get("data") if isinstance(card.get("data"), dict) else card
+        inner = card.get("data")
+        data: dict = inner if isinstance(inner, dict) else card
         self._card = card
         if data.get("character_book") is not None:
             try:

@@ -74,7 +74,7 @@ class Item(_Strict):
     description: str = Field(default="", max_length=500)
     text: str = Field(default="", max_length=2000, description="what a clue says when read")
 
-    _names = field_validator("name")(classmethod(lambda cls, v: _one_line(v)))
+    _names = field_validator("name", "at")(classmethod(lambda cls, v: _one_line(v)))
     _text = field_validator("description", "text")(classmethod(lambda cls, v: _clean(v)))
 
 

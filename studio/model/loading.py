@@ -219,6 +219,8 @@ def _settings(layers: list[Any], kind: str) -> dict[str, Any]:
         "context_tokens": DEFAULT_CONTEXT_TOKENS,
         "api_base": None,
         "timeout": 120.0,
+        "structured": None,
+        "small": None,
     }
     for layer in layers:
         if layer is None:
@@ -302,10 +304,11 @@ def resolve_roles(
                 role.model = choice
                 role.human = False
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
-    server = os.environ.get("STUDIO_API_BASE", "").strip()
-    for role in cast.roles if server else ():
-        if role.api_base is None and role.model.startswith("openai/"):
-            role.api_base = server
+    from studio.settings import served_api_base
+
+    for role in cast.roles:
+        if role.api_base is None:
+            role.api_base = served_api_base(role.model)
     return cast
 
 

@@ -82,6 +82,11 @@ class ModelFields(_Strict):
     context_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
     api_base: str | None = Field(default=None, max_length=500)
     timeout: float | None = Field(default=None, gt=0, le=3600)
+    # How replies that are data are asked of a served model: "schema", "json" or "words" (unset: the
+    # studio decides per server and steps down when a server refuses; see docs/models.md).
+    structured: Literal["schema", "json", "words"] | None = None
+    # The small-model sampling for a served model (unset: decided by the model's name).
+    small: bool | None = None
 
 
 class CharacterSheet(ModelFields, MindFields):
@@ -279,6 +284,8 @@ class ResolvedRole(BaseModel):
     context_tokens: int
     api_base: str | None = None
     timeout: float = 120.0
+    structured: Literal["schema", "json", "words"] | None = None
+    small: bool | None = None
     human: bool = False
     rule: str | None = None
     schedules: SuperegoSettings | None = None  # an ensemble inner voice's own strategies

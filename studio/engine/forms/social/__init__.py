@@ -350,7 +350,8 @@ class SocialGame(Form):
             human = role.key in state.humans
             passes = human and text.strip().casefold() in PASS_WORDS
             if vote is None and not passes and (human or state.problem is None):
-                return Reply(text, kind=CHOICE, data={"invalid": problem + (" (or 'pass')" if human else ""), **private})
+                return Reply(text, kind=CHOICE, data={"invalid": (problem or "no vote") + (" (or 'pass')" if human else ""),
+                                                      **private})
             shown = f"{name} votes for {vote}." if vote else f"{name} casts no valid vote."
             if reason:
                 shown += f" Reason: {reason}"
