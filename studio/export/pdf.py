@@ -65,8 +65,7 @@ def spoken_lines(text: str) -> list[str]:
 
 
 def _style(name: str, left: float, width: float, **kw) -> ParagraphStyle:
-    # shaping: the faces that need it (Devanagari, Thai, emoji) are shaped by HarfBuzz (studio.export.typeset)
-    kw = {"fontName": typeset.BASE, "fontSize": 12, "leading": LINE, "shaping": 1, **kw}
+    kw = {"fontName": typeset.BASE, "fontSize": 12, "leading": LINE, **kw}
     return ParagraphStyle(name, leftIndent=left * inch, rightIndent=(6 - left - width) * inch, **kw)
 
 

@@ -151,6 +151,8 @@ class Fonts:
         broken into lines here, in logical order, then each line is put in display order, and a paragraph
         whose first strong character is right-to-left is right-aligned."""
         lines = [line for line in unicodedata.normalize("NFC", text).split("\n")]
+        if any(face in SHAPED_FACES for face, _ in self.runs(text, where, report=False)):
+            style = _shaping(style)  # only then: shaping every paragraph doubles a Latin script's time
         if not any(_is_rtl(line) for line in lines):
             return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
         measure = FRAME_WIDTH - style.leftIndent - style.rightIndent
@@ -162,6 +164,16 @@ class Fonts:
         if rtl and style.alignment == TA_LEFT:
             style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
         return Paragraph("<br/>".join(out), style)
+
+
+_SHAPING: dict[str, ParagraphStyle] = {}
+
+
+def _shaping(style: ParagraphStyle) -> ParagraphStyle:
+    """The same style with HarfBuzz shaping on, for paragraphs holding a face that needs it."""
+    if style.name not in _SHAPING:
+        _SHAPING[style.name] = ParagraphStyle(style.name + "-shaped", parent=style, shaping=1)
+    return _SHAPING[style.name]
 
 
 def _is_rtl(text: str) -> bool:
