@@ -51,6 +51,14 @@ def to_console(report: Report, console: Any, width: int | None = None) -> None:
         console.print(Text(plots.terminal(figure, width or min(100, console.width))))
     for note in report.notes:
         console.print(Text(note))
+    _console_reproduction(console, report)
+
+
+def _console_reproduction(console: Any, report: Report) -> None:
+    """The paper's figures beside the studio's, then the protocol card: the end of every report, and the
+    whole of `--paper`."""
+    from rich.text import Text
+
     if report.paper is not None:
         _console_table(console, reproduction_table(report.paper))
     if report.protocol:
@@ -79,12 +87,7 @@ def to_console_paper(report: Report, console: Any) -> bool:
     if report.paper is None and not report.protocol:
         return False
     console.print(Text(report.title, style="bold"))
-    if report.paper is not None:
-        _console_table(console, reproduction_table(report.paper))
-    if report.protocol:
-        console.print(Text("Protocol", style="bold"))
-        for line in report.protocol:
-            console.print(Text("- " + line))
+    _console_reproduction(console, report)
     return True
 
 
