@@ -77,6 +77,12 @@ _TEXT_KEYS = ("interpretation", "comment", "explanation", "reason", "reasoning",
 # -- the reply as data -----------------------------------------------------------------------------
 
 
+def _summary_text(value: Any) -> str:
+    """A verdict's summary as text; the example's placeholder, or nothing, is no summary."""
+    text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
+    return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
+
+
 class Score(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
@@ -98,11 +104,7 @@ class Verdict(BaseModel):
     successful_adaptation: Score
     summary: str = ""
 
-    @field_validator("summary", mode="before")
-    @classmethod
-    def _summary(cls, value: Any) -> str:
-        text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
-        return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
+    _summary = field_validator("summary", mode="before")(classmethod(lambda cls, value: _summary_text(value)))
 
     def criteria(self) -> dict[str, dict[str, Any]]:
         return {key: getattr(self, key).model_dump() for key in CRITERIA}
@@ -257,11 +259,7 @@ class PairVerdict(BaseModel):
     script_2: Verdict
     summary: str = ""
 
-    @field_validator("summary", mode="before")
-    @classmethod
-    def _summary(cls, value: Any) -> str:
-        text = value if isinstance(value, str) else ("" if value is None else json.dumps(value))
-        return "" if structured.PLACEHOLDER.fullmatch(text.strip()) else text
+    _summary = field_validator("summary", mode="before")(classmethod(lambda cls, value: _summary_text(value)))
 
 
 def _normalise_pair(obj: dict[str, Any]) -> dict[str, Any]:
