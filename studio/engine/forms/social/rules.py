@@ -302,6 +302,15 @@ def act(rules: GameRules, state: GameState, player: str, action: Action,
     def move_item(item: str, source: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(i for i in source if i != item)
 
+    def used_up(item: str) -> GameState | None:
+        """The state once `item` is used up, from the player's hands first, else from the ground here;
+        None when it is within reach of neither."""
+        if item in carried:
+            return replace(state, held={**state.held, player: move_item(item, carried)})
+        if item in nearby:
+            return replace(state, lying={**state.lying, here: move_item(item, nearby)})
+        return None
+
     if action.verb == MOVE:
         where = dict(state.where)
         where[player] = target or where[player]
@@ -365,22 +374,18 @@ def act(rules: GameRules, state: GameState, player: str, action: Action,
         kind = kind_of(rules, target or "")
         if kind not in ("food", "drink"):
             return fail(f"{player} cannot eat or drink the {target}.")
-        if target in carried:
-            state = replace(state, held={**state.held, player: move_item(target, carried)})
-        elif target in nearby:
-            state = replace(state, lying={**state.lying, here: move_item(target, nearby)})
-        else:
+        after = used_up(target or "")
+        if after is None:
             return fail(f"{player} has no {target} within reach.")
+        state = after
         facts["outcome"] = f"{player} {'drinks' if kind == 'drink' else 'eats'} the {target} at {here}."
     elif action.verb == LIGHT:
         if kind_of(rules, target or "") != "fuel":
             return fail(f"{player} tries to light the {target}, but it will not burn.")
-        if target in carried:
-            state = replace(state, held={**state.held, player: move_item(target, carried)})
-        elif target in nearby:
-            state = replace(state, lying={**state.lying, here: move_item(target, nearby)})
-        else:
+        after = used_up(target or "")
+        if after is None:
             return fail(f"{player} has no {target} within reach.")
+        state = after
         state = replace(state, fires=tuple(dict.fromkeys(state.fires + (here,))))
         facts["outcome"] = f"{player} lights the {target}: a fire burns at {here}."
     elif action.verb == FISH:
