@@ -20,7 +20,7 @@ from studio.engine.steer import Direction
 from studio.clean import clean_text
 from studio.engine.checkpoints import Checkpoints
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
-from studio.engine.budget import fit
+from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, voice_owners
@@ -256,7 +256,8 @@ class Engine:
         self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
         # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
         messages = self.form.messages(self.state, self.path, self.by_id, step, role)
-        messages = fit(messages, max(role.context_tokens - role.max_tokens, 64), keep=self.form.kept)
+        so_far = estimate_tokens(continuing.text) if continuing is not None else 0  # a continued line's words
+        messages = fit(messages, max(role.context_tokens - role.max_tokens - so_far, 64), keep=self.form.kept)
         self._recalled = self.form.recalled
         self._lore = list(self.form.lore)
         from studio.llm import CallContext, ModelError
