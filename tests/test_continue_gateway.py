@@ -37,3 +37,25 @@ def test_a_provider_that_takes_a_prefill_is_handed_the_line_as_the_start_of_its_
     warm_up()  # litellm's bundled model map says who takes one; nothing is fetched
     assert _takes_prefill("anthropic/claude-sonnet-4-5") and _takes_prefill("deepseek/deepseek-chat")
     assert not _takes_prefill("openai/gpt-4o-mini")
+
+
+def test_studio_continue_goes_on_from_a_line_and_refuses_a_heading(tmp_path):
+    import json
+
+    from conftest import PLAYS
+    from test_cli import studio
+
+    db = tmp_path / "s.db"
+    studio("run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "2", "--strategies", "none", db=db)
+    lines = [json.loads(x) for x in studio("show", "1", "--json", db=db).stdout.splitlines()]
+    first_ego = next(e for e in lines if e["role"] == "ego" and e["kind"] == "stage")
+    result = studio("continue", "1", first_ego["id"], db=db)
+    assert result.returncode == 0, result.stderr
+    assert "goes on" in result.stdout and "a new take; the old line stays" in result.stdout
+    now = [json.loads(x) for x in studio("show", "1", "--json", db=db).stdout.splitlines()]
+    continued = now[-1]
+    assert continued["text"].startswith(first_ego["text"]) and continued["data"]["continues"] == first_ego["id"]
+    heading = next(e for e in lines if e["kind"] == "scene")
+    refused = studio("continue", "1", heading["id"], db=db)
+    assert refused.returncode == 2 and "only a character's spoken line can be continued" in refused.stderr
+    assert "Traceback" not in refused.stderr
