@@ -27,7 +27,12 @@ async def test_c_continues_the_line_on_stage_as_a_second_take(studio):
         text = screen_text(app)
         assert "And then I left it on the stairs." in text
         assert "take 2/2" in text
-        assert "take 2 of 2" in text  # the backstage says so too
+        assert "take 2 of 2" in text and "continued by scripted" in text  # the backstage says so too
+        # the take tree shows both, the new one as a continuation
+        await pilot.press("T")
+        await wait_for(pilot, lambda: "scripted, continued" in screen_text(app), "the take tree")
+        await pilot.press("escape")
+        await pilot.pause()
         # the old line is the first take, one [ away
         await pilot.press("left_square_bracket")
         await pilot.pause()
