@@ -51,7 +51,9 @@ class PickerScreen(Screen[None]):
         self.call_after_refresh(self.app.first_frame)  # type: ignore[attr-defined]
         self.reload()
 
-    def reload(self, keep: str | None = None) -> None:
+    def reload(self, keep: str | None = None, focus: bool = True) -> None:
+        """The lists again; `focus=False` leaves the focus where it is (the filter box while typing: a focus
+        handed to the list and back lets a key typed in between land in the list)."""
         from studio.present.runs import summaries
 
         options: list[Option | None] = []
@@ -94,7 +96,8 @@ class PickerScreen(Screen[None]):
             first = next((i for i, o in enumerate(options) if o is not None and not o.disabled), None)
             if first is not None:
                 picker.highlighted = sum(1 for o in options[:first] if o is not None)
-        picker.focus()
+        if focus:
+            picker.focus()
 
     @on(OptionList.OptionSelected, "#picker-list")
     def _open(self, event: OptionList.OptionSelected) -> None:
@@ -198,8 +201,7 @@ class PickerScreen(Screen[None]):
     @on(Input.Changed, "#picker-filter")
     def _filtered(self, event: Input.Changed) -> None:
         self._filter = event.value.strip()
-        self.reload()
-        event.input.focus()  # reload hands the focus to the list; the typing goes on here
+        self.reload(focus=False)
 
     @on(Input.Submitted, "#picker-filter")
     def _filter_kept(self) -> None:
