@@ -29,3 +29,28 @@ async def test_the_picker_filter_takes_every_key_typed_in_one_breath(studio):
         assert app.screen.focused is box
         text = screen_text(app)
         assert "Eight on an Island" in text and "The Interview" not in text
+
+
+async def test_a_notification_never_covers_the_help_line_of_a_dialog_or_the_label_of_your_line(studio):
+    app = studio()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # Pilot hides toasts unless asked
+        screen = await opened(pilot)
+        await step(pilot)
+        await pilot.press("n", *"slower", "enter")
+        await wait_for(pilot, lambda: "Noted" in notifications(app), "the note's notification")
+        app.notify("Something went wrong: the model is gone.", severity="error")
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RolesScreen", "the roles dialog")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        # the bottom-right corner is where both the toasts and the dialog's help line sit at 80x24
+        assert "Enter toggles the highlighted role; Esc closes." in text, text
+        assert "model is gone" in notifications(app)  # an error stays until it is read
+        app.clear_notifications()  # read
+        await pilot.press("enter")  # take Jenny over: "You play Jenny (ego) now" is said in a toast
+        await wait_for(pilot, lambda: "You play Jenny" in notifications(app), "the take-over's notification")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "your line's box")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "JENNY (ego) · speaks · your line" in text and "Jenny's line (Enter sends, Esc pauses)" in text, text
