@@ -54,3 +54,18 @@ async def test_a_notification_never_covers_the_help_line_of_a_dialog_or_the_labe
         await pilot.pause(0.2)
         text = screen_text(app)
         assert "JENNY (ego) · speaks · your line" in text and "Jenny's line (Enter sends, Esc pauses)" in text, text
+
+
+async def test_the_search_dialog_shows_its_matches_and_its_help_line_at_80x24(studio):
+    app = studio()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await step(pilot, 4)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        await pilot.press(*"scene 1")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "lines in this take" in text
+        assert "Enter goes to the match; then n and N move" in text, text  # the help line, under the matches
+        assert text.count("s1 t") >= 3, text  # and several matches in view, not one
