@@ -69,3 +69,19 @@ async def test_the_search_dialog_shows_its_matches_and_its_help_line_at_80x24(st
         assert "lines in this take" in text
         assert "Enter goes to the match; then n and N move" in text, text  # the help line, under the matches
         assert text.count("s1 t") >= 3, text  # and several matches in view, not one
+
+
+async def test_the_picker_offers_esc_only_when_it_does_something(studio):
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#picker-list"), "the picker")
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc" not in footer.lower() and "n New play" in footer, footer  # no run to go back to
+        await pilot.press("slash", *"isl")
+        await pilot.pause(0.2)
+        assert "esc Back" in screen_text(app).splitlines()[-1]  # now it clears the filter
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert not app.screen.query_one("#picker-filter").has_class("-open")
+        assert "esc" not in screen_text(app).splitlines()[-1].lower()
