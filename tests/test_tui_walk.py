@@ -85,3 +85,23 @@ async def test_the_picker_offers_esc_only_when_it_does_something(studio):
         await pilot.pause(0.2)
         assert not app.screen.query_one("#picker-filter").has_class("-open")
         assert "esc" not in screen_text(app).splitlines()[-1].lower()
+
+
+async def test_a_play_without_a_superego_has_no_rewrites_or_drafts_to_deny_in_its_backstage(studio):
+    from test_tui import _plain
+
+    app = studio("keepers_log.toml")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        mara = [e for e in screen.engine.stage() if e.role == "ego"][-1]
+        stage(app).select_event(mara.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "Sasha said" in pane and "Prompt" in pane, pane
+        assert "rewrite" not in pane and "no draft" not in pane, pane
+        sasha = [e for e in screen.engine.stage() if e.role != "ego" and e.character == "Sasha"][-1]
+        stage(app).select_event(sasha.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "Sasha said" in pane and "rewrite" not in pane, pane
