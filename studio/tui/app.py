@@ -66,10 +66,13 @@ class StudioApp(App[None]):
         self._held_keys: list[events.Key] = []
         self._key_in_flight = False
         self._held_since = 0.0
+        self._remember_theme()
 
     def on_mount(self) -> None:
         self._quiet_collector()
-        self._remember_theme()
+        from studio import settings
+
+        self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
         if self._start_play is not None:
             path, cast, options = self._start_play
             if cast is None:
@@ -82,13 +85,14 @@ class StudioApp(App[None]):
             self.show_picker(first=True)
 
     def _remember_theme(self) -> None:
-        """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored."""
+        """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored.
+        Set before the app runs: set once it has, the whole stylesheet was applied twice before the first
+        frame, a few tens of milliseconds."""
         from studio import settings
 
         chosen = settings.load().get("theme")
         if isinstance(chosen, str) and chosen in self.available_themes:
             self.theme = chosen
-        self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
 
     # -- frames on time ----------------------------------------------------------------------
 
