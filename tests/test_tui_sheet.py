@@ -168,3 +168,51 @@ def test_knowledge_over_several_lines_survives_an_edit_of_the_others():
     assert to_lines("knowledge", items) == "The lamp failed."
     edited = from_lines("knowledge", "The lamp failed twice.\nThe keeper lied.", items)
     assert [k["text"] for k in edited] == ["The lamp failed twice.", "The keeper lied.", entry.text]
+
+
+# -- the mind dialog's changes are the playwright's events, listed in the notes -----------------------
+
+
+async def test_an_unlock_goals_and_a_fact_set_by_hand_each_leave_a_line_in_the_notes(studio):
+    from conftest import PLAYS
+    from test_tui import _plain, step
+
+    app = studio(play_path=PLAYS / "keepers_log.toml")
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        engine = screen.engine
+
+        async def in_dialog(act):
+            await pilot.press("m")
+            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+            await pilot.pause()
+            await act(app.screen)
+            await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the dialog to close")
+            await pilot.pause(0.2)
+            return _plain(screen.query_one("#notes").content)
+
+        async def unlock(dialog):
+            choices = dialog.query_one("#mind-choices")
+            choices.highlighted = next(i for i in range(choices.option_count)
+                                       if (choices.get_option_at_index(i).id or "").startswith("unlock:"))
+            await pilot.press("enter")
+
+        notes = await in_dialog(unlock)
+        assert "Your change for Mara" in notes and engine.path[-1].text in notes, notes
+
+        async def goals(dialog):
+            dialog.query_one("#mind-goals").load_text("Send the detective away before dark.")
+            dialog.query_one("#mind-goals").focus()
+            await pilot.press("ctrl+s")
+
+        notes = await in_dialog(goals)
+        assert "Send the detective away before dark." in notes, notes
+
+        async def fact(dialog):
+            dialog.query_one("#mind-fact").focus()
+            await pilot.press(*"tide=high", "enter")
+
+        notes = await in_dialog(fact)
+        assert "Your change: " in notes and "tide" in notes, notes
+        assert [e.origin for e in engine.path[-3:]] == ["human"] * 3
