@@ -333,6 +333,23 @@ class StudioApp(App[None]):
         hold square brackets that markup would swallow or choke on."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """A dialog opens over the notes of what was done before it: they go, so its help line and buttons
+        show (at 80x24 the toasts sit right where a dialog's help line is); an error stays until read."""
+        from textual.screen import ModalScreen
+
+        if isinstance(screen, ModalScreen):
+            self.clear_passing_notes()
+        return super().push_screen(screen, *args, **kwargs)
+
+    def clear_passing_notes(self) -> None:
+        """Every notification but the errors, when something new asks for the playwright's eyes."""
+        passing = [n for n in self._notifications if n.severity != "error"]
+        for note in passing:
+            self._unnotify(note, refresh=False)
+        if passing:
+            self._refresh_notifications()
+
     async def action_quit(self) -> None:
         """Quit at once: committed events are already on disk; a line being written is dropped."""
         self.exit()

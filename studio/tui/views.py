@@ -140,7 +140,7 @@ def _backstage_other(engine: EngineView, event: Event) -> list[RenderableType]:
           and state.other_line.id == event.id):
         # the rewrite is the next step: say so, as the activity line does, rather than "as it was said"
         parts += _section(f"{ego} hears it", f"not yet: {_superego_name(engine)} rewrites it next", "dim")
-    else:
+    elif engine.cast.has("superego"):  # with no superego, nothing is ever rewritten: nothing to deny
         parts += _section(f"{ego} heard it", "as it was said (no rewrite)", "dim")
     if state.other_line is not None and state.other_line.id == event.id:
         if state.draft is not None:
@@ -163,7 +163,7 @@ def _backstage_ego(engine: EngineView, event: Event) -> list[RenderableType]:
     rewrite = kinds.get(ev.REWRITE_SPEECH)
     if rewrite is not None:
         parts += _section(f"{ego} heard it as ({superego}'s rewrite)", rewrite.text, "italic")
-    elif other is not None:
+    elif other is not None and engine.cast.has("superego"):
         parts += _section(f"{ego} heard it", "as it was said (no rewrite this turn)", "dim")
     draft = kinds.get(ev.DRAFT)
     critique = kinds.get(ev.CRITIQUE)
@@ -177,7 +177,7 @@ def _backstage_ego(engine: EngineView, event: Event) -> list[RenderableType]:
             parts += _section("Verdict", f"{ego} kept the draft after the critique.", "green")
         else:
             parts += _section(f"Verdict: {ego} revised the draft", word_diff(draft.text, event.text))
-    elif draft is None and event.origin == "model" and event.kind != ev.EPILOGUE:
+    elif draft is None and event.origin == "model" and event.kind != ev.EPILOGUE and engine.cast.has("superego"):
         parts += _section("Verdict", "no draft this turn: the line went straight to the stage", "dim")
     parts += _prompt_sections(engine, event, kinds.get(ev.REWRITE_PROMPT))
     return parts

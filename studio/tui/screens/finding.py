@@ -73,6 +73,23 @@ class SearchScreen(Dialog):
         _full_width(self, self.query_one("#search-dialog"))
         self.query_one("#search-input", Input).focus()
         self._refresh()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """The matches take the rows the box, the switch and the help line leave, so the help line is never
+        cut off: at 80x24 three fifths of the screen held the rest and no room for a single match. A short
+        terminal gives the bar more of the screen, enough for five matches."""
+        dialog = self.query_one("#search-dialog")
+        results = self.query_one("#search-results", OptionList)
+        fixed = dialog.styles.gutter.height + sum(
+            w.outer_size.height + w.styles.margin.height for w in dialog.children if w is not results and w.display)
+        height = self.size.height
+        bar = min(height, max(int(height * 0.6), fixed + 2 + 5))  # 2: the list's own border
+        dialog.styles.max_height = bar
+        results.styles.max_height = max(3, min(14, bar - fixed))
 
     @on(Input.Changed, "#search-input")
     @on(Checkbox.Changed, "#search-all")

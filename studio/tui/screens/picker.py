@@ -51,7 +51,16 @@ class PickerScreen(Screen[None]):
         self.call_after_refresh(self.app.first_frame)  # type: ignore[attr-defined]
         self.reload()
 
-    def reload(self, keep: str | None = None) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc is offered only when it does something: back to an open run, or closing the filter or the
+        name box; a bare `studio` has no run behind the picker."""
+        if action == "back":
+            return self._can_go_back or self._naming is not None or self.query_one("#picker-filter").has_class("-open")
+        return True
+
+    def reload(self, keep: str | None = None, focus: bool = True) -> None:
+        """The lists again; `focus=False` leaves the focus where it is (the filter box while typing: a focus
+        handed to the list and back lets a key typed in between land in the list)."""
         from studio.present.runs import summaries
 
         options: list[Option | None] = []
@@ -94,7 +103,8 @@ class PickerScreen(Screen[None]):
             first = next((i for i, o in enumerate(options) if o is not None and not o.disabled), None)
             if first is not None:
                 picker.highlighted = sum(1 for o in options[:first] if o is not None)
-        picker.focus()
+        if focus:
+            picker.focus()
 
     @on(OptionList.OptionSelected, "#picker-list")
     def _open(self, event: OptionList.OptionSelected) -> None:
@@ -127,6 +137,7 @@ class PickerScreen(Screen[None]):
         box.add_class("-open")
         self._naming = run_id
         box.focus()
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#run-name")
     def _named(self, event: Input.Submitted) -> None:
@@ -142,6 +153,7 @@ class PickerScreen(Screen[None]):
         self._naming = None
         self.query_one("#run-name", Input).remove_class("-open")
         self.query_one("#picker-list", OptionList).focus()
+        self.refresh_bindings()
 
     def action_archive_run(self) -> None:
         from studio.present.runs import archive
@@ -194,12 +206,12 @@ class PickerScreen(Screen[None]):
         box = self.query_one("#picker-filter", Input)
         box.add_class("-open")
         box.focus()
+        self.refresh_bindings()
 
     @on(Input.Changed, "#picker-filter")
     def _filtered(self, event: Input.Changed) -> None:
         self._filter = event.value.strip()
-        self.reload()
-        event.input.focus()  # reload hands the focus to the list; the typing goes on here
+        self.reload(focus=False)
 
     @on(Input.Submitted, "#picker-filter")
     def _filter_kept(self) -> None:
@@ -212,6 +224,7 @@ class PickerScreen(Screen[None]):
             box.remove_class("-open")
             self._filter = ""
             self.reload()
+            self.refresh_bindings()
             return
         if self._naming is not None:
             self._close_name()

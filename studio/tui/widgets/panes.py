@@ -266,6 +266,9 @@ class HumanInput(Vertical):
         line.placeholder = placeholder
         self.display = True
         line.focus()
+        clear = getattr(self.app, "clear_passing_notes", None)
+        if clear is not None:
+            clear()  # the box's label sits where the toasts do
 
     def close(self) -> None:
         self.display = False

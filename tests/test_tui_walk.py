@@ -1,0 +1,107 @@
+"""What a playwright met driving the app in a real terminal at 80x24 to 200x50, each reproduced in Pilot:
+keys typed in one breath, boxes whose help line or label a notification or the screen's edge hid, and keys
+offered that do nothing."""
+
+from __future__ import annotations
+
+from textual import events
+
+from test_tui import idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
+
+
+def burst(app, keys: str) -> None:
+    """Keys as a quick typist sends them: all queued before the app has handled the first."""
+    names = {"/": "slash", ":": "colon", " ": "space"}
+    for char in keys:
+        app.post_message(events.Key(names.get(char, char), char))
+
+
+async def test_the_picker_filter_takes_every_key_typed_in_one_breath(studio):
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#picker-list"), "the picker")
+        await pilot.pause()
+        burst(app, "/island")
+        await pilot.pause(0.5)
+        await pilot.pause()
+        box = app.screen.query_one("#picker-filter")
+        assert box.value == "island", box.value
+        assert app.screen.focused is box
+        text = screen_text(app)
+        assert "Eight on an Island" in text and "The Interview" not in text
+
+
+async def test_a_notification_never_covers_the_help_line_of_a_dialog_or_the_label_of_your_line(studio):
+    app = studio()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # Pilot hides toasts unless asked
+        screen = await opened(pilot)
+        await step(pilot)
+        await pilot.press("n", *"slower", "enter")
+        await wait_for(pilot, lambda: "Noted" in notifications(app), "the note's notification")
+        app.notify("Something went wrong: the model is gone.", severity="error")
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RolesScreen", "the roles dialog")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        # the bottom-right corner is where both the toasts and the dialog's help line sit at 80x24
+        assert "Enter toggles the highlighted role; Esc closes." in text, text
+        assert "model is gone" in notifications(app)  # an error stays until it is read
+        app.clear_notifications()  # read
+        await pilot.press("enter")  # take Jenny over: "You play Jenny (ego) now" is said in a toast
+        await wait_for(pilot, lambda: "You play Jenny" in notifications(app), "the take-over's notification")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "your line's box")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "JENNY (ego) · speaks · your line" in text and "Jenny's line (Enter sends, Esc pauses)" in text, text
+
+
+async def test_the_search_dialog_shows_its_matches_and_its_help_line_at_80x24(studio):
+    app = studio()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await step(pilot, 4)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        await pilot.press(*"scene 1")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "lines in this take" in text
+        assert "Enter goes to the match; then n and N move" in text, text  # the help line, under the matches
+        assert text.count("s1 t") >= 3, text  # and several matches in view, not one
+
+
+async def test_the_picker_offers_esc_only_when_it_does_something(studio):
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#picker-list"), "the picker")
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc" not in footer.lower() and "n New play" in footer, footer  # no run to go back to
+        await pilot.press("slash", *"isl")
+        await pilot.pause(0.2)
+        assert "esc Back" in screen_text(app).splitlines()[-1]  # now it clears the filter
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert not app.screen.query_one("#picker-filter").has_class("-open")
+        assert "esc" not in screen_text(app).splitlines()[-1].lower()
+
+
+async def test_a_play_without_a_superego_has_no_rewrites_or_drafts_to_deny_in_its_backstage(studio):
+    from test_tui import _plain
+
+    app = studio("keepers_log.toml")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        mara = [e for e in screen.engine.stage() if e.role == "ego"][-1]
+        stage(app).select_event(mara.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "Sasha said" in pane and "Prompt" in pane, pane
+        assert "rewrite" not in pane and "no draft" not in pane, pane
+        sasha = [e for e in screen.engine.stage() if e.role != "ego" and e.character == "Sasha"][-1]
+        stage(app).select_event(sasha.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "Sasha said" in pane and "rewrite" not in pane, pane
