@@ -105,3 +105,23 @@ async def test_a_play_without_a_superego_has_no_rewrites_or_drafts_to_deny_in_it
         await pilot.pause()
         pane = _plain(screen.query_one("#backstage").content)
         assert "Sasha said" in pane and "rewrite" not in pane, pane
+
+
+async def test_the_game_s_backstage_speaks_of_rounds_as_its_stage_does(studio):
+    from test_tui import _plain
+
+    app = studio("island.toml")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        heading = screen.engine.stage()[0]
+        stage(app).select_event(heading.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "round 1" in pane and "Round 1" in pane, pane
+        assert "scene" not in pane.lower(), pane
+        line = screen.engine.stage()[-1]
+        stage(app).select_event(line.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "· round 1 ·" in pane and "scene" not in pane.lower(), pane
