@@ -125,3 +125,15 @@ async def test_the_game_s_backstage_speaks_of_rounds_as_its_stage_does(studio):
         await pilot.pause()
         pane = _plain(screen.query_one("#backstage").content)
         assert "· round 1 ·" in pane and "scene" not in pane.lower(), pane
+
+
+async def test_the_activity_line_names_the_role_you_play_in_a_sentence_that_reads(studio):
+    app = studio(roles={"ego": "human"})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await opened(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.screen.query_one("#human").display, "your line's box")
+        await pilot.press("escape")  # pause: the activity line says what comes next
+        await wait_for(pilot, lambda: "Paused" in screen_text(app), "the pause")
+        text = screen_text(app)
+        assert "Next: Jenny (you) speaks" in text, text

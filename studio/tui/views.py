@@ -387,5 +387,5 @@ def next_step(engine: EngineView) -> str:
     if step.kind == ev.PICK and pending.role is None:
         return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"
-    who = f"you, as {name}," if pending.human else name
+    who = f"{name} (you)" if pending.human else name  # the verbs are a character's: "you, as Jenny, writes"
     return f"Next: {who} {TASK_VERBS.get(step.task, step.task)}"
