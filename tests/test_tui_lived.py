@@ -278,7 +278,7 @@ async def test_the_footer_fits_80_columns_and_names_an_ensemble_s_own_keys(studi
         await pilot.pause(0.3)
         footer = screen_text(app).splitlines()[-1]
         if play == "last_crossing.toml":
-            for key in ("w Who next", "E Enter/exit", "V View as", "m Mind"):
+            for key in ("w Who next", "E Enter/exit", "V View as"):
                 assert key in footer, footer
         assert "t Take over" in footer and footer.rstrip().endswith("▏^p palette"), footer
 

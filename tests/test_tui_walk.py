@@ -4,6 +4,7 @@ offered that do nothing."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from test_tui import idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
@@ -137,3 +138,15 @@ async def test_the_activity_line_names_the_role_you_play_in_a_sentence_that_read
         await wait_for(pilot, lambda: "Paused" in screen_text(app), "the pause")
         text = screen_text(app)
         assert "Next: Jenny (you) speaks" in text, text
+
+
+@pytest.mark.parametrize("play, mind", [("keepers_log.toml", True), ("last_crossing.toml", False),
+                                         ("interview.toml", False)])
+async def test_the_footer_offers_m_only_where_a_character_has_an_inner_life(studio, play, mind):
+    app = studio(play)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await opened(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert ("m Mind" in footer) is mind, footer
+        assert footer.rstrip().endswith("▏^p palette") and "? Help" in footer, footer
