@@ -150,3 +150,25 @@ async def test_the_footer_offers_m_only_where_a_character_has_an_inner_life(stud
         footer = screen_text(app).splitlines()[-1]
         assert ("m Mind" in footer) is mind, footer
         assert footer.rstrip().endswith("▏^p palette") and "? Help" in footer, footer
+
+
+async def test_a_model_line_with_markup_and_escape_sequences_is_shown_as_its_words_everywhere(studio):
+    from studio.llm import scripted
+
+    line = "[bold]x[/] \x1b[31mred\x1b[0m \x1b]0;owned\x07[link=http://a]here[/link] \x1b[2Jend"
+    scripted.queue(line, role="other")
+    app = studio()
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        sasha = next(e for e in screen.engine.stage() if e.character == "Sasha")
+        stage(app).select_event(sasha.id)
+        await pilot.pause()
+        shown = "[bold]x[/] red [link=http://a]here[/link] end"
+        text = screen_text(app)
+        assert "\x1b" not in text and "owned" not in text
+        assert text.count(shown) >= 2, text  # the stage and the backstage, as written
+        await pilot.press("slash", *"here")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        await pilot.pause(0.2)
+        assert "[link=http://a]here[/link]" in screen_text(app) and "\x1b" not in screen_text(app)
