@@ -157,7 +157,7 @@ async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impr
             if human.display:
                 task = engine.state.queue[0][0]
                 hints[task] = (screen.query_one("#human-label").render().plain,
-                               screen.query_one("#human-line").placeholder)
+                               screen.query_one("#human").asked)
                 screen.query_one("#human-line").value = answers.get(task, "wait")
                 await pilot.press("enter")
                 await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task,

@@ -172,3 +172,42 @@ async def test_a_model_line_with_markup_and_escape_sequences_is_shown_as_its_wor
         await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
         await pilot.pause(0.2)
         assert "[link=http://a]here[/link]" in screen_text(app) and "\x1b" not in screen_text(app)
+
+
+async def test_at_80_columns_your_answer_s_format_and_choices_are_shown_whole_above_the_box(studio):
+    from test_tui import _plain
+
+    app = studio("island.toml", roles={"Amara Osei": "human"})
+    seen: dict[str, str] = {}
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        human = screen.query_one("#human")
+        for _ in range(400):
+            if {"goals", "act"} <= set(seen):
+                break
+            if human.display:
+                await pilot.pause(0.1)
+                task = engine.state.queue[0][0]
+                hint = screen.query_one("#human-hint")
+                choices = engine.form.choices(engine.state, engine.pending().step, engine.pending().role)
+                words = _plain(hint.render()) if hint.display else ""
+                seen[task] = words
+                if task == "goals":
+                    assert "(e.g. Win Bruno over; find the idol)" in words, words
+                if task == "act":
+                    assert all(choice in words for choice in choices), (choices, words)
+                # shown whole: every row of the hint is on the screen, not cut by the stage's edge
+                assert hint.region.height == len(hint.render_lines(hint.region.reset_offset)), hint.region
+                assert "find the idol" in screen_text(app) or task != "goals"
+                label = screen.query_one("#human-label").render().plain
+                row = next(r for r in screen_text(app).splitlines() if "AMARA OSEI (c1)" in r)
+                assert label in row or "…" in row, row  # whole, or cut with an ellipsis
+                screen.query_one("#human-line").value = {"goals": "find the idol", "act": "wait"}.get(task, "ok")
+                await pilot.press("enter")
+                await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task,
+                               "the answer to be taken")
+            elif not screen.busy:
+                await pilot.press("s")
+            await pilot.pause(0.02)
+        assert {"goals", "act"} <= set(seen), seen
