@@ -211,3 +211,21 @@ async def test_at_80_columns_your_answer_s_format_and_choices_are_shown_whole_ab
                 await pilot.press("s")
             await pilot.pause(0.02)
         assert {"goals", "act"} <= set(seen), seen
+
+
+async def test_the_mind_dialog_at_80x24_keeps_its_help_line_in_view_and_scrolls_to_each_part(studio):
+    from conftest import PLAYS
+
+    app = studio(play_path=PLAYS / "keepers_log.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await pilot.pause(0.2)
+        assert "Tab moves between the parts" in screen_text(app), screen_text(app)  # its help line
+        await pilot.press("tab", "tab")  # the goals, then the fact's box: it is brought into view
+        await pilot.pause(0.2)
+        fact = app.screen.query_one("#mind-fact")
+        assert app.screen.focused is fact
+        assert "storm=rising" in screen_text(app), screen_text(app)
