@@ -104,3 +104,26 @@ async def test_a_reflection_with_a_long_free_text_field_does_not_crash_the_embed
     messages = [{"role": "user", "content": "Reflect on the scene in JSON: your thoughts, impressions, goals."}]
     reply = await asyncio.wait_for(Gateway().complete(settings, messages, CallContext("ego", "reflect", "Mara")), 120)
     assert reply.text.lstrip().startswith("{")  # held to the grammar, and the process is still here
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_embedded_model_completes_the_reply_it_is_handed():
+    from studio.llm.local import load
+
+    model = load()
+    messages = [{"role": "user", "content": "Say one line about the kettle."}]
+    plain, _ = model.prompt(messages)
+    handed, _ = model.prompt(messages, "The kettle has been cold since")
+    # the same prompt, with the reply already begun after the template's opening of it
+    assert handed[: len(plain) - 1] == plain[: len(plain) - 1] and len(handed) > len(plain)
+    assert model.llama.detokenize(handed[len(plain):]).decode().strip().endswith("cold since")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+async def test_a_line_on_the_embedded_model_is_continued_from_its_last_word(engine_for):
+    engine = engine_for(turns=3, epilogue=False, model="local/smollm2")
+    await engine.play_turn()
+    line = engine.stage()[-1]
+    new = await engine.continue_line(line.id)
+    assert new.text.startswith(line.text) and len(new.text) > len(line.text)
+    assert new.data["continues"] == line.id and new.settings["model"] == "local/smollm2"

@@ -1,5 +1,5 @@
-"""`studio rewind RUN` and `studio override RUN EVENT TEXT`: a run moved back or branched at a line; what
-is left behind stays in the log as a take."""
+"""`studio rewind RUN`, `studio override RUN EVENT TEXT` and `studio continue RUN EVENT`: a run moved back
+or branched at a line; what is left behind stays in the log as a take."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
+    go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
+    go_on.add_argument("run", help="a run number")
+    go_on.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    go_on.add_argument("--direction", metavar="NOTE", help="a short note for the model on what comes next")
+    db_option(go_on)
+    go_on.set_defaults(func=continue_line)
 
 
 def rewind_run(args: argparse.Namespace) -> int:
@@ -50,6 +56,40 @@ def override_line(args: argparse.Namespace) -> int:
         raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
     console().print(
         f"Run {engine.run_id}: event {args.event} replaced by event {event.id}; the run branches there. "
+        f"'studio resume {engine.run_id}' plays on."
+    )
+    return 0
+
+
+def continue_line(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from studio.commands.common import esc
+    from studio.engine import EngineError
+    from studio.present.terminal import StagePrinter
+    from studio.store import StoreError
+
+    engine = open_engine(args, args.run)
+    out = console()
+    printer = StagePrinter(out, engine.cast)
+    engine.token_listeners.append(printer.token)
+    engine.event_listeners.append(printer.event)
+    engine.retry_listeners.append(printer.retry)
+    try:
+        try:
+            event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
+        finally:
+            printer.quiet()
+    except StoreError as exc:
+        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+    except EngineError as exc:
+        printer.broke_off()
+        out.print(f"[red]Model error:[/] {esc(exc)}")
+        out.print(f"Run {engine.run_id} is kept as it was.")
+        return 1
+    printer.end_line()
+    out.print(
+        f"Run {engine.run_id}: event {args.event} continued as event {event.id}, a new take; the old line stays. "
         f"'studio resume {engine.run_id}' plays on."
     )
     return 0

@@ -4,7 +4,7 @@ The engine knows nothing of screens, and nothing of any one form of play. It ask
 comes next, asks a model (or a human, or a rule) for the text, lets the form read it, commits the event,
 and only then tells its listeners. What a form offers beyond that (picking a speaker, stage moves, a turn
 policy, inner voices) it asks the form for, never the form's state. The CLI, the app and the tests drive
-the same calls: step, play_turn, play_to_end, rewind, override, regenerate, take_over, release, note,
+the same calls: step, play_turn, play_to_end, rewind, override, regenerate, continue_line, take_over, release, note,
 switch_strategy, pick, stage_move and switch_policy.
 """
 
@@ -20,7 +20,7 @@ from studio.engine.steer import Direction
 from studio.clean import clean_text
 from studio.engine.checkpoints import Checkpoints
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
-from studio.engine.budget import fit
+from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, voice_owners
@@ -94,6 +94,7 @@ class Engine:
         self.call_listeners: list[Callable[[Step, str], None]] = []
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
         self._direction: Direction | None = None  # set by a directed regenerate for its one step
+        self._continuing: Event | None = None  # the line a continue_line goes on from, for its one step
         self._recalled: list[Any] = []  # what the prompt book recalled past the budget for the line underway
         self._lore: list[str] = []  # the World Info entries the line underway was given, by label
         self.reload()
@@ -240,6 +241,7 @@ class Engine:
             await minds.score_lines(self, step)
             await minds.reflect(self, step, role, scene_ended=False)
             minds.stir(self, step, role)
+        continuing = self._continuing
         if text is None and self._is_human(role.key):
             raise NeedsHuman(step, role)
         if text is not None:
@@ -247,14 +249,15 @@ class Engine:
         answer = self.form.rule_for(self.state, step, role)
         if answer is not None:
             return self._commit_line(step, role, answer(self.state, step, role), origin="rule")
-        greeting = self._greeting(step, role)
+        greeting = self._greeting(step, role) if continuing is None else None
         if greeting is not None:
             text, data = greeting
             return self._commit_line(step, role, text, origin="card", extra=data)
         self.form.minds = self._minds()  # the prompt books recall from it past a character's budget
         # Whatever the form builds, no call is longer than the role's budget (studio/engine/budget.py).
         messages = self.form.messages(self.state, self.path, self.by_id, step, role)
-        messages = fit(messages, max(role.context_tokens - role.max_tokens, 64), keep=self.form.kept)
+        so_far = estimate_tokens(continuing.text) if continuing is not None else 0  # a continued line's words
+        messages = fit(messages, max(role.context_tokens - role.max_tokens - so_far, 64), keep=self.form.kept)
         self._recalled = self.form.recalled
         self._lore = list(self.form.lore)
         from studio.llm import CallContext, ModelError
@@ -280,6 +283,10 @@ class Engine:
             settings = replace(settings, schema=schema)
         if self._direction is not None:
             messages, settings = self._direction.messages(messages), self._direction.settings(settings)
+        if continuing is not None:
+            # The same call as the line's own, asked to go on from it (studio.llm.gateway.continued says how
+            # each kind of model is handed the line so far).
+            settings = replace(settings, prefill=continuing.text)
         ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn)
 
         def on_token(token: str) -> None:
@@ -289,13 +296,17 @@ class Engine:
         def on_retry(attempt: int, reason: str) -> None:
             for listener in self.retry_listeners:
                 listener(step, attempt, reason)
+            if continuing is not None:
+                on_token(continuing.text)  # the line so far stands; only what was added is void
 
         for listener in self.call_listeners:
             listener(step, settings.model)
+        if continuing is not None:
+            on_token(continuing.text)  # the line streams on from where it stopped
         try:
             completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
             self._server_notices(completion, step)
-            guarded = self._guard(step, role, completion.text)
+            guarded = self._guard(step, role, completion.text, continuing)
             usage = dict(completion.usage)
             if not guarded.text:
                 # Nothing left once cleaned (only a repeat, or someone else's part): ask once more.
@@ -304,7 +315,7 @@ class Engine:
                 settings = replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
                 completion = await self.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
                 self._server_notices(completion, step)
-                again = self._guard(step, role, completion.text)
+                again = self._guard(step, role, completion.text, continuing)
                 guarded = Guarded(again.text, guarded.cuts + ["asked again"] + again.cuts)
                 usage = _add_usage(usage, completion.usage)
         except ModelError as exc:
@@ -322,7 +333,18 @@ class Engine:
             )
             raise EngineError(str(exc), error) from exc
         text = guarded.text
-        if not text and step.kind in (ev.STAGE, ev.DRAFT):
+        extra: dict[str, Any] = {}
+        if continuing is not None:
+            if not text:
+                error = self._commit(ev.ERROR, f"{settings.model} added nothing to {role.name}'s line",
+                                     role=role.key, character=role.name, scene=step.scene, turn=step.turn,
+                                     origin="studio", data={"task": step.task, "continues": continuing.id},
+                                     model=role.model, settings=settings.public())
+                raise EngineError(f"{role.name}'s line was not continued: the model added nothing to it "
+                                  "(g writes a new take instead)", error)
+            text = joined(continuing.text, completion.text, text)
+            extra["continues"] = continuing.id
+        elif not text and step.kind in (ev.STAGE, ev.DRAFT):
             text = f"*{role.name} says nothing.*"
         if completion.structured:  # how the reply was held to its schema, as the server allowed
             settings = replace(settings, structured=completion.structured)
@@ -335,6 +357,7 @@ class Engine:
             settings=settings.public(),
             usage=usage,
             guard=guarded.cuts,
+            extra=extra,
         )
 
     def _server_notices(self, completion: Any, step: Step) -> None:
@@ -368,15 +391,18 @@ class Engine:
         text = resolve(options[index], card_context(self.cast, self.path, role))
         return text, {"greeting": index, "greetings": len(options)}
 
-    def _guard(self, step: Step, role: ResolvedRole, text: str) -> Guarded:
-        """Cut a model's answer to its own line; see studio.engine.lines."""
+    def _guard(self, step: Step, role: ResolvedRole, text: str, continuing: Event | None = None) -> Guarded:
+        """Cut a model's answer to its own line; see studio.engine.lines. What a continuation adds is cut
+        where it says the line so far over again."""
         speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
         speaker = role.name
         heard = self.form.reworked_line(self.state, step)
         if heard is not None:
             speaker = heard.character or role.name
         # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
-        said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else ()
+        said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else []
+        if continuing is not None:
+            said = [*said, *sentence_keys(continuing.text)]
         return guard_line(text, speaker, [r.name for r in self.cast.roles], said, speech=speech)
 
     def _said(self, lines: int = 30) -> list[tuple[str, ...]]:
@@ -560,6 +586,44 @@ class Engine:
         finally:
             self._direction = None
 
+    async def continue_line(self, event_id: int, *, direction: str | None = None) -> Event:
+        """A new take of a spoken line that goes on from where it stopped: the line so far, then what the
+        model adds. Asked as the line itself was (same step, same history), so the old take stays beside
+        it; a `direction` steers what is added. Only a character's spoken line can be continued."""
+        original = self.by_id.get(event_id) or self.store.event(event_id)
+        if original.run_id != self.run_id:
+            raise StoreError(f"event {event_id} is not part of run {self.run_id}")
+        if original.kind != ev.STAGE or original.role in (None, "director"):
+            what = {ev.SCENE: "a scene heading", ev.DIRECTION: "a stage direction", ev.NOTE: "a note",
+                    ev.CONTROL: "a control", ev.ERROR: "an error", ev.EPILOGUE: "an epilogue"}.get(
+                original.kind, "a " + original.kind.removeprefix("backstage.").replace("_", " "))
+            raise StoreError(f"event {event_id} is {what}: only a character's spoken line can be continued; "
+                             "select a line of dialogue")
+        if self._is_human(original.role):
+            raise StoreError(f"{original.character} is played by a human now: edit the line to make it longer, "
+                             "or hand the role back to its model first")
+        steer = Direction(direction, None)
+        before = self.head
+        self.rewind_to(original.parent)
+        step = self.form.next_step(self.state)
+        role = self.cast.role(step.role) if step is not None and step.role else None
+        if (step is None or step.kind != ev.STAGE or role is None or step.role != original.role
+                or self.form.rule_for(self.state, step, role) is not None
+                or self.form.schema(self.state, step, role)):
+            self.rewind_to(before)
+            raise StoreError(f"event {event_id} is not a line a model writes freely (a rule's answer or a "
+                             "choice read from it): it cannot be continued; g writes a new take")
+        self._direction = None if steer.empty else steer
+        self._continuing = original
+        try:
+            return await self.step()
+        except Exception:
+            self.rewind_to(before)  # a failed continuation leaves the run where it was; the error stays logged
+            raise
+        finally:
+            self._direction = None
+            self._continuing = None
+
     def takes(self, event_id: int) -> list[Event]:
         """Every take of a line: the events written at the same point of the same kind and role."""
         original = self.by_id.get(event_id) or self.store.event(event_id)
@@ -723,6 +787,15 @@ class Engine:
                 total["completion_tokens"] += int(event.usage.get("completion_tokens", 0))
                 total["calls"] += int(event.usage.get("calls", 1))
         return total
+
+
+def joined(so_far: str, raw: str, added: str) -> str:
+    """A continued line: the line so far, then what was added (`added`, the guarded form of the model's
+    `raw` answer). A model that went on mid-word or with punctuation is joined without a space; one whose
+    answer began with a space, with one."""
+    if raw[:1].isspace():
+        return so_far.rstrip() + " " + added
+    return so_far + added
 
 
 def _add_usage(first: dict, second: dict) -> dict:

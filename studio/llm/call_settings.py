@@ -38,6 +38,10 @@ class CallSettings:
     # by its name; see studio.llm.sampling.is_small).
     structured: str | None = None
     small: bool | None = None
+    # The start of the reply, already written (a line the playwright asked to continue): the model goes on
+    # from its last word. Not recorded in `public`: the line itself is in the log, and the new event says
+    # which line it continues.
+    prefill: str | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""

@@ -557,6 +557,14 @@ class Gateway:
         a first step should not wait for); every other model goes through litellm. Both yield the same
         (piece, usage) pairs, so streaming, usage and errors are handled by the one loop below."""
         route = _route(settings.model)
+        spaced = False
+        if settings.prefill and not _builtin(route):
+            # A provider that takes a prefill is handed the line so far as the start of its reply; any other
+            # (a server of one's own, a provider the model map does not vouch for) is told it in words, and
+            # its answer, a new message, is a new word after the line's last.
+            native = endpoint is None and not settings.api_base and _takes_prefill(route)
+            messages = continued(messages, settings.prefill, native)
+            spaced = not native
         if _builtin(route):
             from studio.llm.providers import perform
 
@@ -575,6 +583,8 @@ class Gateway:
             litellm = await _litellm_ready()
             request = _request(route, settings, messages, mode, own_server=bool(settings.api_base))
             stream = _pieces(await litellm.acompletion(**request))
+        if spaced:
+            stream = _after_the_line(stream)
         pieces: list[str] = []  # as received: a sequence split across two pieces is only whole here
         usage = None
         shown = StreamCleaner()
@@ -662,6 +672,46 @@ def _request(route: str, settings: CallSettings, messages: list[dict], mode: str
         extra = {"repeat_penalty": settings.repeat_penalty, "min_p": settings.min_p}
         request["extra_body"] = {k: v for k, v in extra.items() if v is not None}
     return request
+
+
+def continued(messages: list[dict], so_far: str, native: bool) -> list[dict]:
+    """The call's messages for a line that goes on from `so_far`. `native`: the provider continues an
+    assistant message left last (a prefill); otherwise the line so far is put to it in words."""
+    if native:
+        return [*messages, {"role": "assistant", "content": so_far}]
+    ask = (f"Your line so far, which stopped before it was done:\n\n{so_far}\n\n"
+           "Go on from exactly where it stops. Reply with only the words that come next, not the line again.")
+    out = [dict(m) for m in messages]
+    if out and out[-1].get("role") == "user" and isinstance(out[-1].get("content"), str):
+        out[-1]["content"] = out[-1]["content"] + "\n\n" + ask
+    else:
+        out.append({"role": "user", "content": ask})
+    return out
+
+
+def _takes_prefill(route: str) -> bool:
+    """Whether litellm's bundled model map says the provider goes on from an assistant message left last."""
+    if _litellm is None:
+        return False
+    try:
+        return bool(_litellm.get_model_info(route).get("supports_assistant_prefill"))
+    except Exception:  # noqa: BLE001 - a model the map does not list: ask in words
+        return False
+
+
+async def _after_the_line(stream):
+    """An answer asked for in words is a new message: its first word follows the line's last after a space,
+    as a prefilled reply's own first piece would (the stream and the stored text agree)."""
+    first = True
+    try:
+        async for piece, usage in stream:
+            if first and piece:
+                first = False
+                if not piece[:1].isspace() and piece[:1] not in ",.;:!?…)":
+                    piece = " " + piece
+            yield piece, usage
+    finally:
+        await stream.aclose()
 
 
 def _takes_schema(route: str) -> bool:

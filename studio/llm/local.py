@@ -219,11 +219,14 @@ class EmbeddedModel:
         marks = "".join(t for t in ("\n", "<|im_end|>", "<|im_start|>", "<|endoftext|>"))
         self._structural = set(self.llama.tokenize(marks.encode(), add_bos=False, special=True)) | {eos}
 
-    def prompt(self, messages: list[dict]) -> tuple[list[int], list[str]]:
-        """The prompt's tokens as the model's chat template lays them out, and the template's stops."""
+    def prompt(self, messages: list[dict], prefill: str | None = None) -> tuple[list[int], list[str]]:
+        """The prompt's tokens as the model's chat template lays them out, and the template's stops. A
+        `prefill` (a line being continued) stands after the template's opening of the reply, so the model
+        completes that reply rather than starting another."""
         # llama_cpp types messages as its own TypedDicts; these are the same plain role/content dicts.
         result = self._format(messages=cast(Any, messages))
-        tokens = self.llama.tokenize(result.prompt.encode(), add_bos=not result.added_special, special=True)
+        text = result.prompt + (prefill or "")
+        tokens = self.llama.tokenize(text.encode(), add_bos=not result.added_special, special=True)
         stops = [result.stop] if isinstance(result.stop, str) else list(result.stop or [])
         return tokens, stops
 
@@ -255,11 +258,12 @@ class EmbeddedModel:
         """Generate on the calling thread, emitting each piece; returns (finish_reason, usage).
 
         ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p``,
-        ``repeat_penalty`` and ``schema`` (a JSON schema the reply is held to by a grammar). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
+        ``repeat_penalty``, ``schema`` (a JSON schema the reply is held to by a grammar) and ``prefill``
+        (the start of the reply, which the model goes on from). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
         reused rather than evaluated. Must be called with the stage lock held.
         """
         sampling = dict(sampling or {})
-        tokens, template_stops = self.prompt(messages)
+        tokens, template_stops = self.prompt(messages, sampling.get("prefill"))
         prompt = len(tokens)
         if prompt >= self.n_ctx:
             raise ModelError(
@@ -428,6 +432,7 @@ async def perform(
     min_p: float | None = None,
     repeat_penalty: float | None = None,
     schema: str | None = None,
+    prefill: str | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -441,7 +446,7 @@ async def perform(
     halt = threading.Event()
     messages = _plain(messages)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema}
+                "schema": schema, "prefill": prefill}
 
     def post(item: str | dict | BaseException) -> None:
         try:

@@ -25,6 +25,7 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
             scene=ctx.scene,
             turn=ctx.turn,
             max_tokens=settings.max_tokens,
+            prefill=settings.prefill,
         )
     return local.perform(
         messages,
@@ -35,4 +36,5 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
         min_p=settings.min_p,
         repeat_penalty=settings.repeat_penalty,
         schema=settings.schema,
+        prefill=settings.prefill,
     )

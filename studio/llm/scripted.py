@@ -350,10 +350,20 @@ def _failure(kind: str, model: str) -> Exception:
     return ValueError(f"unknown scripted error marker {kind!r}")
 
 
+def go_on(role: str, task: str, character: str, scene: int, turn: int, so_far: str) -> str:
+    """What the understudy adds to a line it is asked to continue: a new sentence after the line's last
+    word (so the stream adds up to the line), saying it is scripted; a pure function of the line so far."""
+    bank = tuple(line for line in _SPOKEN.get(role, _SPOKEN["ego"]) if line not in so_far)
+    spoken = _pick(bank or _SPOKEN["ego"], role, task, character, scene, turn, so_far)
+    return f" (scripted) {character} goes on, scene {scene} turn {turn}: {spoken}"
+
+
 async def perform(
-    model: str, messages: list[dict], role: str, task: str, character: str, scene: int, turn: int, max_tokens: int | None
+    model: str, messages: list[dict], role: str, task: str, character: str, scene: int, turn: int, max_tokens: int | None,
+    prefill: str | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
-    """Yield ``(piece, None)`` word by word, then ``("", usage)``.
+    """Yield ``(piece, None)`` word by word, then ``("", usage)``; with a ``prefill`` (the line so far),
+    only what comes after it (see :func:`go_on`).
 
     A generated line is cut at ``max_tokens`` words like a real model's would
     be; a queued cue and the critic's JSON are never cut, since tests and the
@@ -366,6 +376,8 @@ async def perform(
         if mark:
             failure = kind.strip()
         pieces = words(text)
+    elif prefill:
+        pieces = words(go_on(role, task, character, scene, turn, prefill))
     else:
         pieces = words(compose(role, task, character, scene, turn, messages))
         if task not in WHOLE_REPLIES and max_tokens and len(pieces) > max_tokens:

@@ -69,6 +69,8 @@ def origin_note(event: Any) -> str:
         return "written by you"
     if event.origin == "override":
         return "edited by you"
+    if event.origin == "model" and event.model and "continues" in event.data:
+        return f"continued by {event.model}"  # the first words are another take's, the rest this model's
     if event.origin == "model" and event.model:
         return f"written by {event.model}"
     if event.origin == "card" and "greeting" in event.data:

@@ -76,6 +76,16 @@ MAIN: tuple[Control, ...] = (
         LINES,
     ),
     Control(
+        "continue-line",
+        "C",
+        "continue_line",
+        "Continue",
+        "Let the model go on from where the selected line stopped: the longer line is a new take, the old one "
+        "stays (c edits a character, so this is C).",
+        LINES,
+        show=False,
+    ),
+    Control(
         "take-previous",
         "left_square_bracket",
         "take(-1)",

@@ -126,6 +126,7 @@ class Node(NamedTuple):
     model: str | None
     created: float
     directed: int
+    continued: int
 
     @property
     def on_stage(self) -> bool:
@@ -137,7 +138,8 @@ def tree_events(store: Any, run_id: int, after: int = 0) -> list[Node]:
     shows. Events never change, so a caller may keep what it read and ask only for the newer ones."""
     rows = store._all(
         "SELECT id, parent, kind, text, role, character, scene, turn, origin, model, created, "
-        "instr(data, '\"direction\"') > 0 FROM events WHERE run_id = ? AND id > ? ORDER BY id",
+        "instr(data, '\"direction\"') > 0, instr(data, '\"continues\"') > 0 "
+        "FROM events WHERE run_id = ? AND id > ? ORDER BY id",
         (run_id, after),
     )
     make = Node._make
@@ -210,6 +212,8 @@ def author(event: Any) -> str:
         return "edited by you"
     if getattr(event, "directed", False) or (hasattr(event, "data") and event.data.get("direction")):
         return f"{event.model or 'model'}, directed"
+    if getattr(event, "continued", False) or (hasattr(event, "data") and "continues" in event.data):
+        return f"{event.model or 'model'}, continued"
     return event.model or event.origin
 
 

@@ -26,6 +26,17 @@ class LineControls(ControlGroup):
         await self.pause()
         self._start(self.screen.turns.write_take(event.id))
 
+    async def action_continue_line(self) -> None:
+        event = self._selected_take()
+        if event is None:
+            return
+        if event.kind != ev.STAGE or event.role in (None, "director"):
+            self.notify("Only a character's spoken line can be continued; select a line of dialogue "
+                        "(g writes a new take of any line).", severity="warning")
+            return
+        await self.pause()
+        self._start(self.screen.turns.write_take(event.id, go_on=True))
+
     async def action_take(self, delta: int) -> None:
         event = self._selected_take()
         if event is None:

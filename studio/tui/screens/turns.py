@@ -42,9 +42,10 @@ class TurnControls(ControlGroup):
     def step_turn(self) -> Worker[Any]:
         return self._worker(self.engine.play_turn(human=self.ask_human), "step")
 
-    def write_take(self, event_id: int, direction: Any = None) -> Worker[Any]:
-        """A new take of a line, steered by a `direction` (a note and a temperature) when one is given."""
-        return self._worker(self._write_take(event_id, direction), "regenerate")
+    def write_take(self, event_id: int, direction: Any = None, go_on: bool = False) -> Worker[Any]:
+        """A new take of a line, steered by a `direction` (a note and a temperature) when one is given;
+        with `go_on`, the line so far and what the model adds to it."""
+        return self._worker(self._write_take(event_id, direction, go_on), "continue" if go_on else "regenerate")
 
     async def _play_scene(self) -> None:
         engine = self.engine
@@ -58,13 +59,16 @@ class TurnControls(ControlGroup):
             first = False
             await engine.play_turn(human=self.ask_human)
 
-    async def _write_take(self, event_id: int, direction: Any) -> None:
+    async def _write_take(self, event_id: int, direction: Any, go_on: bool = False) -> None:
         from studio.engine import NeedsHuman
 
         engine = self.engine
         steer = {"direction": direction.note, "temperature": direction.temperature} if direction else {}
         try:
-            event = await engine.regenerate(event_id, **steer)
+            if go_on:
+                event = await engine.continue_line(event_id, direction=steer.get("direction"))
+            else:
+                event = await engine.regenerate(event_id, **steer)
         except NeedsHuman as need:
             text = await self.ask_human(engine.pending() or need)
             event = await engine.step(text)
