@@ -229,3 +229,19 @@ async def test_the_mind_dialog_at_80x24_keeps_its_help_line_in_view_and_scrolls_
         fact = app.screen.query_one("#mind-fact")
         assert app.screen.focused is fact
         assert "storm=rising" in screen_text(app), screen_text(app)
+
+
+def test_an_esc_whose_wait_is_over_is_the_escape_key_whatever_comes_next(studio, monkeypatch):
+    import time
+
+    from textual._xterm_parser import XTermParser
+
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    studio(None)  # the app settles how its terminal's input is read
+    parser = XTermParser()
+    assert list(parser.feed("\x1b")) == []  # perhaps the start of a sequence: it waits
+    time.sleep(0.06)
+    keys = [event.key for event in parser.feed(":")]
+    assert keys == ["escape", "colon"], keys  # not alt+: nor '^:'
+    keys = [event.key for event in parser.feed("\x1b[A")]  # a terminal's sequence comes in one write
+    assert keys == ["up"], keys
