@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.engine.script import credit
 from studio.commands.common import (
     console,
     db_option,
@@ -46,6 +45,8 @@ def show(args: argparse.Namespace) -> int:
             if args.backstage or args.all or not event.is_backstage:
                 print(event.to_json())
         return 0
+    from studio.engine.script import credit  # here: the script's module loads pydantic, `studio --help` need not
+
     out = console()
     out.print(f"[bold]Run {number}[/] · {esc(engine.cast.play.title)} · {esc(credit(engine.cast.play.author, 'by'))}")
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
