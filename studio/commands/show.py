@@ -45,6 +45,8 @@ def show(args: argparse.Namespace) -> int:
             if args.backstage or args.all or not event.is_backstage:
                 print(event.to_json())
         return 0
+    from studio.engine.script import credit  # here: the script's module loads pydantic, `studio --help` need not
+
     out = console()
     from studio.engine.script import credit
 
