@@ -48,8 +48,6 @@ def show(args: argparse.Namespace) -> int:
     from studio.engine.script import credit  # here: the script's module loads pydantic, `studio --help` need not
 
     out = console()
-    from studio.engine.script import credit
-
     out.print(f"[bold]Run {number}[/] · {esc(engine.cast.play.title)} · {esc(credit(engine.cast.play.author, 'by'))}")
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     printer.replay(path if args.backstage else [e for e in path if e.on_stage])
