@@ -207,6 +207,34 @@ async def bench_keypress(tmp: Path) -> dict:
     }
 
 
+async def bench_stream_cpu(tmp: Path) -> dict:
+    """The app's CPU seconds while a few turns stream at a fast local model's pace: what a higher frame
+    rate costs, beside what it buys in part 2."""
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+
+    os.environ["STUDIO_SCRIPTED_DELAY"] = "0.008"  # about 125 words a second
+    path = ROOT / "plays" / "interview.toml"
+    store = Store(tmp / "stream.db")
+    app = StudioApp(store, play=(path, resolve_cast(load_play(path), path, model="scripted"), {}))
+    turns = 3 if QUICK else 6
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            deadline = time.perf_counter() + 60
+            while getattr(app.screen, "engine", None) is None and time.perf_counter() < deadline:
+                await pilot.pause(0.01)
+            cpu, wall = time.process_time(), time.perf_counter()
+            for _ in range(turns):
+                await pilot.press("s")
+                await pilot.pause(0.05)
+                while app.screen.busy and time.perf_counter() < deadline + 300:
+                    await pilot.pause(0.01)
+            return {"turns": turns, "cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - wall}
+    finally:
+        store.close()
+
+
 async def bench_keypress_floor() -> dict:
     """The same clock on a bare Textual app: a key whose binding adds a line to a widget, the clock stopped
     when the widget renders a row of it. What is left is Pilot's own pacing, the key's way through the
@@ -482,11 +510,11 @@ async def bench_desk(db: Path, run_id: int) -> dict:
             "roots": nodes}
 
 
-def _in_a_fresh_process(part: str, *args: str) -> dict:
+def _in_a_fresh_process(part: str, *args: str, env: dict[str, str] | None = None) -> dict:
     """Each measure in its own interpreter, as a playwright would meet it: one app, one run."""
     done = subprocess.run(
         [sys.executable, __file__, "--part", part, *args, *(["--quick"] if QUICK else [])],
-        capture_output=True, text=True, check=True, timeout=1200,
+        capture_output=True, text=True, check=True, timeout=1200, env={**os.environ, **(env or {})},
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -498,6 +526,9 @@ def main() -> None:
         if part == "keypress":
             with tempfile.TemporaryDirectory() as name:
                 print(json.dumps(asyncio.run(bench_keypress(Path(name)))))
+        elif part == "stream-cpu":
+            with tempfile.TemporaryDirectory() as name:
+                print(json.dumps(asyncio.run(bench_stream_cpu(Path(name)))))
         elif part == "keypress-floor":
             print(json.dumps(asyncio.run(bench_keypress_floor())))
         elif part == "desk":
@@ -543,6 +574,13 @@ def report_keypress() -> None:
         f"the first press right after opening {keypress['cold_first_press_s']:.2f} s"
         + (" (litellm still being imported in the background)" if keypress["cold_import"] else "")
     )
+    slow = _in_a_fresh_process("keypress", env={"TEXTUAL_FPS": "60"})
+    print(f"  the same at Textual's default 60 frames a second: median {slow['median_ms']:.1f} ms, "
+          f"max {slow['max_ms']:.1f} ms ({slow['median_ms'] / keypress['median_ms']:.2f}x the studio's 120)")
+    cpu = {fps: _in_a_fresh_process("stream-cpu", env={"TEXTUAL_FPS": fps}) for fps in ("120", "60")}
+    print(f"  what the frame rate costs: CPU seconds of the app while {cpu['120']['turns']} turns stream at "
+          f"about 125 words a second: {cpu['120']['cpu_s']:.2f} s at 120 frames a second, {cpu['60']['cpu_s']:.2f} s "
+          f"at 60 ({cpu['120']['cpu_s'] / cpu['60']['cpu_s']:.2f}x), over {cpu['120']['wall_s']:.1f} s of streaming")
     floor = _in_a_fresh_process("keypress-floor")
     print(f"  the floor, a bare Textual app adding a line on a key, same clock: median {floor['median_ms']:.1f} ms, "
           f"max {floor['max_ms']:.1f} ms over {floor['presses']} presses")
