@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         models,
         new,
         cards,  # import, export-card
-        archive,  # rename, archive
+        archive,  # rename, archive, delete
         ensemble,  # step, stage
         mind,
         lab,
