@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from stub_server import Reply, StubServer
 
 from studio.llm.gateway import CallContext, CallSettings, Gateway, _takes_prefill, continued, warm_up
@@ -33,7 +35,7 @@ def test_a_served_model_is_told_the_line_so_far_and_its_answer_follows_it():
 
 def test_a_provider_that_takes_a_prefill_is_handed_the_line_as_the_start_of_its_reply():
     asked = continued(MESSAGES, SO_FAR, native=True)
-    assert asked[:-1] == MESSAGES and asked[-1] == {"role": "assistant", "content": SO_FAR}
+    assert asked[:-1] == MESSAGES and asked[-1] == {"role": "assistant", "content": SO_FAR, "prefix": True}
     warm_up()  # litellm's bundled model map says who takes one; nothing is fetched
     assert _takes_prefill("anthropic/claude-sonnet-4-5") and _takes_prefill("deepseek/deepseek-chat")
     assert not _takes_prefill("openai/gpt-4o-mini")
@@ -59,3 +61,21 @@ def test_studio_continue_goes_on_from_a_line_and_refuses_a_heading(tmp_path):
     refused = studio("continue", "1", heading["id"], db=db)
     assert refused.returncode == 2 and "only a character's spoken line can be continued" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("answer", [" the tram fare, too.", SO_FAR + " the tram fare, too."],
+                         ids=["what comes next", "the whole reply again"])
+def test_a_provider_that_takes_a_prefill_gets_the_line_as_its_reply_begun(monkeypatch, answer):
+    tokens: list[str] = []
+    with StubServer([Reply(answer)], max_requests=2, lifetime=30) as server:
+        # DeepSeek's own road (its model map says it takes a prefill), pointed at the stub by its variable
+        monkeypatch.setenv("DEEPSEEK_API_BASE", server.url)
+        monkeypatch.setenv("DEEPSEEK_API_KEY", "not-a-key")
+        settings = CallSettings(model="deepseek/deepseek-chat", temperature=0.4, max_tokens=60, timeout=5,
+                                retries=0, prefill=SO_FAR)
+        completion = asyncio.run(Gateway(backoff=0.01).complete(settings, MESSAGES, CTX, on_token=tokens.append))
+        sent = server.requests[0]["messages"]
+    assert sent[:-1] == MESSAGES
+    assert sent[-1]["role"] == "assistant" and sent[-1]["content"] == SO_FAR and sent[-1].get("prefix") is True
+    # what is kept is what comes after the line, even from a provider that sends the whole reply back
+    assert completion.text == " the tram fare, too." and "".join(tokens).endswith(completion.text)

@@ -69,3 +69,22 @@ async def test_c_is_in_the_help_and_the_palette(studio):
         await pilot.pause()
         await pilot.press(*"continue")
         await wait_for(pilot, lambda: "Continue (C)" in screen_text(app), "the palette to offer Continue")
+
+
+async def test_c_on_a_line_you_play_says_to_edit_it_instead(studio):
+    app = studio(roles={"ego": "human"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.human.waiting, "the input box")
+        await pilot.press(*"I never kept it.")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: engine.stage()[-1].role == "ego", "your line")
+        await idle(pilot)
+        head = engine.head
+        stage(app).select_event(engine.stage()[-1].id)
+        await pilot.press("C")
+        await pilot.pause()
+        assert "e edits the line to make it longer" in notifications(app)
+        assert engine.head == head

@@ -73,7 +73,7 @@ async def test_a_human_seat_chooses_actions_and_votes_in_the_app(studio):
             if human.display:
                 task = engine.state.queue[0][0]
                 asked.append(task)
-                hint = screen.query_one("#human-line").placeholder
+                hint = screen.query_one("#human").asked
                 if task == "act":  # the box says what the rules allow now, as the rules word it
                     assert "one of: " in hint and "catch fish" in hint and "search" in hint, hint
                 if task == "vote":

@@ -157,7 +157,7 @@ async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impr
             if human.display:
                 task = engine.state.queue[0][0]
                 hints[task] = (screen.query_one("#human-label").render().plain,
-                               screen.query_one("#human-line").placeholder)
+                               screen.query_one("#human").asked)
                 screen.query_one("#human-line").value = answers.get(task, "wait")
                 await pilot.press("enter")
                 await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task,
@@ -278,7 +278,7 @@ async def test_the_footer_fits_80_columns_and_names_an_ensemble_s_own_keys(studi
         await pilot.pause(0.3)
         footer = screen_text(app).splitlines()[-1]
         if play == "last_crossing.toml":
-            for key in ("w Who next", "E Enter/exit", "V View as", "m Mind"):
+            for key in ("w Who next", "E Enter/exit", "V View as"):
                 assert key in footer, footer
         assert "t Take over" in footer and footer.rstrip().endswith("▏^p palette"), footer
 

@@ -106,3 +106,32 @@ def test_step_rewind_take_over_and_type_a_line_in_a_real_terminal(tmux, tmp_path
         assert len(rewound) == 3  # the turn rewound away, and the new turn's Sasha line: every take kept
     finally:
         store.close()
+
+
+def test_keys_typed_right_after_esc_in_a_real_terminal_are_keys_not_an_alt_chord(tmux, tmp_path):
+    """In a terminal Esc is the first byte of escape sequences too: a key within the escape delay after it
+    read as alt+key, so Esc never closed the jump box and `:` `s9` Esc `:` `foo` left `s9:foo` in it."""
+    db = tmp_path / "studio.db"
+    command = (
+        f"unset COLUMNS LINES ESCDELAY; cd {shlex.quote(str(ROOT))} && STUDIO_DB={shlex.quote(str(db))} "
+        f"STUDIO_TUI_NO_WARMUP=1 {shlex.quote(sys.executable)} -m studio.cli open plays/interview.toml "
+        "--model scripted; echo studio exited $?; sleep 60"
+    )
+    tmux("new-session", "-d", "-s", "studio", "-x", "100", "-y", "30", command)
+    tmux.wait_for("The Interview · run 1", "Next: scene 1 opens")
+    tmux.keys("s")
+    tmux.wait_for("turn 1/10", "Next: Sasha speaks")
+    tmux.keys(":")
+    tmux.type("s9")
+    tmux.wait_for("no scene 9")
+    tmux.keys("Escape")
+    time.sleep(0.06)  # a quick typist's Esc then `:`; under Textual's own 100 ms it was one alt chord
+    tmux.keys(":")
+    tmux.type("foo")
+    screen = tmux.wait_for("Write a turn (12)")
+    assert "s9:foo" not in screen and "s9" not in screen, screen
+    assert "▎" in screen and "foo" in screen
+    tmux.keys("Escape")
+    time.sleep(0.2)
+    tmux.keys("q")
+    tmux.wait_for("studio exited 0")

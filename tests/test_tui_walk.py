@@ -4,6 +4,7 @@ offered that do nothing."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from test_tui import idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
@@ -105,3 +106,142 @@ async def test_a_play_without_a_superego_has_no_rewrites_or_drafts_to_deny_in_it
         await pilot.pause()
         pane = _plain(screen.query_one("#backstage").content)
         assert "Sasha said" in pane and "rewrite" not in pane, pane
+
+
+async def test_the_game_s_backstage_speaks_of_rounds_as_its_stage_does(studio):
+    from test_tui import _plain
+
+    app = studio("island.toml")
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot, 2)
+        heading = screen.engine.stage()[0]
+        stage(app).select_event(heading.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "round 1" in pane and "Round 1" in pane, pane
+        assert "scene" not in pane.lower(), pane
+        line = screen.engine.stage()[-1]
+        stage(app).select_event(line.id)
+        await pilot.pause()
+        pane = _plain(screen.query_one("#backstage").content)
+        assert "· round 1 ·" in pane and "scene" not in pane.lower(), pane
+
+
+async def test_the_activity_line_names_the_role_you_play_in_a_sentence_that_reads(studio):
+    app = studio(roles={"ego": "human"})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await opened(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.screen.query_one("#human").display, "your line's box")
+        await pilot.press("escape")  # pause: the activity line says what comes next
+        await wait_for(pilot, lambda: "Paused" in screen_text(app), "the pause")
+        text = screen_text(app)
+        assert "Next: Jenny (you) speaks" in text, text
+
+
+@pytest.mark.parametrize("play, mind", [("keepers_log.toml", True), ("last_crossing.toml", False),
+                                         ("interview.toml", False)])
+async def test_the_footer_offers_m_only_where_a_character_has_an_inner_life(studio, play, mind):
+    app = studio(play)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await opened(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert ("m Mind" in footer) is mind, footer
+        assert footer.rstrip().endswith("▏^p palette") and "? Help" in footer, footer
+
+
+async def test_a_model_line_with_markup_and_escape_sequences_is_shown_as_its_words_everywhere(studio):
+    from studio.llm import scripted
+
+    line = "[bold]x[/] \x1b[31mred\x1b[0m \x1b]0;owned\x07[link=http://a]here[/link] \x1b[2Jend"
+    scripted.queue(line, role="other")
+    app = studio()
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        sasha = next(e for e in screen.engine.stage() if e.character == "Sasha")
+        stage(app).select_event(sasha.id)
+        await pilot.pause()
+        shown = "[bold]x[/] red [link=http://a]here[/link] end"
+        text = screen_text(app)
+        assert "\x1b" not in text and "owned" not in text
+        assert text.count(shown) >= 2, text  # the stage and the backstage, as written
+        await pilot.press("slash", *"here")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        await pilot.pause(0.2)
+        assert "[link=http://a]here[/link]" in screen_text(app) and "\x1b" not in screen_text(app)
+
+
+async def test_at_80_columns_your_answer_s_format_and_choices_are_shown_whole_above_the_box(studio):
+    from test_tui import _plain
+
+    app = studio("island.toml", roles={"Amara Osei": "human"})
+    seen: dict[str, str] = {}
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        human = screen.query_one("#human")
+        for _ in range(400):
+            if {"goals", "act"} <= set(seen):
+                break
+            if human.display:
+                await pilot.pause(0.1)
+                task = engine.state.queue[0][0]
+                hint = screen.query_one("#human-hint")
+                choices = engine.form.choices(engine.state, engine.pending().step, engine.pending().role)
+                words = _plain(hint.render()) if hint.display else ""
+                seen[task] = words
+                if task == "goals":
+                    assert "(e.g. Win Bruno over; find the idol)" in words, words
+                if task == "act":
+                    assert all(choice in words for choice in choices), (choices, words)
+                # shown whole: every row of the hint is on the screen, not cut by the stage's edge
+                assert hint.region.height == len(hint.render_lines(hint.region.reset_offset)), hint.region
+                assert "find the idol" in screen_text(app) or task != "goals"
+                label = screen.query_one("#human-label").render().plain
+                row = next(r for r in screen_text(app).splitlines() if "AMARA OSEI (c1)" in r)
+                assert label in row or "…" in row, row  # whole, or cut with an ellipsis
+                screen.query_one("#human-line").value = {"goals": "find the idol", "act": "wait"}.get(task, "ok")
+                await pilot.press("enter")
+                await wait_for(pilot, lambda task=task: not human.display or engine.state.queue[0][0] != task,
+                               "the answer to be taken")
+            elif not screen.busy:
+                await pilot.press("s")
+            await pilot.pause(0.02)
+        assert {"goals", "act"} <= set(seen), seen
+
+
+async def test_the_mind_dialog_at_80x24_keeps_its_help_line_in_view_and_scrolls_to_each_part(studio):
+    from conftest import PLAYS
+
+    app = studio(play_path=PLAYS / "keepers_log.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await pilot.pause(0.2)
+        assert "Tab moves between the parts" in screen_text(app), screen_text(app)  # its help line
+        await pilot.press("tab", "tab")  # the goals, then the fact's box: it is brought into view
+        await pilot.pause(0.2)
+        fact = app.screen.query_one("#mind-fact")
+        assert app.screen.focused is fact
+        assert "storm=rising" in screen_text(app), screen_text(app)
+
+
+def test_an_esc_whose_wait_is_over_is_the_escape_key_whatever_comes_next(studio, monkeypatch):
+    import time
+
+    from textual._xterm_parser import XTermParser
+
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    studio(None)  # the app settles how its terminal's input is read
+    parser = XTermParser()
+    assert list(parser.feed("\x1b")) == []  # perhaps the start of a sequence: it waits
+    time.sleep(0.06)
+    keys = [event.key for event in parser.feed(":")]
+    assert keys == ["escape", "colon"], keys  # not alt+: nor '^:'
+    keys = [event.key for event in parser.feed("\x1b[A")]  # a terminal's sequence comes in one write
+    assert keys == ["up"], keys

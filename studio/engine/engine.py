@@ -4,8 +4,8 @@ The engine knows nothing of screens, and nothing of any one form of play. It ask
 comes next, asks a model (or a human, or a rule) for the text, lets the form read it, commits the event,
 and only then tells its listeners. What a form offers beyond that (picking a speaker, stage moves, a turn
 policy, inner voices) it asks the form for, never the form's state. The CLI, the app and the tests drive
-the same calls: step, play_turn, play_to_end, rewind, override, regenerate, continue_line, take_over, release, note,
-switch_strategy, pick, stage_move and switch_policy.
+the same calls: step, play_turn, play_to_end, rewind, override, regenerate, continue_line, take_over,
+release, note, switch_strategy, pick, stage_move and switch_policy.
 """
 
 from __future__ import annotations

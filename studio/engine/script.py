@@ -113,6 +113,34 @@ class CastEntry:
     description: str
 
 
+# Words that already open a credit ("after Magee, ...", "based on the novel by ...", "by Anna Kay"):
+# an author written so is printed as written, never behind a second "by". Longest first, so
+# "adapted from" wins over a shorter opener that begins the same way.
+CREDIT_OPENERS = tuple(sorted((
+    "written by", "by", "after", "freely after", "based on", "adapted from", "adapted by", "from",
+    "inspired by", "translated by", "story by", "devised by", "a play by", "a screenplay by", "an adaptation of",
+), key=len, reverse=True))
+
+
+def credit_lines(author: str, plain: str = "Written by") -> tuple[str, str]:
+    """The by-line as its two parts: the words that credit, then who (a title page sets them on two lines).
+
+    A plain author gets `plain` ("Written by" on a screenplay, "by" on a stage play); an author that
+    opens with a credit of its own keeps it, in the playwright's own case.
+    """
+    author = " ".join(author.split())
+    lower = author.lower()
+    for opener in CREDIT_OPENERS:
+        if lower == opener or lower.startswith(opener + " "):
+            return author[:len(opener)], author[len(opener):].strip()
+    return plain, author
+
+
+def credit(author: str, plain: str = "Written by") -> str:
+    """The by-line on one line: "Written by Anna Kay", or "after Magee, ..." as written."""
+    return " ".join(part for part in credit_lines(author, plain) if part)
+
+
 @dataclass
 class Script:
     run_id: int
@@ -130,6 +158,14 @@ class Script:
     blocks: list[Block] = field(default_factory=list)
     layout: str = "screen"  # the play's own choice of typeset layout: "screen" or "stage"
     setting: str = ""
+
+    @property
+    def credit(self) -> str:
+        """The by-line every export prints (see `credit_lines` for a title page's two lines)."""
+        return credit(self.author)
+
+    def credit_lines(self, plain: str = "Written by") -> tuple[str, str]:
+        return credit_lines(self.author, plain)
 
     @property
     def draft_date(self) -> str:

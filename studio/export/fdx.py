@@ -74,7 +74,7 @@ def render_fdx(script: Script) -> str:
             _speech(content, note.character, [("business", f"{note.label}, {where}"), ("line", note.text)])
 
     title = ET.SubElement(ET.SubElement(root, "TitlePage"), "Content")
-    for line in (script.title, "", "Written by", script.author, "", script.source, f"Draft date: {script.draft_date}"):
+    for line in (script.title, "", *script.credit_lines(), "", script.source, f"Draft date: {script.draft_date}"):
         _paragraph(title, "Action", " ".join(line.split()), Alignment="Center")
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8" standalone="no" ?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -137,12 +137,15 @@ def render_note(note: Backstage) -> str:
 
 
 def render_fountain(script: Script) -> str:
+    credit, names = script.credit_lines()
     paragraphs: list[str] = [
         "\n".join(
             [
                 f"Title: {_title_value(script.title)}",
-                "Credit: Written by",
-                f"Author: {_title_value(script.author)}",
+                # As the Fountain title page means them: Credit the words before the names
+                # ("Written by", or the play's own "after"), Author the names themselves.
+                f"Credit: {_title_value(credit)}",
+                *([f"Author: {_title_value(names)}"] if names else []),
                 f"Source: {_title_value(script.source)}",
                 f"Draft date: {script.draft_date}",
             ]

@@ -78,7 +78,7 @@ def _note_place(note: Backstage, script: Script) -> str:
 
 
 def render_markdown(script: Script) -> str:
-    out: list[str] = [f"# {heading(script.title)}", f"*by {escape(script.author)}*"]
+    out: list[str] = [f"# {heading(script.title)}", f"*{escape(script.credit)}*"]
     if script.premise:
         out.extend(_join(p) for p in paragraphs(script.premise))
     out.append(escape(script.source) + f" · {script.draft_date}")

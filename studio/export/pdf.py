@@ -109,11 +109,12 @@ def speech_flowable(f: typeset.Fonts, name: str, parts, here: str, cue=CUE, pare
     )
 
 
-def title_page(f: typeset.Fonts, script: Script, credit: str) -> list:
+def title_page(f: typeset.Fonts, script: Script) -> list:
     here = where(None, script)
+    credit, names = script.credit_lines()
     story = [Spacer(1, 2.5 * inch), Paragraph(f.markup(script.title, here), TITLE), Spacer(1, LINE * 2)]
     story += [Paragraph(f.markup(credit, here), CENTRE), Spacer(1, LINE)]
-    story += [Paragraph(f.markup(script.author, here), CENTRE), Spacer(1, 3 * inch)]
+    story += [Paragraph(f.markup(names, here), CENTRE), Spacer(1, 3 * inch)]
     story += [Paragraph(f.markup(script.source, here), LEFT), Paragraph(f.markup(script.draft_date, here), LEFT)]
     story.append(PageBreak())
     return story
@@ -133,7 +134,7 @@ def backstage_appendix(f: typeset.Fonts, script: Script, heading, speech) -> lis
 
 
 def _screenplay(script: Script, f: typeset.Fonts) -> list:
-    story = title_page(f, script, "Written by")
+    story = title_page(f, script)
     for block in script.blocks:
         here = where(block, script)
         if isinstance(block, Heading):

@@ -58,7 +58,8 @@ def _heading(text: str, f: typeset.Fonts | None = None, here: str = "") -> Parag
 def _front_matter(f: typeset.Fonts, script: Script) -> list:
     here = where(None, script)
     story = [Spacer(1, 3 * inch), Paragraph(f.markup(script.title.upper(), here), TITLE), Spacer(1, LINE * 2)]
-    story += [Paragraph("by", CENTRE), Spacer(1, LINE), Paragraph(f.markup(script.author, here), CENTRE)]
+    credit, names = script.credit_lines(plain="by")  # a stage play's title page says "by", not "Written by"
+    story += [Paragraph(f.markup(credit, here), CENTRE), Spacer(1, LINE), Paragraph(f.markup(names, here), CENTRE)]
     story += [Spacer(1, 3.5 * inch), Paragraph(f.markup(script.source, here), LEFT)]
     story += [Paragraph(f.markup(script.draft_date, here), LEFT), PageBreak()]
     story += [Paragraph("<u>CHARACTERS</u>", CENTRE), Spacer(1, LINE)]

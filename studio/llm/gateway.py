@@ -99,6 +99,8 @@ def _load_litellm():
             litellm.suppress_debug_info = True
             litellm.set_verbose = False
             litellm.drop_params = True
+            # a continued line's answer is what comes after the line so far, from every provider alike
+            litellm.disable_add_prefix_to_prompt = True
             _hush_loggers()
             _litellm = litellm
     return _litellm
@@ -608,6 +610,8 @@ class Gateway:
             raise
         # Cleaned whole: a sequence split across two pieces is removed from what is stored.
         text = clean_model_text("".join(pieces))
+        if settings.prefill and not spaced and not _builtin(route) and text.startswith(settings.prefill):
+            text = text[len(settings.prefill):]  # a provider that answers a prefill with the whole reply
         if not text.strip() and not settings.allow_empty and not _builtin(route):
             # A 200 with no content, or a body that was not an answer: nothing was said, so nothing is kept.
             raise BrokenReply("the reply held no text (empty, or not an answer)")
@@ -676,9 +680,10 @@ def _request(route: str, settings: CallSettings, messages: list[dict], mode: str
 
 def continued(messages: list[dict], so_far: str, native: bool) -> list[dict]:
     """The call's messages for a line that goes on from `so_far`. `native`: the provider continues an
-    assistant message left last (a prefill); otherwise the line so far is put to it in words."""
+    assistant message left last (a prefill, marked `prefix` as litellm passes it on to Mistral and DeepSeek,
+    which need the mark); otherwise the line so far is put to it in words."""
     if native:
-        return [*messages, {"role": "assistant", "content": so_far}]
+        return [*messages, {"role": "assistant", "content": so_far, "prefix": True}]
     ask = (f"Your line so far, which stopped before it was done:\n\n{so_far}\n\n"
            "Go on from exactly where it stops. Reply with only the words that come next, not the line again.")
     out = [dict(m) for m in messages]

@@ -283,6 +283,11 @@ class EmbeddedModel:
             # copying the line it was just told, so the prompt's last tokens are penalised as well.
             recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
             options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
+        if sampling.get("prefill"):
+            # A line asked to go on would otherwise often end where it stood (its last sentence was finished):
+            # its first few tokens may not end the reply, start a paragraph or a new turn.
+            going_on = _go_on(len(tokens), sorted(self._structural))
+            options["logits_processor"] = [*options.get("logits_processor", []), going_on]
         if sampling.get("schema"):
             options["grammar"] = self.grammar(sampling["schema"])
         pieces: list[str] = []
@@ -335,6 +340,23 @@ def _penalise(recent: list[int], penalty: float):
         return logits
 
     return [apply]
+
+
+# How many tokens a continued line's answer holds before it may end.
+GO_ON_TOKENS = 3
+
+
+def _go_on(prompt: int, ends: list[int]):
+    import numpy as np
+
+    index = np.asarray(ends, dtype=np.intc)
+
+    def apply(input_ids, logits):
+        if len(input_ids) - prompt < GO_ON_TOKENS:
+            logits[index] = -np.inf
+        return logits
+
+    return apply
 
 
 def _cache_bytes() -> int:

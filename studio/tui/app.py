@@ -26,6 +26,31 @@ from studio.tui.controls import GLOBAL
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
+ESCAPE_DELAY = 0.03
+"""Seconds a lone ESC waits for the rest of an escape sequence. Textual waits 100 ms, so Esc and then `:`
+typed within that time read as alt+: (and `:` `s9` Esc `:` `foo` left `s9:foo` in the jump box); a terminal's
+sequences arrive in one write, well inside 30 ms. `ESCDELAY` in the environment (milliseconds, as for
+curses) still decides."""
+
+
+def _esc_waits_only_its_delay() -> None:
+    """Textual's input parser checks an ESC's wait only when its reading loop wakes, every 100 ms or on the
+    next input; the next key, arriving first, was read as the rest of an escape sequence however long after
+    the ESC it came. The parser now settles an ESC whose wait is over before it reads what follows (once
+    per process; Textual is pinned below 8.3 in pyproject.toml, where the parser is as read here)."""
+    from textual._xterm_parser import XTermParser
+
+    if getattr(XTermParser.feed, "_studio", False):
+        return
+    feed = XTermParser.feed
+
+    def settled_feed(self: Any, data: str) -> Any:
+        yield from self.tick()  # an ESC whose wait ran out is the Escape key, whatever comes next
+        yield from feed(self, data)
+
+    settled_feed._studio = True  # type: ignore[attr-defined]
+    XTermParser.feed = settled_feed  # type: ignore[method-assign]
+
 CRITIQUE_VIEW = "studio.tui.critique"
 """A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
 the plain list of stored critiques."""
@@ -49,6 +74,11 @@ class StudioApp(App[None]):
         plays_dir: Path = Path("plays"),
     ) -> None:
         super().__init__()
+        if "ESCDELAY" not in os.environ:
+            import textual.constants
+
+            textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # read at each ESC
+        _esc_waits_only_its_delay()
         self.store = store
         self._engine: EngineView | None = None
         self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line

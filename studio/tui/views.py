@@ -51,9 +51,13 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
     event = engine.by_id.get(event_id)
     if event is None:
         return Text("")
+    from studio.present.game import is_game, private_reasoning
+
+    game = is_game(engine)
     parts: list[RenderableType] = []
     who = event.character or "The stage"
-    facts = [f for f in (f"scene {event.scene}" if event.scene else "", f"run turn {event.turn}" if event.turn else "",
+    part = "round" if game else "scene"  # a social game has rounds, as its stage and status line say
+    facts = [f for f in (f"{part} {event.scene}" if event.scene else "", f"run turn {event.turn}" if event.turn else "",
                          _take_label(engine, event, takes), origin_note(event)) if f]
     parts.append(Text(f"{who} · " + " · ".join(facts) if facts else who, style="bold underline"))
     parts.append(Text(""))
@@ -67,10 +71,9 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         if direction.get("temperature") is not None:
             said.append(f"temperature {direction['temperature']:g}")
         parts += _section("Your direction for this take", " · ".join(said), "italic")
-    from studio.present.game import is_game, private_reasoning
-
-    if is_game(engine):
-        return Group(*parts, Text(event.text or ""), Text(""), *private_reasoning(engine.path, event))
+    if game:
+        said = f"Round {event.scene}" if event.kind == ev.SCENE else event.text or ""
+        return Group(*parts, Text(said), Text(""), *private_reasoning(engine.path, event))
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):
@@ -384,5 +387,5 @@ def next_step(engine: EngineView) -> str:
     if step.kind == ev.PICK and pending.role is None:
         return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"
-    who = f"you, as {name}," if pending.human else name
+    who = f"{name} (you)" if pending.human else name  # the verbs are a character's: "you, as Jenny, writes"
     return f"Next: {who} {TASK_VERBS.get(step.task, step.task)}"

@@ -94,6 +94,13 @@ class CastControls(ControlGroup):
 
         self.app.push_screen(CharacterScreen(sheet, path, f"{role.name} ({key})"), saved)
 
+    def living_roles(self) -> list[Any]:
+        """The characters with an inner life (moods, knowledge or goals on their sheet): what `m` acts on."""
+        engine = self.engine
+        if engine is None:
+            return []
+        return [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
+
     def action_mind(self) -> None:
         """The Mind dialog on the highlighted character (or the first with an inner life); what it hands
         back is committed as a human event and the cast pane shows it at once."""
@@ -104,7 +111,7 @@ class CastControls(ControlGroup):
         from studio.tui.screens.mind import MindScreen
 
         engine = self.engine
-        lives = [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
+        lives = self.living_roles()
         if not lives:
             self.notify("No character in this run has an inner life: give a sheet moods, knowledge or goals "
                         "(docs/living-characters.md).", severity="warning")

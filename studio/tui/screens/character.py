@@ -16,10 +16,23 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from studio.model import CharacterSheet, InputError
 from studio.model.edit import save_model
+from studio.model.inner_life import Traits
+from studio.model.sheet_lines import LISTS, LineProblem, from_lines, to_lines
 from studio.tui.widgets.longtext import LongText
 
 NUMBERS = {"temperature": float, "max_tokens": int}
 FIELDS = ("name", "description", "prompt", "model", "temperature", "max_tokens")
+TRAITS = tuple(Traits.model_fields)
+# Short enough for five boxes in a row at 80 columns, and still the Big Five's own words.
+TRAIT_LABELS = {"openness": "Openness", "conscientiousness": "Conscientious", "extraversion": "Extraversion",
+                "agreeableness": "Agreeable", "neuroticism": "Neuroticism"}
+LIST_LABELS = {
+    "moods": "Moods, one a line: name weight: how it colours their lines (weight 1 if left out)",
+    "knowledge": 'Knowledge, one fact a line; when { keyword = "logbook" }: known once the condition holds',
+    "goals": "Goals, one a line; scene 2: a goal for that scene only",
+}
+# Every field in the order it is shown, so the problems line reads top to bottom.
+ALL_FIELDS = (*FIELDS, *(f"trait-{t}" for t in TRAITS), *LISTS)
 
 
 class CharacterScreen(ModalScreen[Path | None]):
@@ -64,11 +77,25 @@ class CharacterScreen(ModalScreen[Path | None]):
                     with Vertical():
                         yield Label("Max tokens")
                         yield Input("" if sheet.max_tokens is None else str(sheet.max_tokens), id="field-max_tokens")
+                # The inner life a playwright gives them: the Big Five from -2 to +2, then three lists
+                # edited as lines (studio.model.sheet_lines says how a line reads).
+                yield Label("Traits from -2 to +2 (0 or empty: leave it to the model)")
+                with Horizontal(id="character-traits"):
+                    for trait in TRAITS:
+                        with Vertical():
+                            yield Label(TRAIT_LABELS[trait])
+                            value = getattr(sheet.traits, trait) if sheet.traits else 0
+                            yield Input(f"{value:+d}" if value else "", id=f"field-trait-{trait}",
+                                        placeholder="0")
+                for field in LISTS:
+                    yield Label(LIST_LABELS[field])
+                    yield LongText(to_lines(field, getattr(sheet, field)), id=f"field-{field}",
+                                   classes="short" if field != "knowledge" else "", soft_wrap=False)
             yield Static(id="character-problems")
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="character-save")
                 yield Button("Cancel", id="character-cancel")
-            yield Label("ctrl+e opens the prompt in $EDITOR. This run keeps the cast it started with; new runs "
+            yield Label("ctrl+e opens the box in $EDITOR. This run keeps the cast it started with; new runs "
                         "read the saved sheet.",
                         classes="dialog-help")
 
@@ -108,6 +135,28 @@ class CharacterScreen(ModalScreen[Path | None]):
                 elif self._models[raw]:
                     problems[field] = str(self._models[raw])
             data[field] = raw
+        traits: dict[str, int] = {}
+        for trait in TRAITS:
+            raw = self.query_one(f"#field-trait-{trait}", Input).value.strip()
+            if not raw:
+                continue
+            try:
+                value = int(raw)
+            except ValueError:
+                value = None
+            if value is None or not -2 <= value <= 2:
+                problems[f"trait-{trait}"] = "write a whole number from -2 to +2"
+                continue
+            if value:
+                traits[trait] = value
+        if traits or self._sheet.traits is not None:
+            data["traits"] = traits
+        for field in LISTS:
+            text = self.query_one(f"#field-{field}", TextArea).text
+            try:
+                data[field] = from_lines(field, text, getattr(self._sheet, field))
+            except LineProblem as exc:
+                problems[field] = str(exc)
         self.problems = problems
         return data
 
@@ -121,13 +170,16 @@ class CharacterScreen(ModalScreen[Path | None]):
             except ValidationError as exc:
                 for err in exc.errors():
                     field = str(err["loc"][0]) if err["loc"] else "sheet"
+                    if field == "traits" and len(err["loc"]) > 1:
+                        field = f"trait-{err['loc'][1]}"
                     problems.setdefault(field, err["msg"].lower())
         self.valid = sheet if not problems else None
         self.problems = problems
-        for field in FIELDS:
+        for field in ALL_FIELDS:
             widget = self.query_one(f"#field-{field}")
             widget.set_class(field in problems, "-invalid")
-        message = "  ".join(f"{field}: {problem}" for field, problem in problems.items())
+        shown = sorted(problems.items(), key=lambda kv: ALL_FIELDS.index(kv[0]) if kv[0] in ALL_FIELDS else 0)
+        message = "  ".join(f"{field.removeprefix('trait-')}: {problem}" for field, problem in shown)
         if message:
             message = f"{self._path.name}: {message}"
         self.query_one("#character-problems", Static).update(Text(message or "Valid."))

@@ -34,6 +34,10 @@ class LineControls(ControlGroup):
             self.notify("Only a character's spoken line can be continued; select a line of dialogue "
                         "(g writes a new take of any line).", severity="warning")
             return
+        if event.role in self.engine.humans():
+            self.notify(f"You play {event.character} now: e edits the line to make it longer, or t hands the role "
+                        "back to its model.", severity="warning")
+            return
         await self.pause()
         self._start(self.screen.turns.write_take(event.id, go_on=True))
 

@@ -131,7 +131,11 @@ class MainScreen(Screen[None]):
             at = actions.index("play") + 1
             actions[at:at] = ["who_next", "enter_exit"]
             at = actions.index("regenerate") + 1
-            actions[at:at] = ["view_as", "mind"]
+            actions[at:at] = ["view_as"]
+        if self.engine is not None and self.cast_controls.living_roles():
+            # m only where a character has an inner life to set by hand; elsewhere it only says so
+            at = actions.index("view_as" if "view_as" in actions else "regenerate") + 1
+            actions[at:at] = ["mind"]
         return actions + ["help"]
 
     def _has_inner_voice(self) -> bool:

@@ -23,6 +23,14 @@ from studio.tui.screens.dialogs import Dialog
 
 
 class MindScreen(Dialog):
+    """At 80x24 the parts run past the screen's foot: the dialog scrolls (Tab brings each part into view)
+    and its help line stays at the bottom, where Esc and Tab are explained."""
+
+    DEFAULT_CSS = """
+    #mind-dialog { overflow-y: auto; }
+    #mind-help { dock: bottom; margin-top: 0; }
+    """
+
     def __init__(self, sheet: Any, name: str, mind: Any, goals: list[str], facts: dict[str, Any],
                  at: dict[str, int]) -> None:
         super().__init__()
@@ -65,7 +73,7 @@ class MindScreen(Dialog):
             yield Input(placeholder="storm=rising", id="mind-fact")
             yield Label("", id="mind-error")
             yield Label("Enter on a mood or an item commits it as your event, like a note; a rewind drops it "
-                        "with the take. Tab moves between the parts; Esc closes.", classes="dialog-help")
+                        "with the take. Tab moves between the parts; Esc closes.", classes="dialog-help", id="mind-help")
 
     def on_mount(self) -> None:
         self.query_one("#mind-choices", OptionList).focus()

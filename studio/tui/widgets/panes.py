@@ -180,8 +180,11 @@ class HumanInput(Vertical):
     history: list[str] = []  # what the playwright typed before, newest last: ↑ and ↓ bring it back
     _back = 0  # how far back ↑ has gone; 0: the line being typed
 
+    _hint = ""
+
     def compose(self) -> ComposeResult:
         yield Label(id="human-label")
+        yield Static(id="human-hint")
         yield Input(id="human-line")
 
     def on_key(self, event: events.Key) -> None:
@@ -263,12 +266,36 @@ class HumanInput(Vertical):
         self.query_one("#human-label", Label).update(Text(label))
         line = self.query_one("#human-line", Input)
         line.value = ""
-        line.placeholder = placeholder
+        self._hint = placeholder
+        self._fit_hint()
         self.display = True
         line.focus()
+        self.call_after_refresh(self._fit_hint)
         clear = getattr(self.app, "clear_passing_notes", None)
         if clear is not None:
             clear()  # the box's label sits where the toasts do
 
     def close(self) -> None:
         self.display = False
+
+    @property
+    def asked(self) -> str:
+        """What the box asks for and how the answer is read, as shown (above the box or in it)."""
+        return self._hint
+
+    def on_resize(self) -> None:
+        self._fit_hint()
+
+    def _fit_hint(self) -> None:
+        """What is asked and how it is read, whole: in the box's placeholder when it fits on its row, else
+        wrapped above the box. A vote's choices or the example for goals ran off a one-row placeholder at 80
+        columns, with nothing to say they were cut."""
+        from rich.cells import cell_len
+
+        hint = self.query_one("#human-hint", Static)
+        line = self.query_one("#human-line", Input)
+        room = (self.size.width or self.app.size.width) - 2  # the box's padding
+        whole = cell_len(self._hint) <= room
+        hint.display = not whole
+        hint.update(Text(self._hint))
+        line.placeholder = self._hint if whole else "type here · Enter sends, Esc pauses"
