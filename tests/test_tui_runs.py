@@ -157,3 +157,80 @@ async def test_studio_delete_asks_names_the_run_and_needs_yes_without_a_terminal
     assert [r for r, _ in _runs(tmp_path)] == [kept]
     assert main(["delete", str(doomed), "--yes", "--db", db]) == 2
     assert f"no run {doomed}" in capsys.readouterr().err
+
+
+# -- hidden takes -----------------------------------------------------------------------------------
+
+
+def _branched(tmp_path) -> tuple[int, list[int]]:
+    from long_runs import build_branched_run
+
+    store = Store(tmp_path / "studio.db")
+    try:
+        return build_branched_run(store, make_cast(turns=6, epilogue=False), 6, 2)
+    finally:
+        store.close()
+
+
+def _tree_starts(app) -> set[int]:
+    tree = app.screen.query_one("#take-tree")
+    return {n.data.start.id for n in tree._tree_nodes.values() if n.data is not None}
+
+
+async def _open_tree(pilot, app) -> None:
+    await pilot.press("T")
+    await wait_for(pilot, lambda: app.screen.__class__.__name__ == "TakeTreeScreen", "the take tree")
+    await pilot.pause()
+
+
+def _tag_of_first_answer(screen) -> str:
+    from test_tui import stage
+
+    line = next(e for e in screen.engine.stage() if e.role == "ego")
+    return next(entry.tag for entry in stage(screen.app).entries if entry.event_id == line.id)
+
+
+async def test_a_hidden_take_leaves_the_tree_and_the_counts_and_stays_hidden_after_reopening(studio, tmp_path):
+    run_id, starts = _branched(tmp_path)
+    events_before = len(Store(tmp_path / "studio.db").events(run_id))
+    app = studio(run_id=run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        assert "take 1/2" in _tag_of_first_answer(screen)
+        await _open_tree(pilot, app)
+        assert starts[0] in _tree_starts(app)
+        tree = app.screen.query_one("#take-tree")
+        # the take on stage is not hidden
+        current = next(n for n in tree._tree_nodes.values() if n.data is not None and n.data.current)
+        tree.move_cursor(current)
+        await pilot.press("h")
+        await pilot.pause()
+        assert "on stage" in "\n".join(n.message for n in app._notifications)
+        tree.move_cursor(next(n for n in tree._tree_nodes.values() if n.data is not None and n.data.start.id == starts[0]))
+        await pilot.press("h")
+        await pilot.pause()
+        assert starts[0] not in _tree_starts(app) and starts[1] in _tree_starts(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the stage")
+        await pilot.pause()
+        assert "take" not in _tag_of_first_answer(screen)
+    assert len(Store(tmp_path / "studio.db").events(run_id)) == events_before  # every line kept
+    again = studio(run_id=run_id)
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        assert "take" not in _tag_of_first_answer(screen)
+        await _open_tree(pilot, again)
+        assert starts[0] not in _tree_starts(again)
+        await pilot.press("H")
+        await pilot.pause()
+        assert starts[0] in _tree_starts(again) and "hidden" in screen_text(again)
+        tree = again.screen.query_one("#take-tree")
+        tree.move_cursor(next(n for n in tree._tree_nodes.values() if n.data is not None and n.data.start.id == starts[0]))
+        await pilot.press("h")  # shown again
+        await pilot.press("H")
+        await pilot.pause()
+        assert starts[0] in _tree_starts(again)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(again.screen, MainScreen), "the stage")
+        await pilot.pause()
+        assert "take 1/2" in _tag_of_first_answer(screen)

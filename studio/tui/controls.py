@@ -393,6 +393,10 @@ TREE: tuple[Control, ...] = (
             "word by word.", LINES),
     Control("star-take", "asterisk", "star", "Star", "Star the chosen take, or unstar it.", LINES, key_display="*"),
     Control("name-take", "m", "name", "Name", "Name the chosen take ('studio show RUN --take NAME').", LINES),
+    Control("hide-take", "h", "hide", "Hide", "Hide the chosen take from the tree and the take counts, or show a "
+            "hidden one again; its lines are kept.", LINES),
+    Control("show-hidden-takes", "H", "show_hidden", "Hidden", "Show the hidden takes in the tree, or leave them "
+            "out again.", LINES),
 )
 
 # The picker of plays and runs.
