@@ -234,3 +234,31 @@ async def test_a_hidden_take_leaves_the_tree_and_the_counts_and_stays_hidden_aft
         await wait_for(pilot, lambda: isinstance(again.screen, MainScreen), "the stage")
         await pilot.pause()
         assert "take 1/2" in _tag_of_first_answer(screen)
+
+
+# -- the take tree's rows ---------------------------------------------------------------------------
+
+
+async def test_the_take_tree_says_1_line_gives_every_take_a_guide_and_keeps_a_long_names_count(studio, tmp_path):
+    from long_runs import build_branched_run
+
+    from studio.store.takes import name_take
+
+    store = Store(tmp_path / "studio.db")
+    run_id, starts = build_branched_run(store, make_cast(turns=3, epilogue=False), 3, 1, branch_turns=0)
+    long_name = "the version where she finally admits what happened in the garden"[:60]
+    name_take(store, starts[0], long_name)
+    store.close()
+    app = studio(run_id=run_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await _open_tree(pilot, app)
+        rows = screen_text(app).splitlines()
+        named = next(row for row in rows if "“the version" in row)
+        assert "…”" in named and "1 line ·" in named  # the name shortened, the count kept
+        assert not any("1 lines" in row for row in rows)
+        # the take on stage has a guide, and the other take of that moment hangs under it
+        on_stage = next(row for row in rows if "▶" in row and "turn 1" in row)
+        assert "├" in on_stage or "└" in on_stage
+        assert rows.index(named) == rows.index(on_stage) + 1
+        assert named.index("“") > on_stage.index("▶")

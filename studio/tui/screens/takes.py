@@ -74,8 +74,9 @@ class TakeTreeScreen(Dialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="take-tree-dialog"):
             yield Label("Takes · every branch of the run", classes="dialog-title")
-            tree: Tree[Branch] = Tree("the run", id="take-tree")
-            tree.show_root = False
+            # the root shown, so the take on stage has a guide like every take beside it
+            tree: Tree[Branch] = Tree(Text("the run", style="bold"), id="take-tree")
+            tree.show_root = True
             tree.guide_depth = 2
             yield tree
             yield Input(placeholder="a name for this take (Enter saves, empty clears, Esc cancels)", id="take-name")
@@ -99,27 +100,34 @@ class TakeTreeScreen(Dialog):
         tree = self.query_one("#take-tree", Tree)
         tree.clear()
         wanted = None
-        shown = [b for b in self._roots if self._show_hidden or not self._hidden(b)]
-        stack: list[tuple[Any, Branch]] = [(tree.root, b) for b in reversed(shown)]
-        # iteratively: a run can fork a thousand levels deep; a fork's takes are siblings
+
+        def split(branches: list[Branch]) -> tuple[Branch | None, list[Branch]]:
+            """A fork's takes: the one the run follows (or the first) reads on at the same level; the
+            others of that moment hang under it, beside the take they are alternatives to."""
+            shown = [b for b in branches if self._show_hidden or not self._hidden(b)]
+            following = next((b for b in shown if b.current), shown[0]) if shown else None
+            return following, [b for b in shown if b is not following]
+
+        first, others = split(self._roots)
+        stack: list[tuple[Any, Branch, list[Branch]]] = [(tree.root, first, others)] if first is not None else []
+        # iteratively: a run can fork a thousand levels deep
         while stack:
-            parent, branch = stack.pop()
-            children = [c for c in branch.children if self._show_hidden or not self._hidden(c)]
-            # at a fork the take the run follows (or the first) goes on at the same level, as a take
-            # reads on; the other takes of that moment hang under the node where they part
-            following = next((c for c in children if c.current), children[0]) if children else None
-            others = [c for c in children if c is not following]
+            parent, branch, alternatives = stack.pop()
             node = parent.add(branch_label(branch, self._marks.get(branch.start.id)), data=branch,
-                              expand=True, allow_expand=bool(others))
+                              expand=True, allow_expand=bool(alternatives))
             if (keep is None and branch.current) or (keep is not None and branch.start.id == keep):
                 wanted = node
+            following, others = split(branch.children)
             if following is not None:
-                stack.append((parent, following))
-            for child in reversed(others):
-                stack.append((node, child))
+                stack.append((parent, following, others))
+            for alternative in reversed(alternatives):
+                stack.append((node, alternative, []))
         tree.root.expand()
         if wanted is not None:
             tree.move_cursor(wanted)
+            # a node's line is known once the tree has laid its lines out: until then the cursor stays
+            # on the root, so it is moved again then
+            self.call_after_refresh(tree.move_cursor, wanted)
 
     def action_hide(self) -> None:
         """Hide the chosen take, or show a hidden one again; the take on stage is never hidden."""
