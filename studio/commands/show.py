@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studio.engine.script import credit
 from studio.commands.common import (
     console,
     db_option,
@@ -47,6 +46,8 @@ def show(args: argparse.Namespace) -> int:
                 print(event.to_json())
         return 0
     out = console()
+    from studio.engine.script import credit
+
     out.print(f"[bold]Run {number}[/] · {esc(engine.cast.play.title)} · {esc(credit(engine.cast.play.author, 'by'))}")
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     printer.replay(path if args.backstage else [e for e in path if e.on_stage])
