@@ -406,12 +406,13 @@ PICKER: tuple[Control, ...] = (
     Control("rename-run", "m", "rename_run", "Rename", "Give the highlighted run a name of your own.", APP),
     Control("archive-run", "a", "archive_run", "Archive", "Hide the highlighted run, or bring an archived one back; "
             "nothing is deleted.", APP),
-    Control("delete-run", "d", "delete_run", "Delete", "Delete the highlighted run for good, after a yes: every "
-            "take, take name and critique of it; a lab trial's run is kept.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
     Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
             "the text; Esc clears it.", APP, key_display="/"),
+    # last: where the footer is narrow, the keys a playwright reaches for daily come first
+    Control("delete-run", "d", "delete_run", "Delete", "Delete the highlighted run for good, after a yes: every "
+            "take, take name and critique of it; a lab trial's run is kept.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL
