@@ -19,7 +19,7 @@
    next match, a jump to a turn, and opening the take tree. Median and worst of several. Goal: each
    within 100 ms.
 
-Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk|launch]
+Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk|launch|keypress]
 """
 
 from __future__ import annotations
@@ -205,6 +205,52 @@ async def bench_keypress(tmp: Path) -> dict:
         "cold_first_press_s": cold,
         "cold_import": cold_import and routed,
     }
+
+
+async def bench_keypress_floor() -> dict:
+    """The same clock on a bare Textual app: a key whose binding adds a line to a widget, the clock stopped
+    when the widget renders a row of it. What is left is Pilot's own pacing, the key's way through the
+    message queues and Textual's frame timer (a screen repaints at most every 1/60 s, on its idle): the
+    floor under part 2."""
+    from textual.app import App
+    from textual.widgets import Footer, Static
+
+    seen: dict[str, float] = {}
+
+    class Lines(Static):
+        def render_line(self, y):
+            strip = super().render_line(y)
+            if "press" in seen and "token" not in seen and str(seen["count"]) in strip.text:
+                seen["token"] = time.perf_counter()
+            return strip
+
+    class Bare(App):
+        BINDINGS = [("s", "step", "Step")]
+
+        def compose(self):
+            yield Lines("", id="lines")
+            yield Footer()
+
+        def action_step(self):
+            self.query_one(Lines).update(f"line {seen['count']}")
+
+    presses: list[float] = []
+    async with Bare().run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.1)
+        for i in range(1 + (10 if QUICK else 30)):
+            seen.clear()
+            seen["count"] = i
+            seen["press"] = time.perf_counter()
+            await pilot.press("s")
+            deadline = time.perf_counter() + 10
+            while "token" not in seen and time.perf_counter() < deadline:
+                await pilot.pause(0.001)
+            if "token" not in seen:
+                raise RuntimeError("the bare app never drew its line")
+            if i:
+                presses.append(seen["token"] - seen["press"])
+            await pilot.pause(0.05)
+    return {"median_ms": statistics.median(presses) * 1000, "max_ms": max(presses) * 1000, "presses": len(presses)}
 
 
 # -- 3. a thousand-turn run ---------------------------------------------------------------------
@@ -452,6 +498,8 @@ def main() -> None:
         if part == "keypress":
             with tempfile.TemporaryDirectory() as name:
                 print(json.dumps(asyncio.run(bench_keypress(Path(name)))))
+        elif part == "keypress-floor":
+            print(json.dumps(asyncio.run(bench_keypress_floor())))
         elif part == "desk":
             at = sys.argv.index("--part")
             print(json.dumps(asyncio.run(bench_desk(Path(sys.argv[at + 2]), int(sys.argv[at + 3])))))
@@ -459,6 +507,9 @@ def main() -> None:
             print(json.dumps(asyncio.run(bench_long_run(Path(sys.argv[sys.argv.index("--part") + 2])))))
         return
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only == "keypress":
+        report_keypress()
+        return
     if only in ("desk", "launch"):
         with tempfile.TemporaryDirectory() as name:
             (report_desk if only == "desk" else report_launch)(Path(name))
@@ -466,13 +517,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         report_launch(tmp)
-        keypress = _in_a_fresh_process("keypress")
-        print(
-            f"keypress to first streamed token on screen (scripted): median {keypress['median_ms']:.1f} ms, "
-            f"max {keypress['max_ms']:.1f} ms over {keypress['presses']} presses; "
-            f"the first press right after opening {keypress['cold_first_press_s']:.2f} s"
-            + (" (litellm still being imported in the background)" if keypress["cold_import"] else "")
-        )
+        report_keypress()
         turns = 200 if QUICK else 1000
         started = time.perf_counter()
         events = build_long_run(tmp / "long.db", turns)
@@ -488,6 +533,19 @@ def main() -> None:
         )
 
         report_desk(tmp)
+
+
+def report_keypress() -> None:
+    keypress = _in_a_fresh_process("keypress")
+    print(
+        f"keypress to first streamed token on screen (scripted): median {keypress['median_ms']:.1f} ms, "
+        f"max {keypress['max_ms']:.1f} ms over {keypress['presses']} presses; "
+        f"the first press right after opening {keypress['cold_first_press_s']:.2f} s"
+        + (" (litellm still being imported in the background)" if keypress["cold_import"] else "")
+    )
+    floor = _in_a_fresh_process("keypress-floor")
+    print(f"  the floor, a bare Textual app adding a line on a key, same clock: median {floor['median_ms']:.1f} ms, "
+          f"max {floor['max_ms']:.1f} ms over {floor['presses']} presses")
 
 
 def report_desk(tmp: Path) -> None:

@@ -20,8 +20,27 @@ class _Parser(argparse.ArgumentParser):
         raise InputError("command line", None, message, f"see '{self.prog} --help'")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole parser, every command's included (the CLI reference is generated from it)."""
+# The module that registers each command: a command line that names one of these builds that command's
+# parser alone. Importing and registering every command takes about 15 ms, which `studio open` would pay
+# before the app's first frame. A command missing here still works: it gets the whole parser.
+OWNERS = {
+    "run": "run", "runs": "runs", "show": "show", "resume": "resume", "rewind": "takes", "override": "takes",
+    "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
+    "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
+    "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, every command's included (the CLI reference is generated from it); with `command`
+    (one of OWNERS), the root parser with that command's module alone."""
+    import importlib
+
+    parser = _Parser(prog="studio", description="A terminal playwriting studio.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    if command in OWNERS:
+        importlib.import_module(f"studio.commands.{OWNERS[command]}").register(sub)
+        return parser
     from studio.commands import (
         archive,
         cards,
@@ -41,11 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     from studio.commands import open as open_app
 
-    parser = _Parser(prog="studio", description="A terminal playwriting studio.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     # The order of `studio --help`. A new command is a module under studio/commands/ with a `register(sub)`
-    # that adds its parser and names its function with `set_defaults(func=...)`, listed here.
-    for command in (
+    # that adds its parser and names its function with `set_defaults(func=...)`, listed here (and in OWNERS).
+    for command_module in (
         run,
         runs,
         show,
@@ -63,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         lab,
         game,
     ):
-        command.register(sub)
+        command_module.register(sub)
     return parser
 
 
@@ -76,14 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="surrogateescape")
         except (ValueError, OSError):  # a closed or unusual stdin: nothing to read from it anyway
             pass
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    in_a_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if not words and in_a_terminal:
+        words = ["open"]  # a bare `studio` in a terminal is the picker
     try:
-        args = parser.parse_args(argv)
+        parser = build_parser(words[0] if words else None)
+        args = parser.parse_args(words)
         if args.command is None:
-            if not (sys.stdin.isatty() and sys.stdout.isatty()):
-                parser.print_help()
-                return 0
-            args = parser.parse_args(["open"])
+            parser.print_help()
+            return 0
         if getattr(args, "db", None) is None and os.environ.get("STUDIO_DB"):
             args.db = os.environ["STUDIO_DB"]
         return args.func(args)

@@ -162,7 +162,7 @@ def test_a_png_with_both_chunks_prefers_ccv3(tmp_path, capsys):
     ("odd.json", json.dumps({"spec": "chara_card_v9", "data": {}}).encode(), "not a card this studio reads"),
     ("broken.json", b'{"spec": "chara_card_v2", "data": {', "is not valid JSON (line 1"),
     ("list.json", b"[1, 2]", "JSON that is not an object"),
-    ("latin.json", b"\xff\xfe\x00garbage", "neither a PNG nor UTF-8 JSON"),
+    ("latin.json", b"\xff\xfe\x00garbage", "neither a PNG, a CHARX zip nor UTF-8 JSON"),
     ("moods.json", json.dumps({"spec": "chara_card_v2", "data": {
         "name": "X", "extensions": {"studio": {"moods": [{"name": ""}]}}}}).encode(), "'moods.0.name' is invalid"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 20 else "")

@@ -84,3 +84,26 @@ def test_the_formats_and_the_shared_helpers_load_without_pydantic(module):
     done = subprocess.run([sys.executable, "-c", f"import sys, {module}; print('pydantic' in sys.modules)"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_a_command_line_naming_one_command_parses_as_the_whole_parser_would():
+    """`studio open` builds its own parser alone (a quicker start for the app): each name that table gives
+    a module is registered by that module, with the same options as in the whole parser."""
+    from studio.cli import OWNERS, build_parser
+
+    whole = _commands()
+    for name, module in OWNERS.items():
+        parser = build_parser(name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        assert name in sub.choices, f"studio/commands/{module}.py does not register '{name}'"
+        assert sub.choices[name].format_help() == whole[name].format_help()
+    assert not set(OWNERS) - set(whole)
+
+
+def test_the_app_starts_without_every_command_loaded():
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom studio import cli\ncli.build_parser('open')\n"
+         "print(sorted(m for m in sys.modules if m.startswith('studio.commands.')))"],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert done.stdout.strip() == "['studio.commands.common', 'studio.commands.open']", done.stderr

@@ -54,3 +54,24 @@ def test_step_switches_one_inner_voice(tmp_path):
         wrong = studio("step", 1, "--switch", bad, db=db)
         assert wrong.returncode == 2 and "--switch" in wrong.stderr and "Pride" in wrong.stderr, wrong.stderr
         assert "Traceback" not in wrong.stderr
+
+
+def test_the_last_exit_of_a_running_scene_is_refused_and_nothing_moves(tmp_path):
+    db = tmp_path / "s.db"
+    made = studio("run", "plays/last_crossing.toml", "--model", "scripted", "--turns", "4", db=db, input="")
+    assert made.returncode == 0, made.stderr
+    studio("rewind", 1, "--turns", "30", db=db)
+    assert studio("step", 1, "--next", "Marit", db=db).returncode == 0
+    before = _events(db)
+    everyone = studio("stage", 1, "--exit", "Ines", "--exit", "Tomas", "--exit", "Marit", db=db)
+    assert everyone.returncode == 2 and "no one on stage" in everyone.stderr and "Traceback" not in everyone.stderr
+    assert "fix: keep someone on" in everyone.stderr
+    assert _events(db) == before  # not even the first two exits were saved
+    assert studio("stage", 1, "--exit", "Ines", "--exit", "Tomas", db=db).returncode == 0
+    last = studio("stage", 1, "--exit", "Marit", db=db)
+    assert last.returncode == 2 and "no one on stage" in last.stderr
+    assert [e["text"] for e in _events(db) if e["kind"] == "direction"][-1] == "Tomas leaves."
+    handover = studio("stage", 1, "--exit", "Marit", "--enter", "Oskar", db=db)
+    assert handover.returncode == 0, handover.stderr
+    assert handover.stdout.index("Oskar enters.") < handover.stdout.index("Marit leaves.")
+    assert studio("step", 1, "--next", "Oskar", db=db).returncode == 0

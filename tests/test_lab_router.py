@@ -57,7 +57,7 @@ def test_when_every_endpoint_fails_the_trial_is_recorded_failed_naming_the_serve
     assert "unavailable" in error and "after 4 attempts" in error
     assert a.url in error or b.url in error
     assert a.requests and b.requests  # the retries went to both
-    assert Trials(store).experiments() == [(f"pd:{MODEL}", 0, 1)]
+    assert Trials(store).experiments() == [(experiment.name, 0, 1)]
 
 
 def test_a_waiting_call_that_is_cancelled_gives_no_slot_away():

@@ -2,6 +2,7 @@
 failures kept apart, every trial a run of its own."""
 
 import asyncio
+import re
 import socket
 import subprocess
 import sys
@@ -53,7 +54,7 @@ def test_a_failing_trial_is_recorded_and_the_others_finish(store):
     finished, failed = run(store, experiment)
     assert len(finished) == 3 and len(failed) == 1
     assert "rejected" in next(iter(failed.values()))
-    assert Trials(store).experiments() == [("pd:scripted", 3, 1)]
+    assert Trials(store).experiments() == [(experiment.name, 3, 1)] and experiment.name.startswith("pd:scripted@")
     # the rerun retries only the failed one, in the run it began
     finished, failed = run(store, experiment)
     assert len(finished) == 4 and not failed and len(store.runs()) == 4
@@ -79,12 +80,13 @@ def test_the_lab_command_prints_cells_and_hypotheses(tmp_path):
     assert report["trials"] == 16 and len(report["cells"]) == 8
     assert {h["name"] for h in report["hypotheses"]} >= {"H1", "H4", "H9"}
     status = studio("lab", "status", db=db)
-    assert "pd:scripted: 16 trials done, 0 failed" in status.stdout
+    assert re.search(r"pd:scripted@[0-9a-f]{12}: 16 trials done, 0 failed", status.stdout), status.stdout
     from studio.store import Store
 
     store = Store(db)
     try:  # one run in the store per trial, each the one its trial records
-        recorded = {r["run"] for r in Trials(store).done("pd:scripted").values()}
+        [(name, _, _)] = Trials(store).experiments()
+        recorded = {r["run"] for r in Trials(store).done(name).values()}
         assert len(recorded) == 16 and recorded == {r.id for r in store.runs()}
     finally:
         store.close()
@@ -99,6 +101,8 @@ def test_two_runners_of_one_experiment_never_play_a_trial_twice(store):
 
     gateway = RecordingGateway()
 
+    name = dilemma(["control", "cooperative"], ["always_defect", "tit_for_tat_c"], reps=2).name
+
     async def both():
         experiment = dilemma(["control", "cooperative"], ["always_defect", "tit_for_tat_c"], reps=2, concurrency=2)
         return await asyncio.gather(run_experiment(store, experiment, gateway=gateway),
@@ -111,18 +115,44 @@ def test_two_runners_of_one_experiment_never_play_a_trial_twice(store):
     # a lease that holds keeps a trial; one given back, run out, or left by a process that has ended does not
     trials = Trials(store)
     key = "control/0/always_defect/9"
-    trials.record("pd:scripted", key, "running", {"run": 3})
+    trials.record(name, key, "running", {"run": 3})
     elsewhere = "another-machine:4242:abcd"
-    assert trials.claim("pd:scripted", key, elsewhere) == {"run": 3}
-    assert trials.claim("pd:scripted", key, claims.runner_name()) is None  # its lease holds
+    assert trials.claim(name, key, elsewhere) == {"run": 3}
+    assert trials.claim(name, key, claims.runner_name()) is None  # its lease holds
     with store.lock:
         store.conn.execute("UPDATE lab_trials SET lease = ? WHERE key = ?", (time.time() - 1, key))
     here = claims.runner_name()
-    assert trials.claim("pd:scripted", key, here) == {"run": 3}  # run out: taken over, its run goes on
-    assert trials.claim("pd:scripted", key, claims.runner_name()) is None
+    assert trials.claim(name, key, here) == {"run": 3}  # run out: taken over, its run goes on
+    assert trials.claim(name, key, claims.runner_name()) is None
     trials.release(here)
-    assert trials.claim("pd:scripted", key, elsewhere) == {"run": 3}  # given back
+    assert trials.claim(name, key, elsewhere) == {"run": 3}  # given back
     with store.lock:
         store.conn.execute("UPDATE lab_trials SET owner = ? WHERE key = ?", (f"{socket.gethostname()}:{_ended_pid()}:ab", key))
-    assert trials.claim("pd:scripted", key, here) == {"run": 3}  # its process on this machine has ended
-    assert trials.claim("pd:scripted", "control/0/always_defect/0", claims.runner_name()) is None  # done
+    assert trials.claim(name, key, here) == {"run": 3}  # its process on this machine has ended
+    assert trials.claim(name, "control/0/always_defect/0", claims.runner_name()) is None  # done
+
+
+def test_the_same_flags_go_on_with_their_trials_and_other_flags_are_another_experiment(tmp_path):
+    import json
+
+    from test_cli import studio
+
+    from studio.store import Store
+
+    db = tmp_path / "s.db"
+    flags = ["lab", "pd", "--model", "scripted", "--reps", "1", "--partner", "always_defect", "--json"]
+    first = studio(*flags, "--group", "control", db=db)
+    assert first.returncode == 0, first.stderr
+    again = studio(*flags, "--group", "control", "--concurrency", "1", db=db)  # how many at once changes no trial
+    assert again.returncode == 0 and json.loads(again.stdout)["trials"] == json.loads(first.stdout)["trials"]
+    other = studio(*flags, "--group", "cooperative", db=db)
+    assert other.returncode == 0, other.stderr
+    store = Store(db)
+    try:
+        names = [name for name, *_ in Trials(store).experiments()]
+        assert len(store.runs()) == 2  # one trial each: the rerun played nothing
+    finally:
+        store.close()
+    assert len(names) == 2 and all(re.fullmatch(r"pd:scripted@[0-9a-f]{12}", n) for n in names), names
+    status = studio("lab", "status", db=db).stdout
+    assert all(f"{n}: 1 trials done" in status or f"{n}: 1 trial done" in status for n in names), status

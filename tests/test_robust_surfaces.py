@@ -258,13 +258,17 @@ def test_override_with_only_dashes_is_one_message(tmp_path):
     bad(studio("override", "1", "3", "--", "--", db=db), "empty")
 
 
-@pytest.mark.parametrize("name", ["\x1b]0;owned\x07Draft", "Draft\u202eevil", "two\nlines"])
-def test_a_run_name_with_terminal_control_is_refused(tmp_path, name):
+@pytest.mark.parametrize("name,says", [("\x1b]0;owned\x07Draft", "one line"), ("Draft\u202eevil", "one line"),
+                                       ("two\nlines", "one line"), ("tab\there", "one line"),
+                                       ("   ", "only spaces"), ("\u3000 ", "only spaces")])
+def test_a_run_name_with_terminal_control_or_only_spaces_is_refused(tmp_path, name, says):
     db = tmp_path / "s.db"
     assert studio("run", INTERVIEW, "--model", "scripted", "--turns", "1", db=db).returncode == 0
+    assert studio("rename", "1", "Draft one", db=db).returncode == 0
     result = studio("rename", "1", name, db=db)
-    bad(result, "NAME", "one line")
+    bad(result, "NAME", says)
     assert "\x1b" not in result.stdout + result.stderr and "\u202e" not in result.stdout + result.stderr
+    assert "Draft one" in studio("runs", db=db).stdout  # the name it had is kept
 
 
 @pytest.mark.parametrize("command", [

@@ -201,6 +201,29 @@ async def test_the_picker_shows_status_models_and_dates_and_renames_and_archives
     again.close()
 
 
+@pytest.mark.parametrize("typed,says", [("Jenny\x1b[2Jlies", "one line"), ("   ", "only spaces")])
+async def test_the_picker_refuses_a_name_with_control_or_only_spaces_and_keeps_the_old_one(studio, tmp_path,
+                                                                                           typed, says):
+    store = Store(tmp_path / "studio.db")
+    store.create_run("The Interview", "plays/interview.toml", make_cast().model_dump_json(), {})
+    store.rename_run(1, "First try")
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause()
+        picker = app.screen.query_one("#picker-list")
+        picker.highlighted = next(i for i in range(picker.option_count) if picker.get_option_at_index(i).id == "run:1")
+        await pilot.press("m")
+        box = app.screen.query_one("#run-name")
+        box.value = typed  # as a paste would bring it
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Not renamed" in notifications(app) and says in notifications(app)
+        assert box.has_class("-open") and box.value == typed
+        assert app.store.run(1).name == "First try"
+
+
 def test_runs_rename_and_archive_on_the_command_line(tmp_path, capsys, monkeypatch):
     import sqlite3
 

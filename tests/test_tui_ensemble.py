@@ -124,6 +124,24 @@ async def test_enter_and_exit_show_the_direction_and_change_who_can_be_picked(st
         assert oskar.character == "Oskar" and "c2" not in oskar.present  # Tomas was not there
 
 
+async def test_the_last_exit_is_refused_in_the_app_with_a_notice_and_nothing_saved(studio):
+    app = studio(PLAY)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        await step(pilot)
+        for name in ("Ines", "Tomas"):
+            await pilot.press("E")
+            await _choose(pilot, CharacterChoiceScreen, name)
+        before = len(engine.stage())
+        await pilot.press("E")
+        await _choose(pilot, CharacterChoiceScreen, "Marit")
+        await pilot.pause(0.2)
+        assert "Marit is the last one on stage" in notifications(app)
+        assert len(engine.stage()) == before and len(engine.on_stage()) == 1
+        assert "Marit leaves." not in screen_text(app)
+
+
 async def test_view_as_hides_what_the_character_did_not_witness_and_toggles_back(studio):
     app = studio(PLAY)
     async with app.run_test(size=SIZE) as pilot:

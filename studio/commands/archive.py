@@ -28,15 +28,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def rename_run(args: argparse.Namespace) -> int:
-    from studio.present.runs import rename
+    from studio.present.runs import rename, run_name_problem
     from studio.store import StoreError
 
-    from studio.clean import LINE_CONTROLS
-    from studio.model.play import MAX_NAME
-
-    if LINE_CONTROLS.search(args.name) or len(args.name) > MAX_NAME:
-        raise InputError("command line", "NAME", f"a run's name is one line of at most {MAX_NAME} printable characters "
-                         "(no line breaks, control characters or direction overrides)", "e.g. studio rename 3 \"first draft\"")
+    problem = run_name_problem(args.name)
+    if problem:
+        raise InputError("command line", "NAME", problem, "e.g. studio rename 3 \"first draft\", or '' to clear it")
     store = open_store(args.db)
     try:
         print(rename(store, run_id(args.run), args.name))

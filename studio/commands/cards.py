@@ -12,10 +12,10 @@ from studio.model.errors import InputError
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
         "import",
-        help="turn a Character Card (V1/V2/V3, .json or .png) into characters/NAME.toml, "
+        help="turn a Character Card (V1/V2/V3, .json, .png or .charx) into characters/NAME.toml, "
         "or a SillyTavern World Info .json into lorebooks/NAME.json",
     )
-    imp.add_argument("card", help="the card's .json or .png file, or a World Info .json")
+    imp.add_argument("card", help="the card's .json, .png or .charx file, or a World Info .json")
     imp.add_argument("--out", help="the file to write (default: characters/NAME.toml or lorebooks/NAME.json)")
     imp.add_argument("--dir", default=".", help="the folder holding characters/ and lorebooks/ (default: here)")
     exp = sub.add_parser("export-card", help="write a character as a Character Card, JSON or PNG")
@@ -55,7 +55,8 @@ def _import_world(path: Path, raw: bytes, root: Path, out: Path | None, name: st
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from studio.model.cards import PNG_SIGNATURE, card_data, card_to_toml, png_without_card, read_card, read_card_bytes
+    from studio.model.cards import (PNG_SIGNATURE, card_data, card_to_toml, charx_avatar, is_charx, png_without_card,
+                                    read_card, read_card_bytes)
     from studio.model.lorebook import is_world_info
     from studio.model.starter import slug, write_new
 
@@ -66,7 +67,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     if is_world_info(card):
         _import_world(path, raw, root, Path(args.out) if args.out else None, path.stem)
         return 0
-    is_png = raw.startswith(PNG_SIGNATURE)
+    avatar_note = None
+    if is_charx(path, raw):
+        avatar, avatar_note = charx_avatar(path, raw, card)
+    else:
+        avatar = png_without_card(path, raw) if raw.startswith(PNG_SIGNATURE) else None
     data, _spec = card_data(path, card)
     # The sheet is checked before anything is written, and its name gives the files their names.
     _text, sheet, _notes = card_to_toml(path, card)
@@ -75,11 +80,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InputError(str(out), None, "already exists", "choose another --out, or edit that file")
     image = None
     image_bytes = b""
-    if is_png:
+    if avatar is not None:
         image_path = out.with_suffix(".png")
         if image_path.exists():
             raise InputError(str(image_path), None, "already exists", "choose another --out, or move that image")
-        image, image_bytes = image_path.name, png_without_card(path, raw)
+        image, image_bytes = image_path.name, avatar
     text, sheet, notes = card_to_toml(path, card, image=image)
     world = (data.get("extensions") or {}).get("world")
     world_note = None
@@ -104,8 +109,9 @@ def cmd_import(args: argparse.Namespace) -> int:
           "the notes below are also at its top")
     for note in notes[1:]:
         print(f"  note: {one_line(note)}")
-    if world_note:
-        print(f"  note: {one_line(world_note)}")
+    for extra in (avatar_note, world_note):
+        if extra:
+            print(f"  note: {one_line(extra)}")
     return 0
 
 

@@ -92,7 +92,9 @@ def cmd_stage(args: argparse.Namespace) -> int:
     out = console()
     if not args.enter and not args.exit:
         raise InputError("command line", "--enter/--exit", "nothing to do", "e.g. studio stage 3 --enter Ben")
-    for names, enter in ((args.exit, False), (args.enter, True)):
+    _keeps_someone_on(engine, args.enter, args.exit)
+    # Entrances first: `--enter B --exit A` hands the stage over even when A stood there alone.
+    for names, enter in ((args.enter, True), (args.exit, False)):
         for name in names:
             try:
                 event = engine.stage_move(name, enter)
@@ -102,3 +104,22 @@ def cmd_stage(args: argparse.Namespace) -> int:
             out.print(f"[italic]{esc(event.text)}[/]")
     return 0
 
+
+def _keeps_someone_on(engine: Any, enters: list[str], exits: list[str]) -> None:
+    """Refuse, before any move is saved, exits that would leave the running scene with no one on stage."""
+    if engine.finished or not exits:
+        return
+    stage = set(engine.on_stage())
+    for names, enter in ((enters, True), (exits, False)):
+        for name in names:
+            try:
+                key = engine.character(name).key
+            except ValueError as exc:
+                raise InputError("--enter" if enter else "--exit", name, str(exc),
+                                 "see 'studio show RUN' for who is on stage") from None
+            (stage.add if enter else stage.discard)(key)
+    if not stage:
+        raise InputError("--exit", ", ".join(exits), "would leave no one on stage, and the scene cannot go on "
+                         "without someone on it; nothing was moved",
+                         f"keep someone on, or bring someone on in the same command: "
+                         f"studio stage {engine.run_id} --enter NAME --exit {exits[-1]}")

@@ -1,12 +1,14 @@
 """`studio open [PLAY.toml|RUN]`: the app, on a new run of a play, on a saved run, or on the picker.
 
-Each branch imports only what it needs: the picker draws its first frame without pydantic's models, and
-no branch imports litellm before the app's first frame.
+Each branch imports only what it needs: in a terminal, neither the picker nor a play file's run loads
+pydantic's models or the engine before the app's first frame (a play is only parsed as TOML here; the
+app's worker reads the rest), and no branch imports litellm before it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +55,36 @@ def open_app(args: argparse.Namespace) -> int:
                 raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         start["run_id"] = number
     elif target is not None:
-        from studio.llm import BUILTIN_MODELS
-        from studio.engine.forms import load_play, resolve_cast
+        from studio.model.toml_file import read_toml
 
-        play = load_play(target)
-        cast = resolve_cast(play, target, model=args.model, roles=roles)
-        # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
-        quick = [r for r in cast.roles if r.model in BUILTIN_MODELS or r.model.startswith(("local/", "scripted/"))]
-        check_models(argparse.Namespace(roles=quick), target)
-        start["play"] = (Path(target), cast, {"model": args.model, "roles": roles, "seed": play.seed})
+        # What is cheap to check is checked before the app: the file is there, readable, UTF-8 and TOML.
+        data = read_toml(Path(target), "play")
+        if sys.stdout.isatty():
+            # The rest (fields, characters, the form's rules, the models) costs pydantic and the engine,
+            # about a fifth of a second: the app's worker does it after the first frame, and bad input
+            # found there still ends as here, with the message and exit 2 once the terminal is restored.
+            title = data.get("title")
+            start["play"] = (Path(target), None, {"title": title.strip() if isinstance(title, str) else None})
+        else:
+            # A script gets the message and the exit code before any escape code reaches its output.
+            start["play"] = _checked_play(target, args.model, roles)
     from studio.tui.app import StudioApp
 
     app = StudioApp(store, model=args.model, roles=roles, **start)
     app.run()
+    if app.bad_input is not None:
+        raise app.bad_input
     return app.return_code or 0
+
+
+def _checked_play(target: str, model: str | None, roles: dict[str, str]) -> tuple[Path, Any, dict[str, Any]]:
+    """The play read, cast and its built-in models checked, before anything is drawn."""
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.llm import BUILTIN_MODELS
+
+    play = load_play(target)
+    cast = resolve_cast(play, target, model=model, roles=roles)
+    # Names litellm must route are checked by the app after its first frame: importing litellm takes seconds.
+    quick = [r for r in cast.roles if r.model in BUILTIN_MODELS or r.model.startswith(("local/", "scripted/"))]
+    check_models(argparse.Namespace(roles=quick), target)
+    return Path(target), cast, {"model": model, "roles": roles, "seed": play.seed}

@@ -45,9 +45,9 @@ def show(args: argparse.Namespace) -> int:
             if args.backstage or args.all or not event.is_backstage:
                 print(event.to_json())
         return 0
-    out = console()
-    from studio.engine.script import credit
+    from studio.engine.script import credit  # here: the script's module loads pydantic, `studio --help` need not
 
+    out = console()
     out.print(f"[bold]Run {number}[/] · {esc(engine.cast.play.title)} · {esc(credit(engine.cast.play.author, 'by'))}")
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     printer.replay(path if args.backstage else [e for e in path if e.on_stage])

@@ -750,6 +750,9 @@ class Engine:
         if (role.key in self.on_stage()) == enter:
             raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
         move = {"enter" if enter else "exit": role.key}
+        if not enter and not self.finished and not self.form.stage_after(self.state, move):
+            raise ValueError(f"{role.name} is the last one on stage, and a scene with no one on it cannot go on; "
+                             "bring someone on first")
         text = f"{role.name} {'enters' if enter else 'leaves'}."
         return self._commit(ev.DIRECTION, text, origin="human", scene=self.state.scene, turn=self.state.turn,
                             data={"task": "stage_move", "facts": {"on_stage": self.form.stage_after(self.state, move)},

@@ -21,6 +21,8 @@ with its defaults filled in, a file it names (a play, a character) by its conten
 another file of the same name elsewhere is the same experiment only when it says the same; the number
 of repetitions, how many run at once and which servers answer change no trial and are left out.
 `studio lab run --continue` goes on with the trials recorded under the file's earlier identity instead.
+An experiment a command builds from its flags (`lab pd`, `lab game`, `lab interview`, `compare`) gets the
+same identity after its own readable name, so the same flags again continue it.
 """
 
 from __future__ import annotations
@@ -237,10 +239,16 @@ def _call_choices(data: dict[str, Any], source: str) -> dict[str, Any]:
 
 def built(kind_name: str, spec: dict[str, Any], source: str = "command line") -> Experiment:
     """An experiment a command makes from its flags (`lab pd`, `lab game`, `lab interview`, `compare`):
-    checked by its kind like a file's, with `name` already in `spec`."""
+    checked by its kind like a file's, with the readable part of its name in `spec`.
+
+    The name gets the identity a file's gets (`@` and the hash of the checked settings), so the same
+    flags again go on with the trials already recorded and other flags (another play, scale or group, an
+    edited character) are another experiment rather than trials of the first reported as its own."""
     kind = load_kinds()[kind_name]
     checked = kind.check({"concurrency": 8, "reps": 1, **spec, "kind": kind_name}, source)
-    return Experiment(Path(checked["name"]), kind, checked, source)
+    readable = checked["name"].rsplit("@", 1)[0]
+    checked["name"] = f"{readable}@{identity(checked)}"
+    return Experiment(Path(readable), kind, checked, source)
 
 
 def find_experiment(name: str, folder: str | Path = "experiments") -> Path:

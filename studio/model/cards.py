@@ -1,4 +1,4 @@
-"""Character Cards (V1, V2 and V3; JSON or PNG) to character sheets and back, losing nothing.
+"""Character Cards (V1, V2 and V3; JSON, PNG or CHARX) to character sheets and back, losing nothing.
 
 A card is someone else's file, so everything in it is data: read within a size limit, decoded
 defensively, type-checked field by field, and validated as a sheet before anything is written. The
@@ -15,7 +15,9 @@ import base64
 import binascii
 import copy
 import json
+import io
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Any, Literal
@@ -32,6 +34,8 @@ from studio.model.play import MAX_NAME, MAX_PROMPT, CharacterSheet
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")  # a zip with members, an empty zip
+MAX_CHARX_MEMBERS = 10_000
 _NAME_CONTROL = LINE_CONTROLS
 
 Spec = Literal["v2", "v3"]
@@ -174,10 +178,101 @@ def read_card_bytes(path: Path) -> bytes:
         raise _bad(path, f"cannot be read ({exc.strerror})", "check the path") from None
 
 
+def is_charx(path: Path | str, raw: bytes) -> bool:
+    """A CHARX card (Character Card V3's zip form), told by its bytes or, for a damaged one, its name."""
+    return raw.startswith(ZIP_SIGNATURES) or Path(path).suffix.lower() == ".charx"
+
+
+def _charx(path: Path | str, raw: bytes) -> zipfile.ZipFile:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError):
+        raise _bad(path, "is not a zip archive, and a .charx card is one (card.json and its assets)",
+                   "export the card again from its app, or give its .png or .json card") from None
+    if len(archive.infolist()) > MAX_CHARX_MEMBERS:
+        raise _bad(path, f"holds more than {MAX_CHARX_MEMBERS} files; a card does not",
+                   "check that this is a character card")
+    return archive
+
+
+def _charx_member(path: Path | str, archive: zipfile.ZipFile, name: str) -> bytes | None:
+    """One member's bytes, at most MAX_CARD_BYTES however large the zip says it is; None if absent.
+
+    The size in the zip's directory is someone else's claim, so the read itself is bounded too: a small
+    member must not unpack into gigabytes."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        return None
+    limit = f"a card's file is at most {MAX_CARD_BYTES // (1024 * 1024)} MB"
+    if info.file_size > MAX_CARD_BYTES:
+        raise _bad(path, f"holds {name} of {info.file_size / 1e6:.1f} MB; {limit}",
+                   "check that this is a character card, or shrink its assets")
+    try:
+        with archive.open(info) as member:
+            data = member.read(MAX_CARD_BYTES + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
+        raise _bad(path, f"holds {name}, which cannot be unpacked ({exc})",
+                   "export the card again; the file may be damaged or encrypted") from None
+    if len(data) > MAX_CARD_BYTES:
+        raise _bad(path, f"holds {name}, which unpacks to more than its stated size; {limit}",
+                   "check that this is a character card")
+    return data
+
+
+def _charx_text(path: Path | str, raw: bytes) -> str:
+    """card.json from a CHARX zip, as text."""
+    with _charx(path, raw) as archive:
+        data = _charx_member(path, archive, "card.json")
+    if data is None:
+        raise _bad(path, "is a zip without card.json at its top, so not a CHARX card",
+                   "export the card again from its app as .charx, .png or .json")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _bad(path, "holds a card.json that is not UTF-8 text", "export the card again") from None
+
+
+def _asset_path(uri: Any) -> str | None:
+    """The zip member an `embeded://` asset names (the spec's own spelling), or None.
+
+    A name that climbs out of the archive or starts at a root is ignored, never followed."""
+    if not isinstance(uri, str) or not uri.startswith("embeded://"):
+        return None
+    name = uri[len("embeded://"):]
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith("/") or ".." in parts or ":" in parts[0]:
+        return None
+    return name
+
+
+def charx_avatar(path: Path | str, raw: bytes, card: dict[str, Any]) -> tuple[bytes | None, str | None]:
+    """The CHARX card's own portrait as PNG bytes (its `icon` asset named `main`, else its first icon),
+    and a note when the card has a portrait the studio cannot keep (not PNG, or not in the zip)."""
+    data = card.get("data") if isinstance(card.get("data"), dict) else {}
+    assets = [a for a in (data.get("assets") or []) if isinstance(a, dict) and a.get("type") == "icon"]
+    if not assets:
+        return None, None
+    icon = next((a for a in assets if a.get("name") == "main"), assets[0])
+    name = _asset_path(icon.get("uri"))
+    if name is None:
+        return None, None  # the app's default portrait, a link, or a name outside the zip: nothing to keep
+    with _charx(path, raw) as archive:
+        image = _charx_member(path, archive, name)
+    if image is None:
+        return None, f"avatar: the card names {name}, which is not in the zip; imported without it"
+    if not image.startswith(PNG_SIGNATURE):
+        return None, f"avatar: {name} is not a PNG image; imported without it"
+    return png_without_card(path, image), None
+
+
 def read_card(path: Path, raw: bytes | None = None) -> dict[str, Any]:
-    """The card's JSON object, from a .json file or a PNG's `ccv3` (preferred) or `chara` chunk."""
+    """The card's JSON object, from a .json file, a PNG's `ccv3` (preferred) or `chara` chunk, or a
+    CHARX zip's card.json."""
     raw = read_card_bytes(path) if raw is None else raw
-    if raw.startswith(PNG_SIGNATURE):
+    if is_charx(path, raw):
+        text = _charx_text(path, raw)
+    elif raw.startswith(PNG_SIGNATURE):
         texts = {k.lower(): v for k, v in _png_texts(path, raw).items()}
         keys = [k for k in ("ccv3", "chara") if k in texts]
         if not keys:
@@ -197,7 +292,8 @@ def read_card(path: Path, raw: bytes | None = None) -> dict[str, Any]:
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise _bad(path, "is neither a PNG nor UTF-8 JSON", "give a card's .json or .png file") from None
+            raise _bad(path, "is neither a PNG, a CHARX zip nor UTF-8 JSON",
+                       "give a card's .json, .png or .charx file") from None
     card = loads(text, str(path))
     if not isinstance(card, dict):
         raise _bad(path, "holds JSON that is not an object", "give a character card")

@@ -7,7 +7,6 @@ filled with plain string replacement of a few named fields.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from studio.model.errors import InputError
+from studio.model.toml_file import read_toml as _read_toml
 from studio.model.play import (
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_MODEL,
@@ -61,32 +61,6 @@ def _field_path(loc: tuple[Any, ...]) -> str:
         else:
             parts.append(str(item))
     return ".".join(parts)
-
-
-def _read_toml(path: Path, what: str) -> dict[str, Any]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(str(path), None, f"no such {what} file", f"check the path; {what}s live in {what}s/") from None
-    except IsADirectoryError:
-        raise InputError(str(path), None, "is a folder, not a file", f"name a {what} .toml file") from None
-    except OSError as exc:
-        raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check its permissions") from None
-    try:
-        # utf-8-sig: a byte-order mark some editors write is accepted, not reported as bad TOML at line 1.
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            str(path), None, f"is not UTF-8 text (bad byte at line {line})", "save the file as UTF-8"
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), None, f"is not valid TOML: {exc}", "correct the TOML syntax there") from None
-    except RecursionError:
-        raise InputError(str(path), None, "nests arrays or tables too deeply to read",
-                         "no play, character or experiment needs more than a few levels") from None
 
 
 def _validate(model: type[M], data: dict[str, Any], path: Path, prefix: str = "") -> M:

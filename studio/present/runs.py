@@ -76,8 +76,26 @@ def summaries(store: Any, archived: bool = False) -> list[RunSummary]:
     return [summarize(store, info) for info in reversed(store.runs()) if archived or not info.archived]
 
 
+def run_name_problem(name: str) -> str | None:
+    """What is wrong with a run's new name, or None: the CLI and the app refuse the same names with the
+    same words, rather than saving a name other than the one typed ('' clears; spaces alone are a slip)."""
+    from studio.clean import LINE_CONTROLS
+    from studio.model.play import MAX_NAME
+
+    if LINE_CONTROLS.search(name) or len(name) > MAX_NAME:
+        return (f"a run's name is one line of at most {MAX_NAME} printable characters "
+                "(no line breaks, tabs, control characters or direction overrides)")
+    if name and not name.strip():
+        return "a run's name of only spaces would not show; an empty name clears it"
+    return None
+
+
 def rename(store: Any, run_id: int, name: str) -> str:
-    """Give run `run_id` the playwright's own name ('' clears it); the words that say so."""
+    """Give run `run_id` the playwright's own name ('' clears it); the words that say so. A name
+    `run_name_problem` refuses raises ValueError and changes nothing."""
+    problem = run_name_problem(name)
+    if problem:
+        raise ValueError(problem)
     store.rename_run(run_id, name)
     return f"Run {run_id} is now called “{name.strip()}”." if name.strip() else f"Run {run_id} has no name of its own now."
 

@@ -88,33 +88,44 @@ class StudioApp(App[None]):
         self.plays_dir = plays_dir
         self._start_play = play
         self._start_run = run_id
+        # A play named on the command line and not read yet: bad input found after the first frame ends
+        # the app, and `studio open` prints it and exits 2, as if it had been found before the app started.
+        self._leave_on_bad_input = play is not None and play[1] is None
+        self.bad_input: Any = None
         self._first_frame_at: float | None = None
         self._warm_wanted = False
         self._held_keys: list[events.Key] = []
         self._key_in_flight = False
         self._held_since = 0.0
+        self._remember_theme()
 
     def on_mount(self) -> None:
         self._quiet_collector()
-        self._remember_theme()
+        from studio import settings
+
+        self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
         # a window closed by a crash before its run's first line left an empty run behind
         self.store.remove_stale_empty_runs(keep=self._start_run)
         if self._start_play is not None:
             path, cast, options = self._start_play
-            self._open_cast(cast, options)
+            if cast is None:
+                self.open_play(path, title=options.get("title"))
+            else:
+                self._open_cast(cast, options)
         elif self._start_run is not None:
             self.open_run(self._start_run, self.roles)
         else:
             self.show_picker(first=True)
 
     def _remember_theme(self) -> None:
-        """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored."""
+        """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored.
+        Set before the app runs: set once it has, the whole stylesheet was applied twice before the first
+        frame, a few tens of milliseconds."""
         from studio import settings
 
         chosen = settings.load().get("theme")
         if isinstance(chosen, str) and chosen in self.available_themes:
             self.theme = chosen
-        self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
 
     # -- frames on time ----------------------------------------------------------------------
 
@@ -301,18 +312,25 @@ class StudioApp(App[None]):
         if self.engine is not None:
             self.open_run(self.engine.run_id)
 
-    def open_play(self, path: Path) -> None:
-        """A new run of a play file, with the --model and --role the app was started with."""
-        from studio.model import InputError
-        from studio.engine.forms import load_play, resolve_cast
+    def open_play(self, path: Path, title: str | None = None) -> None:
+        """A new run of a play file, with the --model and --role the app was started with. The file is read,
+        checked and cast in the worker that opens the run (pydantic and the engine load there), so the stage
+        is on screen at once; `title` is what the status line says meanwhile."""
+        gateway, store, model, roles = self.gateway, self.store, self.model, dict(self.roles)
 
-        try:
-            cast = resolve_cast(load_play(path), path, model=self.model, roles=self.roles)
-        except InputError as exc:
-            self.notify(exc.message, title="Cannot open the play", severity="error", timeout=12)
-            return
-        options = {"model": self.model, "roles": self.roles, "seed": cast.play.seed}
-        self._open_cast(cast, options)
+        def opener() -> Any:
+            from studio.engine import Engine
+            from studio.engine.forms import load_play, resolve_cast
+
+            cast = resolve_cast(load_play(path), path, model=model, roles=roles)
+            check_models(cast)
+            engine = Engine.create(store, cast, {"model": model, "roles": roles, "seed": cast.play.seed},
+                                   gateway=gateway)
+            self._fresh.add(engine.run_id)
+            self._leave_on_bad_input = False
+            return engine
+
+        self._show_run(opener, opening=f"Opening {title or path}…")
 
     def _open_cast(self, cast: Any, options: dict[str, Any]) -> None:
         gateway = self.gateway
@@ -342,10 +360,10 @@ class StudioApp(App[None]):
 
         self._show_run(opener, after)
 
-    def _show_run(self, opener: Any, after: Any = None) -> None:
+    def _show_run(self, opener: Any, after: Any = None, opening: str = "Opening…") -> None:
         from studio.tui.screens.main import MainScreen
 
-        screen = MainScreen(opener, after)
+        screen = MainScreen(opener, after, opening=opening)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
@@ -354,6 +372,10 @@ class StudioApp(App[None]):
     def open_failed(self, error: BaseException) -> None:
         from studio.model import InputError
 
+        if self._leave_on_bad_input and isinstance(error, InputError):
+            self.bad_input = error
+            self.exit(return_code=2)
+            return
         message = error.message if isinstance(error, InputError) else str(error)
         self.notify(message, title="Cannot open the run", severity="error", timeout=12)
         self.engine = None

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -69,8 +70,11 @@ WIDE = 150  # columns from which the cast pane is shown from the start
 class MainScreen(Screen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
-    def __init__(self, opener: Callable[[], Any], after_open: Callable[[Any], list[str]] | None = None) -> None:
+    def __init__(
+        self, opener: Callable[[], Any], after_open: Callable[[Any], list[str]] | None = None, opening: str = "Opening…"
+    ) -> None:
         super().__init__()
+        self._opening = opening  # the status line until the run is read: the play's title, as plain text
         self._opener = opener
         self._after_open = after_open
         self.engine: EngineView | None = None
@@ -99,7 +103,7 @@ class MainScreen(Screen[None]):
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield StatusLine("Opening…", id="status")
+        yield StatusLine(Text(self._opening), id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
                 yield StageView(id="stage")
@@ -192,7 +196,7 @@ class MainScreen(Screen[None]):
             self.notify(message)
         self.query_one(StatusLine).show(engine)
         # the footer names an ensemble's keys, and drops v where nothing has an inner voice, once it knows
-        self.call_after_refresh(self.query_one(StudioFooter).recompose)
+        self.query_one(StudioFooter).refresh_keys()
         self.set_activity(self.idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
         stage.replace(entries)

@@ -144,7 +144,12 @@ class PickerScreen(Screen[None]):
         from studio.present.runs import rename
 
         if self._naming is not None:
-            self.notify(rename(self.app.store, self._naming, event.value))  # type: ignore[attr-defined]
+            try:
+                said = rename(self.app.store, self._naming, event.value)  # type: ignore[attr-defined]
+            except ValueError as exc:  # the box stays open with what was typed, to mend
+                self.notify(str(exc), title="Not renamed", severity="error", timeout=10)
+                return
+            self.notify(said)
             keep = f"run:{self._naming}"
             self._close_name()
             self.reload(keep)

@@ -8,8 +8,11 @@ keeps those that fit, and always ends with Help and the palette.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.app import ComposeResult
+from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -17,11 +20,15 @@ PALETTE_ROOM = 13  # "▏^p palette" and a space
 
 
 class StudioFooter(Footer):
-    _width = 0
+    """Composed from the start (Textual's footer waits for the screen's first report of its bindings, a
+    frame or two later, so the first frame had an empty footer), and composed again only when the keys it
+    shows change: each composing takes every key off and puts it back, and the row is blank for a frame."""
 
-    def compose(self) -> ComposeResult:
-        if not getattr(self, "_bindings_ready", True):
-            return
+    _bindings_ready = reactive(True, repaint=False)
+    _shown_keys: tuple = ()
+
+    def _keys(self) -> tuple[list[tuple], tuple | None]:
+        """The keys that fit, as (binding, enabled, tooltip), and the palette's key."""
         active = self.screen.active_bindings
         by_action: dict[str, tuple] = {}
         for _node, binding, enabled, tooltip in active.values():
@@ -39,30 +46,50 @@ class StudioFooter(Footer):
             if cell > room:
                 break
             room -= cell
-            shown.append(action)
+            shown.append(by_action[action])
         if help_key is not None:
-            shown.append("help")
+            shown.append(help_key)
+        palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                palette = (found.binding, found.enabled, found.binding.tooltip)
+        return shown, palette
+
+    @staticmethod
+    def _signature(keys: tuple[list[tuple], tuple | None]) -> tuple:
+        shown, palette = keys
+        return tuple((b.key, b.action, b.description, enabled) for b, enabled, _ in [*shown, *([palette] if palette else [])])
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        shown, palette = keys = self._keys()
+        self._shown_keys = self._signature(keys)
         self.styles.grid_size_columns = len(shown)
-        for action in shown:
-            binding, enabled, tooltip = by_action[action]
+        for binding, enabled, tooltip in shown:
             key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
                             disabled=not enabled, tooltip=tooltip or binding.description)
             key.compact = self.compact
             yield key
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            try:
-                _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]
-            except KeyError:
-                return
+        if palette is not None:
+            binding, enabled, tooltip = palette
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            classes="-command-palette", disabled=not enabled,
-                            tooltip=binding.tooltip or binding.description)
+                            classes="-command-palette", disabled=not enabled, tooltip=tooltip or binding.description)
+
+    def refresh_keys(self) -> None:
+        """Composed again if the keys to show have changed (the screen learnt what its run needs, a key was
+        enabled or disabled, the width changed)."""
+        if self.is_attached and self._signature(self._keys()) != self._shown_keys:
+            self.call_after_refresh(self.recompose)
+
+    def bindings_changed(self, screen: Any) -> None:
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.refresh_keys()
 
     def _cell(self, binding) -> int:
         """Columns a key takes: its key, a space, its label and the gap after it (two when not compact)."""
         return len(self.app.get_key_display(binding)) + 1 + len(binding.description) + (1 if self.compact else 2)
 
     def on_resize(self, event: events.Resize) -> None:
-        if event.size.width != self._width:
-            self._width = event.size.width
-            self.call_after_refresh(self.recompose)
+        self.refresh_keys()
