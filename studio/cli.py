@@ -74,7 +74,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         models,
         new,
         cards,  # import, export-card
-        archive,  # rename, archive
+        archive,  # rename, archive, delete
         ensemble,  # step, stage
         mind,
         lab,

@@ -35,7 +35,7 @@ def test_events_are_immutable(store):
     event = store.append(run, None, "stage", "hello")
     with pytest.raises(sqlite3.DatabaseError, match="immutable"):
         store.conn.execute("UPDATE events SET text = 'changed' WHERE id = ?", (event.id,))
-    with pytest.raises(sqlite3.DatabaseError, match="never deleted"):
+    with pytest.raises(sqlite3.DatabaseError, match="never deleted one by one"):
         store.conn.execute("DELETE FROM events WHERE id = ?", (event.id,))
     assert store.event(event.id).text == "hello"
 
@@ -111,3 +111,99 @@ async def test_two_windows_on_one_run_cannot_fork_it_silently(tmp_path):
     second.reload()
     event = await second.step()
     assert event.parent == first.head
+
+
+def _old_database(path):
+    """A database as studio wrote it before whole runs could be deleted: a guard that refuses every delete."""
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, created REAL NOT NULL, title TEXT NOT NULL,
+            play_path TEXT NOT NULL, cast_json TEXT NOT NULL, options TEXT NOT NULL DEFAULT '{}',
+            head INTEGER REFERENCES events(id));
+        CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id INTEGER NOT NULL REFERENCES runs(id),
+            parent INTEGER REFERENCES events(id), kind TEXT NOT NULL, role TEXT, character TEXT, text TEXT NOT NULL,
+            scene INTEGER, turn INTEGER, origin TEXT NOT NULL DEFAULT 'model', data TEXT NOT NULL DEFAULT '{}',
+            model TEXT, settings TEXT NOT NULL DEFAULT '{}', usage TEXT NOT NULL DEFAULT '{}', created REAL NOT NULL);
+        CREATE TABLE take_marks (event_id INTEGER PRIMARY KEY REFERENCES events(id),
+            run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT, starred INTEGER NOT NULL DEFAULT 0,
+            updated REAL NOT NULL);
+        CREATE TRIGGER events_are_kept BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are never deleted'); END;
+        INSERT INTO runs (created, title, play_path, cast_json) VALUES (1, 'old', 'p', '{}');
+        INSERT INTO events (run_id, kind, text, created) VALUES (1, 'stage', 'kept', 1);
+        INSERT INTO take_marks (event_id, run_id, name, updated) VALUES (1, 1, 'first', 1);
+        UPDATE runs SET head = 1;
+        """
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_whole_run_is_deleted_with_everything_it_holds_and_nothing_else(store):
+    from studio.store.takes import name_take
+
+    doomed = store.create_run("doomed", "p", "{}", {})
+    first = store.append(doomed, None, "stage", "one")
+    store.append(doomed, first.id, "stage", "two")
+    store.append(doomed, first.id, "stage", "two again", branch=True)
+    name_take(store, first.id, "opening")
+    store.add_critique(doomed, first.id, "m", {"note": "fine"})
+    kept = store.create_run("kept", "p", "{}", {})
+    store.append(kept, None, "stage", "stays")
+
+    assert store.delete_run(doomed) == 3
+    assert [r.id for r in store.runs()] == [kept]
+    with pytest.raises(StoreError, match=f"no run {doomed}"):
+        store.run(doomed)
+    for table in ("events", "take_marks", "critiques"):
+        assert store.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE run_id = ?", (doomed,)).fetchone()[0] == 0
+    assert [e.text for e in store.take(kept)] == ["stays"]
+    # one event of a run still cannot go on its own
+    with pytest.raises(sqlite3.DatabaseError, match="never deleted one by one"):
+        store.conn.execute("DELETE FROM events WHERE run_id = ?", (kept,))
+
+
+def test_an_old_database_learns_whole_run_deletion_and_keeps_its_events(tmp_path):
+    path = tmp_path / "old.db"
+    _old_database(path)
+    store = Store(path)
+    with pytest.raises(sqlite3.DatabaseError, match="never deleted one by one"):
+        store.conn.execute("DELETE FROM events WHERE id = 1")
+    assert store.take(1)[0].text == "kept"
+    assert store.delete_run(1) == 1
+    assert store.runs() == []
+    store.close()
+    Store(path).close()  # opening it again changes nothing
+
+
+def test_a_lab_trials_run_is_never_deleted(store):
+    run = store.create_run("trial", "p", "{}", {})
+    store.append(run, None, "stage", "a line")
+    store.conn.execute("CREATE TABLE lab_trials (experiment TEXT, key TEXT, status TEXT, result TEXT, error TEXT, "
+                       "updated REAL)")
+    store.conn.execute("INSERT INTO lab_trials VALUES ('pd', 'k', 'done', ?, NULL, 1)", (f'{{"run": {run}}}',))
+    with pytest.raises(StoreError, match="lab trial"):
+        store.delete_run(run)
+    assert store.remove_if_empty(run) is False
+    assert len(store.events(run)) == 1
+
+
+def test_only_a_run_that_never_held_anything_is_removed_as_empty(store):
+    empty = store.create_run("empty", "p", "{}", {})
+    stepped = store.create_run("stepped", "p", "{}", {})
+    store.append(stepped, None, "stage", "a line")
+    criticised = store.create_run("criticised", "p", "{}", {})
+    store.add_critique(criticised, None, "m", {"note": "nothing yet"})
+    assert [store.remove_if_empty(r) for r in (empty, stepped, criticised)] == [True, False, False]
+    assert [r.title for r in store.runs()] == ["stepped", "criticised"]
+
+
+def test_empty_runs_older_than_a_day_are_cleared_away_and_newer_ones_wait(store):
+    old = store.create_run("crashed", "p", "{}", {})
+    store.conn.execute("UPDATE runs SET created = created - 2 * 86400 WHERE id = ?", (old,))
+    opened = store.create_run("opened now", "p", "{}", {})
+    kept_old = store.create_run("asked for", "p", "{}", {})
+    store.conn.execute("UPDATE runs SET created = created - 2 * 86400 WHERE id = ?", (kept_old,))
+    assert store.remove_stale_empty_runs(keep=kept_old) == [old]
+    assert {r.id for r in store.runs()} == {opened, kept_old}

@@ -1,4 +1,5 @@
-"""`studio rename RUN NAME` and `studio archive RUN`: what a run is called, and whether the lists show it."""
+"""`studio rename RUN NAME`, `studio archive RUN` and `studio delete RUN`: what a run is called, whether the
+lists show it, and removing it for good."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     archive.add_argument("--undo", action="store_true", help="bring an archived run back")
     db_option(archive)
     archive.set_defaults(func=archive_run)
+    delete = sub.add_parser("delete", help="delete a run for good: every take, take name and critique of it")
+    delete.add_argument("run", help="a run number")
+    delete.add_argument("--yes", action="store_true", help="do not ask first (needed when no one can answer)")
+    db_option(delete)
+    delete.set_defaults(func=delete_run)
 
 
 def rename_run(args: argparse.Namespace) -> int:
@@ -45,4 +51,32 @@ def archive_run(args: argparse.Namespace) -> int:
         print(archive(store, run_id(args.run), args.undo))
     except StoreError as exc:
         raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'") from None
+    return 0
+
+
+def delete_run(args: argparse.Namespace) -> int:
+    """Asks first, naming the run, unless --yes; with no terminal to ask on, --yes is required."""
+    import sys
+
+    from studio.present.runs import delete, describe
+    from studio.store import StoreError
+
+    store = open_store(args.db)
+    number = run_id(args.run)
+    try:
+        said = describe(store, number)
+        if store.trial_of(number):
+            store.delete_run(number)  # refused with the store's own words
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise InputError("command line", "--yes", f"deleting {said} cannot be undone and there is no "
+                                 "terminal to ask on", f"add --yes: studio delete {number} --yes")
+            answer = input(f"Delete {said} for good? This cannot be undone. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print(f"Run {number} is kept.")
+                return 0
+        print(delete(store, number))
+    except StoreError as exc:
+        raise InputError("command line", "RUN", str(exc), "see 'studio runs --all'; 'studio archive' hides a run "
+                         "without deleting it") from None
     return 0

@@ -106,3 +106,20 @@ def archive(store: Any, run_id: int, undo: bool) -> str:
     if undo:
         return f"Run {run_id} is back in the lists."
     return f"Run {run_id} is archived: hidden from the lists, nothing deleted. 'studio archive {run_id} --undo' brings it back."
+
+
+def describe(store: Any, run_id: int) -> str:
+    """The run as a confirmation names it: its name, number and how many lines it holds on stage."""
+    from studio.store import events as ev
+
+    info = store.run(run_id)
+    lines = sum(1 for e in store.events(run_id) if e.kind in ev.ON_STAGE and e.kind != ev.SCENE)
+    name = info.name or info.title
+    return f"“{name}” (run {run_id}, {lines} line{'' if lines == 1 else 's'} over every take)"
+
+
+def delete(store: Any, run_id: int) -> str:
+    """Delete run `run_id` whole, for good (a lab trial's run is refused by the store); the words that say so."""
+    said = describe(store, run_id)
+    gone = store.delete_run(run_id)
+    return f"Deleted {said}: {gone} event{'' if gone == 1 else 's'}, its take names and critiques."

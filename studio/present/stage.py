@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from studio.store import events as ev
@@ -42,11 +42,12 @@ def line_style(kind: str, role: str | None) -> str:
     return ""
 
 
-def take_counts(events: Iterable[Any]) -> dict[int, tuple[int, int]]:
-    """Which take of its line each on-stage event is, (take, of how many): one pass over every take."""
+def take_counts(events: Iterable[Any], hidden: Collection[int] = ()) -> dict[int, tuple[int, int]]:
+    """Which take of its line each on-stage event is, (take, of how many): one pass over every take. The
+    events of hidden takes (`hidden`) are not counted."""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for event in events:
-        if event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE):
+        if event.kind in (ev.STAGE, ev.DIRECTION, ev.EPILOGUE) and event.id not in hidden:
             slot = "line" if event.kind in (ev.STAGE, ev.DIRECTION) else event.kind
             groups.setdefault((event.parent, event.role, slot), []).append(event.id)
     counts: dict[int, tuple[int, int]] = {}

@@ -3,8 +3,10 @@
 Each append is its own transaction, committed before the caller shows the event anywhere, so a run
 killed at any instant (kill -9 included) reopens at its last committed event. A run's head names the
 last event of its current take; moving the head back is a rewind; appending after an earlier event
-starts a new branch; nothing is ever updated or deleted. Appends check the head they expect, so two
-processes driving one run cannot interleave a take: the second is told the run moved on.
+starts a new branch; no event is ever updated, and none is deleted on its own: only a whole run goes,
+when the playwright asked for it and confirmed it (or when it never held a line). Appends check the
+head they expect, so two processes driving one run cannot interleave a take: the second is told the
+run moved on.
 """
 
 from __future__ import annotations
@@ -70,9 +72,18 @@ CREATE TABLE IF NOT EXISTS take_marks (
 CREATE UNIQUE INDEX IF NOT EXISTS take_names ON take_marks(run_id, name);
 CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
-CREATE TRIGGER IF NOT EXISTS events_are_kept BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'events are never deleted'); END;
 """
+
+# A run's history is never pruned piecemeal: an event may go only with its whole run, inside the one
+# transaction of `delete_run`, which marks the run as being deleted first. Older databases carry a
+# trigger that refused every delete; `_keep_events` replaces it.
+_KEEP_EVENTS = """
+CREATE TRIGGER events_are_kept BEFORE DELETE ON events
+WHEN NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = OLD.run_id AND r.deleting = 1)
+BEGIN SELECT RAISE(ABORT, 'events are never deleted one by one; only a whole run is deleted'); END;
+"""
+
+DAY = 24 * 60 * 60
 
 _EVENT_COLUMNS = (
     "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
@@ -171,6 +182,7 @@ class Store:
                 raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
             self.conn.executescript(_SCHEMA)
             self._add_run_columns()
+            self._keep_events()
             self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
@@ -182,9 +194,30 @@ class Store:
         """Bring an older database up to date in place: columns are only ever added, with defaults that
         mean what the old database meant (no name, not archived), so running it twice changes nothing."""
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
-        for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0")):
+        for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
+                                    ("deleting", "INTEGER NOT NULL DEFAULT 0")):
             if column not in have:
                 self.conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
+        marks = {row[1] for row in self.conn.execute("PRAGMA table_info(take_marks)")}
+        if "hidden" not in marks:
+            self.conn.execute("ALTER TABLE take_marks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
+
+    def _keep_events(self) -> None:
+        """The guard on events as it is now: an older database's guard (which refused every delete, so a
+        run could never be deleted at all) is replaced in one transaction, so no moment goes unguarded."""
+        row = self.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'events_are_kept'").fetchone()
+        if row is not None and "deleting" in row[0]:
+            return
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute("DROP TRIGGER IF EXISTS events_are_kept")
+                self.conn.execute(_KEEP_EVENTS)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
 
     # runs -----------------------------------------------------------------
 
@@ -235,6 +268,59 @@ class Store:
         """Hide a run from the lists or bring it back; its events are kept either way."""
         self.run(run_id)
         self._run("UPDATE runs SET archived = ? WHERE id = ?", (int(archived), run_id))
+
+    def trial_of(self, run_id: int) -> bool:
+        """Whether a lab trial names this run: the lab's results are read from it, so it is never deleted."""
+        with self.lock:
+            known = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'lab_trials'").fetchone()
+            if not known:
+                return False
+            return self.conn.execute(
+                "SELECT 1 FROM lab_trials WHERE json_valid(result) AND json_extract(result, '$.run') = ?",
+                (run_id,)).fetchone() is not None
+
+    def delete_run(self, run_id: int) -> int:
+        """Delete a whole run: its events, take marks and critiques, then the run. Only as one transaction,
+        and only for a run the playwright chose and confirmed; a lab trial's run is refused. The number
+        of events deleted is returned."""
+        self.run(run_id)
+        if self.trial_of(run_id):
+            raise StoreError(f"run {run_id} is a lab trial's run: the lab's results are read from it, so it "
+                             "is kept; 'studio archive' hides it")
+        conn = self.conn
+        with self.lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
+                conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
+                conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
+                gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
+                conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return gone
+
+    _EMPTY = (
+        "NOT EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id) "
+        "AND NOT EXISTS (SELECT 1 FROM take_marks m WHERE m.run_id = runs.id) "
+        "AND NOT EXISTS (SELECT 1 FROM critiques c WHERE c.run_id = runs.id)"
+    )
+
+    def remove_if_empty(self, run_id: int) -> bool:
+        """Remove a run that never held anything (no event, take mark or critique): one statement, so a
+        line written meanwhile by another process keeps the run. True if it was removed."""
+        if self.trial_of(run_id):
+            return False
+        return self._run(f"DELETE FROM runs WHERE id = ? AND {self._EMPTY}", (run_id,)).rowcount == 1
+
+    def remove_stale_empty_runs(self, keep: int | None = None, older_than: float = DAY) -> list[int]:
+        """Runs left empty more than a day ago (a window closed by a crash before its first line): nothing
+        can still be about to write their first line, so they only clutter the lists."""
+        rows = self._all(f"SELECT id FROM runs WHERE created < ? AND {self._EMPTY}", (time.time() - older_than,))
+        return [run for (run,) in rows if run != keep and self.remove_if_empty(run)]
 
     def head(self, run_id: int) -> int | None:
         row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))

@@ -23,6 +23,7 @@ class TakeMark:
     event_id: int
     name: str | None
     starred: bool
+    hidden: bool = False  # left out of the take tree and the take counts; its events stay
 
 
 def check_name(name: str) -> str:
@@ -36,28 +37,28 @@ def check_name(name: str) -> str:
 
 
 def marks(store: Store, run_id: int) -> dict[int, TakeMark]:
-    rows = store._all("SELECT event_id, name, starred FROM take_marks WHERE run_id = ?", (run_id,))
-    return {r[0]: TakeMark(r[0], r[1], bool(r[2])) for r in rows}
+    rows = store._all("SELECT event_id, name, starred, hidden FROM take_marks WHERE run_id = ?", (run_id,))
+    return {r[0]: TakeMark(r[0], r[1], bool(r[2]), bool(r[3])) for r in rows}
 
 
 def _upsert(store: Store, event_id: int, change: Callable[[TakeMark], TakeMark]) -> TakeMark:
     event = store.event(event_id)
     current = marks(store, event.run_id).get(event_id) or TakeMark(event_id, None, False)
     changed = change(current)
-    name, starred = changed.name, changed.starred
+    name, starred, hidden = changed.name, changed.starred, changed.hidden
     with store.lock:
         try:
             store.conn.execute(
-                "INSERT INTO take_marks (event_id, run_id, name, starred, updated) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO take_marks (event_id, run_id, name, starred, hidden, updated) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(event_id) DO UPDATE SET name = excluded.name, starred = excluded.starred, "
-                "updated = excluded.updated",
-                (event_id, event.run_id, name, int(starred), time.time()),
+                "hidden = excluded.hidden, updated = excluded.updated",
+                (event_id, event.run_id, name, int(starred), int(hidden), time.time()),
             )
         except Exception as exc:  # the unique index: another take of this run has the name
             if "UNIQUE" in str(exc):
                 raise StoreError(f"run {event.run_id} already has a take called '{name}'; choose another") from None
             raise
-    return TakeMark(event_id, name, starred)
+    return TakeMark(event_id, name, starred, hidden)
 
 
 def name_take(store: Store, event_id: int, name: str | None) -> TakeMark:
@@ -72,6 +73,29 @@ def star_take(store: Store, event_id: int, starred: bool | None = None) -> TakeM
         current = marks(store, store.event(event_id).run_id).get(event_id)
         starred = not (current.starred if current else False)
     return _upsert(store, event_id, lambda mark: replace(mark, starred=bool(starred)))
+
+
+def hide_take(store: Store, event_id: int, hidden: bool = True) -> TakeMark:
+    """Hide the take that starts at this line from the take tree and the take counts, or show it again.
+    Only a label: every event stays, so rewinds, resumes and exports read the run as before."""
+    return _upsert(store, event_id, lambda mark: replace(mark, hidden=bool(hidden)))
+
+
+def hidden_events(store: Store, run_id: int) -> set[int]:
+    """Every event of the run's hidden takes (a hidden take's later forks included), but for the take the
+    run follows now: a line on stage is always counted."""
+    rows = store._all(
+        """WITH RECURSIVE hidden(id) AS (
+               SELECT event_id FROM take_marks WHERE run_id = ? AND hidden = 1
+               UNION SELECT e.id FROM events e JOIN hidden h ON e.parent = h.id
+           )
+           SELECT id FROM hidden""",
+        (run_id,),
+    )
+    found = {r[0] for r in rows}
+    if found:
+        found -= {e.id for e in store.take(run_id)}
+    return found
 
 
 def newest_tip(store: Store, event_id: int) -> int:

@@ -80,7 +80,8 @@ class StudioApp(App[None]):
             textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # read at each ESC
         _esc_waits_only_its_delay()
         self.store = store
-        self.engine: EngineView | None = None
+        self._engine: EngineView | None = None
+        self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line
         self.gateway = gateway
         self.model = model
         self.roles = dict(roles or {})
@@ -103,6 +104,8 @@ class StudioApp(App[None]):
         from studio import settings
 
         self.theme_changed_signal.subscribe(self, lambda theme: settings.save(theme=theme.name))
+        # a window closed by a crash before its run's first line left an empty run behind
+        self.store.remove_stale_empty_runs(keep=self._start_run)
         if self._start_play is not None:
             path, cast, options = self._start_play
             if cast is None:
@@ -210,6 +213,8 @@ class StudioApp(App[None]):
             self.post_message(key)
 
     def on_unmount(self) -> None:
+        if self._engine is not None:
+            self.clear_away(self._engine.run_id)
         gen0, gen1, _ = gc.get_threshold()
         gc.set_threshold(gen0, gen1, 10)
 
@@ -270,8 +275,32 @@ class StudioApp(App[None]):
 
     # -- opening runs ----------------------------------------------------------------------
 
+    @property
+    def engine(self) -> EngineView | None:
+        return self._engine
+
+    @engine.setter
+    def engine(self, engine: EngineView | None) -> None:
+        """The run on screen; the one it replaces is cleared away if this app made it and nothing was written."""
+        old = self._engine
+        self._engine = engine
+        if old is not None and (engine is None or engine.run_id != old.run_id):
+            self.clear_away(old.run_id)
+
+    def clear_away(self, run_id: int) -> bool:
+        """Remove a run this app created that the playwright left with no line, take mark or critique, so
+        opening a play to look at it does not leave an empty run in the lists. A run opened from the
+        store is never removed here, empty or not. True if it went."""
+        if run_id not in self._fresh:
+            return False
+        self._fresh.discard(run_id)
+        return bool(self.store.remove_if_empty(run_id))
+
     def show_picker(self, first: bool = False) -> None:
         from studio.tui.screens.picker import PickerScreen
+
+        if self._engine is not None and self.clear_away(self._engine.run_id):
+            self._engine = None  # nothing to go back to
 
         picker = PickerScreen(self.plays_dir, can_go_back=self.engine is not None)
         if first:
@@ -297,6 +326,7 @@ class StudioApp(App[None]):
             check_models(cast)
             engine = Engine.create(store, cast, {"model": model, "roles": roles, "seed": cast.play.seed},
                                    gateway=gateway)
+            self._fresh.add(engine.run_id)
             self._leave_on_bad_input = False
             return engine
 
@@ -310,7 +340,9 @@ class StudioApp(App[None]):
             from studio.engine import Engine
 
             check_models(cast)
-            return Engine.create(store, cast, options, gateway=gateway)
+            engine = Engine.create(store, cast, options, gateway=gateway)
+            self._fresh.add(engine.run_id)
+            return engine
 
         self._show_run(opener)
 

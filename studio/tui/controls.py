@@ -393,6 +393,10 @@ TREE: tuple[Control, ...] = (
             "word by word.", LINES),
     Control("star-take", "asterisk", "star", "Star", "Star the chosen take, or unstar it.", LINES, key_display="*"),
     Control("name-take", "m", "name", "Name", "Name the chosen take ('studio show RUN --take NAME').", LINES),
+    Control("hide-take", "h", "hide", "Hide", "Hide the chosen take from the tree and the take counts, or show a "
+            "hidden one again; its lines are kept.", LINES),
+    Control("show-hidden-takes", "H", "show_hidden", "Hidden", "Show the hidden takes in the tree, or leave them "
+            "out again.", LINES),
 )
 
 # The picker of plays and runs.
@@ -406,6 +410,9 @@ PICKER: tuple[Control, ...] = (
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
     Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
             "the text; Esc clears it.", APP, key_display="/"),
+    # last: where the footer is narrow, the keys a playwright reaches for daily come first
+    Control("delete-run", "d", "delete_run", "Delete", "Delete the highlighted run for good, after a yes: every "
+            "take, take name and critique of it; a lab trial's run is kept.", APP),
 )
 
 ALL: tuple[Control, ...] = MAIN + STAGE + GLOBAL

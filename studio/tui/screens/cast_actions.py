@@ -186,7 +186,10 @@ class CastControls(ControlGroup):
                         severity="warning")
             return
         await self.pause()
-        self.notify(f"A new run of {Path(source).name}; run {self.engine.run_id} stays, o lists it.")
+        run = self.engine.run_id
+        stays = (f"run {run} stays, o lists it" if self.engine.store.events(run)
+                 else f"run {run} held no line yet and is cleared away")
+        self.notify(f"A new run of {Path(source).name}; {stays}.")
         self.app.open_play(Path(source))  # type: ignore[attr-defined]
 
 

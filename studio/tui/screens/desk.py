@@ -129,7 +129,7 @@ class DeskControls(ControlGroup):
             return
 
         def chosen(result: Any) -> None:
-            self.screen.marks = marks(engine.store, engine.run_id)  # stars and names set in the tree
+            self.screen.recount_takes()  # stars, names and hidden takes set in the tree
             if result is not None and result[0] == "diff":
                 from studio.tui.screens.diff import open_diff
 
@@ -148,6 +148,7 @@ class DeskControls(ControlGroup):
         await self.pause()
         engine = self.engine
         engine.choose_take(event_id)
+        self.screen.recount_takes()  # a hidden take followed again counts while it is on stage
         target = select
         if target is None:
             event = engine.by_id.get(event_id)

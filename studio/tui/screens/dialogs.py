@@ -210,3 +210,28 @@ def _critique_text(critique: dict[str, Any]) -> Text:
             text.append(f"\n{key.replace('_', ' ')}: ", style="bold")
             text.append(value if isinstance(value, str) else json.dumps(value))
     return text
+
+
+class ConfirmScreen(Dialog):
+    """A yes or no before something that cannot be undone: y or Enter says yes, n or Esc says no.
+
+    Returns True for yes, None for no."""
+
+    BINDINGS = [Binding("y,enter", "yes", "Yes", id="confirm-yes"), Binding("n", "dismiss_none", "No", id="confirm-no")]
+
+    def __init__(self, title: str, question: str) -> None:
+        super().__init__()
+        self._title = title
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="confirm-dialog"):
+            yield Label(Text(self._title), classes="dialog-title")
+            yield Static(Text(self._question), id="confirm-question")  # names from files: text, never markup
+            yield Label("y or Enter: yes · n or Esc: no.", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-dialog").styles.height = "auto"
+
+    def action_yes(self) -> None:
+        self.dismiss(True)

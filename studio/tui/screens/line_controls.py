@@ -45,8 +45,8 @@ class LineControls(ControlGroup):
         event = self._selected_take()
         if event is None:
             return
-        takes = self.engine.takes(event.id)
-        ids = [t.id for t in takes]
+        hidden = self.screen.hidden  # a hidden take is skipped; the one on stage always counts
+        ids = [t.id for t in self.engine.takes(event.id) if t.id not in hidden or t.id == event.id]
         index = ids.index(event.id) if event.id in ids else 0
         stage_lines = self.engine.stage()
         if delta > 0 and index == len(ids) - 1 and stage_lines and stage_lines[-1].id == event.id:

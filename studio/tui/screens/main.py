@@ -30,6 +30,7 @@ from textual.worker import Worker, WorkerState
 from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
 from studio.store import events as ev
+from studio.store.takes import hidden_events
 from studio.store.takes import marks as take_marks
 from studio.tui.controls import MAIN
 from studio.tui.messages import (
@@ -81,6 +82,7 @@ class MainScreen(Screen[None]):
         self._view_head: int | None = None
         self.takes: dict[int, tuple[int, int]] = {}
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
+        self.hidden: set[int] = set()  # the events of hidden takes, left out of the take counts
         self._relay: EngineRelay | None = None
         self.lines = LineControls(self)
         self.desk = DeskControls(self)
@@ -165,7 +167,8 @@ class MainScreen(Screen[None]):
         try:
             engine = self._opener()
             said = self._after_open(engine) if self._after_open else []
-            takes = take_counts(engine.store.events(engine.run_id))
+            self.hidden = hidden_events(engine.store, engine.run_id)
+            takes = take_counts(engine.store.events(engine.run_id), self.hidden)
             self.marks = take_marks(engine.store, engine.run_id)
             entries = [entry_for(e, tag(e, takes, self.marks)) for e in engine.stage()]
             colours = palette((role.name for role in engine.cast.roles), self.app.current_theme.dark)
@@ -300,12 +303,21 @@ class MainScreen(Screen[None]):
         soon = self.busy
         self.tell_panes(lambda: EventCommitted(event, engine, self.takes, soon))
 
+    def recount_takes(self) -> None:
+        """After takes were hidden or shown again: the counts on stage from the store afresh."""
+        engine = self.engine
+        if engine is None:
+            return
+        self.marks = take_marks(engine.store, engine.run_id)
+        self.hidden = hidden_events(engine.store, engine.run_id)
+        self.takes = take_counts(engine.store.events(engine.run_id), self.hidden)
+
     def note_take(self, event: Any) -> None:
         """Keep the take counts true for the line just written and its siblings."""
         if not event.on_stage or event.kind == ev.SCENE or self.engine is None:
             return
         with suppress(Exception):
-            siblings = self.engine.takes(event.id)
+            siblings = [t for t in self.engine.takes(event.id) if t.id not in self.hidden or t.id == event.id]
             for index, sibling in enumerate(siblings):
                 self.takes[sibling.id] = (index + 1, len(siblings))
                 if sibling.id != event.id:

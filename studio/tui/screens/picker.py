@@ -43,7 +43,7 @@ class PickerScreen(Screen[None]):
             yield Input(placeholder="type to filter plays and runs (Enter keeps it, Esc clears it)", id="picker-filter")
             yield OptionList(id="picker-list")
             yield Input(placeholder="a name for this run (Enter saves, empty clears, Esc cancels)", id="run-name")
-            yield Label("Enter opens · / filters · n new play · c new character · m renames a run · a archives it · "
+            yield Label("Enter opens · / filters · n new play · c new character · m renames a run · a archives it · d deletes it · "
                         f"h shows archived runs · l the lab{back} · q quits · ? every key.", classes="dialog-help")
         yield StudioFooter()  # the keys that fit, Help and the palette always
 
@@ -170,6 +170,37 @@ class PickerScreen(Screen[None]):
         undo = store.run(run_id).archived
         self.notify(archive(store, run_id, undo))
         self.reload(f"run:{run_id}")
+
+    def action_delete_run(self) -> None:
+        """Delete the highlighted run for good, once the playwright has confirmed it by name."""
+        from studio.present.runs import delete, describe
+        from studio.store import StoreError
+        from studio.tui.screens.dialogs import ConfirmScreen
+
+        run_id = self._highlighted_run()
+        if run_id is None:
+            return
+        store = self.app.store  # type: ignore[attr-defined]
+        engine = self.app.engine  # type: ignore[attr-defined]
+        if engine is not None and engine.run_id == run_id:
+            self.notify(f"Run {run_id} is the run open behind the picker; open another first.", severity="warning")
+            return
+        said = describe(store, run_id)
+
+        def decided(yes: bool | None) -> None:
+            if not yes:
+                self.notify(f"Run {run_id} is kept.")
+                return
+            try:
+                self.notify(delete(store, run_id))
+            except StoreError as exc:
+                self.notify(str(exc), severity="error")
+            self.reload()
+
+        self.app.push_screen(ConfirmScreen(f"Delete run {run_id}?",
+                                           f"Delete {said} for good? Every take, take name and critique of "
+                                           "it goes; this cannot be undone. (a archives it instead: hidden, "
+                                           "nothing deleted.)"), decided)
 
     def action_show_archived(self) -> None:
         self._archived = not self._archived

@@ -22,6 +22,10 @@ from studio.tui.finding import Branch, author, describe
 from studio.tui.screens.dialogs import Dialog
 
 
+NAME_WIDTH = 24
+"""The most of a take's name a row of the tree shows; the whole name is in the name box (m)."""
+
+
 def when_written(created: float) -> str:
     return datetime.fromtimestamp(created).strftime("%d %b %H:%M")
 
@@ -32,9 +36,13 @@ def branch_label(branch: Branch, mark: TakeMark | None) -> Text:
     text.append("▶ " if branch.current else "  ", style="bold green")
     if mark is not None and mark.starred:
         text.append("★ ", style="bold yellow")
+    if mark is not None and mark.hidden:
+        text.append("hidden ", style="dim italic")
     if mark is not None and mark.name:
-        text.append(f"“{mark.name}” ", style="bold")
-    # the count, the author and the time first: a long name or first line is what the dialog cuts
+        # a name may be 60 characters: shortened here, so the count after it stays in the row
+        name = mark.name if len(mark.name) <= NAME_WIDTH else mark.name[:NAME_WIDTH - 1].rstrip() + "…"
+        text.append(f"“{name}” ", style="bold")
+    # the count, the author and the time first: a long first line is what the dialog cuts
     when = when_written(line.created)
     count = f"{branch.lines} line" + ("" if branch.lines == 1 else "s")
     text.append(f"{count} · {author(line)} · {when} · ", style="dim")
@@ -61,45 +69,91 @@ class TakeTreeScreen(Dialog):
         self._marks = marks
         self._store = store
         self._naming: Any = None
+        self._show_hidden = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="take-tree-dialog"):
             yield Label("Takes · every branch of the run", classes="dialog-title")
-            tree: Tree[Branch] = Tree("the run", id="take-tree")
-            tree.show_root = False
+            # the root shown, so the take on stage has a guide like every take beside it
+            tree: Tree[Branch] = Tree(Text("the run", style="bold"), id="take-tree")
+            tree.show_root = True
             tree.guide_depth = 2
             yield tree
             yield Input(placeholder="a name for this take (Enter saves, empty clears, Esc cancels)", id="take-name")
             yield Label("Enter follows the take · d compares it with the take it forks from · * stars it · m names it · "
-                        "Esc closes.", classes="dialog-help")
+                        "h hides it (or shows it again) · H shows hidden takes · Esc closes.", classes="dialog-help")
 
     def on_mount(self) -> None:
         dialog = self.query_one("#take-tree-dialog")
         dialog.styles.width = "96%"
         dialog.styles.max_width = "96%"
         dialog.styles.height = "90%"
+        self._build()
+        self.query_one("#take-tree", Tree).focus()
+
+    def _hidden(self, branch: Branch) -> bool:
+        mark = self._marks.get(branch.start.id)
+        return mark is not None and mark.hidden
+
+    def _build(self, keep: int | None = None) -> None:
+        """The tree afresh: hidden takes (and the forks under them) are left out unless H shows them."""
         tree = self.query_one("#take-tree", Tree)
-        current = None
-        stack: list[tuple[Any, Branch]] = [(tree.root, b) for b in reversed(self._roots)]
-        # iteratively: a run can fork a thousand levels deep; a fork's takes are siblings
+        tree.clear()
+        wanted = None
+
+        def split(branches: list[Branch]) -> tuple[Branch | None, list[Branch]]:
+            """A fork's takes: the one the run follows (or the first) reads on at the same level; the
+            others of that moment hang under it, beside the take they are alternatives to."""
+            shown = [b for b in branches if self._show_hidden or not self._hidden(b)]
+            following = next((b for b in shown if b.current), shown[0]) if shown else None
+            return following, [b for b in shown if b is not following]
+
+        first, others = split(self._roots)
+        stack: list[tuple[Any, Branch, list[Branch]]] = [(tree.root, first, others)] if first is not None else []
+        # iteratively: a run can fork a thousand levels deep
         while stack:
-            parent, branch = stack.pop()
-            # at a fork the take the run follows (or the first) goes on at the same level, as a take
-            # reads on; the other takes of that moment hang under the node where they part
-            following = next((c for c in branch.children if c.current), branch.children[0]) if branch.children else None
-            others = [c for c in branch.children if c is not following]
+            parent, branch, alternatives = stack.pop()
             node = parent.add(branch_label(branch, self._marks.get(branch.start.id)), data=branch,
-                              expand=True, allow_expand=bool(others))
-            if branch.current:
-                current = node
+                              expand=True, allow_expand=bool(alternatives))
+            if (keep is None and branch.current) or (keep is not None and branch.start.id == keep):
+                wanted = node
+            following, others = split(branch.children)
             if following is not None:
-                stack.append((parent, following))
-            for child in reversed(others):
-                stack.append((node, child))
+                stack.append((parent, following, others))
+            for alternative in reversed(alternatives):
+                stack.append((node, alternative, []))
         tree.root.expand()
-        tree.focus()
-        if current is not None:
-            tree.move_cursor(current)
+        if wanted is not None:
+            tree.move_cursor(wanted)
+            # a node's line is known once the tree has laid its lines out: until then the cursor stays
+            # on the root, so it is moved again then
+            self.call_after_refresh(tree.move_cursor, wanted)
+
+    def action_hide(self) -> None:
+        """Hide the chosen take, or show a hidden one again; the take on stage is never hidden."""
+        from studio.store.takes import hide_take
+
+        branch = self._branch()
+        if branch is None:
+            return
+        hidden = not self._hidden(branch)
+        if hidden and branch.current:
+            self.notify("This take is on stage: follow another take first, then hide this one.", severity="warning")
+            return
+        self._marks[branch.start.id] = hide_take(self._store, branch.start.id, hidden)
+        if hidden:
+            hint = "H shows hidden takes" if not self._show_hidden else "h on it shows it again"
+            self.notify(f"Take hidden from the tree and the take counts; its lines are kept ({hint}).")
+        else:
+            self.notify("Take shown again.")
+        self._build(keep=branch.start.id if not hidden or self._show_hidden else None)
+
+    def action_show_hidden(self) -> None:
+        self._show_hidden = not self._show_hidden
+        if self._show_hidden and not any(m.hidden for m in self._marks.values()):
+            self.notify("No take of this run is hidden.")
+        branch = self._branch()
+        self._build(keep=branch.start.id if branch is not None else None)
 
     def _branch(self) -> Branch | None:
         node = self.query_one("#take-tree", Tree).cursor_node
