@@ -207,3 +207,30 @@ def test_empty_runs_older_than_a_day_are_cleared_away_and_newer_ones_wait(store)
     store.conn.execute("UPDATE runs SET created = created - 2 * 86400 WHERE id = ?", (kept_old,))
     assert store.remove_stale_empty_runs(keep=kept_old) == [old]
     assert {r.id for r in store.runs()} == {opened, kept_old}
+
+
+def test_processes_opening_a_new_database_at_once_all_open_it(tmp_path):
+    """The lab's runners open one new database together: each used to add the newer columns itself,
+    and all but the first failed with 'duplicate column' or 'database is locked'."""
+    import sys
+
+    db = tmp_path / "new.db"
+    go = tmp_path / "go"
+    code = (
+        "import os, sys, time\n"
+        "while not os.path.exists(sys.argv[2]): time.sleep(0.001)\n"
+        "from studio.store import Store\n"
+        "Store(sys.argv[1]).close()\n"
+    )
+    for _ in range(3):
+        if db.exists():
+            db.unlink()
+        go.unlink(missing_ok=True)
+        runners = [subprocess.Popen([sys.executable, "-c", code, str(db), str(go)], stderr=subprocess.PIPE, text=True)
+                   for _ in range(6)]
+        # every runner has imported the store before the word is given, so they race for the file itself
+        time.sleep(1.5)
+        go.touch()
+        for runner in runners:
+            _, err = runner.communicate(timeout=120)
+            assert runner.returncode == 0, err

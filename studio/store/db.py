@@ -172,7 +172,7 @@ class Store:
                 raise StoreError(f"{self.path}: cannot create its folder ({exc.strerror})") from None
         try:
             self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            self._write_ahead()
             # NORMAL under WAL survives any process crash; only a power cut may lose the newest commits.
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -180,10 +180,7 @@ class Store:
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
-            self.conn.executescript(_SCHEMA)
-            self._add_run_columns()
-            self._keep_events()
-            self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._bring_up_to_date()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
 
@@ -202,22 +199,57 @@ class Store:
         if "hidden" not in marks:
             self.conn.execute("ALTER TABLE take_marks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
 
-    def _keep_events(self) -> None:
-        """The guard on events as it is now: an older database's guard (which refused every delete, so a
-        run could never be deleted at all) is replaced in one transaction, so no moment goes unguarded."""
-        row = self.conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'events_are_kept'").fetchone()
-        if row is not None and "deleting" in row[0]:
-            return
+    def _write_ahead(self) -> None:
+        """Switch a new database to write-ahead logging. The switch takes the database alone and does not
+        wait for a busy one: a second process opening the same new file at that moment is told "locked"
+        at once, so it waits here as it would for any write."""
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def _bring_up_to_date(self) -> None:
+        """Create the tables, add the newer columns and guards, in one write transaction.
+
+        Several processes may open a new database at the same moment (the lab's runners do): each saw a
+        column missing and added it, and all but the first failed with "duplicate column". Inside one
+        immediate transaction the second process waits, then finds the work done.
+        """
+        statements: list[str] = []
+        pending = ""
+        for line in _SCHEMA.splitlines(keepends=True):
+            pending += line
+            if sqlite3.complete_statement(pending):
+                statements.append(pending)
+                pending = ""
         with self.lock:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                self.conn.execute("DROP TRIGGER IF EXISTS events_are_kept")
-                self.conn.execute(_KEEP_EVENTS)
+                for statement in statements:
+                    self.conn.execute(statement)
+                self._add_run_columns()
+                self._keep_events()
+                self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+
+    def _keep_events(self) -> None:
+        """The guard on events as it is now: an older database's guard (which refused every delete, so a
+        run could never be deleted at all) is replaced inside the set-up's one transaction, so no moment
+        goes unguarded."""
+        row = self.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'events_are_kept'").fetchone()
+        if row is not None and "deleting" in row[0]:
+            return
+        self.conn.execute("DROP TRIGGER IF EXISTS events_are_kept")
+        self.conn.execute(_KEEP_EVENTS)
 
     # runs -----------------------------------------------------------------
 
