@@ -245,3 +245,26 @@ def test_an_esc_whose_wait_is_over_is_the_escape_key_whatever_comes_next(studio,
     assert keys == ["escape", "colon"], keys  # not alt+: nor '^:'
     keys = [event.key for event in parser.feed("\x1b[A")]  # a terminal's sequence comes in one write
     assert keys == ["up"], keys
+
+
+async def test_a_contestant_s_own_answers_are_listed_as_answers_not_as_changes_from_outside(studio):
+    from test_tui import _plain
+
+    app = studio("island.toml", roles={"Amara Osei": "human"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await opened(pilot)
+        engine = screen.engine
+        human = screen.query_one("#human")
+        for _ in range(400):
+            if human.display and engine.state.queue[0][0] == "goals":
+                break
+            if not screen.busy:
+                await pilot.press("s")
+            await pilot.pause(0.02)
+        screen.query_one("#human-line").value = "Win Bruno over; find the idol"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(e.origin == "human" for e in engine.path), "the goals")
+        await pilot.pause(0.2)
+        notes = _plain(screen.query_one("#notes").content)
+        assert "Amara Osei (you) sets goals:" in notes and "Win Bruno over" in notes, notes
+        assert "Your change" not in notes, notes

@@ -254,9 +254,16 @@ def notes(engine: EngineView) -> RenderableType:
             parts.append(Text(event.text, style="dim"))
         elif event.kind == ev.ERROR:
             parts.append(Text(f"Model error at turn {event.turn}: {event.text}", style="red"))
-        elif event.origin == "human" and not event.on_stage:
+        elif event.origin == "human" and not event.on_stage and event.kind.startswith("mind."):
             # a mood set, an item unlocked, goals or a fact from the mind dialog: the playwright's events too
             line = Text(f"Your change for {event.character}: " if event.character else "Your change: ", style="bold")
+            line.append(event.text)
+            parts.append(line)
+        elif event.origin == "human" and not event.on_stage:
+            # a seat you play answered off stage (a contestant's goals or impressions): your answer, not a
+            # change made from outside the play
+            task = str(event.data.get("task") or event.kind.rpartition(".")[2])
+            line = Text(f"{event.character or 'You'} (you) {TASK_VERBS.get(task, task)}: ", style="bold")
             line.append(event.text)
             parts.append(line)
     # The playwright's controls belong to the run, not to a take: one given on another take (a hand-back
