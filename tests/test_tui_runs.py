@@ -236,6 +236,24 @@ async def test_a_hidden_take_leaves_the_tree_and_the_counts_and_stays_hidden_aft
         assert "take 1/2" in _tag_of_first_answer(screen)
 
 
+async def test_a_hidden_take_is_not_offered_for_comparison(studio, tmp_path):
+    from studio.store.takes import hide_take
+    from studio.tui.screens.diff import DiffScreen, open_diff
+
+    run_id, starts = _branched(tmp_path)
+    store = Store(tmp_path / "studio.db")
+    hide_take(store, starts[0])
+    store.close()
+    app = studio(run_id=run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        line = next(e for e in screen.engine.stage() if e.role == "ego")
+        open_diff(screen, screen.engine, line.id)
+        await pilot.pause()
+        assert not isinstance(app.screen, DiffScreen)
+        assert "only one take" in "\n".join(n.message for n in app._notifications)
+
+
 # -- the take tree's rows ---------------------------------------------------------------------------
 
 

@@ -125,8 +125,10 @@ class DiffScreen(Dialog):
 
 
 def open_diff(screen: Any, engine: EngineView, event_id: int) -> None:
-    """Compare a line's take with the one before it (the next, for the first take)."""
-    takes = engine.takes(event_id)
+    """Compare a line's take with the one before it (the next, for the first take). Takes the playwright
+    hid are left out, as they are from the counts on stage; the line on stage always counts."""
+    hidden = getattr(screen, "hidden", ())
+    takes = [t for t in engine.takes(event_id) if t.id not in hidden or t.id == event_id]
     ids = [t.id for t in takes]
     if len(ids) < 2 or event_id not in ids:
         screen.notify("This line has only one take: g writes another, then d compares them.", severity="warning")
