@@ -86,6 +86,19 @@ def gateway():
     return RecordingGateway()
 
 
+def settings_seen(gateway):
+    """Record the call settings next to the messages the recording gateway keeps."""
+    seen = []
+    inner = gateway.complete
+
+    async def complete(settings, messages, ctx, on_token=None, on_retry=None):
+        seen.append(settings)
+        return await inner(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+
+    gateway.complete = complete
+    return seen
+
+
 def make_cast(play="interview.toml", **kwargs):
     from studio.engine.forms import load_play, resolve_cast
 

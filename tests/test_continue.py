@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from conftest import settings_seen
 
 from studio.llm import scripted
 from studio.store import StoreError
 from studio.store import events as ev
 
 pytestmark = pytest.mark.asyncio
-
-
-def settings_seen(gateway):
-    seen = []
-    inner = gateway.complete
-
-    async def complete(settings, messages, ctx, on_token=None, on_retry=None):
-        seen.append(settings)
-        return await inner(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
-
-    gateway.complete = complete
-    return seen
 
 
 async def test_a_continued_line_is_a_new_take_that_goes_on_from_the_old_text(engine_for, gateway, store):

@@ -9,22 +9,10 @@ import pytest
 from studio.store import StoreError
 from studio.store import events as ev
 from studio.store.takes import marks, name_take, resolve_take, star_take
+from conftest import settings_seen
 from test_cli import studio
 
 pytestmark = pytest.mark.asyncio
-
-
-def settings_seen(gateway):
-    """Record the call settings next to the messages the recording gateway keeps."""
-    seen = []
-    inner = gateway.complete
-
-    async def complete(settings, messages, ctx, on_token=None, on_retry=None):
-        seen.append(settings)
-        return await inner(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
-
-    gateway.complete = complete
-    return seen
 
 
 async def test_a_directed_regenerate_steers_one_new_take_and_keeps_the_note(engine_for, gateway, store):
