@@ -252,7 +252,7 @@ async def test_in_the_app_viewing_as_oskar_the_backstage_pane_keeps_to_oskar(stu
 
 
 def test_every_player_is_prompted_with_what_it_witnessed_and_shown_the_same(island, capsys):
-    from studio.engine.forms.social import RECALL
+    from studio.engine.forms.social.memory import RECALL
     from studio.tui import ensemble_views as ens
 
     engine, gateway, db = island

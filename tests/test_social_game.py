@@ -65,7 +65,7 @@ def test_a_conversation_is_remembered_by_exactly_those_present(store):
     place = game.where[line.character]
     there = {engine.state.key(p) for p in game.alive if game.where.get(p) == place}
     assert set(line.data["present"]) == there
-    from studio.engine.forms.social import recollections
+    from studio.engine.forms.social.memory import recollections
 
     for key, name in engine.state.names.items():
         remembered = any(line.text in m for m in recollections(engine.path, key))
@@ -301,7 +301,7 @@ def _play_rounds(engine, rounds):
 
 
 def test_a_player_is_shown_the_memories_retrieval_ranks_not_the_latest(store):
-    from studio.engine.forms.social import RECALL, recall, recollections
+    from studio.engine.forms.social.memory import RECALL, recall, recollections
 
     engine = island(store)
     _play_rounds(engine, 1)
@@ -360,7 +360,7 @@ def test_an_archetype_gives_the_paper_s_trait_words(store):
 
 
 def test_a_player_s_sheet_weights_steer_what_the_game_recalls(store):
-    from studio.engine.forms.social import recall, recollections
+    from studio.engine.forms.social.memory import recall, recollections
     from studio.model.inner_life import MemorySettings
 
     engine = island(store)
@@ -383,9 +383,9 @@ def test_a_speaker_who_leaves_ends_the_conversation_and_impressions_read_as_a_th
     assert len(lines) == 1 and "I leave the conversation" in lines[0].text  # not the 3 a side it could run to
     asked = next(m for ctx, m in gateway.calls if ctx.task == "impressions")[-1]["content"]
     assert "what they will probably do next" in asked and "what you should keep from them" in asked
-    from studio.engine.forms.social import _impressions
+    from studio.engine.forms.social.answers import impressions
 
-    read = _impressions('{"Bruno": {"trust": 1, "liking": 0, "strategy": "stay hidden", "next": "search the jungle",'
-                        ' "of_me": "a useful ally", "keep_secret": "where the machete is"}}', ["Bruno Keller"])
+    read = impressions('{"Bruno": {"trust": 1, "liking": 0, "strategy": "stay hidden", "next": "search the jungle",'
+                       ' "of_me": "a useful ally", "keep_secret": "where the machete is"}}', ["Bruno Keller"])
     assert read["Bruno Keller"] == ("trust +1, liking +0; strategy: stay hidden; next: search the jungle; "
                                     "thinks of me: a useful ally; keep from them: where the machete is")

@@ -304,7 +304,7 @@ def _group_name(experiment: str, group: str) -> str:
 def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
     """Win rates against chance, placements, action shares and goal scores per group, the paper's figures
     beside the studio's, and the protocol card."""
-    from studio.lab.game_analysis import compare_placements, proportion, win_rate
+    from studio.lab.game_analysis import compare_placements
     from studio.lab.papers import reproduction
 
     own = spec["game"]
@@ -313,69 +313,9 @@ def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Rep
     label = lambda g: _group_name(experiment, g)  # noqa: E731
     placed = compare_placements({label(g): v for g, v in placements_by_group(records, bool(own.get("first_round"))).items()})
     order = list(LETTERS) if experiment == "architecture" else list(own.get("archetypes") or ["charismatic", "aloof"])
-
-    rates = []
-    for group in order:
-        played = [r for r in records if r.get("winner") and group in r["groups"].values()]
-        if not played:
-            continue
-        seats = sum(1 for g in played[0]["groups"].values() if g == group)
-        wins = sum(1 for r in played if r["groups"].get(r["winner"]) == group)
-        players = played[0].get("players") or len(played[0]["placements"])
-        rates.append(win_rate(label(group), wins, len(played), seats, players))
-    win_rows = [[w.name, w.seats, w.games, w.wins, Cell(w.rate, w.low, w.high, w.games), round(w.chance, 4), w.p]
-                for w in rates]
-
-    shares: dict[str, dict[str, list[int]]] = {}
-    per_player: dict[str, dict[str, list[float]]] = {k: {} for k in ("talk", "move", "other")}
-    for record in records:
-        for name, counts in (record.get("actions") or {}).items():
-            group = record["groups"].get(name)
-            if group is None or group == "neutral":
-                continue
-            total = sum(counts.values())
-            tally = shares.setdefault(label(group), {"talk": [0, 0], "move": [0, 0], "other": [0, 0]})
-            for kind in tally:
-                tally[kind][0] += counts.get(kind, 0)
-                tally[kind][1] += total
-                per_player[kind].setdefault(label(group), []).append(float(counts.get(kind, 0)))
-    action_rows = []
-    for group, tally in sorted(shares.items()):
-        row: list[Any] = [group, tally["talk"][1]]
-        for kind in ("talk", "move", "other"):
-            value, low, high = proportion(*tally[kind])
-            row.append(Cell(value, low, high, tally[kind][1]))
-        action_rows.append(row)
-
-    scores: dict[str, list[float]] = {}
-    for record in records:
-        for _, level, score in record.get("audits") or []:
-            scores.setdefault(level, []).append(float(score))
-    goal_rows = []
-    for level in ("high", "medium", "low"):
-        if scores.get(level):
-            from studio.lab.stats import mean_ci
-
-            est = mean_ci(scores[level])
-            goal_rows.append([level, Cell(est.mean, est.low, est.high, len(scores[level]))])
-
-    tables = [Table("Games won by group, against chance (each player 1/players)",
-                    ["group", "players per game", "games", "wins", "win rate", "chance", "binomial p"], win_rows,
-                    note="Wilson 95% intervals; exact two-sided binomial test of the wins against seats/players.")]
-    place_rows = [[g.name, g.n, Cell(g.mean if g.n else None, g.ci_low if g.n > 1 else None,
-                                     g.ci_high if g.n > 1 else None, g.n)] for g in placed.groups]
-    test = (f"{placed.test}: statistic {placed.statistic:.2f}, p = {placed.p:.3g}"
-            if placed.p is not None and placed.statistic is not None else (placed.note or "no test"))
-    tables.append(Table("Placement by group (1 = the winner)", ["group", "players", "mean place"], place_rows, note=test))
-    pairs = [[f"{p.a} - {p.b}", p.difference, Cell(p.difference, p.ci_low, p.ci_high), p.p] for p in placed.pairs]
-    if pairs:
-        tables.append(Table("Placement: Tukey's HSD between pairs", ["pair", "difference", "95% CI", "p"], pairs))
-    if action_rows:
-        tables.append(Table("Actions by kind (the paper's talk, move and other)", ["group", "actions", "talk", "move",
-                                                                                  "other"], action_rows))
-    if goal_rows:
-        tables.append(Table("Goal completion audited, by priority (1-5)", ["priority", "mean score"], goal_rows))
-
+    rates = _win_rates(records, order, label)
+    shares, per_player = _action_counts(records, label)
+    tables = [*_win_and_place_tables(rates, placed), *_action_and_goal_tables(records, shares)]
     measured = _measured(own, records, placed, rates, shares, per_player)
     runs = sorted(r["run"] for r in records)
     what = "architecture" if experiment == "architecture" else f"persona {own['split'][0]}:{own['split'][1]}"
@@ -392,6 +332,96 @@ def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Rep
         protocol=protocol(own),
         paper=reproduction(PAPER, measured),
     )
+
+
+def _win_rates(records: list[dict[str, Any]], order: list[str], label: Any) -> list[Any]:
+    """Each group's wins against chance, over the finished games it played, in the experiment's order."""
+    from studio.lab.game_analysis import win_rate
+
+    rates = []
+    for group in order:
+        played = [r for r in records if r.get("winner") and group in r["groups"].values()]
+        if not played:
+            continue
+        seats = sum(1 for g in played[0]["groups"].values() if g == group)
+        wins = sum(1 for r in played if r["groups"].get(r["winner"]) == group)
+        players = played[0].get("players") or len(played[0]["placements"])
+        rates.append(win_rate(label(group), wins, len(played), seats, players))
+    return rates
+
+
+def _action_counts(records: list[dict[str, Any]], label: Any) -> tuple[dict[str, dict[str, list[int]]],
+                                                                       dict[str, dict[str, list[float]]]]:
+    """Actions by the paper's three kinds: per group, [count, all actions] of each kind; and per player, each
+    kind's count, by kind and group. A neutral player or one in no group counts in neither."""
+    shares: dict[str, dict[str, list[int]]] = {}
+    per_player: dict[str, dict[str, list[float]]] = {k: {} for k in ("talk", "move", "other")}
+    for record in records:
+        for name, counts in (record.get("actions") or {}).items():
+            group = record["groups"].get(name)
+            if group is None or group == "neutral":
+                continue
+            total = sum(counts.values())
+            tally = shares.setdefault(label(group), {"talk": [0, 0], "move": [0, 0], "other": [0, 0]})
+            for kind in tally:
+                tally[kind][0] += counts.get(kind, 0)
+                tally[kind][1] += total
+                per_player[kind].setdefault(label(group), []).append(float(counts.get(kind, 0)))
+    return shares, per_player
+
+
+def _win_and_place_tables(rates: list[Any], placed: Any) -> list[Table]:
+    win_rows = [[w.name, w.seats, w.games, w.wins, Cell(w.rate, w.low, w.high, w.games), round(w.chance, 4), w.p]
+                for w in rates]
+    tables = [Table("Games won by group, against chance (each player 1/players)",
+                    ["group", "players per game", "games", "wins", "win rate", "chance", "binomial p"], win_rows,
+                    note="Wilson 95% intervals; exact two-sided binomial test of the wins against seats/players.")]
+    place_rows = [[g.name, g.n, Cell(g.mean if g.n else None, g.ci_low if g.n > 1 else None,
+                                     g.ci_high if g.n > 1 else None, g.n)] for g in placed.groups]
+    test = (f"{placed.test}: statistic {placed.statistic:.2f}, p = {placed.p:.3g}"
+            if placed.p is not None and placed.statistic is not None else (placed.note or "no test"))
+    tables.append(Table("Placement by group (1 = the winner)", ["group", "players", "mean place"], place_rows, note=test))
+    pairs = [[f"{p.a} - {p.b}", p.difference, Cell(p.difference, p.ci_low, p.ci_high), p.p] for p in placed.pairs]
+    if pairs:
+        tables.append(Table("Placement: Tukey's HSD between pairs", ["pair", "difference", "95% CI", "p"], pairs))
+    return tables
+
+
+def _action_and_goal_tables(records: list[dict[str, Any]], shares: dict[str, dict[str, list[int]]]) -> list[Table]:
+    """The action shares per group with their intervals, and the audited goal scores by priority; each table
+    only when there is something in it."""
+    from studio.lab.game_analysis import proportion
+
+    action_rows = []
+    for group, tally in sorted(shares.items()):
+        row: list[Any] = [group, tally["talk"][1]]
+        for kind in ("talk", "move", "other"):
+            value, low, high = proportion(*tally[kind])
+            row.append(Cell(value, low, high, tally[kind][1]))
+        action_rows.append(row)
+    tables = []
+    if action_rows:
+        tables.append(Table("Actions by kind (the paper's talk, move and other)", ["group", "actions", "talk", "move",
+                                                                                  "other"], action_rows))
+    goal_rows = _goal_rows(records)
+    if goal_rows:
+        tables.append(Table("Goal completion audited, by priority (1-5)", ["priority", "mean score"], goal_rows))
+    return tables
+
+
+def _goal_rows(records: list[dict[str, Any]]) -> list[list[Any]]:
+    scores: dict[str, list[float]] = {}
+    for record in records:
+        for _, level, score in record.get("audits") or []:
+            scores.setdefault(level, []).append(float(score))
+    goal_rows = []
+    for level in ("high", "medium", "low"):
+        if scores.get(level):
+            from studio.lab.stats import mean_ci
+
+            est = mean_ci(scores[level])
+            goal_rows.append([level, Cell(est.mean, est.low, est.high, len(scores[level]))])
+    return goal_rows
 
 
 def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, rates: list[Any],

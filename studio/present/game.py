@@ -17,17 +17,36 @@ def game_text(state: Any, built: dict[str, Any] | None) -> Text:
 
     if not isinstance(state, SocialState) or built is None:
         return Text("Not a social game: this view shows a run of a play with form = \"social_game\".", style="dim")
-    game, rules = state.game, state.rules
     out = Text()
+    _heading(out, state)
+    _island(out, state)
+    _alliances(out, built)
+    _voting(out, state)
+    out.append("\nJury\n", style="bold underline")
+    jury = state.game.jury
+    out.append("  " + (", ".join(jury) if jury else "empty") + "\n", style="" if jury else "dim")
+    out.append("\nEach player's private reasoning (choices, votes) is in the backstage of their lines (2).",
+               style="dim")
+    return out
+
+
+def _heading(out: Text, state: Any) -> None:
+    """Where the game is: its round and tick, the jury's turn, or its winner."""
+    game, rules = state.game, state.rules
     if game.finished:
         out.append("Game over", style="bold")
         out.append(" · winner ")
         out.append(game.winner or "", style="bold green")
-    else:
-        out.append(f"Round {game.round}", style="bold")
-        out.append(f" · tick {min(game.tick, rules.actions_per_round)} of {rules.actions_per_round}")
-        if game.final:
-            out.append(" · the jury decides", style="yellow")
+        return
+    out.append(f"Round {game.round}", style="bold")
+    out.append(f" · tick {min(game.tick, rules.actions_per_round)} of {rules.actions_per_round}")
+    if game.final:
+        out.append(" · the jury decides", style="yellow")
+
+
+def _island(out: Text, state: Any) -> None:
+    """The map, each place with its paths and who stands there, and where the idol is."""
+    game, rules = state.game, state.rules
     out.append("\n\nMap\n", style="bold underline")
     for place in rules.places:
         out.append(place.name, style="bold")
@@ -43,6 +62,9 @@ def game_text(state: Any, built: dict[str, Any] | None) -> Text:
         out.append(" (secret)\n", style="dim")
     elif game.idol_spent:
         out.append("\nIdol spent\n", style="dim")
+
+
+def _alliances(out: Text, built: dict[str, Any]) -> None:
     out.append("\nAlliances (mutual trust in impressions)\n", style="bold underline")
     if built["allies"]:
         for a, b in built["allies"]:
@@ -51,27 +73,27 @@ def game_text(state: Any, built: dict[str, Any] | None) -> Text:
         out.append("  none yet\n", style="dim")
     for a, b in built["trusts"]:
         out.append(f"  {a} → {b}\n", style="dim")
+
+
+def _voting(out: Text, state: Any) -> None:
+    """Ballots cast so far (secret until the tally), and the last round's tally."""
     if state.votes:
-        who = "the jury" if game.final else "the players"
+        who = "the jury" if state.game.final else "the players"
         out.append(f"\nVoting: {len(state.votes)} ballots cast by {who} (secret until the tally)\n", style="yellow")
-    if state.tallies:
-        last = state.tallies[-1]
-        out.append(f"\nVote, round {last.get('round')}\n", style="bold underline")
-        counts = last.get("counts") or {}
-        for name, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            out.append(f"  {name}: {count}\n")
-        if last.get("tie"):
-            out.append("  tie between " + ", ".join(last["tie"]) + ", broken by the seeded draw\n", style="dim")
-        if last.get("idol_played_by"):
-            out.append(f"  idol played by {last['idol_played_by']}\n", style="dim")
-        if last.get("eliminated"):
-            out.append("  → out: ")
-            out.append(str(last["eliminated"]) + "\n", style="bold")
-    out.append("\nJury\n", style="bold underline")
-    out.append("  " + (", ".join(game.jury) if game.jury else "empty") + "\n", style="" if game.jury else "dim")
-    out.append("\nEach player's private reasoning (choices, votes) is in the backstage of their lines (2).",
-               style="dim")
-    return out
+    if not state.tallies:
+        return
+    last = state.tallies[-1]
+    out.append(f"\nVote, round {last.get('round')}\n", style="bold underline")
+    counts = last.get("counts") or {}
+    for name, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"  {name}: {count}\n")
+    if last.get("tie"):
+        out.append("  tie between " + ", ".join(last["tie"]) + ", broken by the seeded draw\n", style="dim")
+    if last.get("idol_played_by"):
+        out.append(f"  idol played by {last['idol_played_by']}\n", style="dim")
+    if last.get("eliminated"):
+        out.append("  → out: ")
+        out.append(str(last["eliminated"]) + "\n", style="bold")
 
 
 GAME_RECORDS = {

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 Message = dict[str, str]
+LEVELS = ("high", "medium", "low")  # a player's goals by priority, as asked for and read back
 
 
 @dataclass
@@ -162,7 +163,7 @@ def goals(view: PlayerView, history: Sequence[tuple[int, Sequence[str], dict[str
         parts += ["What you have concluded so far:", *[f"- {i}" for i in insights], ""]
     for rnd, goals_then, scores in history:
         parts.append(f"Your goals in round {rnd}, with how far an observer judged you got (1 = hardly, 5 = done):")
-        for level, goal in zip(("high", "medium", "low"), goals_then):
+        for level, goal in zip(LEVELS, goals_then):
             if goal:
                 score = scores.get(level)
                 parts.append(f"- {level} priority: {goal}" + (f" (score {score})" if score else ""))
@@ -182,7 +183,7 @@ def audit(name: str, goals: Sequence[str], insights: Sequence[str], actions: Seq
               "player. Score each goal from 1 (almost no progress) to 5 (fully achieved), judging only by "
               "the contestant's own actions and conclusions this round.")
     lines = [f"Contestant: {name}", "Goals this round:"]
-    lines += [f"- {lvl} priority: {g}" for lvl, g in zip(("high", "medium", "low"), goals) if g]
+    lines += [f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, goals) if g]
     lines += ["", "What they did this round:", *([f"- {a}" for a in actions] or ["- nothing recorded"])]
     lines += ["", "What they concluded after the vote:", *([f"- {i}" for i in insights] or ["- nothing recorded"])]
     lines += ["", 'Reply with JSON like {"high": 3, "medium": 2, "low": 5}.']
@@ -238,7 +239,7 @@ def fields(view: PlayerView, **extra: str) -> dict[str, str]:
     base = {
         "name": view.name, "persona": view.persona, "rules": view.rules, "situation": _situation(view),
         "memories": "\n".join(f"- {m}" for m in view.memories),
-        "goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(("high", "medium", "low"), view.goals) if g),
+        "goals": "\n".join(f"- {lvl} priority: {g}" for lvl, g in zip(LEVELS, view.goals) if g),
         "impressions": "\n".join(f"- {who}: {what}" for who, what in view.impressions.items()),
         "questions": "\n".join(f"- {q}" for q in REFLECTION_QUESTIONS),
     }

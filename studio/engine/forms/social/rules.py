@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -289,121 +290,188 @@ def act(rules: GameRules, state: GameState, player: str, action: Action,
 
     `roll` is the search's recorded draw in [0, 1); a search without one never finds the idol.
     """
-    here = state.where[player]
-    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": here, "ok": True}
-    carried = state.carries(player)
-    nearby = state.lying.get(here, ())
-    target = action.target
+    turn = _Turn(rules, state, player, action, roll)
+    facts: dict[str, Any] = {"player": player, **action.as_dict(), "at": turn.here, "ok": True}
+    return _EFFECTS.get(action.verb, _wait)(turn, facts), facts
 
-    def fail(text: str) -> tuple[GameState, dict[str, Any]]:
-        facts.update(ok=False, outcome=text)
-        return state, facts
 
-    def move_item(item: str, source: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(i for i in source if i != item)
+@dataclass(frozen=True)
+class _Turn:
+    """One action about to be applied, with what its player has in hand and at its feet."""
 
-    def used_up(item: str) -> GameState | None:
+    rules: GameRules
+    state: GameState
+    player: str
+    action: Action
+    roll: float | None
+
+    @property
+    def here(self) -> str:
+        return self.state.where[self.player]
+
+    @property
+    def carried(self) -> tuple[str, ...]:
+        return self.state.carries(self.player)
+
+    @property
+    def nearby(self) -> tuple[str, ...]:
+        return self.state.lying.get(self.here, ())
+
+    @property
+    def target(self) -> str | None:
+        return self.action.target
+
+    def used_up(self, item: str) -> GameState | None:
         """The state once `item` is used up, from the player's hands first, else from the ground here;
         None when it is within reach of neither."""
-        if item in carried:
-            return replace(state, held={**state.held, player: move_item(item, carried)})
-        if item in nearby:
-            return replace(state, lying={**state.lying, here: move_item(item, nearby)})
+        if item in self.carried:
+            return replace(self.state, held={**self.state.held, self.player: _without(item, self.carried)})
+        if item in self.nearby:
+            return replace(self.state, lying={**self.state.lying, self.here: _without(item, self.nearby)})
         return None
 
-    if action.verb == MOVE:
-        where = dict(state.where)
-        where[player] = target or where[player]
-        state = replace(state, where=where)
-        facts["outcome"] = f"{player} goes from {here} to {target}."
-    elif action.verb == SEARCH:
-        idol = rules.idol
-        facts["found"] = False
-        if idol is None or state.idol_found or rules.place(idol.hidden_at).name != here:
-            return fail(f"{player} searches {here} for the idol and finds nothing; it seems unlikely to be here.")
-        if idol.tool and not any(idol.tool.lower() in i.lower() for i in carried):
-            return fail(f"{player} searches {here}, but cannot get far without the right tool ({idol.tool}).")
-        chance = search_chance(rules, state, player)
-        facts["chance"], facts["roll"] = round(chance, 4), roll
-        if roll is not None and roll < chance:
-            state = replace(state, idol_holder=player, idol_found=True)
-            facts["found"] = True
-            facts["outcome"] = f"{player} searches {here} and finds the idol."
-        else:
-            searches = {**state.searches, player: state.searches.get(player, 0) + 1}
-            state = replace(state, searches=searches)
-            return fail(f"{player} searches {here} for the idol and finds nothing yet; this looks like the "
-                        "right way to search, and another try may succeed.")
-    elif action.verb == TALK:
-        facts["outcome"] = f"At {here}, {player} takes {target} aside to talk."
-    elif action.verb == DESCRIBE:
-        place = rules.place(here)
-        others = state.here(player)
-        facts["outcome"] = (f"{player} looks around {here}. {place.description} "
-                            f"Lying here: {', '.join(nearby) or 'nothing'}. "
-                            f"Here too: {', '.join(others) or 'nobody'}. "
-                            f"Paths lead to: {', '.join(rules.neighbours(here)) or 'nowhere'}.").replace("  ", " ")
-    elif action.verb == INVENTORY:
-        facts["outcome"] = f"{player} carries: {', '.join(carried) or 'nothing'}."
-    elif action.verb == GET:
-        if target not in nearby:
-            return fail(f"{player} reaches for {target}, but it is not at {here}.")
-        state = replace(state, lying={**state.lying, here: move_item(target, nearby)},
-                        held={**state.held, player: carried + (target,)})
-        facts["outcome"] = f"{player} picks up the {target} at {here}."
-    elif action.verb == DROP:
-        if target not in carried:
-            return fail(f"{player} has no {target} to drop.")
-        state = replace(state, lying={**state.lying, here: nearby + (target,)},
-                        held={**state.held, player: move_item(target, carried)})
-        facts["outcome"] = f"{player} drops the {target} at {here}."
-    elif action.verb == EXAMINE:
-        known = rules.item(target or "")
-        said = known.description if known and known.description else f"Nothing remarkable about the {target}."
-        facts["outcome"] = f"{player} examines the {target}: {said}"
-    elif action.verb == GIVE:
-        given = action.item or ""
-        if given not in carried:
-            return fail(f"{player} has no {given} to give.")
-        if not target or target not in state.here(player):
-            return fail(f"{player} would give the {given} to {target}, who is not at {here}.")
-        held = {**state.held, player: move_item(given, carried), target: state.carries(target) + (given,)}
-        state = replace(state, held=held)
-        facts["outcome"] = f"At {here}, {player} gives the {given} to {target}."
-    elif action.verb == EAT:
-        kind = kind_of(rules, target or "")
-        if kind not in ("food", "drink"):
-            return fail(f"{player} cannot eat or drink the {target}.")
-        after = used_up(target or "")
-        if after is None:
-            return fail(f"{player} has no {target} within reach.")
-        state = after
-        facts["outcome"] = f"{player} {'drinks' if kind == 'drink' else 'eats'} the {target} at {here}."
-    elif action.verb == LIGHT:
-        if kind_of(rules, target or "") != "fuel":
-            return fail(f"{player} tries to light the {target}, but it will not burn.")
-        after = used_up(target or "")
-        if after is None:
-            return fail(f"{player} has no {target} within reach.")
-        state = after
-        state = replace(state, fires=tuple(dict.fromkeys(state.fires + (here,))))
-        facts["outcome"] = f"{player} lights the {target}: a fire burns at {here}."
-    elif action.verb == FISH:
-        if not any(kind_of(rules, i) == "pole" for i in carried):
-            return fail(f"{player} tries to fish at {here} with nothing to fish with.")
-        if not rules.place(here).fish:
-            return fail(f"{player} casts a line at {here}, but there are no fish here.")
-        state = replace(state, held={**state.held, player: carried + (FISH_ITEM,)})
-        facts["outcome"] = f"{player} catches a fish at {here}."
-    elif action.verb == READ:
-        item = rules.item(target or "")
-        if item is None or item.kind != "clue":
-            return fail(f"{player} finds nothing to read on the {target}.")
-        state = replace(state, clue_read=tuple(dict.fromkeys(state.clue_read + (player,))))
-        facts["outcome"] = f"{player} reads the {target}: {item.text or 'it is blank.'}"
-    else:
-        facts["outcome"] = f"{player} waits at {here}."
-    return state, facts
+
+def _without(item: str, source: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(i for i in source if i != item)
+
+
+def _failed(facts: dict[str, Any], text: str, state: GameState) -> GameState:
+    """An action that takes the turn and does not work: remembered as a failure, as in the paper."""
+    facts.update(ok=False, outcome=text)
+    return state
+
+
+def _move(t: _Turn, facts: dict[str, Any]) -> GameState:
+    where = dict(t.state.where)
+    where[t.player] = t.target or where[t.player]
+    facts["outcome"] = f"{t.player} goes from {t.here} to {t.target}."
+    return replace(t.state, where=where)
+
+
+def _search(t: _Turn, facts: dict[str, Any]) -> GameState:
+    idol, player, here, state = t.rules.idol, t.player, t.here, t.state
+    facts["found"] = False
+    if idol is None or state.idol_found or t.rules.place(idol.hidden_at).name != here:
+        return _failed(facts, f"{player} searches {here} for the idol and finds nothing; it seems unlikely to be here.",
+                       state)
+    if idol.tool and not any(idol.tool.lower() in i.lower() for i in t.carried):
+        return _failed(facts, f"{player} searches {here}, but cannot get far without the right tool ({idol.tool}).",
+                       state)
+    chance = search_chance(t.rules, state, player)
+    facts["chance"], facts["roll"] = round(chance, 4), t.roll
+    if t.roll is not None and t.roll < chance:
+        facts["found"] = True
+        facts["outcome"] = f"{player} searches {here} and finds the idol."
+        return replace(state, idol_holder=player, idol_found=True)
+    searches = {**state.searches, player: state.searches.get(player, 0) + 1}
+    return _failed(facts, f"{player} searches {here} for the idol and finds nothing yet; this looks like the "
+                   "right way to search, and another try may succeed.", replace(state, searches=searches))
+
+
+def _talk(t: _Turn, facts: dict[str, Any]) -> GameState:
+    facts["outcome"] = f"At {t.here}, {t.player} takes {t.target} aside to talk."
+    return t.state
+
+
+def _describe(t: _Turn, facts: dict[str, Any]) -> GameState:
+    here = t.here
+    others = t.state.here(t.player)
+    facts["outcome"] = (f"{t.player} looks around {here}. {t.rules.place(here).description} "
+                        f"Lying here: {', '.join(t.nearby) or 'nothing'}. "
+                        f"Here too: {', '.join(others) or 'nobody'}. "
+                        f"Paths lead to: {', '.join(t.rules.neighbours(here)) or 'nowhere'}.").replace("  ", " ")
+    return t.state
+
+
+def _inventory(t: _Turn, facts: dict[str, Any]) -> GameState:
+    facts["outcome"] = f"{t.player} carries: {', '.join(t.carried) or 'nothing'}."
+    return t.state
+
+
+def _get(t: _Turn, facts: dict[str, Any]) -> GameState:
+    target = t.target
+    if target not in t.nearby:
+        return _failed(facts, f"{t.player} reaches for {target}, but it is not at {t.here}.", t.state)
+    facts["outcome"] = f"{t.player} picks up the {target} at {t.here}."
+    return replace(t.state, lying={**t.state.lying, t.here: _without(target, t.nearby)},
+                   held={**t.state.held, t.player: t.carried + (target,)})
+
+
+def _drop(t: _Turn, facts: dict[str, Any]) -> GameState:
+    target = t.target
+    if target not in t.carried:
+        return _failed(facts, f"{t.player} has no {target} to drop.", t.state)
+    facts["outcome"] = f"{t.player} drops the {target} at {t.here}."
+    return replace(t.state, lying={**t.state.lying, t.here: t.nearby + (target,)},
+                   held={**t.state.held, t.player: _without(target, t.carried)})
+
+
+def _examine(t: _Turn, facts: dict[str, Any]) -> GameState:
+    known = t.rules.item(t.target or "")
+    said = known.description if known and known.description else f"Nothing remarkable about the {t.target}."
+    facts["outcome"] = f"{t.player} examines the {t.target}: {said}"
+    return t.state
+
+
+def _give(t: _Turn, facts: dict[str, Any]) -> GameState:
+    given, target, player = t.action.item or "", t.target, t.player
+    if given not in t.carried:
+        return _failed(facts, f"{player} has no {given} to give.", t.state)
+    if not target or target not in t.state.here(player):
+        return _failed(facts, f"{player} would give the {given} to {target}, who is not at {t.here}.", t.state)
+    held = {**t.state.held, player: _without(given, t.carried), target: t.state.carries(target) + (given,)}
+    facts["outcome"] = f"At {t.here}, {player} gives the {given} to {target}."
+    return replace(t.state, held=held)
+
+
+def _eat(t: _Turn, facts: dict[str, Any]) -> GameState:
+    kind = kind_of(t.rules, t.target or "")
+    if kind not in ("food", "drink"):
+        return _failed(facts, f"{t.player} cannot eat or drink the {t.target}.", t.state)
+    after = t.used_up(t.target or "")
+    if after is None:
+        return _failed(facts, f"{t.player} has no {t.target} within reach.", t.state)
+    facts["outcome"] = f"{t.player} {'drinks' if kind == 'drink' else 'eats'} the {t.target} at {t.here}."
+    return after
+
+
+def _light(t: _Turn, facts: dict[str, Any]) -> GameState:
+    if kind_of(t.rules, t.target or "") != "fuel":
+        return _failed(facts, f"{t.player} tries to light the {t.target}, but it will not burn.", t.state)
+    after = t.used_up(t.target or "")
+    if after is None:
+        return _failed(facts, f"{t.player} has no {t.target} within reach.", t.state)
+    facts["outcome"] = f"{t.player} lights the {t.target}: a fire burns at {t.here}."
+    return replace(after, fires=tuple(dict.fromkeys(after.fires + (t.here,))))
+
+
+def _fish(t: _Turn, facts: dict[str, Any]) -> GameState:
+    if not any(kind_of(t.rules, i) == "pole" for i in t.carried):
+        return _failed(facts, f"{t.player} tries to fish at {t.here} with nothing to fish with.", t.state)
+    if not t.rules.place(t.here).fish:
+        return _failed(facts, f"{t.player} casts a line at {t.here}, but there are no fish here.", t.state)
+    facts["outcome"] = f"{t.player} catches a fish at {t.here}."
+    return replace(t.state, held={**t.state.held, t.player: t.carried + (FISH_ITEM,)})
+
+
+def _read(t: _Turn, facts: dict[str, Any]) -> GameState:
+    item = t.rules.item(t.target or "")
+    if item is None or item.kind != "clue":
+        return _failed(facts, f"{t.player} finds nothing to read on the {t.target}.", t.state)
+    facts["outcome"] = f"{t.player} reads the {t.target}: {item.text or 'it is blank.'}"
+    return replace(t.state, clue_read=tuple(dict.fromkeys(t.state.clue_read + (t.player,))))
+
+
+def _wait(t: _Turn, facts: dict[str, Any]) -> GameState:
+    facts["outcome"] = f"{t.player} waits at {t.here}."
+    return t.state
+
+
+# What each verb does; a verb not here (WAIT) lets the turn pass.
+_EFFECTS: dict[str, Callable[[_Turn, dict[str, Any]], GameState]] = {
+    MOVE: _move, SEARCH: _search, TALK: _talk, DESCRIBE: _describe, INVENTORY: _inventory, GET: _get, DROP: _drop,
+    EXAMINE: _examine, GIVE: _give, EAT: _eat, LIGHT: _light, FISH: _fish, READ: _read,
+}
 
 
 def advance(state: GameState, rules: GameRules) -> GameState:
