@@ -202,8 +202,9 @@ def _asset_path(uri: Any) -> str | None:
 def charx_avatar(path: Path | str, raw: bytes, card: dict[str, Any]) -> tuple[bytes | None, str | None]:
     """The CHARX card's own portrait as PNG bytes (its `icon` asset named `main`, else its first icon),
     and a note when the card has a portrait the studio cannot keep (not PNG, or not in the zip)."""
-    data = card.get("data") if isinstance(card.get("data"), dict) else {}
-    assets = [a for a in (data.get("assets") or []) if isinstance(a, dict) and a.get("type") == "icon"]
+    data = card.get("data")
+    listed = (data.get("assets") or []) if isinstance(data, dict) else []
+    assets = [a for a in listed if isinstance(a, dict) and a.get("type") == "icon"]
     if not assets:
         return None, None
     icon = next((a for a in assets if a.get("name") == "main"), assets[0])
