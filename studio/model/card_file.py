@@ -1,8 +1,8 @@
 """A Character Card's file in each of its forms (JSON, a PNG's text chunks, a CHARX zip), read and written.
 
 A card is someone else's file, so it is read within a size limit and decoded defensively: lengths in a
-PNG and sizes in a zip are claims to check, and no chunk or member may unpack past the limit. What the
-card's fields mean is studio.model.card_fields'.
+PNG and sizes in a zip are claims to check, and no chunk or member may unpack past the limit. What
+the card's fields mean is read in studio.model.card_fields.
 """
 
 from __future__ import annotations
