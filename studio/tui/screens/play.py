@@ -73,8 +73,9 @@ def briefs_text(play: Play) -> str:
 def rebrief(scenes: int | list[str | SceneBrief], briefs: list[str]) -> list[str | SceneBrief]:
     """The scenes under new briefs: a scene that says who is on stage and who comes and goes keeps that."""
     old = scenes if isinstance(scenes, list) else []
-    return [old[i].model_copy(update={"brief": brief}) if i < len(old) and isinstance(old[i], SceneBrief) else brief
-            for i, brief in enumerate(briefs)]
+    staged = [s if isinstance(s, SceneBrief) else None for s in old] + [None] * len(briefs)
+    return [brief if scene is None else scene.model_copy(update={"brief": brief})
+            for brief, scene in zip(briefs, staged)]
 
 
 class PlayScreen(ModalScreen[Path | None]):
