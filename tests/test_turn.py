@@ -161,3 +161,31 @@ def _answer(raw: str, kept: str):
         text, model, structured, notices, usage = raw, "scripted", None, [], {}
 
     return Answer(Completion(), Guarded(kept, []), {}, CallSettings(model="scripted", temperature=0.7, max_tokens=100))
+
+
+async def test_the_line_for_left_out_history_counts_the_take_it_is_in_after_a_rewind(engine_for):
+    """The counts behind "(Earlier, N lines not shown here ...)" are slid on from call to call; what they
+    say must be what counting the take afresh says, at every budget, after a rewind behind them too."""
+    from studio.engine.forms.drama.prompts import PromptBook
+
+    engine = engine_for(turns=80, epilogue=False)  # every strategy: five events a turn, past the reach
+
+    def both(seat, budget):
+        kept = PromptBook(engine.state, engine.path, engine.by_id, windows=engine.form.windows)
+        fresh = PromptBook(engine.state, engine.path, engine.by_id)
+        return kept.omitted(kept.view(seat, budget)), fresh.omitted(fresh.view(seat, budget))
+
+    said = []
+    for turn in range(70):
+        await engine.play_turn()
+        if turn >= 55:
+            for seat, budget in (("ego", 2000), ("other", 3000), ("ego", 1200)):
+                kept, fresh = both(seat, budget)
+                assert kept == fresh
+                said.append(kept)
+    engine.rewind(30)
+    assert both("ego", 2000)[0] == both("ego", 2000)[1]
+    await engine.play_turn()
+    kept, fresh = both("ego", 2000)
+    assert kept == fresh and "not shown here" in kept
+    assert any(s.startswith("(Earlier in scene 1, more than ") for s in said)
