@@ -102,7 +102,7 @@ class Form:
     def windows(self) -> dict[Any, Any]:
         """What a prompt book keeps between calls of this run (a form is made per engine, so per run): the
         left-out history each seat was last told of, so the next call counts only what moved on."""
-        return self.__dict__.setdefault("_windows", {})  # type: ignore[no-any-return]
+        return self.__dict__.setdefault("_windows", {})
 
     # -- the cast it needs ----------------------------------------------------------------------
 
