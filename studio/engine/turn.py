@@ -136,7 +136,7 @@ async def ask_model(engine: Any, turn: Turn) -> Event:
     if turn.direction is not None:
         messages, settings = turn.direction.messages(messages), turn.direction.settings(settings)
     if turn.continuing is not None:
-        # The same call as the line's own, asked to go on from it (studio.llm.gateway.continued says how
+        # The same call as the line's own, asked to go on from it (studio.llm.continuation.continued says how
         # each kind of model is handed the line so far).
         settings = replace(settings, prefill=turn.continuing.text)
     answer = await call(engine, turn, settings, messages)
