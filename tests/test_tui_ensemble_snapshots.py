@@ -7,7 +7,6 @@ re-records them after a deliberate change to the look (then look at the SVG).
 
 from __future__ import annotations
 
-
 from test_tui import dialog, idle, opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
 SIZE = (120, 34)

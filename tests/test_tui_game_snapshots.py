@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from test_tui import idle, opened, steady, step, studio  # noqa: F401  (studio is a fixture)
 
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-
 from conftest import PLAYS
 from test_tui import dialog, opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
