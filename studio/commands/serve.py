@@ -1,0 +1,43 @@
+"""`studio serve`: the app in browser tabs, one process per tab, on this machine's address and a token."""
+
+from __future__ import annotations
+
+import argparse
+
+from studio.commands.common import db_option, open_store
+from studio.model.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="serve the app to browser tabs (loopback unless --host says otherwise)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 is every network, "
+                        "unencrypted)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    p.add_argument("--tabs", type=int, default=None, metavar="N",
+                   help="tabs open at once, each its own process (default 8)")
+    db_option(p)
+    p.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace) -> int:
+    try:
+        from studio.serve import TABS, StudioServer, app_command
+    except ImportError as exc:
+        raise InputError("studio serve", None, f"serving needs textual-serve ({exc.name} is missing)",
+                         "pip install -e . (it is among the studio's dependencies)") from None
+    if not 0 <= args.port <= 65535:
+        raise InputError("--port", str(args.port), "not a port number", "give 0 to 65535 (0 picks a free one)")
+    tabs = TABS if args.tabs is None else args.tabs
+    if tabs < 1:
+        raise InputError("--tabs", str(tabs), "at least one tab must be allowed", "give --tabs 1 or more")
+    store = open_store(args.db)
+    path = store.path
+    store.close()
+    server = StudioServer(app_command(str(path)), host=args.host, port=args.port, tabs=tabs)
+    try:
+        server.serve()
+    except OSError as exc:
+        raise InputError("--port", str(args.port), f"cannot listen on {args.host}:{args.port} ({exc.strerror})",
+                         "pick another --port, or 0 for a free one") from None
+    return 0
