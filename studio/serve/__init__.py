@@ -192,7 +192,7 @@ class StudioServer(Server):
             started(self)
         try:
             await asyncio.wait_for(self._stop.wait(), self.lifetime)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             await runner.cleanup()

@@ -373,8 +373,8 @@ class MainScreen(StudioScreen[None]):
                 self.set_activity(self.idle_hint())
         if state == WorkerState.ERROR:
             self.report(worker.error, worker.name)
-        elif state == WorkerState.SUCCESS and worker.name == "export":
-            self.notify(f"Exported to {worker.result}", title="Export")
+        elif state == WorkerState.SUCCESS and worker.name == "export" and worker.result is not None:
+            self.studio.deliver(worker.result)
 
     def report(self, error: BaseException | None, where: str = "") -> None:
         report(self, error, where)
