@@ -106,7 +106,7 @@ class StudioServer(Server):
             return web.Response(status=403, text="The studio's tabs open from the studio's own page.\n")
         if request.path == "/" and "token" in request.query:
             # The token moves into a cookie, and out of the address bar the page would otherwise keep.
-            response = web.HTTPFound("/")
+            response = web.Response(status=302, headers={"Location": "/"})
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
             return self._hardened(response)
         return self._hardened(await handler(request))
