@@ -88,3 +88,29 @@ async def test_ctrl_e_in_a_tab_opens_the_studios_editor_not_editor_on_the_server
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "back on the run")
     assert not mark.exists(), "$EDITOR ran on the serving machine"
+
+
+async def test_a_line_and_a_role_taken_in_another_window_show_within_a_second(studio, tmp_path):
+    """Two playwrights on one run (two tabs, or a tab and a terminal): what one commits, the other shows."""
+    import time
+
+    from studio.engine import Engine
+    from studio.store import Store
+    from test_tui import stage
+
+    app = studio()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        other_store = Store(tmp_path / "studio.db")  # another process's connection to the same file
+        try:
+            other = Engine(other_store, screen.engine.run_id)
+            await other.step()
+            written = time.monotonic()
+            await wait_for(pilot, lambda: screen.engine.head == other.head, "the other window's line")
+            assert time.monotonic() - written < 1.5
+            await wait_for(pilot, lambda: stage(app).selected_id == other.head, "the line on stage")
+            other.take_over("ego")
+            await wait_for(pilot, lambda: "ego" in screen.engine.humans(), "the role taken in the other window")
+        finally:
+            other_store.close()

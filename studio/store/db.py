@@ -372,6 +372,16 @@ class Store:
         rows = self._all(f"SELECT id FROM runs WHERE created < ? AND {self._EMPTY}", (time.time() - older_than,))
         return [run for (run,) in rows if run != keep and self.remove_if_empty(run)]
 
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (another window, tab or process) has committed since the last ask.
+
+        SQLite's data_version moves only for other connections' commits, and asking costs no read of any
+        table, so an open run can ask twice a second and reread itself only when something did change."""
+        with self.lock:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        seen, self._data_version = getattr(self, "_data_version", None), version
+        return seen is not None and version != seen
+
     def head(self, run_id: int) -> int | None:
         row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))
         if row is None:

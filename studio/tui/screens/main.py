@@ -67,6 +67,10 @@ if TYPE_CHECKING:
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
+FOLLOW_EVERY = 0.4
+"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
+
+
 class MainScreen(StudioScreen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
@@ -122,6 +126,23 @@ class MainScreen(StudioScreen[None]):
         self.room.fit()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
+        self._controls_seen: int | None = None
+        self.set_interval(FOLLOW_EVERY, self._follow_others)
+
+    def _follow_others(self) -> None:
+        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over): this
+        one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
+        the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
+        engine = self.engine
+        if engine is None or self.busy or not engine.store.changed_elsewhere():
+            return
+        store, run = engine.store, engine.run_id
+        controls = len(store.controls(run))
+        if store.head(run) == engine.head and controls == self._controls_seen:
+            return
+        self._controls_seen = controls
+        engine.reload()
+        self.resync()
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
