@@ -318,8 +318,7 @@ MAIN: tuple[Control, ...] = (
         "ctrl+e",
         "editor_line",
         "$EDITOR",
-        "In the note box or your line's box: write it in your $EDITOR (in a browser tab, the studio's own "
-        "editor) instead; saving and quitting sends it.",
+        "In the note box or your line's box: write it in your $EDITOR instead; saving and quitting sends it.",
         EDITING,
         key_display="ctrl+e",
         show=False,
@@ -379,8 +378,7 @@ TEXT: tuple[Control, ...] = (
         "ctrl+e",
         "external_editor",
         "$EDITOR",
-        "Hand the text to your $EDITOR (the app waits, as git does) and take it back when you save and quit; "
-        "in a browser tab, the studio's own editor.",
+        "Hand the text to your $EDITOR (the app waits, as git does) and take it back when you save and quit.",
         EDITING,
         key_display="ctrl+e",
     ),
