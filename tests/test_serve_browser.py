@@ -64,3 +64,37 @@ def test_a_wrong_token_is_refused_and_opens_no_tab(chromium, tmp_path, monkeypat
             assert "needs the address with its token" in page.content()
         assert server.open_tabs == 0
         context.close()
+
+
+def test_two_tabs_on_one_run_see_each_others_lines(chromium, tmp_path, monkeypatch):
+    import time
+
+    from conftest import make_cast
+    from studio.engine import Engine
+    from studio.store import Store
+
+    monkeypatch.chdir(ROOT)
+    db = tmp_path / "studio.db"
+    store = Store(db)
+    run = Engine.create(store, make_cast()).run_id
+    store.close()
+    with served(app_command(db, str(run))) as server:
+        context = chromium.new_context(viewport={"width": 1200, "height": 800})
+        first, second = Tab(context, server.address()), Tab(context, server.address())
+        for tab in (first, second):
+            tab.wait_for("The Interview", "Next: scene 1 opens")
+        first.page.bring_to_front()
+        first.page.mouse.click(600, 400)
+        mark = second.since()
+        first.press("s")
+        first.wait_for("JENNY")
+        stepped = time.monotonic()
+        second.wait_for_new(mark, "JENNY", timeout=10)
+        assert time.monotonic() - stepped < 3.0, "the other tab showed the line late"
+        assert server.open_tabs == 2
+        context.close()
+    store = Store(db)
+    try:
+        assert store.head(run) is not None
+    finally:
+        store.close()
