@@ -110,3 +110,41 @@ def test_serve_refuses_a_bad_port_or_tab_count_with_exit_2(tmp_path):
                               capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert done.returncode == 2, done.stderr
         assert words in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.embedded
+async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
+    """With `studio serve`'s shared model named, a `local/smollm2` call is answered by that server and
+    loads no copy of the model in the calling process."""
+    import asyncio
+    import urllib.request
+
+    from studio.llm import CallContext, CallSettings, Gateway, local
+    from studio.serve.model import SharedModel, unavailable
+
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    monkeypatch.delenv("STUDIO_EMBEDDED_SERVER", raising=False)
+    shared = SharedModel(threads=1)
+    shared.start()
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(shared.url + "/models", timeout=1):  # noqa: S310 - 127.0.0.1
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the shared model never answered"
+                await asyncio.sleep(0.3)
+        settings = CallSettings(model="local/smollm2", temperature=0, max_tokens=8)
+        reply = await asyncio.wait_for(
+            Gateway().complete(settings, [{"role": "user", "content": "Say yes."}], CallContext("ego", "speak", "A")),
+            120)
+        assert reply.text.strip()
+        assert local._loaded is None, "the tab loaded its own copy of the model"
+    finally:
+        shared.stop()
+    import os
+
+    assert "STUDIO_EMBEDDED_SERVER" not in os.environ

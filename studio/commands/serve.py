@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
     p.add_argument("--tabs", type=int, default=None, metavar="N",
                    help="tabs open at once, each its own process (default 8)")
+    p.add_argument("--no-shared-model", action="store_true",
+                   help="let each tab load the embedded model itself, instead of one copy served for all tabs")
     db_option(p)
     p.set_defaults(func=serve)
 
@@ -35,9 +37,23 @@ def serve(args: argparse.Namespace) -> int:
     path = store.path
     store.close()
     server = StudioServer(app_command(str(path)), host=args.host, port=args.port, tabs=tabs)
+    shared = None
+    if not args.no_shared_model:
+        from studio.serve.model import SharedModel, unavailable
+
+        why = unavailable()
+        if why is None:
+            shared = SharedModel()
+            shared.start()
+            print(f"The embedded model is served once for every tab, on {shared.url}.")
+        else:
+            print(f"Each tab loads the embedded model itself if a play uses it: {why}.")
     try:
         server.serve()
     except OSError as exc:
         raise InputError("--port", str(args.port), f"cannot listen on {args.host}:{args.port} ({exc.strerror})",
                          "pick another --port, or 0 for a free one") from None
+    finally:
+        if shared is not None:
+            shared.stop()
     return 0
