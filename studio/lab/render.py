@@ -45,6 +45,7 @@ def to_console(report: Report, console: Any, width: int | None = None) -> None:
     from studio.lab import plots
 
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     for table in report.tables:
         _console_table(console, table)
     for figure in report.figures:
@@ -67,6 +68,19 @@ def _console_reproduction(console: Any, report: Report) -> None:
             console.print(Text("- " + line))
 
 
+def standing(report: Report) -> str:
+    """Why the report's figures beside the paper's are not a reproduction, or "" (studio.lab.papers.judged)."""
+    return report.paper.not_a_reproduction if report.paper is not None else ""
+
+
+def _console_standing(console: Any, report: Report) -> None:
+    """Said before any figure, so no number is read as a match first."""
+    from rich.text import Text
+
+    if standing(report):
+        console.print(Text(standing(report), style="bold"))
+
+
 def _console_table(console: Any, table: Table) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -87,15 +101,27 @@ def to_console_paper(report: Report, console: Any) -> bool:
     if report.paper is None and not report.protocol:
         return False
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     _console_reproduction(console, report)
     return True
 
 
-def reproduction_table(paper: Reproduction) -> Table:
-    rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
-            for f in paper.figures]
-    return Table(f"Reproduction of {paper.paper}", ["where", "figure", "paper", "studio", "note"], rows,
-                 note=f"Published figures: {paper.source}")
+def _n(cell: Cell | None) -> Any:
+    return cell.n if cell is not None and cell.n is not None else "-"
+
+
+def reproduction_table(paper: Reproduction, shown: bool = True) -> Table:
+    """The paper's figures beside the studio's. `shown` (a table to read, not data): each side's n in a
+    column of its own ("-": not given); as data, each figure's n is already a number of its own (`_flat`)."""
+    note = f"Published figures: {paper.source}" + (f". {paper.note}" if paper.note else "")
+    title = ("Beside" if paper.not_a_reproduction else "Reproduction of") + f" {paper.paper}"
+    if not shown:
+        rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
+                for f in paper.figures]
+        return Table(title, ["where", "figure", "paper", "studio", "note"], rows, note=note)
+    rows = [[f.where, f.label, f.paper, _n(f.paper), f.studio if f.studio is not None else Cell(None), _n(f.studio),
+             f.note] for f in paper.figures]
+    return Table(title, ["where", "figure", "paper", "paper n", "studio", "studio n", "note"], rows, note=note)
 
 
 def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
@@ -118,7 +144,7 @@ def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
 
 
 def _all_tables(report: Report) -> list[Table]:
-    return report.tables + ([reproduction_table(report.paper)] if report.paper is not None else [])
+    return report.tables + ([reproduction_table(report.paper, shown=False)] if report.paper is not None else [])
 
 
 def to_csv(report: Report) -> str:
@@ -156,7 +182,8 @@ def _cell_data(cell: Cell | None) -> dict[str, Any] | None:
 def as_data(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     figures = [{"type": type(f).__name__.lower(), **asdict(f)} for f in report.figures]
     paper = None if report.paper is None else {
-        "paper": report.paper.paper, "source": report.paper.source,
+        "paper": report.paper.paper, "source": report.paper.source, "note": report.paper.note,
+        "reproduction": not report.paper.not_a_reproduction, "not_a_reproduction": report.paper.not_a_reproduction,
         "figures": [{"where": f.where, "label": f.label, "paper": _cell_data(f.paper), "studio": _cell_data(f.studio),
                      "note": f.note} for f in report.paper.figures],
     }
@@ -193,7 +220,8 @@ def to_markdown(report: Report, path: str | Path, header: list[str] | None = Non
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    lines = [f"# {report.title}", ""] + (header or [])
+    lines = [f"# {report.title}", ""] + ([f"**{_md_text(standing(report))}**", ""] if standing(report) else []) \
+        + (header or [])
     for table in report.tables:
         lines += _md_table(table)
     for figure in report.figures:
