@@ -400,16 +400,17 @@ class Engine:
         if heard is not None:
             speaker = heard.character or role.name
         # a rewrite may well repeat the line it reworks; a line for the stage may not repeat the stage
-        said = self._said() if step.kind in (ev.STAGE, ev.DRAFT) else []
+        said = self._said(self.form.said_before(self.state, self.path, step)) if step.kind in (ev.STAGE, ev.DRAFT) else []
         if continuing is not None:
             said = [*said, *sentence_keys(continuing.text)]
         return guard_line(text, speaker, [r.name for r in self.cast.roles], said, speech=speech)
 
-    def _said(self, lines: int = 30) -> list[tuple[str, ...]]:
-        """The sentences of the last stage lines of this take, each split once and remembered."""
+    def _said(self, path: list[Event], lines: int = 30) -> list[tuple[str, ...]]:
+        """The sentences of the last stage lines of `path` (the take, or the part the form says a line may
+        not repeat), each split once and remembered."""
         cache = self._sentences
         said: list[tuple[str, ...]] = []
-        for event in reversed(self.path):
+        for event in reversed(path):
             if event.kind != ev.STAGE:
                 continue
             if event.id not in cache:
