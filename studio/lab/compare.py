@@ -2,13 +2,14 @@
 
 One play, run N times without and N times with the superego; repetition r of every condition shares the
 seed base + r, so the runs of a repetition differ only by the inner voice. As the paper's critic did
-(section 5.1), the Critic reads the two scripts of a repetition together, the one without the superego
-first, and scores each on the four criteria, narrative divergence measured against the first
-(`reading = "paired"`, the default; `"single"` scores each run alone, blind to the other). The report
-gives each criterion's mean per condition with its 95% t interval, and the difference (with minus
-without) with its interval and the paired t test, pair by repetition: the conditions share a seed, so
-what a seed does to both cancels (a Wilcoxon signed-rank test cannot reach 5% below six pairs). An
-invalid critique is no score: it is counted and left out, never read as 0.
+(section 5.1), the Critic reads the two scripts of a repetition together and scores each on the four
+criteria (`reading = "paired"`, the default; `"single"` scores each run alone); unlike the paper's, it
+reads blind: the scripts are A and B, in an order drawn for each repetition, so neither what the Critic
+expects of an inner voice nor a leaning towards the script it reads second can pass for the inner
+voice's effect. The report gives each criterion's mean per condition with its 95% t interval; the
+difference, pair by repetition (what a seed does to both runs cancels), with the position's effect
+estimated beside it; and the four criteria of a comparison corrected together by Holm. An invalid
+critique is no score: it is counted and left out, never read as 0.
 
 In the paired reading a trial is a repetition: its runs, one per condition, are played in turn and
 read together; each is an ordinary run in the store (`studio show`, `export`, the app open it), the
