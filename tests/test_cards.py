@@ -362,9 +362,9 @@ def test_export_keeps_the_cards_version_unless_asked(tmp_path, capsys, name, spe
 
 
 def _texts(path):
-    from studio.model.cards import _png_texts
+    from studio.model.card_file import png_texts
 
-    return {k: json.loads(base64.b64decode(v)) for k, v in _png_texts(path, path.read_bytes()).items()}
+    return {k: json.loads(base64.b64decode(v)) for k, v in png_texts(path, path.read_bytes()).items()}
 
 
 def test_a_png_name_writes_a_png_card_on_the_imported_image(tmp_path, capsys):

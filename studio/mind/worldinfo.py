@@ -169,11 +169,12 @@ def _chance(entry: LoreEntry, seed: int, moment: tuple[int, int], index: int) ->
     return draw * 100 < entry.probability
 
 
-def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: int, seed: int = 0,
-             moment: tuple[int, int] = (0, 0)) -> Activated:
-    """The entries of `books` that `lines` (oldest first, as the character heard them) bring into play."""
-    out = Activated()
-    candidates: list[tuple[Lorebook, _Scan, int]] = []
+_Candidate = tuple[Lorebook, _Scan, int]  # an entry that may activate, with its place among all the books' entries
+
+
+def _candidates(books: Sequence[Lorebook]) -> list[_Candidate]:
+    """Every entry that may activate, its keys prepared by its book's defaults."""
+    candidates: list[_Candidate] = []
     for book in books:
         ext = book.extensions or {}
         defaults = {"case_sensitive": bool(ext.get("case_sensitive", False)),
@@ -181,23 +182,27 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
         for entry in book.entries:
             if entry.active:
                 candidates.append((book, _Scan(book, entry, defaults), len(candidates)))
-    if not candidates:
-        return out
+    return candidates
 
-    scanned: dict[int, Text] = {}
 
-    def history(book: Lorebook, entry: LoreEntry) -> Text:
+class _History:
+    """The lines an entry scans, joined once per scan depth."""
+
+    def __init__(self, lines: Sequence[str]):
+        self.lines = lines
+        self.scanned: dict[int, Text] = {}
+
+    def scanned_by(self, book: Lorebook, entry: LoreEntry) -> Text:
         depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
         depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
-        if depth not in scanned:
-            scanned[depth] = Text("\n".join(lines[-depth:]) if depth > 0 else "")
-        return scanned[depth]
+        if depth not in self.scanned:
+            self.scanned[depth] = Text("\n".join(self.lines[-depth:]) if depth > 0 else "")
+        return self.scanned[depth]
 
-    chosen: dict[int, tuple[Lorebook, LoreEntry]] = {}
-    for book, scan, index in candidates:
-        entry = scan.entry
-        if entry.constant or (not entry.delay_until_recursion and scan.fires(history(book, entry))):
-            chosen[index] = (book, entry)
+
+def _recurse(books: Sequence[Lorebook], candidates: list[_Candidate],
+             chosen: dict[int, tuple[Lorebook, LoreEntry]]) -> None:
+    """Add to `chosen` the entries that what activated brings in, pass by pass, up to the books' limit."""
     recursive = [b for b in books if b.recursive_scanning]
     limit = min((int(b.extensions.get("max_recursion_steps") or MAX_RECURSION) for b in recursive), default=0)
     fresh = dict(chosen)
@@ -215,10 +220,11 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
         if not fresh:
             break
 
-    picked = [(index, book, entry) for index, (book, entry) in chosen.items()
-              if _chance(entry, seed, moment, index)]
-    picked = _one_per_group(picked)
-    # The budget goes to constant entries first, then by priority, then by insertion order (higher first).
+
+def _within_budget(picked: list[tuple[int, Lorebook, LoreEntry]], books: Sequence[Lorebook], budget_tokens: int,
+                   out: Activated) -> list[tuple[int, LoreEntry]]:
+    """The picked entries that fit the budget whole, in insertion order; the rest go to `out.skipped`.
+    The budget goes to constant entries first, then by priority, then by insertion order (higher first)."""
     ranked = sorted(picked, key=lambda t: (not t[2].constant, -(t[2].priority or 0), -t[2].insertion_order, t[0]))
     budgets = [b.token_budget for b in books if b.token_budget]
     room = min([*budgets, budget_tokens]) * CHARS_PER_TOKEN if budget_tokens > 0 else 0
@@ -231,20 +237,45 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
         else:
             out.skipped.append(entry)
     kept.sort(key=lambda t: (t[1].insertion_order, t[0]))
-    for _, entry in kept:
-        content = entry.content.strip()
-        place = entry.place
-        if place == "before_char":
-            out.before.append(content)
-        elif place in ("after_char", "examples_top", "examples_bottom"):
-            out.after.append(content)
-        elif place == "at_depth":
-            out.depth.append((entry.depth, entry.role, content))
-        elif place in ("author_note_top", "author_note_bottom"):
-            out.depth.append((4, "system", content))  # where SillyTavern's Author's Note stands by default
-        else:
-            continue  # an outlet is shown only where a prompt names it, and no studio prompt does
-        out.entries.append(entry)
+    return kept
+
+
+def _place(entry: LoreEntry, out: Activated) -> None:
+    """Put an entry where its position says, and count it as used; an outlet is shown only where a prompt
+    names it, and no studio prompt does, so it is left out."""
+    content = entry.content.strip()
+    place = entry.place
+    if place == "before_char":
+        out.before.append(content)
+    elif place in ("after_char", "examples_top", "examples_bottom"):
+        out.after.append(content)
+    elif place == "at_depth":
+        out.depth.append((entry.depth, entry.role, content))
+    elif place in ("author_note_top", "author_note_bottom"):
+        out.depth.append((4, "system", content))  # where SillyTavern's Author's Note stands by default
+    else:
+        return
+    out.entries.append(entry)
+
+
+def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: int, seed: int = 0,
+             moment: tuple[int, int] = (0, 0)) -> Activated:
+    """The entries of `books` that `lines` (oldest first, as the character heard them) bring into play."""
+    out = Activated()
+    candidates = _candidates(books)
+    if not candidates:
+        return out
+    history = _History(lines)
+    chosen: dict[int, tuple[Lorebook, LoreEntry]] = {}
+    for book, scan, index in candidates:
+        entry = scan.entry
+        if entry.constant or (not entry.delay_until_recursion and scan.fires(history.scanned_by(book, entry))):
+            chosen[index] = (book, entry)
+    _recurse(books, candidates, chosen)
+    picked = [(index, book, entry) for index, (book, entry) in chosen.items()
+              if _chance(entry, seed, moment, index)]
+    for _, entry in _within_budget(_one_per_group(picked), books, budget_tokens, out):
+        _place(entry, out)
     return out
 
 

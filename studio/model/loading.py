@@ -24,6 +24,7 @@ from studio.model.play import (
     Play,
     ResolvedCast,
     ResolvedRole,
+    RoleKind,
     SuperegoSettings,
 )
 
@@ -101,9 +102,13 @@ def read_play(path: str | os.PathLike[str]) -> Play:
     return _validate(Play, _read_toml(p, "play"), p)
 
 
-def members(play: Play) -> list[tuple[str, str, CastMember, str]]:
+Seat = tuple[str, RoleKind, CastMember, str]
+"""A place in the cast: its key, its kind, who fills it and the field that names it."""
+
+
+def members(play: Play) -> list[Seat]:
     """Every seat a play's cast declares: (key, kind, member, the field naming it), in cast order."""
-    seats: list[tuple[str, str, CastMember, str]] = []
+    seats: list[Seat] = []
     if play.cast.ego is not None:
         seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
     if play.cast.superego is not None:
@@ -219,6 +224,88 @@ def _read_lorebooks(play: Play, path: Path, cast: ResolvedCast, seats: list[Any]
             role.lore = [*load_lorebooks(role.sheet.lorebooks, sheet_file), *played]
 
 
+def _missing_character(path: Path, field: str, ref: str) -> InputError:
+    known = ", ".join(_known_characters(path)) or "none yet"
+    return InputError(
+        str(path),
+        f"{field}.character",
+        f"no character called '{ref}'",
+        f"create {ref if ref.endswith('.toml') else 'characters/' + ref + '.toml'}, or use one of: {known}",
+    )
+
+
+def _resolve_role(path: Path, seat: Seat, model: str | None) -> tuple[ResolvedRole, bool]:
+    """One seat's role with its settings layered (role defaults, sheet, play, --model), and whether
+    nobody set its context budget."""
+    key, kind, member, field = seat
+    cpath = character_path(member.character, path)
+    if cpath is None:
+        raise _missing_character(path, field, member.character)
+    sheet = load_character(cpath)
+    s = _settings([sheet, member, {"model": model}], kind)
+    unset = s["context_tokens"] is None
+    if unset:
+        s["context_tokens"] = DEFAULT_CONTEXT_TOKENS
+    role = ResolvedRole(
+        key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
+        schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
+    )
+    return role, unset
+
+
+def _check_speakers(path: Path, seats: list[Seat], resolved: list[ResolvedRole]) -> None:
+    """Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats."""
+    speakers: dict[str, str] = {}
+    for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
+        if kind not in ("ego", "other"):
+            continue
+        folded = role.name.casefold()
+        if folded in speakers:
+            raise InputError(
+                str(path), f"{field}.character", f"'{role.name}' already speaks as {speakers[folded]}",
+                "give each speaking character its own name",
+            )
+        speakers[folded] = field
+
+
+def _set_strategies(cast: ResolvedCast, superego: bool | None, strategies: list[str] | None) -> None:
+    """--no-superego turns off the inner voices; --strategies keeps only the strategies it names."""
+    if superego is False or cast.play.cast.superego is None:
+        cast.superego.enabled = False
+    voices = [r.schedules for r in cast.roles if r.schedules is not None]
+    for settings in voices if superego is False else ():
+        settings.enabled = False
+    if strategies is not None:
+        for settings in [cast.superego, *voices]:
+            for name in ("rewrite_prompt", "rewrite_speech", "critique"):
+                settings.schedule(name).enabled = name in strategies
+
+
+def _choose_roles(cast: ResolvedCast, roles: dict[str, str]) -> None:
+    """--role WORD=MODEL or WORD=human, for every role or character WORD names."""
+    for word, choice in roles.items():
+        matches = cast.matching(word)
+        if not matches:
+            names = ", ".join(sorted({r.kind for r in cast.roles} | {r.name for r in cast.roles}))
+            raise InputError("--role", word, f"this play has no role or character '{word}'", f"use one of: {names}")
+        for role in matches:
+            if choice == "human":
+                role.human = True
+            else:
+                role.model = choice
+                role.human = False
+
+
+def _fill_windows(cast: ResolvedCast, unset: set[str], window: Callable[[str], int | None] | None) -> None:
+    """A role whose context budget nobody set gets its model's whole window, each model asked once."""
+    windows: dict[str, int | None] = {}
+    for role in cast.roles:
+        if window is not None and role.key in unset:
+            if role.model not in windows:
+                windows[role.model] = window(role.model)
+            role.context_tokens = max(windows[role.model] or DEFAULT_CONTEXT_TOKENS, role.max_tokens + 256)
+
+
 def resolve_roles(
     play: Play,
     play_path: str | os.PathLike[str],
@@ -236,75 +323,22 @@ def resolve_roles(
     layer cannot ask a model; studio.llm.gateway.model_window can), else DEFAULT_CONTEXT_TOKENS."""
     path = Path(play_path)
     seats = members(play)
-    unset: set[str] = set()
-
     resolved: list[ResolvedRole] = []
-    for key, kind, member, field in seats:
-        cpath = character_path(member.character, path)
-        if cpath is None:
-            known = ", ".join(_known_characters(path)) or "none yet"
-            raise InputError(
-                str(path),
-                f"{field}.character",
-                f"no character called '{member.character}'",
-                f"create {member.character if member.character.endswith('.toml') else 'characters/' + member.character + '.toml'}"
-                f", or use one of: {known}",
-            )
-        sheet = load_character(cpath)
-        s = _settings([sheet, member, {"model": model}], kind)
-        if s["context_tokens"] is None:
-            unset.add(key)
-            s["context_tokens"] = DEFAULT_CONTEXT_TOKENS
-        resolved.append(
-            ResolvedRole(
-                key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,  # type: ignore[arg-type]
-                schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
-            )
-        )
-
-    # Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats.
-    speakers: dict[str, str] = {}
-    for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
-        if kind not in ("ego", "other"):
-            continue
-        folded = role.name.casefold()
-        if folded in speakers:
-            raise InputError(
-                str(path), f"{field}.character", f"'{role.name}' already speaks as {speakers[folded]}",
-                "give each speaking character its own name",
-            )
-        speakers[folded] = field
+    unset: set[str] = set()
+    for seat in seats:
+        role, unset_budget = _resolve_role(path, seat, model)
+        resolved.append(role)
+        if unset_budget:
+            unset.add(seat[0])
+    _check_speakers(path, seats, resolved)
     cast_settings = SuperegoSettings.model_validate(
         play.cast.superego.model_dump(include=set(SuperegoSettings.model_fields)) if play.cast.superego else {}
     )
     cast = ResolvedCast(play=play, play_path=str(path), roles=resolved, superego=cast_settings)
-    if superego is False or play.cast.superego is None:
-        cast.superego.enabled = False
-    voices = [r.schedules for r in cast.roles if r.schedules is not None]
-    for settings in voices if superego is False else ():
-        settings.enabled = False
-    if strategies is not None:
-        for settings in [cast.superego, *voices]:
-            for name in ("rewrite_prompt", "rewrite_speech", "critique"):
-                settings.schedule(name).enabled = name in strategies
-    for word, choice in (roles or {}).items():
-        matches = cast.matching(word)
-        if not matches:
-            names = ", ".join(sorted({r.kind for r in cast.roles} | {r.name for r in cast.roles}))
-            raise InputError("--role", word, f"this play has no role or character '{word}'", f"use one of: {names}")
-        for role in matches:
-            if choice == "human":
-                role.human = True
-            else:
-                role.model = choice
-                role.human = False
+    _set_strategies(cast, superego, strategies)
+    _choose_roles(cast, roles or {})
     _read_lorebooks(play, path, cast, seats)
-    windows: dict[str, int | None] = {}
-    for role in cast.roles:
-        if window is not None and role.key in unset:
-            if role.model not in windows:
-                windows[role.model] = window(role.model)
-            role.context_tokens = max(windows[role.model] or DEFAULT_CONTEXT_TOKENS, role.max_tokens + 256)
+    _fill_windows(cast, unset, window)
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     from studio.settings import served_api_base
 

@@ -180,7 +180,7 @@ def resolve(text: str, ctx: MacroContext) -> str:
 
 def macro_notes(data: object) -> list[str]:
     """What `import` says once about a card's macros this studio does not fill: they are left as written.
-    (Other apps' template code is named by studio.model.cards, with studio.model.lorebook.template_code.)"""
+    (Other apps' template code is named by studio.model.card_import, with studio.model.lorebook.template_code.)"""
     texts: list[str] = []
     if isinstance(data, dict):  # what prompts read: the card's texts and its Character's Note, not other
         extensions = data.get("extensions")  # apps' settings, which no model is sent

@@ -91,15 +91,22 @@ prompt = {_block(prompt)}
 """
 
 
-def play_text(title: str, ego: str, others: list[str], superego: str | None, director: str | None) -> str:
-    others_text = "\n".join(
+def _others_text(others: list[str]) -> str:
+    return "\n".join(
         f"""[[cast.others]]
 # Someone the protagonist talks to; add another [[cast.others]] block for each further character.
 character = {_q(o)}
 """ for o in others
     )
-    superego_text = (
-        f"""[cast.superego]
+
+
+def _superego_text(superego: str | None) -> str:
+    if not superego:
+        return """# The protagonist's inner voice, heard only backstage; name a character to give them one.
+# [cast.superego]
+# character = "inner_voice"
+"""
+    return f"""[cast.superego]
 # The protagonist's inner voice, heard only backstage.
 character = {_q(superego)}
 
@@ -111,23 +118,21 @@ character = {_q(superego)}
 # [cast.superego.critique]         # critique the protagonist's draft before it is spoken
 # every = 1
 """
-        if superego
-        else """# The protagonist's inner voice, heard only backstage; name a character to give them one.
-# [cast.superego]
-# character = "inner_voice"
-"""
-    )
-    director_text = (
-        f"""[cast.director]
-# Opens each scene with a stage direction.
-character = {_q(director)}
-"""
-        if director
-        else """# A director who opens each scene with a stage direction.
+
+
+def _director_text(director: str | None) -> str:
+    if not director:
+        return """# A director who opens each scene with a stage direction.
 # [cast.director]
 # character = "director"
 """
-    )
+    return f"""[cast.director]
+# Opens each scene with a stage direction.
+character = {_q(director)}
+"""
+
+
+def play_text(title: str, ego: str, others: list[str], superego: str | None, director: str | None) -> str:
     return f"""# A play for the studio. Each field is explained on the line above it; the optional ones are
 # commented out: delete the "# " in front of one to use it. Run it with 'studio open THIS_FILE'.
 
@@ -161,9 +166,9 @@ character = {_q(ego)}
 # model = "local/smollm2"
 # human = true                  # play this role yourself
 
-{superego_text}
-{others_text}
-{director_text}"""
+{_superego_text(superego)}
+{_others_text(others)}
+{_director_text(director)}"""
 
 
 def write_new(path: Path, text: str | bytes) -> Path:

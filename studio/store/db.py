@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from studio.store.events import Event
@@ -88,6 +89,10 @@ DAY = 24 * 60 * 60
 _EVENT_COLUMNS = (
     "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
 )
+_INSERT_EVENT = (
+    "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
+    "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class StoreError(Exception):
@@ -150,6 +155,31 @@ def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
         usage=json.loads(usage),
         created=created,
     )
+
+
+class _Immediate:
+    """One write transaction, taken before the first read so no other writer can slip in between; it
+    commits whole or, on any error (the commit's own included), not at all. The caller holds the store's
+    lock around it. A class, not a generator: every append goes through it."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if kind is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        self.conn.execute("ROLLBACK")
 
 
 def _inserted(cur: sqlite3.Cursor) -> int:
@@ -227,18 +257,12 @@ class Store:
             if sqlite3.complete_statement(pending):
                 statements.append(pending)
                 pending = ""
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in statements:
-                    self.conn.execute(statement)
-                self._add_run_columns()
-                self._keep_events()
-                self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+        with self.lock, _Immediate(self.conn):
+            for statement in statements:
+                self.conn.execute(statement)
+            self._add_run_columns()
+            self._keep_events()
+            self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _keep_events(self) -> None:
         """The guard on events as it is now: an older database's guard (which refused every delete, so a
@@ -321,18 +345,12 @@ class Store:
             raise StoreError(f"run {run_id} is a lab trial's run: the lab's results are read from it, so it "
                              "is kept; 'studio archive' hides it")
         conn = self.conn
-        with self.lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
-                conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
-                conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
-                gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
-                conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        with self.lock, _Immediate(conn):
+            conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
+            conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
+            conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
+            gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
+            conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         return gone
 
     _EMPTY = (
@@ -397,61 +415,40 @@ class Store:
         data = data or {}
         settings = settings or {}
         usage = usage or {}
-        conn = self.conn
-        with self.lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                cur = conn.execute(
-                    "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
-                    "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        run_id,
-                        parent,
-                        kind,
-                        role,
-                        character,
-                        text,
-                        scene,
-                        turn,
-                        origin,
-                        json.dumps(data, ensure_ascii=False),
-                        model,
-                        json.dumps(settings),
-                        json.dumps(usage),
-                        created,
-                    ),
-                )
-                event_id = _inserted(cur)
-                # the head moves only if it is still where this take left it
-                guard = "" if branch else " AND head IS ?"
-                params = (event_id, run_id) if branch else (event_id, run_id, parent)
-                if conn.execute(f"UPDATE runs SET head = ? WHERE id = ?{guard}", params).rowcount != 1:
-                    row = conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
-                    if row is None:
-                        raise StoreError(f"{self.path}: no run {run_id}")
-                    raise HeadMoved(
-                        f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
-                    )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            return Event(
-                id=event_id,
-                run_id=run_id,
-                parent=parent,
-                kind=kind,
-                text=text,
-                role=role,
-                character=character,
-                scene=scene,
-                turn=turn,
-                origin=origin,
-                data=data,
-                model=model,
-                settings=settings,
-                usage=usage,
-                created=created,
+        row = (run_id, parent, kind, role, character, text, scene, turn, origin, json.dumps(data, ensure_ascii=False),
+               model, json.dumps(settings), json.dumps(usage), created)
+        with self.lock, _Immediate(self.conn):
+            event_id = _inserted(self.conn.execute(_INSERT_EVENT, row))
+            self._move_head(run_id, parent, event_id, branch)
+        return Event(
+            id=event_id,
+            run_id=run_id,
+            parent=parent,
+            kind=kind,
+            text=text,
+            role=role,
+            character=character,
+            scene=scene,
+            turn=turn,
+            origin=origin,
+            data=data,
+            model=model,
+            settings=settings,
+            usage=usage,
+            created=created,
+        )
+
+    def _move_head(self, run_id: int, parent: int | None, event_id: int, branch: bool) -> None:
+        """Inside an append's transaction: the head moves only if it is still where this take left it (a new
+        branch moves it from anywhere)."""
+        guard = "" if branch else " AND head IS ?"
+        params = (event_id, run_id) if branch else (event_id, run_id, parent)
+        if self.conn.execute(f"UPDATE runs SET head = ? WHERE id = ?{guard}", params).rowcount != 1:
+            row = self.conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"{self.path}: no run {run_id}")
+            raise HeadMoved(
+                f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
             )
 
     def event(self, event_id: int) -> Event:
