@@ -59,11 +59,10 @@ def test_each_reproduction_row_shows_the_n_of_both_sides() -> None:
     console = Console(record=True, width=160)
     render.to_console_paper(_report(), console)
     shown = console.export_text()
-    assert "paper n" in shown and "studio n" in shown
     row = next(line for line in shown.splitlines() if "cooperative" in line)
-    assert "30" in row.split("0.55", 1)[1] and " - " in row   # ours rests on 30; the paper gives none here
-    path_rows = render.reproduction_table(_report().paper).rows
-    assert [r[3] for r in path_rows] == ["-", "-"] and [r[5] for r in path_rows] == [30, "-"]
+    assert "0.55 (n ?)" in row and "0.50 [0.40, 0.60] (n 30)" in row   # the paper gives no n here; ours rests on 30
+    rows = render.reproduction_table(_report().paper).rows
+    assert [r[2:4] for r in rows] == [["0.55 (n ?)", "0.50 [0.40, 0.60] (n 30)"], ["0.70 (n ?)", "-"]]
 
 
 @pytest.mark.parametrize("model, small", [

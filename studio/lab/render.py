@@ -106,22 +106,25 @@ def to_console_paper(report: Report, console: Any) -> bool:
     return True
 
 
-def _n(cell: Cell | None) -> Any:
-    return cell.n if cell is not None and cell.n is not None else "-"
+def _with_n(cell: Cell | None) -> str:
+    """A figure as read beside another: its value (and interval), and the n it rests on ("n ?": not given)."""
+    if cell is None or cell.value is None:
+        return "-"
+    return f"{cell} (n {cell.n if cell.n is not None else '?'})"
 
 
 def reproduction_table(paper: Reproduction, shown: bool = True) -> Table:
-    """The paper's figures beside the studio's. `shown` (a table to read, not data): each side's n in a
-    column of its own ("-": not given); as data, each figure's n is already a number of its own (`_flat`)."""
+    """The paper's figures beside the studio's. `shown` (a table to read, not data): each side with the n
+    it rests on; as data, each figure's n is a number of its own already (`_flat`)."""
     note = f"Published figures: {paper.source}" + (f". {paper.note}" if paper.note else "")
     title = ("Beside" if paper.not_a_reproduction else "Reproduction of") + f" {paper.paper}"
-    if not shown:
+    if shown:
+        note += ". Each figure with the n it rests on (n ?: the paper gives none)"
+        rows = [[f.where, f.label, _with_n(f.paper), _with_n(f.studio), f.note] for f in paper.figures]
+    else:
         rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
                 for f in paper.figures]
-        return Table(title, ["where", "figure", "paper", "studio", "note"], rows, note=note)
-    rows = [[f.where, f.label, f.paper, _n(f.paper), f.studio if f.studio is not None else Cell(None), _n(f.studio),
-             f.note] for f in paper.figures]
-    return Table(title, ["where", "figure", "paper", "paper n", "studio", "studio n", "note"], rows, note=note)
+    return Table(title, ["where", "figure", "paper", "studio", "note"], rows, note=note)
 
 
 def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
