@@ -104,6 +104,22 @@ async def test_a_sentence_given_for_one_item_is_no_repeat_in_another(store):
     assert "says nothing" not in " ".join(e.text for e in store.take(run_id))
 
 
+async def test_what_one_question_unlocked_stays_with_that_item(store):
+    """Mara's secret opens to the word "logbook": asked in the first item, it is in that answer's context and
+    in no later item's, so what one question drew out cannot colour the answers to the others."""
+    cast = iv.interview_cast(_sheet(), "mini", model="scripted")
+    interviewer = cast.roles[1]
+    first, *rest = interviewer.sheet.prompt.splitlines()[1:]
+    interviewer.sheet = interviewer.sheet.model_copy(update={
+        "prompt": "\n".join(["Ask these questions, one a turn:", "1. What is in the logbook you keep?", *rest])})
+    gateway = RecordingGateway()
+    run_id = await iv.interview(store, gateway, cast)
+    assert any(e.kind == "mind.unlock" and e.turn == 1 for e in store.take(run_id))
+    speaks = ["\n".join(m["content"] for m in messages) for c, messages in gateway.calls if c.task == "speak"]
+    secret = "paid the harbour master"
+    assert secret in speaks[0] and not [text for text in speaks[1:] if secret in text]
+
+
 async def test_an_item_without_an_answer_is_invalid_counted_and_never_scored(store):
     """A reply that is only the interviewer's part, twice, leaves the character silent on that item: the item is
     counted as unanswered and no assessor ever reads it, rather than being scored as "says nothing"."""
