@@ -335,7 +335,7 @@ def effects(diffs: list[float], order: list[float]) -> dict[str, Effect]:
         spread = any(d != diffs[0] for d in diffs)
         p = float(stats.ttest_1samp(diffs, 0.0).pvalue) if spread else None
         effect = Effect(n, est.mean, est.low, est.high, p, "" if spread else "no spread")
-        why = "one order only" if order[0] else "read apart"
+        why = "one order only" if order[0] else "same place in both"
         return {"effect": effect, "position": Effect(n, None, why=why)}
     if n < 3:
         return {"effect": Effect(n, float(np.mean(diffs)), why="too few data"),
