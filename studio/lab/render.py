@@ -118,6 +118,7 @@ def reproduction_table(paper: Reproduction, shown: bool = True) -> Table:
     it rests on; as data, each figure's n is a number of its own already (`_flat`)."""
     note = f"Published figures: {paper.source}" + (f". {paper.note}" if paper.note else "")
     title = ("Beside" if paper.not_a_reproduction else "Reproduction of") + f" {paper.paper}"
+    rows: list[list[Any]]
     if shown:
         note += ". Each figure with the n it rests on (n ?: the paper gives none)"
         rows = [[f.where, f.label, _with_n(f.paper), _with_n(f.studio), f.note] for f in paper.figures]

@@ -57,14 +57,15 @@ def item_events(path: list[Event], step: Step) -> list[Event]:
 class Interview(DramaMachine):
     name = "interview"
 
-    def said_before(self, state: Any, path: list[Event], step: Step) -> list[Event]:
+    def repeat_window(self, state: Any, path: list[Event], step: Step) -> list[Event]:
         return item_events(path, step)
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
         if role.kind != "ego" or step.task not in ("speak", "revise"):
             return super().messages(state, path, by_id, step, role)
-        # The book reads the item's events alone, and folds the character's inner life from them afresh.
+        # The book reads the item's events alone, and folds the character's inner life from them afresh (no
+        # windows of left-out history: an item's context holds no history to leave out).
         book = PromptBook(state, item_events(path, step), by_id, None)
         self.recalled = []
         system = book.character_prompt(role)
