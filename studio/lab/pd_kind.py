@@ -197,8 +197,12 @@ def _notes(spec: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
             "part is, and its p is the largest part's.",
+            "Groups are compared persona by persona (H1-H5): every trial of a persona shares its text, so the unit is "
+            "the persona, its rate averaged over its trials, and the error is the spread between personas of a group; "
+            "partners are compared within a persona (H6-H9), paired by persona and repetition.",
             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
-            f"is below {ALPHA}; 'too few data' below two trials a side.",
+            f"is below {ALPHA}; 'too few data' when a side has no trials, a group comparison has no group of two "
+            "personas to measure their spread, or a paired one fewer than two trials a side.",
             "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
             "not independent); scores have 95% t intervals over trials."]
 
@@ -236,6 +240,7 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         f"Sampling: temperature {own.get('temperature')}, at most {own.get('max_tokens')} tokens a reply "
         "(Parameters and experimental protocol).",
         f"{reps} trials per group and partner, the group's personas {', '.join(str(w + 1) for w in wordings)} in turn.",
+        unit_of_replication(reps, wordings),
         "A move is read from the reply's 'Choice:' line, else from the one project (or move) it names, a negated "
         "one counting as the other (Data Collection and Analysis: a regular expression).",
     ]
@@ -254,7 +259,7 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         "The paper states N = 30 chats per condition (Experimental Design); its script at the time played 30 for "
         "each of a group's three personas, 90 per group and partner.",
         "The paper judged the hypotheses from its figures without tests (Conclusion); the studio tests each as its "
-        "words say, corrected by Holm's method.",
+        "words say, groups persona by persona, corrected by Holm's method.",
         "Tit-for-tat answers the simulacrum's previous choice, as the paper defines it (Experimental Conditions); as "
         "we read its script of the time, its tit-for-tat read the partner's own last announcement and so kept "
         "its first choice.",
@@ -270,6 +275,21 @@ def protocol(spec: dict[str, Any]) -> list[str]:
     return steps + ["Differences from the paper: " + d for d in differences]
 
 
+def unit_of_replication(reps: int, wordings: list[int]) -> str:
+    """The protocol card's line on what the group verdicts count as one replication, and what it costs."""
+    personas = min(reps, len(wordings))
+    line = (f"Unit of replication for the group hypotheses (H1-H5): the persona, {personas} a group, since every "
+            "trial of a persona shares its text; a t test on persona means, its error the spread between a "
+            "group's personas (pooled over the groups). Partner hypotheses (H6-H9) pair a persona's trials "
+            "against two partners.")
+    if personas < 2:
+        return line + " With one persona a group, a group cannot be told from its persona: H1-H5 have too few data."
+    if personas <= 3:
+        return line + (f" {personas} personas a group give little power: only a gap large against the persona "
+                       "spread is found, however many trials each persona plays (docs/lab/dilemma.md gives the power).")
+    return line
+
+
 def _model_table(trials: list[Any]) -> Table:
     """The mixed model after the paper's repository, when the experiment asks for it (`mixed_model = true`)."""
     from studio.lab.stats import MIXED_FORMULA, mixed_model
@@ -283,7 +303,8 @@ def _model_table(trials: list[Any]) -> Table:
     terms, spread = fitted
     return Table(title, columns, [[t.term, t.estimate, t.se, t.p] for t in terms],
                  note=f"linear mixed model of each trial's rate (statsmodels MixedLM, REML); estimates are differences "
-                      f"of rates from the references (control, always_defect); personas' sd {spread:.3f}; "
+                      f"of rates from the references (control, always_defect); personas' sd {spread:.3f}; its Wald p "
+                      f"reads the normal curve, as if the personas were many: the verdicts above test persona means; "
                       f"formula rate ~ {MIXED_FORMULA}")
 
 
