@@ -255,7 +255,6 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         "The simulacra's model is the run's own; the paper's was gpt-3.5-turbo (Participants and Simulacra).",
         "A reply that names no project is asked once more, in the conversation; the paper's script counted that "
         "trial as missing (Data Collection and Analysis).",
-        "The paper's third control persona was empty; the studio's control personas each say a sentence.",
         "The paper states N = 30 chats per condition (Experimental Design); its script at the time played 30 for "
         "each of a group's three personas, 90 per group and partner.",
         "The paper judged the hypotheses from its figures without tests (Conclusion); the studio tests each as its "
@@ -264,6 +263,13 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         "we read its script of the time, its tit-for-tat read the partner's own last announcement and so kept "
         "its first choice.",
     ]
+    empty = _empty_personas(own)
+    if empty:
+        steps.append(f"Control persona {', '.join(map(str, empty))} is empty, as the paper's third: the opening user "
+                     "message is the study's description alone (Appendix A).")
+    else:
+        differences.append("The paper's third control persona was empty; the control personas run here each say a "
+                           "sentence (an empty one in the prompts file runs as the paper's).")
     if own.get("hold_to_schema"):
         differences.append("Replies are held to a JSON shape naming a project ([pd] hold_to_schema); the paper's "
                            "were free text.")
@@ -313,6 +319,16 @@ def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
     return f"{group}/{wording}/{partner}/{rep}"
 
 
+# What an empty control persona's sheet says where the studio shows a cast; the model is never sent it.
+EMPTY_PERSONA = "No persona: the study's description alone, as the paper's empty control."
+
+
+def _empty_personas(own: dict[str, Any]) -> list[int]:
+    """The control personas the run plays that are empty (counted from 1)."""
+    control = ((own.get("texts") or {}).get("personas") or {}).get("control", [])
+    return [w + 1 for w in own.get("wordings", []) if "control" in own.get("groups", []) and w < len(control) and not control[w]]
+
+
 def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str = "") -> Any:
     """One trial's cast: the simulacrum (its group's wording as its sheet) against a rule partner."""
     from studio.llm.sampling import EMBEDDED_TEMPERATURE_SCALE, is_embedded
@@ -324,6 +340,9 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
     texts = own.get("texts") or {}
     persona = (texts.get("personas") or {}).get(group, pd.GROUPS[group])[p["wording"]]
     facts: dict[str, Any] = {"pd.schema": bool(own.get("hold_to_schema", False))}
+    if not persona:  # the paper's empty control: the study's description opens the conversation alone
+        facts["pd.no_persona"] = True
+        persona = EMPTY_PERSONA
     facts.update({f"pd.{name}": texts[name] for name in ("next_round", "again") if name in texts})
     me = f"Simulacrum {trial.rep + 1} ({group.replace('_', '-')})"
     them = f"Partner ({pd.PARTNER_WORDS[partner]})"
@@ -395,10 +414,13 @@ def read_prompts(name: str, source: str) -> dict[str, Any]:
         if group not in pd.GROUPS:
             raise InputError(where, f"personas.{group}", "is not a group", f"use some of {', '.join(pd.GROUPS)}")
         if (not isinstance(wordings, list) or not wordings
-                or any(not isinstance(w, str) or not w.strip() or len(w) > MAX_PROMPT for w in wordings)):
+                or any(not isinstance(w, str) or len(w) > MAX_PROMPT for w in wordings)):
             raise InputError(where, f"personas.{group}", f"must be a list of personas, each words (1 to {MAX_PROMPT} characters)",
                              f'e.g. {group} = ["You are ...", "You are ..."]')
-        out["personas"][group] = list(wordings)
+        if group != "control" and any(not w.strip() for w in wordings):
+            raise InputError(where, f"personas.{group}", "has an empty persona, which only the control group may have "
+                             "(the paper's third control persona was empty)", f"give each {group} persona words")
+        out["personas"][group] = [w if w.strip() else "" for w in wordings]
     return out
 
 
