@@ -87,25 +87,31 @@ def wilson(rate: float, n: float, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
-def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
-    """The cooperation rate of a cell of trials with a Wilson interval on the effective number of moves.
+def share_ci(clusters: Sequence[tuple[float, float]]) -> Estimate:
+    """A share counted in clusters (hits, of how many) with a Wilson interval on the effective count.
 
-    The moves within a trial are correlated (the same simulacrum, one conversation), so `trials x moves`
-    would overstate what is known. The effective n is `p(1-p) / var(mean of trial rates)`, kept between the
-    number of trials and the number of moves: independent moves give the moves, identical trials the trials.
-    """
-    k = len(rates)
+    Counts within a cluster (the moves of one trial, a player's actions in one game) are correlated, so the
+    pooled count would overstate what is known. The effective n is `p(1-p)` over the ratio estimator's
+    variance across clusters, kept between the number of clusters and the count: independent counts give
+    the count, clusters all alike the clusters. `n` of the estimate is the number of clusters."""
+    kept = [(float(h), float(n)) for h, n in clusters if n > 0]
+    k, total = len(kept), sum(n for _, n in kept)
     if k == 0:
         return Estimate(0, math.nan, math.nan, math.nan)
-    p = sum(rates) / k
-    moves = k * max(1, moves_each)
+    p = sum(h for h, _ in kept) / total
     if k == 1:
-        n_eff = float(moves_each)
+        n_eff = total
     else:
-        var = sum((r - p) ** 2 for r in rates) / (k - 1) / k
-        n_eff = float(moves) if var == 0 else min(float(moves), max(float(k), p * (1 - p) / var))
+        var = sum((h - p * n) ** 2 for h, n in kept) / (k * (k - 1) * (total / k) ** 2)
+        n_eff = total if var == 0 else min(total, max(float(k), p * (1 - p) / var))
     low, high = wilson(p, n_eff)
     return Estimate(k, p, low, high)
+
+
+def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
+    """The cooperation rate of a cell of trials, each trial a cluster of its moves (`share_ci`)."""
+    moves = max(1, moves_each)
+    return share_ci([(r * moves, moves) for r in rates])
 
 
 @dataclass(frozen=True)
