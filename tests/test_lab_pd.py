@@ -184,6 +184,16 @@ def test_one_persona_a_group_cannot_tell_the_group_from_the_persona():
     assert found["H6"].supported is not None  # partners met by the one persona still compare
 
 
+def test_the_protocol_card_names_the_unit_of_replication_and_what_few_personas_cost():
+    from studio.lab.pd_kind import protocol
+
+    card = protocol({"reps": 90, "pd": {"wordings": [0, 1, 2], "temperature": 0.2, "max_tokens": 100}})
+    unit = next(line for line in card if line.startswith("Unit of replication"))
+    assert "the persona, 3 a group" in unit and "little power" in unit
+    alone = next(line for line in protocol({"reps": 1, "pd": {"wordings": [0, 1, 2]}}) if line.startswith("Unit"))
+    assert "cannot be told from its persona" in alone
+
+
 def test_holm_adjusts_step_down_and_keeps_order():
     assert holm([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.06, None, 0.06])
     assert holm([0.5, 0.9]) == [1.0, 1.0]  # never above 1, never below an earlier step
