@@ -3,8 +3,12 @@
 An entry activates when one of its primary keys is found in the lines scanned (the newest `scan_depth`
 lines the character witnessed, as it heard them: the caller passes them from its lens, so lore never
 fires on words a character did not hear); a selective entry then also asks its secondary keys, by its
-logic (AND ANY, NOT ALL, NOT ANY, AND ALL). Keys match as plain text or, written `/pattern/flags`, as a
-regular expression; case-sensitively or not, as whole words or not. Constant entries are always active;
+logic (AND ANY, NOT ALL, NOT ANY, AND ALL). A key is plain text, matched case-sensitively or not and as
+a whole word or not, unless it is written `/pattern/flags`: then it is a regular expression, whatever the
+entry's `use_regex` says (SillyTavern writes that flag on every entry it exports and reads keys this
+way). A lorebook is someone else's file and a pattern can be built to take forever, so patterns run in
+RE2, in time that grows with the text alone; the few RE2 cannot run go to the `regex` package with a time
+limit, and a key that does not finish is skipped with a note. Constant entries are always active;
 disabled ones never. With recursive scanning, the text of what activated is scanned again for further
 entries, a bounded number of times. What activated is then held to a token budget, most important
 first, and never cut: an entry fits whole or waits for a later call. The survivors are placed before or
@@ -17,25 +21,159 @@ entry's probability is drawn from the run's seed and the moment, never from the 
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Literal
+
+import re2
+import regex
 
 from studio.model.lorebook import Lorebook, LoreEntry
 
 DEFAULT_SCAN_DEPTH = 2  # SillyTavern's default: the two newest lines
 MAX_RECURSION = 3  # passes over activated entries' text, when the book has no limit of its own
-MAX_PATTERN = 300  # a key's regular expression, in characters
 MAX_SCANNED = 50_000  # characters of history one key is matched against
 CHARS_PER_TOKEN = 4
+MATCH_SECONDS = 0.05  # one match of a key only the `regex` package can run (back-references, lookarounds)
+SLOW_SECONDS = 0.25  # all such matches of one call together; past it, the rest are skipped
 
-_REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
-# A quantified group holding a quantifier or an alternation ((a+)+, (a|aa)*...) or a back-reference can take
-# exponential time on a crafted line. Python's re has no timeout, and a timeout would make a replay depend
-# on the machine's speed, so such keys are refused by their shape: the same key is refused everywhere.
-_NESTED = re.compile(r"\([^()]*[+*}|][^()]*\)\s*[+*{]|\\[1-9]")
+# SillyTavern reads a key as a regular expression only when it is written /pattern/flags, with every `/`
+# inside escaped and JavaScript's flags after it; anything else, `use_regex` or not, is plain text.
+_REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
+_BARE_SLASH = re.compile(r"(?:^|[^\\])/")
+_NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `regex` (?P=name)
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected, and told once as a note
+_RE2_OPTIONS.max_mem = 8 << 20
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key, prepared once: how it is matched and against what.
+
+    `plain` keys are found as text (folded when the entry is not case-sensitive), `word` ones as a
+    whole word; `re2` keys run in RE2, whose time grows with the text and never with the pattern, so
+    no key can stall a turn; `slow` keys need what RE2 lacks (back-references, lookarounds) and run in
+    the `regex` package under a time limit."""
+
+    text: str
+    kind: Literal["plain", "word", "re2", "slow"]
+    pattern: Any = None
+
+
+@lru_cache(maxsize=8192)
+def regex_key(key: str) -> Key | None:
+    """`key` as a regular expression when it is written /pattern/flags and compiles; otherwise None, and
+    the key is plain text, as SillyTavern treats it. Its own flags rule its case, never the entry's."""
+    found = _REGEX_KEY.match(key)
+    if not found or _BARE_SLASH.search(found.group(1)):
+        return None
+    body, flags = found.group(1), found.group(2)
+    inline = "".join(f for f in "ims" if f in flags)
+    try:
+        pattern = f"(?{inline}){body}" if inline else body
+        return Key(key, "re2", re2.compile(pattern.encode("utf-8", "surrogatepass"), _RE2_OPTIONS))
+    except re2.error:
+        pass
+    options = ((regex.IGNORECASE if "i" in flags else 0) | (regex.MULTILINE if "m" in flags else 0)
+               | (regex.DOTALL if "s" in flags else 0))
+    try:
+        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options))
+    except (regex.error, RecursionError, OverflowError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=8192)
+def _word(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
+
+
+@lru_cache(maxsize=8192)
+def prepare(key: str, *, case_sensitive: bool, whole_words: bool) -> Key | None:
+    """`key` ready to match, or None when it is empty."""
+    key = key.strip()
+    if not key:
+        return None
+    compiled = regex_key(key) if key.startswith("/") else None
+    if compiled is not None:
+        return compiled
+    folded = key if case_sensitive else key.casefold()
+    if whole_words and len(folded.split()) == 1:
+        return Key(folded, "word", _word(folded))
+    return Key(folded, "plain")
+
+
+class Text:
+    """Scanned text, folded once for every key that is matched against it."""
+
+    def __init__(self, text: str):
+        self.text = text[-MAX_SCANNED:]
+        self._folded: str | None = None
+        self._encoded: bytes | None = None
+
+    @property
+    def folded(self) -> str:
+        if self._folded is None:
+            self._folded = self.text.casefold()
+        return self._folded
+
+    @property
+    def encoded(self) -> bytes:
+        """The text as RE2 reads it: encoded once, not once per key."""
+        if self._encoded is None:
+            self._encoded = self.text.encode("utf-8", "surrogatepass")
+        return self._encoded
+
+
+class Matcher:
+    """Matches keys for one call, and keeps the time the slow keys may take and what was skipped."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.slow_left = SLOW_SECONDS
+
+    def found(self, key: Key, text: Text, *, case_sensitive: bool, entry: LoreEntry | None = None) -> bool:
+        if key.kind == "re2":
+            return key.pattern.search(text.encoded) is not None
+        if key.kind == "slow":
+            return self._slow(key, text, entry)
+        haystack = text.text if case_sensitive else text.folded
+        if key.text not in haystack:
+            return False
+        return key.kind == "plain" or key.pattern.search(haystack) is not None
+
+    def _slow(self, key: Key, text: Text, of: LoreEntry | None) -> bool:
+        entry = of.label if of is not None else "a lorebook entry"
+        if self.slow_left <= 0:
+            self._note(f"the key {key.text!r} of {entry!r} was skipped: this call's time for slow keys was spent")
+            return False
+        start = time.perf_counter()
+        try:
+            return key.pattern.search(text.text, timeout=min(MATCH_SECONDS, self.slow_left)) is not None
+        except TimeoutError:
+            self._note(f"the key {key.text!r} of {entry!r} was skipped: it did not finish matching in time")
+            return False
+        finally:
+            self.slow_left -= time.perf_counter() - start
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+            log.warning("World Info: %s", note)
+
+
+def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False) -> bool:
+    """Whether `key` is found in `text`, the way SillyTavern matches a World Info key."""
+    prepared = prepare(key, case_sensitive=case_sensitive, whole_words=whole_words)
+    scanned = text if isinstance(text, Text) else Text(text)
+    return prepared is not None and Matcher().found(prepared, scanned, case_sensitive=case_sensitive)
 
 
 @dataclass
@@ -47,69 +185,15 @@ class Activated:
     depth: list[tuple[int, str, str]] = field(default_factory=list)  # (depth, role, text) into the history
     entries: list[LoreEntry] = field(default_factory=list)  # every entry used, in insertion order
     skipped: list[LoreEntry] = field(default_factory=list)  # activated but over the budget
+    notes: list[str] = field(default_factory=list)  # keys that could not be matched in time, each once
 
     @property
     def texts(self) -> list[str]:
         return [e.content.strip() for e in self.entries]
 
 
-@lru_cache(maxsize=4096)
-def _compile(key: str, case_sensitive: bool) -> re.Pattern[str] | None:
-    """A `/pattern/flags` key, compiled if it is safe to run on any line (short, no nested quantifiers)."""
-    found = _REGEX_KEY.match(key.strip())
-    if not found or len(found.group(1)) > MAX_PATTERN or _NESTED.search(found.group(1)):
-        return None
-    flags = 0 if case_sensitive and "i" not in found.group(2) else re.IGNORECASE
-    flags |= re.MULTILINE if "m" in found.group(2) else 0
-    flags |= re.DOTALL if "s" in found.group(2) else 0
-    try:
-        return re.compile(found.group(1), flags)
-    except (re.error, RecursionError, OverflowError):
-        return None
-
-
-@lru_cache(maxsize=4096)
-def _word(key: str) -> re.Pattern[str]:
-    return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
-
-
-class Text:
-    """Scanned text, folded once for every key that is matched against it."""
-
-    def __init__(self, text: str):
-        self.text = text[-MAX_SCANNED:]
-        self._folded: str | None = None
-
-    @property
-    def folded(self) -> str:
-        if self._folded is None:
-            self._folded = self.text.casefold()
-        return self._folded
-
-
-def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False,
-            regex: bool = False) -> bool:
-    """Whether `key` is found in `text`, the way SillyTavern matches a World Info key."""
-    key = key.strip()
-    if not key:
-        return False
-    scanned = text if isinstance(text, Text) else Text(text)
-    if regex or (key.startswith("/") and _REGEX_KEY.match(key)):
-        pattern = _compile(key, case_sensitive)
-        if pattern is not None:
-            return pattern.search(scanned.text) is not None
-        if regex:
-            return False
-    haystack = scanned.text if case_sensitive else scanned.folded
-    if not case_sensitive:
-        key = key.casefold()
-    if whole_words and " " not in key:
-        return key in haystack and _word(key).search(haystack) is not None
-    return key in haystack
-
-
 class _Scan:
-    """One entry's keys, prepared once per call: folded, compiled, or refused."""
+    """One entry's keys, prepared once per call."""
 
     def __init__(self, book: Lorebook, entry: LoreEntry, defaults: dict[str, bool]):
         self.entry = entry
@@ -117,40 +201,25 @@ class _Scan:
         whole = entry.match_whole_words
         self.case = defaults["case_sensitive"] if case is None else case
         self.whole = defaults["whole_words"] if whole is None else whole
-        self.regex = bool(entry.use_regex)
-        self.primary = [self._prepare(k) for k in entry.keys]
-        self.secondary = [self._prepare(k) for k in (entry.secondary_keys or []) if k.strip()]
+        self.primary = self._prepare(entry.keys)
+        self.secondary = self._prepare(entry.secondary_keys or [])
 
-    def _prepare(self, key: str) -> tuple[str, re.Pattern[str] | None, bool]:
-        """(the key as matched, its pattern if it is a regex or a whole word, whether it can match at all)."""
-        key = key.strip()
-        if not key:
-            return "", None, False
-        if self.regex or (key.startswith("/") and _REGEX_KEY.match(key)):
-            pattern = _compile(key, self.case)
-            if pattern is not None:
-                return key, pattern, True
-            if self.regex:
-                return key, None, False
-        folded = key if self.case else key.casefold()
-        return folded, _word(folded) if self.whole and " " not in folded else None, True
+    def _prepare(self, keys: list[str]) -> list[Key]:
+        prepared = (prepare(k, case_sensitive=self.case, whole_words=self.whole) for k in keys)
+        return [k for k in prepared if k is not None]
 
-    def found(self, prepared: tuple[str, re.Pattern[str] | None, bool], text: Text) -> bool:
-        key, pattern, usable = prepared
-        if not usable:
-            return False
-        if pattern is not None and key.startswith("/"):
-            return pattern.search(text.text) is not None
-        haystack = text.text if self.case else text.folded
-        return key in haystack and (pattern is None or pattern.search(haystack) is not None)
+    def found(self, key: Key, text: Text, matcher: Matcher) -> bool:
+        if key.kind == "plain":  # most keys: kept off the matcher's path, as every call tries every key
+            return key.text in (text.text if self.case else text.folded)
+        return matcher.found(key, text, case_sensitive=self.case, entry=self.entry)
 
-    def fires(self, text: Text) -> bool:
+    def fires(self, text: Text, matcher: Matcher) -> bool:
         entry = self.entry
-        if not any(self.found(k, text) for k in self.primary):
+        if not any(self.found(k, text, matcher) for k in self.primary):
             return False
         if not entry.selective or not self.secondary:
             return True
-        hits = [self.found(k, text) for k in self.secondary]
+        hits = [self.found(k, text, matcher) for k in self.secondary]
         logic = entry.logic
         if logic == "and_any":
             return any(hits)
@@ -201,7 +270,7 @@ class _History:
 
 
 def _recurse(books: Sequence[Lorebook], candidates: list[_Candidate],
-             chosen: dict[int, tuple[Lorebook, LoreEntry]]) -> None:
+             chosen: dict[int, tuple[Lorebook, LoreEntry]], matcher: Matcher) -> None:
     """Add to `chosen` the entries that what activated brings in, pass by pass, up to the books' limit."""
     recursive = [b for b in books if b.recursive_scanning]
     limit = min((int(b.extensions.get("max_recursion_steps") or MAX_RECURSION) for b in recursive), default=0)
@@ -215,7 +284,7 @@ def _recurse(books: Sequence[Lorebook], candidates: list[_Candidate],
         for book, scan, index in candidates:
             if index in chosen or not book.recursive_scanning or scan.entry.exclude_recursion:
                 continue
-            if scan.fires(text):
+            if scan.fires(text, matcher):
                 fresh[index] = chosen[index] = (book, scan.entry)
         if not fresh:
             break
@@ -266,16 +335,18 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
     if not candidates:
         return out
     history = _History(lines)
+    matcher = Matcher()
     chosen: dict[int, tuple[Lorebook, LoreEntry]] = {}
     for book, scan, index in candidates:
         entry = scan.entry
-        if entry.constant or (not entry.delay_until_recursion and scan.fires(history.scanned_by(book, entry))):
+        if entry.constant or (not entry.delay_until_recursion and scan.fires(history.scanned_by(book, entry), matcher)):
             chosen[index] = (book, entry)
-    _recurse(books, candidates, chosen)
+    _recurse(books, candidates, chosen, matcher)
     picked = [(index, book, entry) for index, (book, entry) in chosen.items()
               if _chance(entry, seed, moment, index)]
     for _, entry in _within_budget(_one_per_group(picked), books, budget_tokens, out):
         _place(entry, out)
+    out.notes = matcher.notes
     return out
 
 
