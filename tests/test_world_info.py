@@ -166,8 +166,9 @@ async def test_constant_entries_always_and_disabled_entries_never(tmp_path, stor
     assert "The tea house opens at dawn." in system and "Disabled lore." not in system
 
 
-@pytest.mark.parametrize("recursive, steps, expected", [
-    (False, None, ["castle"]), (True, None, ["castle", "duke", "heir"]), (True, 1, ["castle", "duke"])])
+@pytest.mark.parametrize("recursive, steps, expected", [  # a step is a pass: the first scans the lines
+    (False, None, ["castle"]), (True, None, ["castle", "duke", "heir"]), (True, 1, ["castle"]),
+    (True, 2, ["castle", "duke"])])
 async def test_recursion_scans_activated_text_up_to_its_limit(tmp_path, store, gateway, recursive, steps, expected):
     entries = [_entry(["castle"], "castle: The castle belongs to the Duke."),
                _entry(["duke"], "duke: The Duke has one heir."),
