@@ -260,3 +260,18 @@ async def test_the_line_names_the_entries_that_shaped_it(tmp_path, store, gatewa
     await engine.play_turn()
     lin = next(e for e in engine.path if e.character == "Lin" and e.kind == "stage")
     assert sorted(lin.data["lore"]) == ["hours", "the kettle"]
+
+
+async def test_a_key_skipped_for_time_is_recorded_on_the_line_it_would_have_shaped(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    path = _play(tmp_path, {"entries": [_entry(["/((a+)+)\\1b/"], "Echo.", comment="echo"),
+                                        _entry(["kettle"], "The kettle was her mother's.", comment="the kettle")]})
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    scripted.queue("Is that a kettle? " + "a" * 30_000 + "!", task="speak", role="other")
+    start = time.perf_counter()
+    await engine.play_turn()
+    assert time.perf_counter() - start < 10
+    lin = next(e for e in engine.path if e.character == "Lin" and e.kind == "stage")
+    assert lin.data["lore"][0] == "the kettle"
+    assert lin.data["lore"][1:] == ["skipped: the key /((a+)+)\\1b/ of echo, which did not finish matching in time"]

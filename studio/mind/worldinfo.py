@@ -21,7 +21,6 @@ entry's probability is drawn from the run's seed and the moment, never from the 
 from __future__ import annotations
 
 import hashlib
-import logging
 import random
 import re
 import time
@@ -51,8 +50,6 @@ _NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected, and told once as a note
 _RE2_OPTIONS.max_mem = 8 << 20
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -153,13 +150,13 @@ class Matcher:
     def _slow(self, key: Key, text: Text, of: LoreEntry | None) -> bool:
         entry = of.label if of is not None else "a lorebook entry"
         if self.slow_left <= 0:
-            self._note(f"the key {key.text!r} of {entry!r} was skipped: this call's time for slow keys was spent")
+            self._note(f"skipped: the key {key.text} of {entry}, as this call's time for slow keys was spent")
             return False
         start = time.perf_counter()
         try:
             return key.pattern.search(text.text, timeout=min(MATCH_SECONDS, self.slow_left)) is not None
         except TimeoutError:
-            self._note(f"the key {key.text!r} of {entry!r} was skipped: it did not finish matching in time")
+            self._note(f"skipped: the key {key.text} of {entry}, which did not finish matching in time")
             return False
         finally:
             self.slow_left -= time.perf_counter() - start
@@ -167,7 +164,6 @@ class Matcher:
     def _note(self, note: str) -> None:
         if note not in self.notes:
             self.notes.append(note)
-            log.warning("World Info: %s", note)
 
 
 def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False) -> bool:
@@ -192,6 +188,12 @@ class Activated:
     @property
     def texts(self) -> list[str]:
         return [e.content.strip() for e in self.entries]
+
+    @property
+    def recorded(self) -> list[str]:
+        """What the line records as the lore that shaped it: the entries' names, then any key skipped (a
+        note names no entry, so it never counts in the timed effects read back from these)."""
+        return [*self.names, *self.notes]
 
 
 def named(books: Sequence[Lorebook]) -> list[tuple[Lorebook, LoreEntry, str]]:
@@ -257,6 +259,12 @@ class _Scan:
         self.scored = bool(ext.get("use_group_scoring", False)) if scoring is None else scoring
         self.primary = self._prepare(entry.keys)
         self.secondary = self._prepare(entry.secondary_keys or [])
+        # the settings every pass asks, read once from the entry's extensions
+        depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
+        self.depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
+        self.also = tuple(entry.also_scans)
+        self.constant = bool(entry.constant)
+        self.delay, self.delayed, self.excluded = entry.delay, entry.delay_until_recursion, entry.exclude_recursion
 
     def _prepare(self, keys: list[str]) -> list[Key]:
         prepared = (prepare(k, case_sensitive=self.case, whole_words=self.whole) for k in keys)
@@ -307,10 +315,8 @@ class _History:
         self.scanned: dict[tuple[int, tuple[str, ...], int], Text] = {}
 
     def text(self, scan: _Scan, recursing: bool) -> Text:
-        entry, book = scan.entry, scan.book
-        depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
-        depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
-        extra = tuple(name for name in entry.also_scans if self.sources.get(name, "").strip())
+        depth = scan.depth
+        extra = tuple(name for name in scan.also if self.sources.get(name, "").strip()) if scan.also else ()
         recursed = len(self.recursed) if recursing else 0
         key = (depth, extra, recursed)
         if key not in self.scanned:
@@ -332,17 +338,15 @@ def _candidates(books: Sequence[Lorebook]) -> list[_Scan]:
 def _suppressed(scan: _Scan, timed: Timed, recursing: bool, level: int) -> bool:
     """Whether the entry may not activate in this pass, whatever its keys (SillyTavern's checks, in its
     order: a delay holds even a sticky entry; a sticky one passes every other check)."""
-    entry = scan.entry
-    if entry.delay and timed.lines < entry.delay:
+    if scan.delay and timed.lines < scan.delay:
         return True
     if scan.name in timed.sticky:
         return False
     if scan.name in timed.cooldown:
         return True
-    delayed = entry.delay_until_recursion
-    if delayed and (not recursing or delayed > level):
+    if scan.delayed and (not recursing or scan.delayed > level):
         return True
-    return recursing and (entry.exclude_recursion or not scan.book.recursive_scanning)
+    return recursing and (scan.excluded or not scan.book.recursive_scanning)
 
 
 def _steps(books: Sequence[Lorebook]) -> int:
@@ -352,7 +356,7 @@ def _steps(books: Sequence[Lorebook]) -> int:
     limits = [b.extensions.get("max_recursion_steps") for b in books if b.recursive_scanning]
     set_ = [n for n in limits if isinstance(n, int) and not isinstance(n, bool) and n > 0]
     if set_:
-        return min(set_)
+        return min([*set_, MAX_PASSES])
     if any(n is None for n in limits):
         return 1 + MAX_RECURSION
     return MAX_PASSES
@@ -468,14 +472,14 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
     history = _History(lines, sources or {})
     matcher = Matcher()
     recursive = any(b.recursive_scanning for b in books)
-    levels = sorted({s.entry.delay_until_recursion for s in scans if s.entry.delay_until_recursion})
+    levels = sorted({s.delayed for s in scans if s.delayed})
     level = levels.pop(0) if levels else 0
     used: list[_Scan] = []
     tried: set[int] = set()  # used, or drawn and failed: never tried again in this call
     recursing = False
     for _ in range(_steps(books)):
         found = [s for s in scans if s.index not in tried and not _suppressed(s, now, recursing, level)
-                 and (s.entry.constant or s.name in now.sticky or s.fires(history.text(s, recursing), matcher))]
+                 and (s.constant or s.name in now.sticky or s.fires(history.text(s, recursing), matcher))]
         found.sort(key=lambda s: s.name not in now.sticky)  # stable: sticky first, then insertion order
         found = _by_group(found, used, history, recursing, now, matcher, seed, moment)
         passed = [s for s in found if s.name in now.sticky or _passes(s.entry, seed, moment, s.index)]
