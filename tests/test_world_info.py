@@ -275,3 +275,23 @@ async def test_a_key_skipped_for_time_is_recorded_on_the_line_it_would_have_shap
     lin = next(e for e in engine.path if e.character == "Lin" and e.kind == "stage")
     assert lin.data["lore"][0] == "the kettle"
     assert lin.data["lore"][1:] == ["skipped: the key /((a+)+)\\1b/ of echo, which did not finish matching in time"]
+
+
+async def test_a_resumed_run_keeps_its_lorebook_and_its_runaway_keys_still_answer_at_once(tmp_path, store, gateway):
+    from studio.llm import scripted
+
+    entries = [_entry([key], f"Runaway {n}.") for n, key in enumerate(
+        ["/((a)+)+$/", "/((a+))+$/", "/(a?a?)+b$/", "/((?:a+))*b$/", "/a*a*a*a*a*b$/"])]
+    path = _play(tmp_path, {"entries": [*entries, _entry(["gull"], "The gulls know.")]})
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    long_line = "a" * 50_000 + " A gull!"
+    start = time.perf_counter()
+    scripted.queue(long_line, task="speak", role="other")
+    await engine.play_turn()
+    (path.parent / "world.json").write_text(json.dumps({"entries": []}))  # the file emptied: the run keeps its copy
+    again = Engine(store, engine.run_id, gateway=gateway)
+    scripted.queue(long_line, task="speak", role="other")
+    await again.play_turn()
+    assert time.perf_counter() - start < 20
+    lore = [e.data.get("lore") for e in again.path if e.character == "Lin" and e.kind == "stage"]
+    assert lore == [["gull"], ["gull"]]

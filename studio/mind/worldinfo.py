@@ -8,14 +8,19 @@ a whole word or not, unless it is written `/pattern/flags`: then it is a regular
 entry's `use_regex` says (SillyTavern writes that flag on every entry it exports and reads keys this
 way). A lorebook is someone else's file and a pattern can be built to take forever, so patterns run in
 RE2, in time that grows with the text alone; the few RE2 cannot run go to the `regex` package with a time
-limit, and a key that does not finish is skipped with a note. Constant entries are always active;
-disabled ones never. With recursive scanning, the text of what activated is scanned again for further
-entries, a bounded number of times. What activated is then held to a token budget, most important
-first, and never cut: an entry fits whole or waits for a later call. The survivors are placed before or
-after the character's definition, or into the history at a depth, in their insertion order.
+limit, and a key that does not finish is skipped with a note. Flagged entries also scan the character's
+own texts (its card's description, scenario...). Scanning goes in passes: constant and sticky entries
+need no key; entries on cooldown or delayed wait; of the entries found in a pass that share an
+inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
+lines with it, for further entries, a bounded number of times, entries delayed until recursion waiting
+for their level. What activated is then held to a token budget, most important first, and never cut: an
+entry fits whole or waits for a later call. The survivors are placed before or after the character's
+definition, or into the history at a depth, in their insertion order.
 
-Everything here is a pure function of the lines and the books, so a replay gives the same lore; an
-entry's probability is drawn from the run's seed and the moment, never from the clock.
+Everything here is a pure function of the lines, the books and the timed effects, which the caller reads
+back from the run's events, so a replay gives the same lore; probabilities and group draws come from the
+run's seed and the moment, never from the clock. Only a key RE2 cannot run may come out differently, on
+a machine too slow to finish it in time.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ _REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
 _BARE_SLASH = re.compile(r"(?:^|[^\\])/")
 _NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `regex` (?P=name)
 _RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected, and told once as a note
+_RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected (it goes to `regex`), not an error
 _RE2_OPTIONS.max_mem = 8 << 20
 
 
