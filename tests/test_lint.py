@@ -1,7 +1,7 @@
 """ruff and mypy, with the settings in pyproject.toml, over the parts already held to them.
 
-A part joins RUFF_CLEAN (or mypy's `files` in pyproject.toml) once it passes, and then stays clean; the
-whole tree is checked with ruff too, expected to fail until every part has joined."""
+mypy holds the whole of studio (its `files` in pyproject.toml). A part joins RUFF_CLEAN once it passes,
+and then stays clean; the whole tree is checked with ruff too, expected to fail until every part has joined."""
 
 from __future__ import annotations
 
@@ -68,6 +68,6 @@ def test_ruff_finds_nothing_anywhere():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mypy_finds_nothing_in_the_clean_parts():
+def test_mypy_finds_nothing_in_the_studio():
     done = _run("mypy")  # the files [tool.mypy] in pyproject.toml holds to it
     assert done.returncode == 0, done.stdout + done.stderr

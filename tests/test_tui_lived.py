@@ -554,3 +554,22 @@ async def test_the_backstage_does_not_run_ahead_of_a_rewrite_still_to_come(studi
         await pilot.pause(0.3)
         backstage = _plain(screen.query_one("#backstage").content)
         assert "as it was said" not in backstage and "rewrites it next" in backstage, backstage
+
+
+async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_staging_on_save(studio, workshop):
+    play_path = workshop / "plays" / "interview.toml"
+    staged = ('[[scenes]]\nbrief = "The kitchen table, the recorder running."\n'
+              'on_stage = ["Jenny", "Sasha"]\n\n')
+    text = play_path.read_text().replace("scenes = 1\n", "")
+    play_path.write_text(text.replace("[cast.ego]", staged + "[cast.ego]", 1))
+    app = studio(play_path=play_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(pilot)
+        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        assert editor.query_one("#play-scenes").text == "The kitchen table, the recorder running."
+        editor.query_one("#play-scenes").load_text("The kitchen table, the recorder switched off.")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
+    saved = play_path.read_text()
+    assert "the recorder switched off" in saved
+    assert 'on_stage = ["Jenny", "Sasha"]' in saved

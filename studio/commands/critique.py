@@ -84,54 +84,23 @@ def _print_critiques(console: Any, critiques: list[Any]) -> None:
 
 def critique(args: argparse.Namespace) -> int:
     import asyncio
-    from studio.critic import CriticError, critique_run, stored_critiques
+
+    from rich.console import Console
+
+    from studio.critic import CriticError
     from studio.llm import ModelError
-    from studio.store import StoreError
 
     model = None if args.stored else _critic_model(args.model, "--model")
     store = _open_store(args.db)
-    run_ids = [_run_id(r) for r in args.runs]
-    for run_id in run_ids:
-        try:
-            store.run(run_id)
-        except StoreError as exc:
-            raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
-    from rich.console import Console
-
+    run_ids = _known_runs(store, args.runs)
     console = _console()
     if args.stored:
-        kept = [c for run_id in run_ids for c in stored_critiques(store, run_id)]
-        if args.json:
-            print(json.dumps([c.as_dict() for c in kept], ensure_ascii=False, indent=2))
-        elif kept:
-            _print_critiques(console, kept)
-        else:
-            console.print(f"No critiques stored yet; 'studio critique {' '.join(args.runs)}' asks the critic.")
+        _print_stored(args, store, run_ids, console)
         return 0
     status = Console(stderr=True).status(f"The critic ({model}) is reading…")
-
-    async def critique_all() -> list[Any]:
-        from studio.critic import critique_pair
-        from studio.engine.reading import build_script
-
-        if len(run_ids) == 2:
-            # A run without the superego and one with it are read together, the first as the reference,
-            # as the paper's critic read its two scripts.
-            flags = [build_script(store, r).with_superego for r in run_ids]
-            if flags[0] != flags[1]:
-                status.update(f"The critic ({model}) is reading runs {run_ids[0]} and {run_ids[1]} together…")
-                without, with_ = run_ids if flags[1] else run_ids[::-1]
-                pair = await critique_pair(store, without, with_, model=model)
-                return [next(c for c in pair if c.run_id == r) for r in run_ids]
-        done = []
-        for run_id in run_ids:
-            status.update(f"The critic ({model}) is reading run {run_id}…")
-            done.append(await critique_run(store, run_id, model=model))
-        return done
-
     status.start()
     try:
-        critiques = asyncio.run(critique_all())
+        critiques = asyncio.run(_critique_all(store, run_ids, model, status))
     except CriticError as exc:
         status.stop()
         raise InputError("command line", "RUN", str(exc), "resume or run it first") from None
@@ -148,8 +117,57 @@ def critique(args: argparse.Namespace) -> int:
     return 0 if all(c.valid for c in critiques) else 1
 
 
+def _known_runs(store: Any, runs: list[str]) -> list[int]:
+    """The RUN arguments as run ids, each one the store has: an unknown run is bad input, named."""
+    from studio.store import StoreError
+
+    run_ids = [_run_id(r) for r in runs]
+    for run_id in run_ids:
+        try:
+            store.run(run_id)
+        except StoreError as exc:
+            raise InputError("command line", "RUN", str(exc), "see 'studio runs'") from None
+    return run_ids
+
+
+def _print_stored(args: argparse.Namespace, store: Any, run_ids: list[int], console: Any) -> None:
+    """`--stored`: the critiques kept with the runs, asking no model."""
+    from studio.critic import stored_critiques
+
+    kept = [c for run_id in run_ids for c in stored_critiques(store, run_id)]
+    if args.json:
+        print(json.dumps([c.as_dict() for c in kept], ensure_ascii=False, indent=2))
+    elif kept:
+        _print_critiques(console, kept)
+    else:
+        console.print(f"No critiques stored yet; 'studio critique {' '.join(args.runs)}' asks the critic.")
+
+
+async def _critique_all(store: Any, run_ids: list[int], model: str | None, status: Any) -> list[Any]:
+    """Each run's critique, in the order the runs were given."""
+    from studio.critic import critique_pair, critique_run
+    from studio.engine.reading import build_script
+
+    if len(run_ids) == 2:
+        # A run without the superego and one with it are read together, the first as the reference,
+        # as the paper's critic read its two scripts.
+        flags = [build_script(store, r).with_superego for r in run_ids]
+        if flags[0] != flags[1]:
+            status.update(f"The critic ({model}) is reading runs {run_ids[0]} and {run_ids[1]} together…")
+            without, with_ = run_ids if flags[1] else run_ids[::-1]
+            pair = await critique_pair(store, without, with_, model=model)
+            return [next(c for c in pair if c.run_id == r) for r in run_ids]
+    done = []
+    for run_id in run_ids:
+        status.update(f"The critic ({model}) is reading run {run_id}…")
+        done.append(await critique_run(store, run_id, model=model))
+    return done
+
+
 def compare_runs(args: argparse.Namespace) -> int:
     import asyncio
+
+    from rich.console import Console
 
     from studio.critic import experiment_casts
     from studio.lab.compare import compare_once
@@ -161,27 +179,14 @@ def compare_runs(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     if args.reps != 1 or args.critic_loop:
         return _repeated(args, store, critic)
-    from rich.console import Console
-
     console = _console()
     err = Console(stderr=True, highlight=False)
     status = err.status("Starting…")
-
-    def on_run(label: str, engine: Any) -> None:
-        err.print(f"Run {engine.run_id}: {_esc(engine.cast.play.title)}, {_esc(label)}")
-        status.update(f"Run {engine.run_id} ({label})…")
-
-        def follow(event: Any) -> None:
-            if event.scene and event.turn:
-                status.update(f"Run {engine.run_id} ({label}): scene {event.scene}, turn {event.turn}")
-
-        engine.event_listeners.append(follow)
-
     status.start()
     try:
         result = asyncio.run(
             compare_once(store, args.play, turns=args.turns, seed=args.seed, model=args.model, critic_model=critic,
-                         on_run=on_run)
+                         on_run=_following(err, status))
         )
     except ModelError as exc:
         status.stop()
@@ -193,6 +198,27 @@ def compare_runs(args: argparse.Namespace) -> int:
         return 130
     finally:
         status.stop()
+    return _print_compared(args, console, result)
+
+
+def _following(err: Any, status: Any) -> Any:
+    """What hears each run of the comparison begin: it names the run, and the status line follows its turns."""
+
+    def on_run(label: str, engine: Any) -> None:
+        err.print(f"Run {engine.run_id}: {_esc(engine.cast.play.title)}, {_esc(label)}")
+        status.update(f"Run {engine.run_id} ({label})…")
+
+        def follow(event: Any) -> None:
+            if event.scene and event.turn:
+                status.update(f"Run {engine.run_id} ({label}): scene {event.scene}, turn {event.turn}")
+
+        engine.event_listeners.append(follow)
+
+    return on_run
+
+
+def _print_compared(args: argparse.Namespace, console: Any, result: Any) -> int:
+    """The two runs' critiques side by side, or what failed and how to finish it; 1 unless both were scored."""
     if result.failed:
         for label, (run, error) in result.failed.items():
             print(f"studio: model error in run {run} ({label}): {error}", file=sys.stderr)

@@ -56,7 +56,6 @@ def main(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     from studio.commands import lab_run
-    from studio.model import InputError
 
     if args.lab_command in ("run", "report"):
         return lab_run.run(args, open_store, console)
@@ -70,10 +69,35 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
         from studio.commands import lab_interview
 
         return lab_interview.run(args, store, console)
+    return _pd(args, store, console)
+
+
+def _pd(args: argparse.Namespace, store: Any, console: Any) -> int:
+    from studio.lab.runner import run_sync
+    from studio.lab.stats import Trial
+
+    experiment, model, gateway, on = _pd_experiment(args)
+    total = len(experiment.kind.plan(experiment.spec))
+    err = console.__class__(stderr=True, highlight=False)
+    with err.status(f"{total} trials on {model}{on}…") as status:
+        def progress(tally: Any) -> None:
+            if tally.current:
+                status.update(f"{tally.done}/{tally.total} trials done, {tally.failed} failed · {tally.current}")
+
+        outcome = run_sync(store, experiment, gateway=gateway, progress=progress)
+    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]), int(r.get("rep", -1)))
+                for _, r in sorted(outcome.finished.items())]
+    return _pd_print(args, console, model, finished, outcome.failed)
+
+
+def _pd_experiment(args: argparse.Namespace) -> tuple[Any, str, Any, str]:
+    """The Prisoner's Dilemma experiment the flags ask for, once they are checked; its model, its gateway
+    and the words that say where it runs."""
     from studio.engine.forms.dilemma import game as pd
     from studio.lab.experiment import built
-    from studio.lab.runner import run_sync
-    from studio.lab.stats import Trial, cells, hypotheses
+    from studio.llm import check_model
+    from studio.llm.sampling import is_embedded
+    from studio.model import InputError
     from studio.model.play import DEFAULT_MODEL
 
     for flag, chosen, known in (("--group", args.group, pd.GROUPS), ("--partner", args.partner, pd.PARTNERS)):
@@ -85,9 +109,6 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
     if not 1 <= args.concurrency <= 256:
         raise InputError("--concurrency", None, f"must be between 1 and 256, not {args.concurrency}", "e.g. --concurrency 8")
     model = args.model or DEFAULT_MODEL
-    from studio.llm import check_model
-    from studio.llm.sampling import is_embedded
-
     problem = check_model(model)
     if problem:
         raise InputError("--model", model, problem, "see 'studio models'")
@@ -96,17 +117,14 @@ def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
                               "pd": {"groups": args.group or list(pd.GROUPS), "partners": args.partner or list(pd.PARTNERS),
                                      # the embedded 135M model names a project only when held to a shape
                                      "hold_to_schema": is_embedded(model)}})
-    total = len(experiment.kind.plan(experiment.spec))
-    err = console.__class__(stderr=True, highlight=False)
-    with err.status(f"{total} trials on {model}{on}…") as status:
-        def progress(tally: Any) -> None:
-            if tally.current:
-                status.update(f"{tally.done}/{tally.total} trials done, {tally.failed} failed · {tally.current}")
+    return experiment, model, gateway, on
 
-        outcome = run_sync(store, experiment, gateway=gateway, progress=progress)
-    finished = [Trial(r["group"], r["partner"], float(r["cooperation"]), int(r["total"]), int(r["wording"]), int(r.get("rep", -1)))
-                for _, r in sorted(outcome.finished.items())]
-    failed = outcome.failed
+
+def _pd_print(args: argparse.Namespace, console: Any, model: str, finished: list[Any], failed: dict[str, str]) -> int:
+    """The cells and the hypotheses, as JSON or as two tables; 1 when a trial failed."""
+    from studio.engine.forms.dilemma import game as pd
+    from studio.lab.stats import cells, hypotheses
+
     table = cells(finished)
     found = hypotheses(finished)
     if args.json:
@@ -157,45 +175,11 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
 
 
 def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
-    import re
-
     from studio.lab.game_analysis import compare_placements, table
-    from studio.lab.experiment import built
-    from studio.lab.game_kind import GamePlan, default_island, game_report, placements_by_group
+    from studio.lab.game_kind import game_report, placements_by_group
     from studio.lab.runner import run_sync
-    from studio.model import InputError
-    from studio.model.play import DEFAULT_MODEL
 
-    if not 1 <= args.games <= 10_000:
-        raise InputError("--games", None, f"must be between 1 and 10000, not {args.games}", "e.g. --games 10")
-    split = re.fullmatch(r"(\d+):(\d+)", args.split.strip())
-    if not split or int(split.group(1)) < 1 or int(split.group(2)) < 1:
-        raise InputError("--split", args.split, "give charismatic:aloof counts, both at least 1", "e.g. --split 3:3")
-    model = args.model or DEFAULT_MODEL
-    from studio.llm import check_model
-
-    problem = check_model(model)
-    if problem:
-        raise InputError("--model", model, problem, "see 'studio models'")
-    from studio.engine.forms import load_play
-
-    if args.play is None:
-        args.play = str(default_island())
-    play = load_play(args.play)
-    if play.form != "social_game":
-        raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
-    players = len(play.cast.characters)
-    if args.players is not None and not 3 <= args.players <= players:
-        raise InputError("--players", str(args.players), f"must be 3 to the play's {players} players", "e.g. --players 6")
-    players = args.players or players
-    counts = (int(split.group(1)), int(split.group(2)))
-    if args.experiment == "persona" and sum(counts) > players:
-        raise InputError("--split", args.split, f"more than the game's {players} players", "e.g. --split 3:3")
-    name = GamePlan(args.experiment, args.games, model, Path(args.play), counts, players=args.players).name
-    experiment = built("game", {"name": name, "model": model, "reps": args.games, "concurrency": 1,
-                                "game": {"experiment": args.experiment, "play": str(Path(args.play).resolve()),
-                                         "split": list(counts), "first_round": args.first_round,
-                                         "players": args.players, "archetypes": ["charismatic", "aloof"]}})
+    experiment, name, model = _game_experiment(args)
     err = console.__class__(stderr=True, highlight=False)
     with err.status(f"{args.games} games on {model}…") as status:
         outcome = run_sync(store, experiment, on_trial=lambda t: status.update(f"game {t.rep + 1}/{args.games}"))
@@ -218,3 +202,44 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
         print(f"studio: {len(failed)} games failed; run the same command again to retry them.", file=sys.stderr)
         return 1
     return 0
+
+
+def _game_experiment(args: argparse.Namespace) -> tuple[Any, str, str]:
+    """The social game's experiment the flags ask for, once they are checked against each other and the play;
+    its readable name (what the results are printed under) and its model."""
+    import re
+
+    from studio.engine.forms import load_play
+    from studio.lab.experiment import built
+    from studio.lab.game_kind import GamePlan, default_island
+    from studio.llm import check_model
+    from studio.model import InputError
+    from studio.model.play import DEFAULT_MODEL
+
+    if not 1 <= args.games <= 10_000:
+        raise InputError("--games", None, f"must be between 1 and 10000, not {args.games}", "e.g. --games 10")
+    split = re.fullmatch(r"(\d+):(\d+)", args.split.strip())
+    if not split or int(split.group(1)) < 1 or int(split.group(2)) < 1:
+        raise InputError("--split", args.split, "give charismatic:aloof counts, both at least 1", "e.g. --split 3:3")
+    model = args.model or DEFAULT_MODEL
+    problem = check_model(model)
+    if problem:
+        raise InputError("--model", model, problem, "see 'studio models'")
+    if args.play is None:
+        args.play = str(default_island())
+    play = load_play(args.play)
+    if play.form != "social_game":
+        raise InputError(args.play, "form", "is not a social game", "name a play with form = \"social_game\"")
+    players = len(play.cast.characters)
+    if args.players is not None and not 3 <= args.players <= players:
+        raise InputError("--players", str(args.players), f"must be 3 to the play's {players} players", "e.g. --players 6")
+    players = args.players or players
+    counts = (int(split.group(1)), int(split.group(2)))
+    if args.experiment == "persona" and sum(counts) > players:
+        raise InputError("--split", args.split, f"more than the game's {players} players", "e.g. --split 3:3")
+    name = GamePlan(args.experiment, args.games, model, Path(args.play), counts, players=args.players).name
+    experiment = built("game", {"name": name, "model": model, "reps": args.games, "concurrency": 1,
+                                "game": {"experiment": args.experiment, "play": str(Path(args.play).resolve()),
+                                         "split": list(counts), "first_round": args.first_round,
+                                         "players": args.players, "archetypes": ["charismatic", "aloof"]}})
+    return experiment, name, model

@@ -39,17 +39,9 @@ def _methods(choice: str) -> list[str]:
 
 
 def run(args: argparse.Namespace, store: Any, console: Any) -> int:
-    from studio.llm import check_model
     from studio.model import InputError
-    from studio.model.play import DEFAULT_MODEL
 
-    if args.out is not None and Path(args.out).suffix.lower() not in (".png", ".svg"):
-        raise InputError("--out", args.out, "charts are written as PNG or SVG", "e.g. --out mara.png")
-    model = args.model or DEFAULT_MODEL
-    for flag, name in (("--model", model), ("--assessor", args.assessor)):
-        problem = check_model(name) if name else None
-        if problem:
-            raise InputError(flag, name, problem, "see 'studio models'")
+    model = _checked_model(args)
     if args.run is not None:
         if args.character:
             raise InputError("command line", "CHARACTER", "give a CHARACTER or --run RUN, not both",
@@ -62,6 +54,27 @@ def run(args: argparse.Namespace, store: Any, console: Any) -> int:
                          "e.g. studio lab interview mara_lighthouse, or --run RUN")
     if not 1 <= args.reps <= 1000:
         raise InputError("--reps", None, f"must be between 1 and 1000, not {args.reps}", "e.g. --reps 3")
+    return _interview(args, store, console, model)
+
+
+def _checked_model(args: argparse.Namespace) -> str:
+    """The interviewee's model, once it, the assessor's and the chart's file type are known to be usable."""
+    from studio.llm import check_model
+    from studio.model import InputError
+    from studio.model.play import DEFAULT_MODEL
+
+    if args.out is not None and Path(args.out).suffix.lower() not in (".png", ".svg"):
+        raise InputError("--out", args.out, "charts are written as PNG or SVG", "e.g. --out mara.png")
+    model: str = args.model or DEFAULT_MODEL
+    for flag, name in (("--model", model), ("--assessor", args.assessor)):
+        problem = check_model(name) if name else None
+        if problem:
+            raise InputError(flag, name, problem, "see 'studio models'")
+    return model
+
+
+def _interview(args: argparse.Namespace, store: Any, console: Any, model: str) -> int:
+    """A character interviewed `--reps` times; the report printed or given as JSON, the radar drawn."""
     from studio.lab.experiment import built
     from studio.lab.interview import METHODS
     from studio.lab.interview_kind import find_character

@@ -72,56 +72,13 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
     engine.call_listeners.append(printer.calling)
-    verb = "Resuming" if resumed else "Run"
-    models = ", ".join(
-        f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
-    )
-    out.print(f"[bold]{verb} {engine.run_id}[/] · {esc(engine.cast.play.title)} · {esc(models)}")
-    from studio.llm.sampling import embedded_hint
-
-    hint = embedded_hint(r.model for r in engine.cast.roles if r.key not in engine.state.humans)
-    if hint:
-        out.print(f"[dim]{esc(hint)}[/]")
+    _announce(out, engine, resumed)
     if resumed:
         printer.replay(engine.stage() if not backstage else engine.path)
-
-    def ask(pending: Any) -> str:
-        printer.end_line()
-        role = pending.role
-        if role is None:  # the turn policy leaves the next speaker to the playwright
-            return pick(pending)
-        last = engine.path[-1] if engine.path else None
-        if last is not None and last.role == role.key and last.data.get("invalid"):
-            # the answer before was refused (a vote for nobody in the game): say why before asking again
-            out.print(f"[dim]  (that could not be used: {esc(last.data['invalid'])})[/]")
-        label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
-        while True:
-            try:
-                text = out.input(f"[bold]{label} ›[/] ")
-            except EOFError:
-                raise _Stop("no more input") from None
-            if text.strip():
-                return text
-
-    def pick(pending: Any) -> str:
-        from studio.clean import one_line
-
-        while True:
-            choices = engine.stage_choices()
-            if not choices:
-                raise _Stop(f"nobody is on stage; 'studio stage {engine.run_id} --enter NAME' brings someone on")
-            try:
-                text = out.input(f"[bold]Who speaks next? {esc(', '.join(choices))} ›[/] ")
-            except EOFError:
-                raise _Stop("no more input") from None
-            word = one_line(text) or choices[0]
-            if any(word.casefold() == name.casefold() for name in choices):
-                return word
-            out.print(f"[dim]  ({esc(word)} is not on stage; pick one of {esc(', '.join(choices))})[/]")
-
+    prompt = _Prompt(out, printer, engine)
     try:
         try:
-            asyncio.run(engine.play_to_end(ask))
+            asyncio.run(engine.play_to_end(prompt.ask))
         finally:
             printer.quiet()
     except _Stop as stop:
@@ -145,3 +102,62 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         f"'studio show {engine.run_id} --backstage' prints it again with the backstage.[/]"
     )
     return 0
+
+
+def _announce(out: Any, engine: Any, resumed: bool) -> None:
+    """The run's first line: its id, the play, who plays whom; and a hint when the embedded model is in it."""
+    from studio.llm.sampling import embedded_hint
+
+    verb = "Resuming" if resumed else "Run"
+    models = ", ".join(
+        f"{r.name} ({r.key}): {'human' if r.key in engine.state.humans else r.model}" for r in engine.cast.roles
+    )
+    out.print(f"[bold]{verb} {engine.run_id}[/] · {esc(engine.cast.play.title)} · {esc(models)}")
+    hint = embedded_hint(r.model for r in engine.cast.roles if r.key not in engine.state.humans)
+    if hint:
+        out.print(f"[dim]{esc(hint)}[/]")
+
+
+class _Prompt:
+    """The human's side of the play at the terminal: a line for a human's role, or who speaks next when the
+    turn policy leaves that to the playwright. The end of input pauses the run rather than ending it."""
+
+    def __init__(self, out: Any, printer: Any, engine: Any):
+        self.out = out
+        self.printer = printer
+        self.engine = engine
+
+    def ask(self, pending: Any) -> str:
+        self.printer.end_line()
+        role = pending.role
+        if role is None:  # the turn policy leaves the next speaker to the playwright
+            return self.pick(pending)
+        last = self.engine.path[-1] if self.engine.path else None
+        if last is not None and last.role == role.key and last.data.get("invalid"):
+            # the answer before was refused (a vote for nobody in the game): say why before asking again
+            self.out.print(f"[dim]  (that could not be used: {esc(last.data['invalid'])})[/]")
+        label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
+        while True:
+            text = self._input(f"[bold]{label} ›[/] ")
+            if text.strip():
+                return text
+
+    def pick(self, pending: Any) -> str:
+        from studio.clean import one_line
+
+        while True:
+            choices = self.engine.stage_choices()
+            if not choices:
+                raise _Stop(f"nobody is on stage; 'studio stage {self.engine.run_id} --enter NAME' brings someone on")
+            text = self._input(f"[bold]Who speaks next? {esc(', '.join(choices))} ›[/] ")
+            word = one_line(text) or choices[0]
+            if any(word.casefold() == name.casefold() for name in choices):
+                return word
+            self.out.print(f"[dim]  ({esc(word)} is not on stage; pick one of {esc(', '.join(choices))})[/]")
+
+    def _input(self, prompt: str) -> str:
+        try:
+            text: str = self.out.input(prompt)
+        except EOFError:
+            raise _Stop("no more input") from None
+        return text

@@ -33,7 +33,7 @@ def initials(name: str) -> str:
 @lru_cache(maxsize=1)
 def _font_files() -> tuple[tuple[str, frozenset[int]], ...]:
     import matplotlib
-    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+    from fontTools.ttLib import TTFont
 
     mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
     files = [os.path.join(mpl, "DejaVuSans-Bold.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
@@ -60,9 +60,12 @@ def _font_for(text: str) -> str | None:
 
 def _colour(name: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     hue = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:2], "big") / 65535
-    dark = tuple(round(c * 255) for c in colorsys.hls_to_rgb(hue, 0.28, 0.45))
-    light = tuple(round(c * 255) for c in colorsys.hls_to_rgb(hue, 0.88, 0.5))
-    return dark, light  # type: ignore[return-value]
+    return _rgb(hue, 0.28, 0.45), _rgb(hue, 0.88, 0.5)
+
+
+def _rgb(hue: float, lightness: float, saturation: float) -> tuple[int, int, int]:
+    red, green, blue = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return round(red * 255), round(green * 255), round(blue * 255)
 
 
 def portrait_png(name: str) -> bytes:

@@ -21,7 +21,7 @@ def build(engine: Any) -> dict[str, Any]:
     if not isinstance(state, SocialState):
         raise ValueError("this run is not a social game")
     names = state.names
-    reasons = {}
+    reasons: dict[tuple[int | None, str | None], str] = {}
     for event in engine.path:
         if event.kind == ev.VOTE and event.data.get("vote"):
             reasons.setdefault((event.scene, event.character), event.data.get("reason") or "")

@@ -142,8 +142,6 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
                     max_parallel: int | None = None) -> Experiment:
     """Read and check an experiment file; the command line's --reps, --concurrency, --model, --endpoint and
     --max-parallel win over it."""
-    from studio.model.play import DEFAULT_MODEL
-
     path = Path(path)
     source = str(path)
     if model is not None and not model.strip():
@@ -154,6 +152,20 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
     from studio.model.loading import _read_toml
 
     data = _read_toml(path, "experiment")  # the one reader of the studio's TOML files
+    kind_name, kind = _kind_of(data, source)
+    title = _title(data, source)
+    chosen_model = _model(data, model, source)
+    chosen = _counts(data, source, reps=reps, concurrency=concurrency)
+    served = _served(data, source, chosen_model, endpoints, max_parallel)
+    spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
+            "model": chosen_model, **chosen, **served}
+    spec = kind.check(spec, source)
+    spec["name"] = experiment_name(path, chosen_model, spec)
+    return Experiment(path, kind, spec)
+
+
+def _kind_of(data: dict[str, Any], source: str) -> tuple[str, Kind]:
+    """The file's kind, once every other key in it is one the kind or all experiments know."""
     kinds = load_kinds()
     kind_name = data.get("kind")
     if not isinstance(kind_name, str) or not kind_name:
@@ -161,7 +173,6 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
     if kind_name not in kinds:
         raise InputError(source, "kind", f"{kind_name!r} is not a kind of experiment",
                          f"use one of: {', '.join(sorted(kinds))}")
-    kind = kinds[kind_name]
     for key, value in data.items():
         if key in SHARED or key == kind_name:
             continue
@@ -172,50 +183,70 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
                          f"use only {', '.join(SHARED)} and a [{kind_name}] table")
     if kind_name in data and not isinstance(data[kind_name], dict):
         raise InputError(source, kind_name, "must be a table", f"write [{kind_name}] on a line of its own above its settings")
+    return kind_name, kinds[kind_name]
+
+
+def _title(data: dict[str, Any], source: str) -> str:
+    """The title is printed over reports: one printable line, never a way to move the terminal's cursor."""
     title = data.get("title", "")
     if not isinstance(title, str):
         raise InputError(source, "title", f"must be text, not {shown_value(title)}", 'e.g. title = "A quick look"')
     if len(title) > MOST_TITLE or LINE_CONTROLS.search(title):
         raise InputError(source, "title", f"must be one line of at most {MOST_TITLE} printable characters (no line "
                          "breaks, control characters or escapes)", 'e.g. title = "A quick look"')
+    return title
+
+
+def _model(data: dict[str, Any], given: str | None, source: str) -> str:
+    """--model, else the file's model, else the embedded one; a problem is named on whichever said it."""
+    from studio.llm import check_model
+    from studio.model.play import DEFAULT_MODEL
+
     written = data.get("model", DEFAULT_MODEL)
     if not isinstance(written, str) or not written.strip():
         # an empty name is a mistake to name, never a quiet fall back to the embedded model
         raise InputError(source, "model", f"must be a model's name, not {shown_value(written)}",
                          f'e.g. model = "scripted", or leave the line out for {DEFAULT_MODEL}')
-    chosen_model = model or written
-    from studio.llm import check_model
-
+    chosen_model = given or written
     problem = check_model(chosen_model)
     if problem:
-        raise InputError("--model" if model else source, "model", problem, "see 'studio models'")
-    numbers = {"reps": (reps, data.get("reps", 1), MOST_REPS), "concurrency": (concurrency, data.get("concurrency", 8), MOST_CONCURRENCY)}
+        raise InputError("--model" if given else source, "model", problem, "see 'studio models'")
+    return chosen_model
+
+
+def _counts(data: dict[str, Any], source: str, *, reps: int | None, concurrency: int | None) -> dict[str, int]:
+    """`reps` and `concurrency`: the flag's when given, else the file's, each within its bounds."""
+    numbers = {"reps": (reps, data.get("reps", 1), MOST_REPS),
+               "concurrency": (concurrency, data.get("concurrency", 8), MOST_CONCURRENCY)}
     chosen: dict[str, int] = {}
-    for key, (given, written, most) in numbers.items():
-        value = given if given is not None else written
-        where = f"--{key}" if given is not None else source
+    for key, (flag, written, most) in numbers.items():
+        value = flag if flag is not None else written
+        where = f"--{key}" if flag is not None else source
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
             raise InputError(where, key, f"must be a whole number from 1 to {most}, not {value!r}",
                              f"e.g. {key} = {3 if key == 'reps' else 8}")
         chosen[key] = value
+    return chosen
+
+
+def _served(data: dict[str, Any], source: str, model: str, endpoints: list[str] | None,
+            max_parallel: int | None) -> dict[str, Any]:
+    """Where and how the model is called: the servers (the flags' over the file's), calls in flight at each,
+    and the call choices; all checked now, so bad ones are bad input named before any trial plays."""
     from studio.llm.router import check_endpoints, check_routable, make_router, router_from_table
 
     if endpoints:  # the command line's servers replace the file's, checked as the flag's
-        check_routable(chosen_model, "--endpoint", None)
+        check_routable(model, "--endpoint", None)
         data = {**data, "endpoints": list(check_endpoints(endpoints, "--endpoint", None))}
     if max_parallel is not None:
         if not data.get("endpoints"):
             raise InputError("--max-parallel", None, "is given but no endpoints are", "add --endpoint URL (repeatable)")
-        make_router(chosen_model, data["endpoints"], max_parallel, where="--max-parallel", field_name=None)
+        make_router(model, data["endpoints"], max_parallel, where="--max-parallel", field_name=None)
         data = {**data, "max_parallel": max_parallel}
-    router_from_table(data, chosen_model, source)  # endpoints checked now: bad ones are bad input, named
+    router_from_table(data, model, source)  # endpoints checked now: bad ones are bad input, named
     served: dict[str, Any] = {k: data[k] for k in ("endpoints", "max_parallel") if k in data}
     served.update(_call_choices(data, source))
-    spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
-            "model": chosen_model, **chosen, **served}
-    spec = kind.check(spec, source)
-    spec["name"] = experiment_name(path, chosen_model, spec)
-    return Experiment(path, kind, spec)
+    return served
 
 
 def _call_choices(data: dict[str, Any], source: str) -> dict[str, Any]:

@@ -130,6 +130,7 @@ class PDKind:
 
 
 def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
+    from studio.lab.papers import reproduction
     from studio.lab.stats import Trial, cells, hypotheses
 
     own = spec.get("pd", {})
@@ -137,16 +138,44 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                     int(r.get("rep", -1)), max(1, len(r.get("moves", "")) or pd.ROUNDS))
               for r in results]
     table = cells(trials)
+    found = hypotheses(trials)
+    tables = _tables(own, table, found)
+    if own.get("mixed_model"):
+        tables.append(_model_table(trials))
+    groups = [g for g in own.get("groups", pd.GROUPS)]
+    partners = [p for p in own.get("partners", pd.PARTNERS)]
+    return Report(
+        title=spec.get("title") or "The iterated Prisoner's Dilemma",
+        tables=tables,
+        figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups,
+                      _cooperation_series(table, groups, partners), ylabel="cooperation rate")],
+        notes=_notes(spec, results),
+        protocol=protocol(spec),
+        paper=reproduction(PAPER, _measured(table, found)),
+    )
+
+
+def _tables(own: dict[str, Any], table: dict[Any, Any], found: list[Any]) -> list[Table]:
+    """The cells, the hypotheses, and each hypothesis's parts."""
     rows = []
     for (group, partner), cell in table.items():
         c, s = cell["cooperation"], cell["score"]
         rows.append([group, partner, c.n, Cell(c.mean, c.low, c.high, c.n), Cell(s.mean, s.low, s.high, s.n, 1)])
-    found = hypotheses(trials)
     tests = [[f.name, f.claim, f.test, f.effect, f.p, f.p_adjusted, SUPPORTED[f.supported]] for f in found]
     parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported]]
              for f in found for part in f.parts]
-    groups = [g for g in own.get("groups", pd.GROUPS)]
-    partners = [p for p in own.get("partners", pd.PARTNERS)]
+    return [Table("Cooperation and score per group and partner", ["group", "partner", "n", "cooperation", "score"],
+                  rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
+                  f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
+            Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
+                  tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if every "
+                       "part does: its p is the largest part's, its effect the smallest"),
+            Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
+                  note="raw p of each part; the hypothesis holds only if every part does")]
+
+
+def _cooperation_series(table: dict[Any, Any], groups: list[str], partners: list[str]) -> dict[str, list[tuple[float, float, float]]]:
+    """Each partner's cooperation rate with every group, for the bar chart; a cell with no trials is a gap."""
     nan = (float("nan"),) * 3
     series = {}
     for partner in partners:
@@ -155,44 +184,33 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
             rate = table.get((group, partner), {}).get("cooperation")
             values.append((rate.mean, rate.low, rate.high) if rate is not None else nan)  # Wilson: within 0-1
         series[pd.PARTNER_WORDS[partner]] = values
+    return series
+
+
+def _notes(spec: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
+    """What was played and what it cost, and how the report's numbers are to be read."""
     calls = sum(int((r.get("usage") or {}).get("calls", 0)) for r in results)
     tokens = sum(int((r.get("usage") or {}).get(k, 0)) for r in results for k in ("prompt_tokens", "completion_tokens"))
     moves = "".join(r.get("moves", "") for r in results)
-    notes = [f"{len(results)} trials on {spec.get('model')}, {len(moves)} moves ({moves.count(pd.C)} C, {moves.count(pd.D)} D); "
-             f"{calls} calls, {tokens} tokens.",
-             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
-             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
-             "part is, and its p is the largest part's.",
-             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
-             f"is below {ALPHA}; 'too few data' below two trials a side.",
-             "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
-             "not independent); scores have 95% t intervals over trials."]
-    tables = [Table("Cooperation and score per group and partner", ["group", "partner", "n", "cooperation", "score"],
-                    rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
-                    f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
-              Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
-                    tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if every "
-                         "part does: its p is the largest part's, its effect the smallest"),
-              Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
-                    note="raw p of each part; the hypothesis holds only if every part does")]
-    if own.get("mixed_model"):
-        tables.append(_model_table(trials))
-    from studio.lab.papers import reproduction
+    return [f"{len(results)} trials on {spec.get('model')}, {len(moves)} moves ({moves.count(pd.C)} C, {moves.count(pd.D)} D); "
+            f"{calls} calls, {tokens} tokens.",
+            "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
+            "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
+            "part is, and its p is the largest part's.",
+            f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
+            f"is below {ALPHA}; 'too few data' below two trials a side.",
+            "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
+            "not independent); scores have 95% t intervals over trials."]
 
+
+def _measured(table: dict[Any, Any], found: list[Any]) -> dict[str, Cell]:
+    """What the paper's published figures are set beside: each hypothesis's verdict and each cell's rate."""
     measured: dict[str, Cell] = {f"h{f.name[1:]}": Cell(float(f.supported), digits=0)
                                  for f in found if f.supported is not None}
     for (group, partner), cell in table.items():
         c = cell["cooperation"]
         measured[f"coop_{group}_{partner}"] = Cell(c.mean, c.low, c.high, c.n)
-    return Report(
-        title=spec.get("title") or "The iterated Prisoner's Dilemma",
-        tables=tables,
-        figures=[Bars("pd_cooperation", "Cooperation rate by group and partner", groups, series,
-                      ylabel="cooperation rate")],
-        notes=notes,
-        protocol=protocol(spec),
-        paper=reproduction(PAPER, measured),
-    )
+    return measured
 
 
 PAPER = "phelps_russell"  # studio/lab/data/papers/phelps_russell.toml

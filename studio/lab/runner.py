@@ -114,121 +114,144 @@ async def run_experiment(store: Any, experiment: Experiment, *, gateway: Any = N
     `progress(tally)` hears every change of the counts; `on_trial(trial)` is told as a trial begins and
     `on_engine(trial, engine)` as its run is about to play, so a caller can follow the run's events.
     """
-    from studio.lab import trials as claims
     from studio.lab.trials import Trials
 
     if gateway is None:
         gateway = experiment.gateway()
-    spec, kind, name = experiment.spec, experiment.kind, experiment.name
     trials = Trials(store)
     # The plan is read one trial at a time, never held whole: at `--reps 10000` it is 240,000 trials, and
     # only a few are in hand at once (bench/bench_lab_plan.py measures what is held before the first).
-    plan = kind.plan(spec)
-    done = trials.done_keys(name)
+    plan = experiment.kind.plan(experiment.spec)
+    done = trials.done_keys(experiment.name)
     skipped = sum(1 for t in plan if t.key in done) if done else 0
     todo = (t for t in plan if t.key not in done)
-    owner = claims.runner_name()  # what this runner's leases on trials are taken under
-    tally = Tally(total=len(plan), done=skipped, skipped=skipped)
-    runs: dict[str, int] = {}
+    playing = _Pass(store, experiment, trials, Tally(total=len(plan), done=skipped, skipped=skipped), gateway,
+                    progress, on_trial, on_engine)
+    await playing.play(todo)
+    wanted = {t.key for t in plan}  # once the trials are played: what the report is on
+    finished = {k: v for k, v in trials.done(experiment.name).items() if k in wanted}
+    failed = {k: v for k, v in trials.failed(experiment.name).items() if k in wanted}
+    for key, record in finished.items():
+        if record.get("run"):
+            playing.runs.setdefault(key, int(record["run"]))
+    return Outcome(experiment, finished, failed, playing.tally, playing.runs)
 
-    def changed() -> None:
-        if progress is not None:
-            progress(tally)
 
-    shared = CountingGateway(gateway, tally, changed)
-    width = slots(spec.get("model"), int(spec.get("concurrency", 8)))
-    gate = asyncio.Semaphore(width)
-    stopping: list[BaseException] = []  # a crash or Ctrl-C in one trial: no other trial begins after it
+class _Pass:
+    """One runner's pass over an experiment's trials: the leases it takes, the runs it begins, the trials
+    it passes by because another runner has them, and the crash or Ctrl-C after which no trial begins."""
 
-    passed: list[TrialSpec] = []  # trials another runner had done or was playing when this one came to them
+    def __init__(self, store: Any, experiment: Experiment, trials: Any, tally: Tally, gateway: Any,
+                 progress: Callable[[Tally], None] | None, on_trial: Callable[[TrialSpec], None] | None,
+                 on_engine: Callable[[TrialSpec, Any], None] | None):
+        from studio.lab import trials as claims
 
-    async def one(trial: TrialSpec) -> None:
-        async with gate:
-            if stopping:
+        self.store, self.experiment, self.trials, self.tally = store, experiment, trials, tally
+        self.progress, self.on_trial, self.on_engine = progress, on_trial, on_engine
+        self.name = experiment.name
+        self.owner = claims.runner_name()  # what this runner's leases on trials are taken under
+        self.runs: dict[str, int] = {}
+        self.shared = CountingGateway(gateway, tally, self.changed)
+        spec = experiment.spec
+        self.width = slots(spec.get("model"), int(spec.get("concurrency", 8)))
+        self.gate = asyncio.Semaphore(self.width)
+        self.stopping: list[BaseException] = []  # a crash or Ctrl-C in one trial: no other trial begins after it
+        self.passed: list[TrialSpec] = []  # trials another runner had done or was playing when this one came to them
+
+    def changed(self) -> None:
+        if self.progress is not None:
+            self.progress(self.tally)
+
+    async def play(self, todo: Iterator[TrialSpec]) -> None:
+        """Every trial of `todo` played here or by another runner, waiting for what others are playing
+        and taking over what a runner that died left once its lease runs out."""
+        from studio.lab import trials as claims
+
+        self.changed()
+        beating = self.trials.heartbeat(self.owner)
+        try:
+            pending: Iterator[TrialSpec] = todo
+            while not self.stopping:
+                self.passed.clear()
+                await asyncio.gather(*(self.worker(pending) for _ in range(self.width)))
+                # What other runners were playing: wait for it, and take over what a runner that died left
+                # once its lease runs out, so every runner ends with the whole experiment and one report.
+                ended = self.trials.done_keys(self.name)
+                others = sum(1 for t in self.passed if t.key in ended)
+                self.tally.elsewhere += others
+                self.tally.done += others
+                self.changed()
+                left = self.trials.running(self.name)
+                waiting = [t for t in self.passed if t.key in left]
+                if not waiting:
+                    break
+                if {t.key for t in waiting} <= self.trials.held(self.name, self.owner):
+                    await asyncio.sleep(min(1.0, claims.LEASE / 10))
+                pending = iter(waiting)
+        finally:
+            beating.set()
+            self.trials.release(self.owner)
+
+    async def worker(self, trials_left: Iterator[TrialSpec]) -> None:
+        for trial in trials_left:  # the workers share one iterator: each takes the next trial
+            if self.stopping:
+                return
+            await self.one(trial)
+
+    async def one(self, trial: TrialSpec) -> None:
+        async with self.gate:
+            if self.stopping:
                 return
             # done meanwhile, or leased by another runner whose lease holds: not this runner's to play now.
             # A trial left running by a crash or Ctrl-C, or failed, is taken again and its run goes on.
-            claimed = trials.claim(name, trial.key, owner)
+            claimed = self.trials.claim(self.name, trial.key, self.owner)
             if claimed is None:
-                passed.append(trial)
+                self.passed.append(trial)
                 return
             earlier = claimed.get("run")
             if earlier:
-                runs[trial.key] = earlier
-
-            def started(run_id: int) -> None:
-                runs[trial.key] = run_id
-                trials.record(name, trial.key, "running", {"run": run_id}, owner=owner)
-
-            def playing(engine: Any) -> None:
-                if runs.get(trial.key) != engine.run_id:
-                    started(engine.run_id)
-                if on_engine is not None:
-                    on_engine(trial, engine)
-
-            ctx = TrialContext(store=store, gateway=shared, model=spec.get("model") or "", spec=spec,
-                               source=experiment.where, run_id=earlier, started=started, playing=playing)
-            tally.running += 1
-            tally.current = trial.key
-            if on_trial is not None:
-                on_trial(trial)
-            changed()
+                self.runs[trial.key] = earlier
+            ctx = self.context(trial, earlier)
+            self.tally.running += 1
+            self.tally.current = trial.key
+            if self.on_trial is not None:
+                self.on_trial(trial)
+            self.changed()
             try:
-                result = await kind.run_trial(ctx, trial)
+                result = await self.experiment.kind.run_trial(ctx, trial)
             except Exception as exc:  # recorded with its error (and its run, to continue); the others go on
-                run = runs.get(trial.key)
-                if trials.record(name, trial.key, "failed", {"run": run} if run else None,
-                                 error=(str(exc) or type(exc).__name__)[:500], owner=owner):
-                    tally.failed += 1
+                run = self.runs.get(trial.key)
+                if self.trials.record(self.name, trial.key, "failed", {"run": run} if run else None,
+                                      error=(str(exc) or type(exc).__name__)[:500], owner=self.owner):
+                    self.tally.failed += 1
             except BaseException as stop:  # Ctrl-C, cancellation: the trial stays "running", to go on next time
-                stopping.append(stop)
+                self.stopping.append(stop)
                 raise
             else:
-                if trials.record(name, trial.key, "done", result, owner=owner):
-                    tally.done += 1
+                if self.trials.record(self.name, trial.key, "done", result, owner=self.owner):
+                    self.tally.done += 1
                 else:  # taken over while this runner was starved: the runner that holds it records it
-                    passed.append(trial)
+                    self.passed.append(trial)
             finally:
-                tally.running -= 1
-                changed()
+                self.tally.running -= 1
+                self.changed()
 
-    changed()
-    async def worker(trials_left: Iterator[TrialSpec]) -> None:
-        for trial in trials_left:  # the workers share one iterator: each takes the next trial
-            if stopping:
-                return
-            await one(trial)
+    def context(self, trial: TrialSpec, earlier: int | None) -> TrialContext:
+        """What the kind plays the trial with; the trial is recorded as running as soon as its run exists."""
 
-    beating = trials.heartbeat(owner)
-    try:
-        pending: Iterator[TrialSpec] = todo
-        while not stopping:
-            passed.clear()
-            await asyncio.gather(*(worker(pending) for _ in range(width)))
-            # What other runners were playing: wait for it, and take over what a runner that died left
-            # once its lease runs out, so every runner ends with the whole experiment and one report.
-            ended = trials.done_keys(name)
-            others = sum(1 for t in passed if t.key in ended)
-            tally.elsewhere += others
-            tally.done += others
-            changed()
-            left = trials.running(name)
-            waiting = [t for t in passed if t.key in left]
-            if not waiting:
-                break
-            if {t.key for t in waiting} <= trials.held(name, owner):
-                await asyncio.sleep(min(1.0, claims.LEASE / 10))
-            pending = iter(waiting)
-    finally:
-        beating.set()
-        trials.release(owner)
-    wanted = {t.key for t in plan}  # once the trials are played: what the report is on
-    finished = {k: v for k, v in trials.done(name).items() if k in wanted}
-    failed = {k: v for k, v in trials.failed(name).items() if k in wanted}
-    for key, record in finished.items():
-        if record.get("run"):
-            runs.setdefault(key, int(record["run"]))
-    return Outcome(experiment, finished, failed, tally, runs)
+        def started(run_id: int) -> None:
+            self.runs[trial.key] = run_id
+            self.trials.record(self.name, trial.key, "running", {"run": run_id}, owner=self.owner)
+
+        def playing(engine: Any) -> None:
+            if self.runs.get(trial.key) != engine.run_id:
+                started(engine.run_id)
+            if self.on_engine is not None:
+                self.on_engine(trial, engine)
+
+        spec = self.experiment.spec
+        return TrialContext(store=self.store, gateway=self.shared, model=spec.get("model") or "", spec=spec,
+                            source=self.experiment.where, run_id=earlier, started=started, playing=playing)
 
 
 def report_of(store: Any, experiment: Experiment, widen: bool = True) -> Outcome:

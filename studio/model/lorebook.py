@@ -37,7 +37,8 @@ POSITIONS = {
     7: "outlet",  # only where a prompt names the entry's outlet
 }
 # extensions.selectiveLogic: how secondary keys combine with a primary key that matched.
-LOGIC = {
+Logic = Literal["and_any", "not_all", "not_any", "and_all"]
+LOGIC: dict[int, Logic] = {
     0: "and_any",  # and any secondary key matches
     1: "not_all",  # and not every secondary key matches
     2: "not_any",  # and no secondary key matches
@@ -103,10 +104,10 @@ class LoreEntry(BaseModel):
         return bool(self.enabled) and bool(self.content.strip())
 
     @property
-    def logic(self) -> Literal["and_any", "not_all", "not_any", "and_all"]:
+    def logic(self) -> Logic:
         """How the secondary keys combine (SillyTavern's selectiveLogic; AND ANY when unset)."""
         number = self._ext("selectiveLogic", 0)
-        return LOGIC.get(number if isinstance(number, int) else 0, "and_any")  # type: ignore[return-value]
+        return LOGIC.get(number if isinstance(number, int) else 0, "and_any")
 
     @property
     def place(self) -> str:

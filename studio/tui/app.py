@@ -25,6 +25,7 @@ from studio.tui.controls import GLOBAL
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
+    from studio.tui.studio_view import StudioView
 
 ESCAPE_DELAY = 0.03
 """Seconds a lone ESC waits for the rest of an escape sequence. Textual waits 100 ms, so Esc and then `:`
@@ -40,16 +41,15 @@ def _esc_waits_only_its_delay() -> None:
     per process; Textual is pinned below 8.3 in pyproject.toml, where the parser is as read here)."""
     from textual._xterm_parser import XTermParser
 
-    if getattr(XTermParser.feed, "_studio", False):
-        return
     feed = XTermParser.feed
+    if feed.__qualname__.startswith(f"{_esc_waits_only_its_delay.__qualname__}."):  # patched already
+        return
 
-    def settled_feed(self: Any, data: str) -> Any:
+    def _settled_feed(self: Any, data: str) -> Any:
         yield from self.tick()  # an ESC whose wait ran out is the Escape key, whatever comes next
         yield from feed(self, data)
 
-    settled_feed._studio = True  # type: ignore[attr-defined]
-    XTermParser.feed = settled_feed  # type: ignore[method-assign]
+    XTermParser.feed = _settled_feed  # type: ignore[method-assign]  # the patch itself: the parser has no hook
 
 CRITIQUE_VIEW = "studio.tui.critique"
 """A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
@@ -77,7 +77,7 @@ class StudioApp(App[None]):
         if "ESCDELAY" not in os.environ:
             import textual.constants
 
-            textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # read at each ESC
+            textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # Final to Textual, yet read at each ESC
         _esc_waits_only_its_delay()
         self.store = store
         self._engine: EngineView | None = None
@@ -208,7 +208,7 @@ class StudioApp(App[None]):
             self._held_since = time.monotonic()
             held = self._held_keys.pop(0)
             key = events.Key(held.key, held.character)
-            key._studio_released = True  # type: ignore[attr-defined]
+            key._studio_released = True  # type: ignore[attr-defined]  # a mark on Textual's event, read in _pass_key
             self._key_in_flight = True
             self.post_message(key)
 
@@ -436,6 +436,13 @@ class StudioApp(App[None]):
     async def action_quit(self) -> None:
         """Quit at once: committed events are already on disk; a line being written is dropped."""
         self.exit()
+
+
+if TYPE_CHECKING:
+
+    def _offers_what_screens_ask(app: StudioApp) -> StudioView:
+        """Never called: the type check holds the app to the interface its screens are written against."""
+        return app
 
 
 def check_models(cast: Any) -> None:

@@ -24,9 +24,13 @@ class ControlsProvider(Provider):
                 partial(target.run_action, control.action),
                 f"{control.help} [{control.id}]",
             )
-        engine = getattr(screen, "engine", None)
-        if engine is None:
+        if not on_run:
             return
+        from studio.tui.screens.main import MainScreen  # loaded already: a run is on screen
+
+        if not isinstance(screen, MainScreen) or screen.engine is None:
+            return
+        engine = screen.engine
         for role in engine.cast.roles:
             human = role.key in engine.humans()
             verb = "Hand back" if human else "Take over"

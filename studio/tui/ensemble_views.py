@@ -80,8 +80,8 @@ def status_tail(engine: EngineView, text: Text, level: int = 0) -> None:
     if level >= 2 and offs:
         text.append(f" ({len(offs)} switched off: v)", style="dim")
     else:
-        for off in offs:
-            text.append(f" ({off})", style="dim")
+        for switched in offs:
+            text.append(f" ({switched})", style="dim")
 
 
 def voice_switches(engine: EngineView) -> dict[str, dict[str, bool]]:
@@ -147,11 +147,23 @@ def backstage(engine: EngineView, event: Event, lens: str | None = None) -> list
     pick = next((e for e in shaping if e.kind == ev.PICK), None)
     if seat is None:
         parts += _pick(engine, event, pick)  # nobody on stage hears the moderator
+    if own:
+        parts += _inner_work(engine, event, shaping)
+    parts += _hearers(engine, event, seen, seat)
+    parts += _present(engine, event)
+    parts += _briefs_rewritten_after(engine, event, seen, seat)
+    return parts
+
+
+def _inner_work(engine: EngineView, event: Event, shaping: list[Event]) -> list[RenderableType]:
+    """The speaker's draft, its inner voice's critique and what the speaker did with it, and the brief
+    that voice had rewritten for it before the line."""
+    parts: list[RenderableType] = []
     owner = event.character or _name(engine, event.role or "")
     voice = voice_of(engine, event.role or "")
     voice_name = voice.name if voice is not None else "the inner voice"
-    draft = next((e for e in shaping if e.kind == ev.DRAFT), None) if own else None
-    critique = next((e for e in shaping if e.kind == ev.CRITIQUE), None) if own else None
+    draft = next((e for e in shaping if e.kind == ev.DRAFT), None)
+    critique = next((e for e in shaping if e.kind == ev.CRITIQUE), None)
     if draft is not None:
         parts += _section(f"{owner}'s draft", draft.text, "italic")
     if critique is not None:
@@ -165,14 +177,17 @@ def backstage(engine: EngineView, event: Event, lens: str | None = None) -> list
             parts += _section(f"Verdict: {owner} revised the draft", word_diff(draft.text, event.text))
     if draft is not None or critique is not None:
         parts += _section("Shaped by", f"{voice_name}, {owner}'s inner voice", "green")
-    elif own and event.kind in (ev.STAGE, ev.DIRECTION) and event.role is not None:
+    elif event.kind in (ev.STAGE, ev.DIRECTION) and event.role is not None:
         parts += _section("Shaped by", "no inner voice this turn: the line went straight to the stage", "dim")
-    brief = _brief_rewrite_before(engine, event) if own else None
+    brief = _brief_rewrite_before(engine, event)
     if brief is not None:
         parts += _section(f"{owner} spoke under a brief {voice_name} rewrote after turn {brief.turn}", brief.text,
                           "italic")
-    parts += _hearers(engine, event, seen, seat)
-    parts += _present(engine, event)
+    return parts
+
+
+def _briefs_rewritten_after(engine: EngineView, event: Event, seen: Any, seat: str | None) -> list[RenderableType]:
+    parts: list[RenderableType] = []
     for later in engine.path:
         if later.kind == ev.REWRITE_PROMPT and later.data.get("source") == event.id and later.data.get("owner"):
             if seat is not None and seen.owner(later) != seat:

@@ -8,7 +8,7 @@ delays only the next message, never the engine.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -123,11 +123,15 @@ class EngineRelay:
 
     def close(self) -> None:
         """Stop relaying: a screen that is gone must not keep the engine calling into it."""
-        for listeners, callback in (
-            (self.engine.event_listeners, self._event),
-            (self.engine.token_listeners, self._token),
-            (self.engine.retry_listeners, self._retry),
-            (self.engine.call_listeners, self._call),
-        ):
-            if callback in listeners:
-                listeners.remove(callback)
+        _unhook(self.engine.event_listeners, self._event)
+        _unhook(self.engine.token_listeners, self._token)
+        _unhook(self.engine.retry_listeners, self._retry)
+        _unhook(self.engine.call_listeners, self._call)
+
+
+Listener = TypeVar("Listener")
+
+
+def _unhook(listeners: list[Listener], callback: Listener) -> None:
+    if callback in listeners:
+        listeners.remove(callback)

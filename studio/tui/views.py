@@ -72,8 +72,8 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
             said.append(f"temperature {direction['temperature']:g}")
         parts += _section("Your direction for this take", " · ".join(said), "italic")
     if game:
-        said = f"Round {event.scene}" if event.kind == ev.SCENE else event.text or ""
-        return Group(*parts, Text(said), Text(""), *private_reasoning(engine.path, event))
+        line = f"Round {event.scene}" if event.kind == ev.SCENE else event.text or ""
+        return Group(*parts, Text(line), Text(""), *private_reasoning(engine.path, event))
     if event.kind == ev.SCENE:
         parts += _backstage_scene(engine, event)
     if ens.is_ensemble(engine):

@@ -168,11 +168,11 @@ class CastControls(ControlGroup):
     def action_critiques(self) -> None:
         if not self._ready():
             return
-        self.app.show_critiques(self.engine)
+        self.studio.show_critiques(self.engine)
 
     async def action_open(self) -> None:
         await self.pause()
-        self.app.show_picker()
+        self.studio.show_picker()
 
     async def action_new_run(self) -> None:
         """A fresh run of the play this run was made from, read from its file as saved now; this run stays."""
@@ -190,7 +190,7 @@ class CastControls(ControlGroup):
         stays = (f"run {run} stays, o lists it" if self.engine.store.events(run)
                  else f"run {run} held no line yet and is cleared away")
         self.notify(f"A new run of {Path(source).name}; {stays}.")
-        self.app.open_play(Path(source))  # type: ignore[attr-defined]
+        self.studio.open_play(Path(source))
 
 
 def _member(cast: Any, key: str) -> Any:

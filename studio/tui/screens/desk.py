@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Input
+
 from studio.tui.finding import (
     jump_index,
     pattern,
@@ -98,7 +100,7 @@ class DeskControls(ControlGroup):
             if index is None:
                 return None
             entry = self._stage().entries[index]
-            event = self.engine.by_id.get(entry.event_id)
+            event = self.engine.by_id.get(entry.event_id) if entry.event_id is not None else None
             where = f"scene {event.scene}, turn {event.turn}" if event is not None else ""
             text = " ".join(entry.text.split())[:400]
             return f"→ {where} · {(entry.character or '').upper()} {text}".strip()
@@ -186,10 +188,10 @@ class DeskControls(ControlGroup):
         from studio.tui.widgets.longtext import edit_in_editor
 
         focused = self.screen.focused
-        if focused is None or focused.id not in ("note-input", "human-line"):
+        if not isinstance(focused, Input) or focused.id not in ("note-input", "human-line"):
             self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
-        text = await edit_in_editor(self.screen, focused.value)
+        text = await edit_in_editor(self.app, focused.value)
         if text is None or not text.strip():
             return
         if focused.id == "note-input":

@@ -7,7 +7,7 @@ dialog never touches the run itself.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -25,10 +25,14 @@ from textual.widgets import (
     RadioSet,
     Static,
     Switch,
+    TextArea,
 )
 from textual.widgets.option_list import Option
 
 from studio.present.words import STRATEGY_LABELS
+
+if TYPE_CHECKING:
+    from studio.tui.widgets.longtext import LongText
 
 
 class Dialog(ModalScreen[Any]):
@@ -59,11 +63,11 @@ class EditLineScreen(Dialog):
             )
 
     def on_mount(self) -> None:
-        area = self.query_one("#edit-line-input")
+        area = self.query_one("#edit-line-input", TextArea)
         area.focus()
-        area.move_cursor(area.document.end)  # type: ignore[attr-defined]
+        area.move_cursor(area.document.end)
 
-    def on_long_text_submitted(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_long_text_submitted(self, event: LongText.Submitted) -> None:
         text = event.text.strip()
         if not text:
             self.notify("A line cannot be empty.", severity="warning")

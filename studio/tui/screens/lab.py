@@ -19,9 +19,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from studio.tui.studio_view import StudioScreen
 
 REFRESH_SECONDS = 1.0
 
@@ -113,13 +114,13 @@ def read_experiments(store: Any, cache: dict[int, int] | None = None, tokens: bo
     if not tokens:  # the picker only asks which runs are trials
         return list(out.values())
     cache = {} if cache is None else cache
-    wanted = [t for e in out.values() for t in e.trials if t.run is not None and not t.tokens]
-    missing = sorted({t.run for t in wanted if t.run not in cache or t.status != "done"})  # type: ignore[misc]
+    wanted = [(t.run, t) for e in out.values() for t in e.trials if t.run is not None and not t.tokens]
+    missing = sorted({run for run, t in wanted if run not in cache or t.status != "done"})
     found = _run_tokens(store, missing)
-    for trial in wanted:
-        if trial.run in found:
-            cache[trial.run] = found[trial.run]  # type: ignore[index]
-        trial.tokens = cache.get(trial.run, 0)  # type: ignore[arg-type]
+    for run, trial in wanted:
+        if run in found:
+            cache[run] = found[run]
+        trial.tokens = cache.get(run, 0)
     return sorted(out.values(), key=lambda e: -max((t.updated for t in e.trials), default=0))
 
 
@@ -166,7 +167,7 @@ def trial_label(trial: TrialRow) -> Text:
     return text
 
 
-class LabScreen(Screen[None]):
+class LabScreen(StudioScreen[None]):
     """Experiments on the left, the highlighted one's trials on the right; refreshed every second."""
 
     BINDINGS = [
@@ -204,7 +205,7 @@ class LabScreen(Screen[None]):
         self.query_one("#lab-experiments", OptionList).focus()
 
     def refresh_lab(self) -> None:
-        self._experiments = read_experiments(self.app.store, self._tokens)  # type: ignore[attr-defined]
+        self._experiments = read_experiments(self.studio.store, self._tokens)
         names = [e.name for e in self._experiments]
         listing = self.query_one("#lab-experiments", OptionList)
         keep = self._chosen if self._chosen in names else (names[0] if names else None)
@@ -271,7 +272,7 @@ class LabScreen(Screen[None]):
             why = trial.error or "this trial kept no run (its result is in the report)"
             self.notify(why, title=f"{trial.key}: no run to open", severity="warning", markup=False)
             return
-        self.app.open_run(trial.run)  # type: ignore[attr-defined]
+        self.studio.open_run(trial.run)
 
     def action_switch_list(self) -> None:
         experiments = self.query_one("#lab-experiments", OptionList)

@@ -23,7 +23,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -59,6 +58,7 @@ from studio.tui.widgets.panes import (
     NotesPane,
     RunPane,
 )
+from studio.tui.studio_view import StudioScreen
 from studio.tui.widgets.stage import Entry, StageView, entry_for, palette
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
-class MainScreen(Screen[None]):
+class MainScreen(StudioScreen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
     def __init__(
@@ -124,7 +124,7 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._first_frame)
 
     def _first_frame(self) -> None:
-        if not self.app.first_frame():  # type: ignore[attr-defined]
+        if not self.studio.first_frame():
             self._open(self.query_one("#stage", StageView).wrap_width)
 
     def footer_actions(self) -> list[str]:
@@ -186,7 +186,7 @@ class MainScreen(Screen[None]):
         self, engine: EngineView, takes: dict[int, tuple[int, int]], entries: list[Entry], said: list[str]
     ) -> None:
         self.engine = engine
-        self.app.engine = engine  # type: ignore[attr-defined]
+        self.studio.engine = engine
         self.takes = takes
         self._view_head = engine.head
         stage = self.query_one("#stage", StageView)
@@ -208,7 +208,7 @@ class MainScreen(Screen[None]):
 
         local.sharing_with_ui()  # the embedded model leaves the UI a core while it writes
         if needs_litellm(engine.cast):
-            self.app.warm_up()  # type: ignore[attr-defined]
+            self.studio.warm_up()
 
     def on_unmount(self) -> None:
         if self._relay is not None:
@@ -359,8 +359,8 @@ class MainScreen(Screen[None]):
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         if worker.name == "open":
-            if state == WorkerState.ERROR:
-                self.app.open_failed(worker.error)  # type: ignore[attr-defined]
+            if state == WorkerState.ERROR and worker.error is not None:
+                self.studio.open_failed(worker.error)
             return
         if worker.group == "engine":
             self.query_one("#stage", StageView).drop_live()

@@ -35,7 +35,7 @@ class MindScreen(Dialog):
                  at: dict[str, int]) -> None:
         super().__init__()
         self._sheet = sheet
-        self._name = name
+        self._character = name
         self._mind = mind
         self._goals = goals
         self._facts = facts
@@ -45,7 +45,7 @@ class MindScreen(Dialog):
         from studio.tui.widgets.longtext import LongText
 
         with Vertical(classes="dialog", id="mind-dialog"):
-            yield Label(Text(f"{self._name}'s inner life, by hand · scene {self._at['scene']}, "
+            yield Label(Text(f"{self._character}'s inner life, by hand · scene {self._at['scene']}, "
                              f"run turn {self._at['turn']}"), classes="dialog-title")
             options: list[Option] = []
             width = max((len(m.name) for m in self._sheet.moods), default=0) + 2
@@ -92,12 +92,12 @@ class MindScreen(Dialog):
         kind, _, value = (event.option.id or "").partition(":")
         if kind == "mood":
             mood = self._sheet.moods[int(value)].name
-            self._try(lambda: edits.mood(self._sheet, self._name, mood, **self._at))
+            self._try(lambda: edits.mood(self._sheet, self._character, mood, **self._at))
         elif kind == "unlock":
-            self._try(lambda: edits.unlock(self._sheet, self._name, self._mind, int(value), **self._at))
+            self._try(lambda: edits.unlock(self._sheet, self._character, self._mind, int(value), **self._at))
 
     def on_long_text_submitted(self, event: Any) -> None:
-        self._try(lambda: edits.goals(self._name, event.text.splitlines(), **self._at))
+        self._try(lambda: edits.goals(self._character, event.text.splitlines(), **self._at))
 
     @on(Input.Submitted, "#mind-fact")
     def _fact(self, event: Input.Submitted) -> None:

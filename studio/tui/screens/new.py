@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from rich.text import Text
 from textual import on
@@ -12,6 +13,16 @@ from textual.widgets import Button, Input, Label, Static
 
 from studio.model.starter import slug
 from studio.tui.screens.dialogs import Dialog
+
+
+class Seats(TypedDict):
+    """The form's fields as `new_play` takes them: a seat left empty is None, or the default name."""
+
+    title: str
+    ego: str
+    others: list[str]
+    superego: str | None
+    director: str | None
 
 
 class NewPlayScreen(Dialog):
@@ -57,7 +68,7 @@ class NewPlayScreen(Dialog):
         self.query_one("#new-title", Input).focus()
         self._check()
 
-    def _fields(self) -> dict[str, object]:
+    def _fields(self) -> Seats:
         value = lambda name: self.query_one(f"#new-{name}", Input).value.strip()  # noqa: E731
         return {
             "title": value("title"),
@@ -71,7 +82,7 @@ class NewPlayScreen(Dialog):
     def _check(self) -> None:
         fields = self._fields()
         problem = ""
-        title = str(fields["title"])
+        title = fields["title"]
         if not title:
             problem = "Give the play a title."
         elif (self._root / "plays" / f"{slug(title)}.toml").exists():
@@ -80,7 +91,7 @@ class NewPlayScreen(Dialog):
             problem = "Name at least one character for the protagonist to talk to."
         else:
             names = [fields["ego"], *fields["others"], *(n for n in (fields["superego"], fields["director"]) if n)]
-            stems = [slug(str(n)) for n in names]
+            stems = [slug(n) for n in names]
             if len(set(stems)) != len(stems):
                 problem = "Two seats name the same character: give each its own."
         self.problem = problem
@@ -100,8 +111,8 @@ class NewPlayScreen(Dialog):
             return
         fields = self._fields()
         try:
-            path, _ = new_play(self._root, fields["title"], fields["ego"], fields["others"],  # type: ignore[arg-type]
-                               fields["superego"], fields["director"])  # type: ignore[arg-type]
+            path, _ = new_play(self._root, fields["title"], fields["ego"], fields["others"],
+                               fields["superego"], fields["director"])
         except InputError as exc:
             self.notify(exc.message, severity="error")
             return

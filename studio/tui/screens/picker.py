@@ -10,15 +10,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from studio.tui.controls import PICKER
 from studio.tui.widgets.footer import StudioFooter
+from studio.tui.studio_view import StudioScreen
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(StudioScreen[None]):
     BINDINGS = [Binding("escape", "back", "Back", id="picker-back"), *(c.binding() for c in PICKER),
                 Binding("q", "app.quit", "Quit", id="picker-quit")]
     DEFAULT_CSS = """
@@ -48,7 +48,7 @@ class PickerScreen(Screen[None]):
         yield StudioFooter()  # the keys that fit, Help and the palette always
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.app.first_frame)  # type: ignore[attr-defined]
+        self.call_after_refresh(self.studio.first_frame)
         self.reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -79,8 +79,8 @@ class PickerScreen(Screen[None]):
         options.append(None)
         heading = "Resume a run (archived ones shown)" if self._archived else "Resume a run"
         options.append(Option(Text(heading, style="bold"), disabled=True))
-        trials = _trial_runs(self.app.store)  # type: ignore[attr-defined]
-        runs = summaries(self.app.store, archived=self._archived)  # type: ignore[attr-defined]
+        trials = _trial_runs(self.studio.store)
+        runs = summaries(self.studio.store, archived=self._archived)
         mine = [run for run in runs if run.id not in trials]
         for run in mine:
             card = _run_card(run)
@@ -110,9 +110,9 @@ class PickerScreen(Screen[None]):
     def _open(self, event: OptionList.OptionSelected) -> None:
         kind, _, value = (event.option.id or "").partition(":")
         if kind == "play":
-            self.app.open_play(Path(value))  # type: ignore[attr-defined]
+            self.studio.open_play(Path(value))
         elif kind == "run":
-            self.app.open_run(int(value))  # type: ignore[attr-defined]
+            self.studio.open_run(int(value))
 
     def _highlighted_run(self) -> int | None:
         picker = self.query_one("#picker-list", OptionList)
@@ -128,7 +128,7 @@ class PickerScreen(Screen[None]):
         if run_id is None:
             return
         box = self.query_one("#run-name", Input)
-        info = self.app.store.run(run_id)  # type: ignore[attr-defined]
+        info = self.studio.store.run(run_id)
         box.value = info.name
         # the run named in the box itself: at 80x24 the highlighted row may be scrolled out of sight
         box.placeholder = f"a name for run {run_id} (Enter saves, empty clears, Esc cancels)"
@@ -145,7 +145,7 @@ class PickerScreen(Screen[None]):
 
         if self._naming is not None:
             try:
-                said = rename(self.app.store, self._naming, event.value)  # type: ignore[attr-defined]
+                said = rename(self.studio.store, self._naming, event.value)
             except ValueError as exc:  # the box stays open with what was typed, to mend
                 self.notify(str(exc), title="Not renamed", severity="error", timeout=10)
                 return
@@ -166,7 +166,7 @@ class PickerScreen(Screen[None]):
         run_id = self._highlighted_run()
         if run_id is None:
             return
-        store = self.app.store  # type: ignore[attr-defined]
+        store = self.studio.store
         undo = store.run(run_id).archived
         self.notify(archive(store, run_id, undo))
         self.reload(f"run:{run_id}")
@@ -180,8 +180,8 @@ class PickerScreen(Screen[None]):
         run_id = self._highlighted_run()
         if run_id is None:
             return
-        store = self.app.store  # type: ignore[attr-defined]
-        engine = self.app.engine  # type: ignore[attr-defined]
+        store = self.studio.store
+        engine = self.studio.engine
         if engine is not None and engine.run_id == run_id:
             self.notify(f"Run {run_id} is the run open behind the picker; open another first.", severity="warning")
             return
@@ -217,7 +217,7 @@ class PickerScreen(Screen[None]):
         def created(path: Path | None) -> None:
             if path is not None:
                 self.notify(f"Wrote {path}; the run opens ready to step (s). P edits the play, c a sheet.")
-                self.app.open_play(path)  # type: ignore[attr-defined]
+                self.studio.open_play(path)
 
         self.app.push_screen(NewPlayScreen(self._root), created)
 
@@ -266,7 +266,7 @@ class PickerScreen(Screen[None]):
             self._close_name()
             return
         if self._can_go_back:
-            self.app.back_to_run()  # type: ignore[attr-defined]
+            self.studio.back_to_run()
 
 
 def _play_card(path: Path) -> Text:

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from studio.model import InputError
-from studio.model.play import CastMember, Play, StrategySchedule, SuperegoMember
+from studio.model.play import CastMember, Play, SceneBrief, StrategySchedule, SuperegoMember
 from studio.tui.widgets.longtext import LongText
 
 STRATEGY_FIELDS = (
@@ -65,7 +65,17 @@ def _short(path: Path) -> str:
 
 
 def briefs_text(play: Play) -> str:
-    return "\n\n".join(play.scenes) if isinstance(play.scenes, list) else ""
+    if not isinstance(play.scenes, list):
+        return ""
+    return "\n\n".join(s.brief if isinstance(s, SceneBrief) else s for s in play.scenes)
+
+
+def rebrief(scenes: int | list[str | SceneBrief], briefs: list[str]) -> list[str | SceneBrief]:
+    """The scenes under new briefs: a scene that says who is on stage and who comes and goes keeps that."""
+    old = scenes if isinstance(scenes, list) else []
+    staged = [s if isinstance(s, SceneBrief) else None for s in old] + [None] * len(briefs)
+    return [brief if scene is None else scene.model_copy(update={"brief": brief})
+            for brief, scene in zip(briefs, staged)]
 
 
 class PlayScreen(ModalScreen[Path | None]):
@@ -113,7 +123,7 @@ class PlayScreen(ModalScreen[Path | None]):
                 with Horizontal(classes="row"):
                     with Vertical():
                         yield Label("Protagonist (ego)")
-                        yield Input(play.cast.ego.character, id="play-ego")
+                        yield Input(play.cast.ego.character if play.cast.ego else "", id="play-ego")
                     with Vertical():
                         yield Label("Others, comma-separated")
                         yield Input(", ".join(m.character for m in play.cast.others), id="play-others")
@@ -145,52 +155,17 @@ class PlayScreen(ModalScreen[Path | None]):
 
     def _value(self, field: str) -> str:
         widget = self.query_one(f"#play-{field}")
-        return (widget.text if isinstance(widget, TextArea) else widget.value).strip()  # type: ignore[attr-defined]
+        if isinstance(widget, TextArea):
+            return widget.text.strip()
+        return self.query_one(f"#play-{field}", Input).value.strip()
 
     def _build(self) -> tuple[Play | None, dict[str, str]]:
-        old = self._play
         problems: dict[str, str] = {}
-        updates: dict[str, Any] = {"title": self._value("title"), "premise": self._value("premise")}
-        try:
-            updates["turns"] = int(self._value("turns"))
-        except ValueError:
-            problems["turns"] = "write a whole number"
-        briefs = [" ".join(p.split()) for p in self._value("scenes").split("\n\n") if p.strip()]
-        if briefs:
-            updates["scenes"] = briefs
-        else:
-            count = self._value("scene-count") or "1"
-            try:
-                updates["scenes"] = int(count)
-            except ValueError:
-                problems["scene-count"] = "write a whole number"
-        ego = old.cast.ego.model_copy(update={"character": self._value("ego")})
-        names = [n.strip() for n in self._value("others").split(",") if n.strip()]
-        others = [
-            old.cast.others[i].model_copy(update={"character": n}) if i < len(old.cast.others) else CastMember(character=n)
-            for i, n in enumerate(names)
-        ]
-        superego = None
-        if self._value("superego"):
-            base = old.cast.superego or SuperegoMember(character=self._value("superego"))
-            strategy_updates: dict[str, Any] = {"character": self._value("superego")}
-            for name, _ in STRATEGY_FIELDS:
-                try:
-                    schedule = parse_schedule(self._value(name), base.schedule(name))
-                except (ValueError, ValidationError) as exc:
-                    problems[name] = str(exc).splitlines()[0]
-                    continue
-                # an unchanged setting keeps its old form, so the file does not change for nothing
-                if schedule_text(schedule) != schedule_text(base.schedule(name)):
-                    strategy_updates[name] = schedule
-            superego = base.model_copy(update=strategy_updates)
-        director = None
-        if self._value("director"):
-            base_director = old.cast.director or CastMember(character=self._value("director"))
-            director = base_director.model_copy(update={"character": self._value("director")})
+        updates = self._settings(problems)
+        ego, others, superego, director = self._seats(problems)
         if problems:
             return None, problems
-        data = old.model_dump()
+        data = self._play.model_dump()
         data.update(updates)
         data["cast"] = {
             "ego": ego.model_dump(),
@@ -206,13 +181,69 @@ class PlayScreen(ModalScreen[Path | None]):
                 field = loc[-1] if loc else "play"
                 problems.setdefault(field, err["msg"].lower())
             return None, problems
+        seats: list[tuple[str, CastMember | None]] = [
+            ("ego", ego), *(("others", m) for m in others), ("superego", superego), ("director", director)]
+        self._unknown_characters(seats, problems)
+        return (None if problems else play), problems
+
+    def _settings(self, problems: dict[str, str]) -> dict[str, Any]:
+        """Title, premise, turns and scenes; a count that is not a whole number is a problem, not a crash."""
+        updates: dict[str, Any] = {"title": self._value("title"), "premise": self._value("premise")}
+        try:
+            updates["turns"] = int(self._value("turns"))
+        except ValueError:
+            problems["turns"] = "write a whole number"
+        briefs = [" ".join(p.split()) for p in self._value("scenes").split("\n\n") if p.strip()]
+        if briefs:
+            updates["scenes"] = rebrief(self._play.scenes, briefs)
+        else:
+            count = self._value("scene-count") or "1"
+            try:
+                updates["scenes"] = int(count)
+            except ValueError:
+                problems["scene-count"] = "write a whole number"
+        return updates
+
+    def _seats(
+        self, problems: dict[str, str]
+    ) -> tuple[CastMember, list[CastMember], SuperegoMember | None, CastMember | None]:
+        """The cast as the form names it; a seat already in the play keeps the rest of its settings."""
+        old = self._play.cast
+        ego = (old.ego or CastMember(character=self._value("ego"))).model_copy(update={"character": self._value("ego")})
+        names = [n.strip() for n in self._value("others").split(",") if n.strip()]
+        others = [
+            old.others[i].model_copy(update={"character": n}) if i < len(old.others) else CastMember(character=n)
+            for i, n in enumerate(names)
+        ]
+        superego = self._superego(problems)
+        director = None
+        if self._value("director"):
+            base_director = old.director or CastMember(character=self._value("director"))
+            director = base_director.model_copy(update={"character": self._value("director")})
+        return ego, others, superego, director
+
+    def _superego(self, problems: dict[str, str]) -> SuperegoMember | None:
+        if not self._value("superego"):
+            return None
+        base = self._play.cast.superego or SuperegoMember(character=self._value("superego"))
+        strategy_updates: dict[str, Any] = {"character": self._value("superego")}
+        for name, _ in STRATEGY_FIELDS:
+            try:
+                schedule = parse_schedule(self._value(name), base.schedule(name))
+            except (ValueError, ValidationError) as exc:
+                problems[name] = str(exc).splitlines()[0]
+                continue
+            # an unchanged setting keeps its old form, so the file does not change for nothing
+            if schedule_text(schedule) != schedule_text(base.schedule(name)):
+                strategy_updates[name] = schedule
+        return base.model_copy(update=strategy_updates)
+
+    def _unknown_characters(self, seats: list[tuple[str, CastMember | None]], problems: dict[str, str]) -> None:
         from studio.model.loading import character_path
 
-        for label, member in [("ego", ego), *(("others", m) for m in others),
-                              ("superego", superego), ("director", director)]:
+        for label, member in seats:
             if member is not None and character_path(member.character, self._path) is None:
                 problems.setdefault(label, f"no character '{member.character}' in characters/")
-        return (None if problems else play), problems
 
     def _validate(self) -> None:
         play, problems = self._build()

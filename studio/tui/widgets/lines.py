@@ -91,7 +91,7 @@ class ActivityLine(RunPane, Static):
         self.say(idle_hint(engine))
 
 
-def idle_hint(engine: EngineView) -> str:
+def idle_hint(engine: EngineView | None) -> str:
     if engine is None:
         return ""
     if engine.finished:

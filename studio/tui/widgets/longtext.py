@@ -7,17 +7,19 @@ handed over (a test's headless driver), the editor still runs, without the suspe
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.message import Message
+from textual.app import App
 from textual.widgets import TextArea
 
 from studio.tui.controls import TEXT
 
 
-async def edit_in_editor(widget, text: str, suffix: str = ".txt") -> str | None:  # type: ignore[no-untyped-def]
+async def edit_in_editor(app: App[Any], text: str, suffix: str = ".txt") -> str | None:
     """The text after a round trip through $EDITOR, or None (and a notification) if it failed."""
     from studio.editor import EditorError, edit_text
 
-    app = widget.app
     try:
         try:
             with app.suspend():
@@ -52,7 +54,7 @@ class LongText(TextArea):
         def control(self) -> LongText:
             return self.area
 
-    def __init__(self, text: str = "", *, suffix: str = ".txt", **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, text: str = "", *, suffix: str = ".txt", **kwargs: Any) -> None:
         kwargs.setdefault("soft_wrap", True)
         kwargs.setdefault("show_line_numbers", False)
         kwargs.setdefault("tab_behavior", "focus")
@@ -60,7 +62,7 @@ class LongText(TextArea):
         self._suffix = suffix
 
     async def action_external_editor(self) -> None:
-        edited = await edit_in_editor(self, self.text, self._suffix)
+        edited = await edit_in_editor(self.app, self.text, self._suffix)
         if edited is not None and edited != self.text:
             self.load_text(edited)
             self.move_cursor(self.document.end)

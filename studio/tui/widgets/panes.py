@@ -15,6 +15,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -38,6 +39,10 @@ class RunPane:
     lazy = False
     _stale = False
 
+    if TYPE_CHECKING:  # the widget a pane is mixed into has it
+
+        def post_message(self, message: Message) -> bool: ...
+
     def concerns(self, event: Any) -> bool:
         """Whether a committed event changes what this pane says."""
         return True
@@ -46,7 +51,7 @@ class RunPane:
         """Draw the pane from `self.engine`; `latest`: scroll to what is new."""
 
     def _visible(self) -> bool:
-        return not self.lazy or bool(self.display)  # type: ignore[attr-defined]
+        return not self.lazy or (isinstance(self, Widget) and self.display)
 
     def on_event_committed(self, message: EventCommitted) -> None:
         self.engine, self.takes = message.engine, message.takes
@@ -66,7 +71,7 @@ class RunPane:
         else:
             self._stale = True  # drawn once it is shown: a hidden pane costs nothing while the run moves
 
-    def on_show(self, event: events.Show) -> None:
+    def on_show(self) -> None:
         if self._stale and self.engine is not None:
             self._stale = False
             self.redraw()

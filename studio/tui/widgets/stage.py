@@ -76,7 +76,7 @@ def _layout(entry: Entry, width: int, colours: dict[str, str]) -> list[Line]:
         heading, _, brief = entry.text.partition(": ")
         title = f"━━ {heading.upper()} "
         rule: Line = [(title + "━" * max(0, width - len(title)), "scene")]
-        lines = [] if entry.first else [[]]
+        lines: list[Line] = [] if entry.first else [[]]
         lines.append(rule)
         if brief:
             lines.extend(wrap([(brief, "brief"), *tag], width, 0))

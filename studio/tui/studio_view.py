@@ -1,0 +1,50 @@
+"""What the screens may ask of the studio app, as one typed interface.
+
+Textual types a screen's `app` as its base `App`, which knows nothing of the store or of opening runs.
+The app's module imports the screens (when it shows them), so the screens name the app by what it
+offers rather than import it, as they name the engine by `EngineView`; `StudioApp` is checked against
+this interface where it is defined.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from studio.store import Store
+    from studio.tui.engine_view import EngineView
+
+Result = TypeVar("Result")
+
+
+class StudioView(Protocol):
+    """The studio app as its screens see it: the run store, the run on screen, and the ways to open one."""
+
+    store: Store
+    plays_dir: Path
+
+    @property
+    def engine(self) -> EngineView | None: ...
+    @engine.setter
+    def engine(self, engine: EngineView | None) -> None: ...
+
+    def first_frame(self) -> bool: ...
+    def warm_up(self) -> None: ...
+    def show_picker(self, first: bool = False) -> None: ...
+    def back_to_run(self) -> None: ...
+    def open_play(self, path: Path, title: str | None = None) -> None: ...
+    def open_run(self, run_id: int, roles: dict[str, str] | None = None) -> None: ...
+    def open_failed(self, error: BaseException) -> None: ...
+    def show_critiques(self, engine: EngineView) -> None: ...
+    def clear_passing_notes(self) -> None: ...
+
+
+class StudioScreen(Screen[Result]):
+    """A screen of the studio's own; `studio` is the app it runs in, with what the studio adds to Textual's."""
+
+    @property
+    def studio(self) -> StudioView:
+        return cast("StudioView", self.app)
