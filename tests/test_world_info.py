@@ -106,9 +106,11 @@ def test_keys_with_nested_quantifiers_answer_at_once_on_a_long_line(key, found):
 
 
 def test_a_key_only_the_slow_engine_runs_is_skipped_with_a_note_when_it_runs_long():
+    # The quick key comes first: on a loaded machine one runaway match can overrun its own limit and spend the
+    # call's whole time for slow keys, and what this shows is the runaway one skipped, not the order.
     book = Lorebook.model_validate({"entries": [
-        _entry(["/((a+)+)\\1b/"], "Backreference lore.", comment="echo"),
         _entry(["/(\\w)\\1/"], "A doubled letter.", comment="double"),
+        _entry(["/((a+)+)\\1b/"], "Backreference lore.", comment="echo"),
         _entry(["tide"], "The tide turns at six.")]})
     start = time.perf_counter()
     found = activate([book], ["the tide " + "a" * 40_000 + "!", "look: ee"], budget_tokens=500)

@@ -141,6 +141,7 @@ class Matcher:
     def __init__(self) -> None:
         self.notes: list[str] = []
         self.slow_left = SLOW_SECONDS
+        self.timed_out: set[int] = set()  # keys that ran out of time once: not tried again in this call
 
     def found(self, key: Key, text: Text, *, case_sensitive: bool, entry: LoreEntry | None = None) -> bool:
         if key.kind == "re2":
@@ -154,6 +155,8 @@ class Matcher:
 
     def _slow(self, key: Key, text: Text, of: LoreEntry | None) -> bool:
         entry = of.label if of is not None else "a lorebook entry"
+        if id(key) in self.timed_out:
+            return False
         if self.slow_left <= 0:
             self._note(f"skipped: the key {key.text} of {entry}, as this call's time for slow keys was spent")
             return False
@@ -161,6 +164,7 @@ class Matcher:
         try:
             return key.pattern.search(text.text, timeout=min(MATCH_SECONDS, self.slow_left)) is not None
         except TimeoutError:
+            self.timed_out.add(id(key))
             self._note(f"skipped: the key {key.text} of {entry}, which did not finish matching in time")
             return False
         finally:
