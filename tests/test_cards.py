@@ -493,6 +493,39 @@ def test_a_cards_world_link_is_followed_to_the_file_beside_it(tmp_path, capsys):
     assert "put Eldoria.json there" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("world", ["../secret", "../../etc/passwd", "/etc/passwd", "sub/Eldoria", "..", "x\\..\\y"])
+def test_a_cards_world_link_is_never_followed_out_of_its_folder(tmp_path, capsys, world):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    (tmp_path / "secret.json").write_bytes((DATA / "Eldoria.json").read_bytes())  # a real World Info file
+    card = json.loads(json.dumps(CARD))
+    card["data"]["extensions"] = {"world": world}
+    code, out = _import(tmp_path / "download", "linked.json", json.dumps(card).encode(), capsys)
+    assert code == 2 and "field 'extensions.world'" in out.err and "fix: give the World Info file's name alone" in out.err
+    assert "Traceback" not in out.err and out.err.count("\n") == 2
+    assert not (tmp_path / "download" / "lorebooks").exists() and not (tmp_path / "download" / "characters").exists()
+
+
+def test_a_sheet_names_lorebooks_only_beside_it_or_in_the_projects_lorebooks(tmp_path, capsys, monkeypatch):
+    from studio.model.errors import InputError
+    from studio.model.lorebook import load_lorebooks
+
+    assert main(["import", str(DATA / "Eldoria.json"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "characters").mkdir()
+    sheet = tmp_path / "characters" / "x.toml"
+    (tmp_path / "characters" / "near.json").write_bytes((DATA / "Eldoria.json").read_bytes())
+    assert load_lorebooks(["near.json"], sheet) and load_lorebooks(["../lorebooks/eldoria.json"], sheet)
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere.json"
+    outside.write_bytes((DATA / "Eldoria.json").read_bytes())
+    try:
+        for ref in (str(outside), f"../../{outside.name}", "../characters/../../x.json"):
+            with pytest.raises(InputError, match="outside this file's folder") as caught:
+                load_lorebooks([ref], sheet)
+            assert caught.value.field == "lorebooks" and "lorebooks/" in (caught.value.fix or "")
+    finally:
+        outside.unlink()
+
+
 # -- wrong types and hostile files --------------------------------------------------------------------
 
 

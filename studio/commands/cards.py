@@ -33,8 +33,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     exp.set_defaults(func=cmd_export_card)
 
 
-def _world_file(card_path: Path, name: str) -> Path | None:
-    """The World Info file a card links to (extensions.world), looked for beside the card."""
+def _world_file(card_path: Path, name: str, root: Path) -> Path | None:
+    """The World Info file a card links to (extensions.world), looked for beside the card. The link is
+    the card's, someone else's text: a name that is a path (`../`, `/etc/...`, a folder) is refused, so
+    import never reads a file the card's author chose elsewhere on the machine."""
+    if name.strip() in (".", "..") or "/" in name or "\\" in name or "\x00" in name or Path(name).is_absolute():
+        raise InputError(str(card_path), "extensions.world", f"names {name!r}, which is a path, not a World Info name",
+                         "give the World Info file's name alone (e.g. \"Eldoria\"), and put Eldoria.json beside "
+                         f"the card or in {root / 'lorebooks'}")
     for candidate in (card_path.parent / f"{name}.json", card_path.parent / name):
         if candidate.is_file() and candidate.suffix == ".json":
             return candidate
@@ -90,7 +96,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     world_note = None
     if isinstance(world, str) and world.strip():
         stem = slug(world)
-        found = _world_file(path, world)
+        found = _world_file(path, world, root)
         target = root / "lorebooks" / f"{stem}.json"
         if target.exists():
             world_note = f"the card's World Info '{world}' is lorebooks/{stem}.json, already here"
