@@ -7,12 +7,12 @@ import json
 import struct
 import tomllib
 import zipfile
-import zlib
 
 import pytest
 
+from authored_cards import chunk, png
 from studio.cli import main
-from studio.model.cards import MAX_CARD_BYTES, PNG_SIGNATURE
+from studio.model.cards import MAX_CARD_BYTES
 
 V3 = {
     "spec": "chara_card_v3",
@@ -41,15 +41,6 @@ V3 = {
 }
 
 
-def _chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
-
-
-def _png(*extra: bytes, colour: bytes = b"\0\0\0\0") -> bytes:
-    ihdr = _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-    return PNG_SIGNATURE + ihdr + b"".join(extra) + _chunk(b"IDAT", zlib.compress(colour)) + _chunk(b"IEND", b"")
-
-
 def _charx(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression) as archive:
@@ -65,11 +56,11 @@ def _import(tmp_path, name, payload, capsys):
 
 
 def test_a_charx_card_imports_with_its_portrait_kept_beside_the_sheet(tmp_path, capsys):
-    portrait = _png(colour=b"\0\xff\0\0")
-    card_chunk = _chunk(b"tEXt", b"chara\0c3RhbGU=")  # a stale card in the portrait is not kept with it
+    portrait = png(colour=b"\0\xff\0\0")
+    card_chunk = chunk(b"tEXt", b"chara\0c3RhbGU=")  # a stale card in the portrait is not kept with it
     payload = _charx({"card.json": json.dumps(V3).encode(),
-                      "assets/icon/images/main.png": _png(card_chunk, colour=b"\0\xff\0\0"),
-                      "assets/background/images/quay.png": _png(colour=b"\0\0\xff\0")})
+                      "assets/icon/images/main.png": png(card_chunk, colour=b"\0\xff\0\0"),
+                      "assets/background/images/quay.png": png(colour=b"\0\0\xff\0")})
     code, out = _import(tmp_path, "wren.charx", payload, capsys)
     assert code == 0, out.err
     sheet = tomllib.loads((tmp_path / "characters" / "wren_halloway.toml").read_text())
@@ -103,7 +94,7 @@ def test_a_charx_without_a_png_portrait_imports_without_one_and_says_so(tmp_path
 def test_asset_names_outside_the_zip_are_ignored(tmp_path, capsys, uri):
     card = json.loads(json.dumps(V3))
     card["data"]["assets"] = [{"type": "icon", "uri": uri, "name": "main", "ext": "png"}]
-    payload = _charx({"card.json": json.dumps(card).encode(), "../../etc/passwd": _png(), "x.png": _png()})
+    payload = _charx({"card.json": json.dumps(card).encode(), "../../etc/passwd": png(), "x.png": png()})
     code, out = _import(tmp_path, "wren.charx", payload, capsys)
     assert code == 0, out.err
     assert sorted(p.name for p in (tmp_path / "characters").iterdir()) == ["wren_halloway.toml"]
@@ -166,8 +157,8 @@ def _imported_wren(tmp_path, capsys, assets=None):
     if assets is not None:
         card["data"]["assets"] = assets
     payload = _charx({"card.json": json.dumps(card).encode(),
-                      "assets/icon/images/main.png": _png(colour=b"\0\xff\0\0"),
-                      "assets/background/images/quay.png": _png(colour=b"\0\0\xff\0")})
+                      "assets/icon/images/main.png": png(colour=b"\0\xff\0\0"),
+                      "assets/background/images/quay.png": png(colour=b"\0\0\xff\0")})
     code, out = _import(tmp_path, "wren.charx", payload, capsys)
     assert code == 0, out.err
     return tmp_path / "characters" / "wren_halloway.toml"
@@ -214,14 +205,14 @@ def test_export_writes_a_charx_that_the_studio_and_sillytavern_read_back(tmp_pat
     assert card["data"]["assets"] == [
         {"type": "icon", "uri": "embeded://assets/icon/images/main.png", "name": "main", "ext": "png"},
         {"type": "emotion", "uri": "https://example.invalid/joy.png", "name": "joy", "ext": "png"}]
-    assert members["assets/icon/images/main.png"] == _png(colour=b"\0\xff\0\0")
+    assert members["assets/icon/images/main.png"] == png(colour=b"\0\xff\0\0")
     # the studio reads it back to the same sheet and the same portrait
     again = tmp_path / "again"
     again.mkdir()
     assert main(["import", str(out), "--dir", str(again)]) == 0
     back = again / "characters" / "wren_halloway.toml"
     assert tomllib.loads(back.read_text())["card"]["description"] == V3["data"]["description"]
-    assert (again / "characters" / "wren_halloway.png").read_bytes() == _png(colour=b"\0\xff\0\0")
+    assert (again / "characters" / "wren_halloway.png").read_bytes() == png(colour=b"\0\xff\0\0")
     if st_reader.folder() is not None:  # SillyTavern reads a CHARX's card.json as it reads a JSON card
         (tmp_path / "card.json").write_bytes(members["card.json"])
         read = st_reader.read(tmp_path / "card.json")
@@ -233,7 +224,7 @@ def test_a_studio_sheet_exports_as_charx_with_a_drawn_portrait_and_never_as_v2(t
     sheet.write_text('name = "Pim"\nprompt = "You are Pim, a lighthouse keeper."\n')
     assert main(["export-card", str(sheet), "--out", str(tmp_path / "pim.charx")]) == 0
     members = _zip_members((tmp_path / "pim.charx").read_bytes())
-    assert members["assets/icon/images/main.png"].startswith(PNG_SIGNATURE)
+    assert members["assets/icon/images/main.png"].startswith(b"\x89PNG\r\n\x1a\n")
     assert json.loads(members["card.json"])["spec"] == "chara_card_v3"
     code = main(["export-card", str(sheet), "--out", str(tmp_path / "v2.charx"), "--spec", "v2"])
     err = capsys.readouterr().err

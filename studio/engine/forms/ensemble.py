@@ -128,7 +128,7 @@ class Ensemble(Form):
 
     def messages(self, state: EnsembleState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        book = EnsembleBook(state, path, by_id, self.minds)
+        book = EnsembleBook(state, path, by_id, self.minds, self.windows)
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept

@@ -50,7 +50,7 @@ class Interview(DramaMachine):
                  role: ResolvedRole) -> list[Message]:
         if role.kind != "ego" or step.task not in ("speak", "revise"):
             return super().messages(state, path, by_id, step, role)
-        book = PromptBook(state, path, by_id, self.minds)
+        book = PromptBook(state, path, by_id, self.minds, self.windows)
         self.recalled = []
         system = book.character_prompt(role)
         premise = state.cast.play.premise.strip()
