@@ -137,9 +137,10 @@ def test_text_inside_ejs_conditions_never_reaches_the_sheets_prompt(tmp_path, ca
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(alphabet=st.sampled_from(list("{}:<>%d+-,/ ²0123456789abcrxhlomundi\x00\n")) | st.characters(),
                     max_size=120),
-       when=st.one_of(st.none(), st.floats(allow_nan=False)))
-def test_no_text_makes_the_macro_filler_fail(text, when):
-    ctx = MacroContext(char="Ann", user="Ben", when=when, seed=1)
+       when=st.one_of(st.none(), st.floats(allow_nan=False)),
+       name=st.text(alphabet=st.sampled_from(list("{}:\x00 0Ann")), max_size=12))
+def test_no_text_makes_the_macro_filler_fail(text, when, name):
+    ctx = MacroContext(char=name, user=name[::-1], when=when, seed=1)
     words = ["{{roll:", "{{random::", "{{pick::", "}}", "{{char}}", "<% if (x) { %>", "<% } %>", "{{//"]
     for piece in (text, "".join(words[ord(c) % len(words)] if i % 3 == 0 else c for i, c in enumerate(text))):
         assert isinstance(resolve(piece, ctx), str)

@@ -110,7 +110,7 @@ def unknown_macros(text: str) -> list[str]:
     held: list[str] = []
 
     def one(match: re.Match[str]) -> str:
-        whole = _HELD.sub(lambda m: held[int(m.group(1))], match.group(0))
+        whole = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", match.group(0))
         body = match.group(1)
         head = _head(body)
         unread = head == "roll" and _dice(body) is None and "\x00" not in body
@@ -209,7 +209,7 @@ def resolve(text: str, ctx: MacroContext) -> str:
     for _ in range(MAX_NESTING + 1):
         if "\x00" not in out:
             break
-        out = _HELD.sub(lambda m: held[int(m.group(1))], out)
+        out = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", out)
     out = out.replace("\x00", "")
     return re.sub(r"\n{3,}", "\n\n", out).strip() if out != text else out
 
