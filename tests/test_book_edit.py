@@ -80,3 +80,15 @@ def test_an_entry_without_text_is_refused_and_the_file_is_left_alone(tmp_path, c
     with pytest.raises(InputError, match="is empty"):
         save_entry(world, 0, EntryEdit(keys=["x"], content="   "))
     assert world.path.read_bytes() == before
+
+
+def test_the_cards_copy_of_a_linked_world_says_a_run_uses_the_world(tmp_path, capsys):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    for name in ("seraphina.png", "Eldoria.json"):
+        (folder / name).write_bytes((DATA / name).read_bytes())
+    assert main(["import", str(folder / "seraphina.png"), "--dir", str(tmp_path)]) == 0
+    sheet_path = tmp_path / "characters" / "seraphina.toml"
+    books = character_books(load_character(sheet_path), sheet_path)
+    assert [b.label for b in books][1:] == ["eldoria.json"]
+    assert books[0].label.startswith("the card's own book (SillyTavern's copy") and "uses that world" in books[0].label

@@ -48,7 +48,10 @@ def character_books(sheet: CharacterSheet, sheet_path: Path) -> list[BookFile]:
     names (studio.model.lorebook finds them, and refuses a path out of the project)."""
     books: list[BookFile] = []
     if sheet.card is not None and sheet.card.lorebook is not None:
-        books.append(BookFile("the card's own book", sheet_path, "card", sheet.card.lorebook))
+        label = "the card's own book"
+        if _linked_world(sheet):  # as a run does (studio.engine.forms): the linked world stands for its copy
+            label += " (SillyTavern's copy of the world the sheet names; a run uses that world instead)"
+        books.append(BookFile(label, sheet_path, "card", sheet.card.lorebook))
     for ref in sheet.lorebooks:
         path = lorebook_path(ref, sheet_path)
         if path is None:
@@ -56,6 +59,16 @@ def character_books(sheet: CharacterSheet, sheet_path: Path) -> list[BookFile]:
                              "import the World Info file with `studio import`, or fix the name")
         books.append(_json_book(path))
     return books
+
+
+def _linked_world(sheet: CharacterSheet) -> bool:
+    from studio.model.starter import slug
+
+    card = (sheet.card.card if sheet.card is not None else None) or {}
+    data = card.get("data") if isinstance(card.get("data"), dict) else card
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    world = extensions.get("world") if isinstance(extensions, dict) else None
+    return isinstance(world, str) and bool(world.strip()) and slug(world) in sheet.lorebooks
 
 
 def _json_book(path: Path) -> BookFile:
