@@ -14,6 +14,7 @@ contributors, 2023, "Character Card V2") and the World Info settings SillyTavern
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -420,14 +421,27 @@ def without_template_code(text: str) -> str:
 # -- finding the lorebooks a sheet or play names -----------------------------------------------------
 
 
-def lorebook_path(ref: str, near: Path) -> Path | None:
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` lies in `folder`, judged on the written path with `..` folded (a link someone put
+    there on purpose is theirs to follow)."""
+    return Path(os.path.normpath(path.absolute())).is_relative_to(os.path.normpath(folder.absolute()))
+
+
+def lorebook_path(ref: str, near: Path, field: str = "lorebooks") -> Path | None:
     """Where a named lorebook lives: a path (relative to the file naming it), or a stem looked up in the
     lorebooks/ folder beside that file's folder (characters/ and plays/ sit beside lorebooks/), beside
-    the file itself, or here."""
-    if ref.endswith(".json") or "/" in ref:
+    the file itself, or here.
+
+    The names come from sheets and cards, which are other people's files: a path is followed only to a
+    file beside the one naming it or in the project's lorebooks/ folder, never elsewhere on the machine."""
+    folders = (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks"))
+    if ref.endswith(".json") or "/" in ref or "\\" in ref:
         candidate = Path(ref) if Path(ref).is_absolute() else near.parent / ref
+        if not any(_inside(candidate, folder) for folder in (near.parent, *folders)):
+            raise InputError(str(near), field, f"names {ref!r}, outside this file's folder and the project's lorebooks/",
+                             "put the lorebook in lorebooks/ and name it by its stem, e.g. lorebooks = [\"eldoria\"]")
         return candidate if candidate.is_file() else None
-    for folder in (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks")):
+    for folder in folders:
         candidate = folder / f"{ref}.json"
         if candidate.is_file():
             return candidate
