@@ -194,7 +194,7 @@ def test_the_file_holds_the_typed_characters(planted):
     file_lines = [re.sub(r"\\([*_])", r"\1", line).strip() for line in text.splitlines()]
     assert "\uff0a" not in text and "\uff3f" not in text and "\uff1a" not in text.split("[[BACKSTAGE")[0]
     at = 0
-    for kind, element in elements(planted):
+    for _kind, element in elements(planted):
         for line in (line.strip() for line in element.splitlines() if line.strip()):
             found = next((i for i in range(at, len(file_lines))
                           if line in (file_lines[i], file_lines[i][1:] if file_lines[i][:1] in "!@." else None)), None)

@@ -36,6 +36,7 @@ _HEADING = re.compile(r"^(?:INT|EXT|EST|I\.?/E\.?|INT\.?/EXT)(?:\s*\.|\s)", re.I
 _TRANSITION = re.compile(r"^(?:FADE (?:TO BLACK|OUT)|CUT TO BLACK)\.")
 # A line one reader (afterwriting) takes for a transition wherever it stands: forcing it prints the `!`.
 _ANY_TO = re.compile(r".+ TO:|^TO:$")
+_NOTES = re.compile(r"\[\[.*?\]\]", re.S)
 
 
 def _lines(text: str) -> list[str]:
@@ -60,10 +61,16 @@ def action_paragraphs(text: str) -> list[str]:
     paragraph stands alone, unforced: every reader prints it as a transition, as typed."""
     paragraphs: list[list[str]] = []
     takes_more = False  # whether the last paragraph goes on with the next line
-    for raw in (line for line in _lines(text) if line):
-        if takes_more and not _misread(raw):
+    typed = [line for line in _lines(text) if line]
+    # Each line as readers see it: a note (which may span lines) is not there.
+    seen = _NOTES.sub(lambda m: "\n" * m.group().count("\n"), "\n".join(typed)).split("\n")
+    for raw, bare in zip(typed, (line.strip() for line in seen)):
+        if takes_more and not _misread(bare):
             paragraphs[-1].append(inline(raw))
-        elif not takes_more and _ANY_TO.search(raw) and raw[0] not in _FORCING:
+        elif not bare:
+            paragraphs.append([inline(raw)])  # all note: it prints nothing, so nothing to force (one reader prints the `!`)
+            takes_more = False
+        elif not takes_more and _ANY_TO.search(bare) and bare[0] not in _FORCING:
             paragraphs.append([inline(raw)])
         else:
             paragraphs.append(["!" + inline(raw)])
