@@ -42,12 +42,19 @@ FRAME_WIDTH = 6 * inch
 # Noto's script faces (PyPI: manimgx-fonts) come first for their scripts; these are tried after DejaVu.
 _NOTO_LATER = ("NotoSans[wght].ttf", "NotoSansSymbols[wght].ttf", "NotoEmoji[wght].ttf")
 _NOTO_SKIP = ("NotoSans-Italic[wght].ttf",)
-_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/NanumGothic.ttf",
-                 "/usr/share/fonts/**/Noto*.ttf")
+_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/NanumGothic.ttf")
+# Debian's fonts-noto-core (TrueType outlines, which reportlab embeds): a face for every script Noto covers,
+# Tibetan, Mongolian, Syriac, Thaana, N'Ko, Ol Chiki, Tifinagh, Cherokee, Canadian Syllabics, Yi and the
+# rest. Where the folder is missing those scripts print as boxes, and the warning names the package.
+NOTO_CORE = "/usr/share/fonts/truetype/noto"
 # Faces HarfBuzz shapes: scripts that cannot be set glyph by glyph, and emoji sequences. Arabic and Hebrew
 # are not among them: they are joined and reordered before reportlab sees them (see `visual_lines`).
 _SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar",
-           "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji")
+           "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji", "Tibetan", "Mongolian", "Thaana", "Javanese",
+           "Balinese", "Sundanese", "Buginese", "Batak", "Chakma", "Cham", "Lepcha", "Limbu", "TaiTham", "TaiViet",
+           "MeeteiMayek", "Saurashtra", "Sharada", "Siddham", "Tirhuta", "Takri", "Khojki", "Khudawadi", "Modi",
+           "Mahajani", "Grantha", "Newa", "Brahmi", "Kaithi", "KayahLi", "NewTaiLue", "Ahom", "Dogra", "Bhaiksuki",
+           "Marchen", "Soyombo", "ZanabazarSquare", "Masaram", "Gunjala", "Rejang", "Kharoshthi")
 _JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f\u20e3")
 EMOJI_FACE = "studio-NotoEmoji"
 
@@ -76,8 +83,8 @@ class Fonts:
 
     def face(self, ch: str, after: str = "") -> str | None:
         code = ord(ch)
-        if code in self.base_chars or ch in "\n\t ":
-            return BASE
+        if (code in self.base_chars and after not in ("\ufe0f", "\u20e3")) or ch in "\n\t ":
+            return BASE  # but a keycap's digit (`1` U+FE0F U+20E3) is the emoji's
         if _emoji_like(ch, after):
             for name, chars in self.fallbacks:
                 if name == EMOJI_FACE and code in chars:
@@ -112,6 +119,8 @@ class Fonts:
                 face = BOX
                 _box(ch)
                 message = f"{where}: no font has U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')}); it prints as a box"
+                if not os.path.isdir(NOTO_CORE):
+                    message += " (Debian's fonts-noto-core has faces for most scripts)"
                 if report and message not in self.missing:
                     self.missing.append(message)
                     if self.warn:
@@ -298,7 +307,9 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                 new.extend(tuple(item) for item in group)
                 total += pdfmetrics.stringWidth(text, name, size) if name else 0
                 continue
-            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **kwargs)
+            # forced: a sequence a face draws as one glyph it already has (a skin tone on a monochrome emoji)
+            # is shaped too, not left as two glyphs
+            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **{**kwargs, "force": True})
             total += shaped[0]
             font = pdfmetrics.getFont(name)
             for f, s in shaped[1:]:
@@ -356,12 +367,27 @@ def font_files() -> list[str]:
     noto = os.path.dirname(manimgx_fonts.__file__)
     first = [f for f in sorted(glob.glob(os.path.join(noto, "NotoSans*.ttf")))
              if os.path.basename(f) not in _NOTO_LATER + _NOTO_SKIP]
+    # Debian's script faces before DejaVu, which has some of those scripts without their joining forms;
+    # its Latin, symbol and maths faces after, where the PyPI ones stand.
+    core = noto_core_files()
+    general = [f for f in core if os.path.basename(f).startswith(("NotoSans-", "NotoSansSymbols", "NotoSansMath"))]
     mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
-    files = first + [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
+    files = first + [f for f in core if f not in general]
+    files += [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
     files += [os.path.join(noto, name) for name in _NOTO_LATER]
     for pattern in _SYSTEM_FONTS:
         files += sorted(glob.glob(pattern, recursive=True))
-    return files
+    return files + general
+
+
+def noto_core_files(folder: str = NOTO_CORE) -> list[str]:
+    """Debian's Noto faces, one a script: the regular Sans face, or the Serif one where a script has no
+    Sans (Tibetan); interface, display and monospaced variants add no script."""
+    regular = [os.path.basename(f) for f in glob.glob(os.path.join(folder, "Noto*-Regular.ttf"))]
+    regular = [f for f in regular if not any(v in f for v in ("UI-", "Display", "Mono"))]
+    sans = {f[len("NotoSans"):] for f in regular if f.startswith("NotoSans")}
+    keep = [f for f in regular if f.startswith("NotoSans") or (f.startswith("NotoSerif") and f[len("NotoSerif"):] not in sans)]
+    return [os.path.join(folder, f) for f in sorted(keep)]
 
 
 @lru_cache(maxsize=1)
