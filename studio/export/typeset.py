@@ -160,8 +160,10 @@ class Fonts:
         broken into lines here, in logical order, then each line is put in display order, and a paragraph
         whose first strong character is right-to-left is right-aligned."""
         lines = [line for line in unicodedata.normalize("NFC", text).split("\n")]
-        if any(face in SHAPED_FACES for face, _ in self.runs(text, where, report=False)):
+        faces = {face for face, _ in self.runs(text, where, report=False)}
+        if faces & SHAPED_FACES:
             style = _shaping(style)  # only then: shaping every paragraph doubles a Latin script's time
+            style = _room_above(style, faces & SHAPED_FACES)
         if not any(_is_rtl(line) for line in lines):
             return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
         measure = FRAME_WIDTH - style.leftIndent - style.rightIndent
@@ -183,6 +185,25 @@ def _shaping(style: ParagraphStyle) -> ParagraphStyle:
     if style.name not in _SHAPING:
         _SHAPING[style.name] = ParagraphStyle(style.name + "-shaped", parent=style, shaping=1)
     return _SHAPING[style.name]
+
+
+def _room_above(style: ParagraphStyle, faces: set[str]) -> ParagraphStyle:
+    """The style with lines far enough apart that a script whose marks stand above the letters (a
+    Devanagari vowel sign, a Tibetan stack) clears the descenders of the line above: set solid, at
+    Courier's 12 on 12, they touch."""
+    from reportlab.pdfbase import pdfmetrics
+
+    base = pdfmetrics.getFont(BASE).face
+    tallest = max(pdfmetrics.getFont(face).face.ascent for face in faces)
+    if tallest <= base.ascent:
+        return style
+    leading = round(style.fontSize * (tallest - base.descent) / 1000 + 0.49)
+    if leading <= style.leading:
+        return style
+    key = f"{style.name}-{leading}"
+    if key not in _SHAPING:
+        _SHAPING[key] = ParagraphStyle(key, parent=style, leading=leading)
+    return _SHAPING[key]
 
 
 def _is_rtl(text: str) -> bool:
@@ -331,7 +352,10 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                             gid = font.face.charToGlyph.get(ord(chars[k]), 0)
                             chars[k] = _private(font, gid, source, k - i, font.face.charWidths.get(ord(chars[k]), 0))
                     i = j
-                new.append((f, ShapedStr("".join(chars), shapeData=data)))
+                shaped_str = ShapedStr("".join(chars), shapeData=data)
+                # The piece's own text, in the order it is read: the text layer's ActualText (`_with_actual`).
+                shaped_str._actual = "".join(text[c : ends.get(c, len(text))] for c in clusters)  # type: ignore[attr-defined]
+                new.append((f, shaped_str))
         new.insert(0, total)
         return new
 
@@ -339,6 +363,39 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 SHAPED_FACES: set[str] = set()
+
+
+def _keep_actual_when_joined(cls: Any) -> None:
+    """A line joins its words of one face (`word + " " + word`): the joined piece keeps their text."""
+    if getattr(cls, "_joins_actual", False):
+        return
+    add, radd = cls.__add__, cls.__radd__
+
+    def actual(s: Any) -> str:
+        return getattr(s, "_actual", None) or str(s)
+
+    def joined(result: Any, *parts: Any) -> Any:
+        if any(getattr(p, "_actual", None) for p in parts):
+            result._actual = "".join(actual(p) for p in parts)
+        return result
+
+    cls.__add__ = lambda self, other: joined(add(self, other), self, other)
+    cls.__radd__ = lambda self, other: joined(radd(self, other), other, self)
+    cls._joins_actual = True
+
+
+def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
+    """reportlab's text operators for a piece of text, marked with the text it stands for where shaping
+    drew it from glyphs that do not spell it (a Tamil two-part vowel drawn on both sides of its consonant,
+    a keycap): a reader of the PDF (copy, search, pdftotext) gets the characters typed, in order."""
+    def format_text(self: Any, text: str) -> str:
+        out = original(self, text)
+        actual = getattr(text, "_actual", None)
+        if actual and actual != str(text):
+            return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
+        return out
+
+    return format_text
 
 
 def _to_unicode_cmap(fontname: str, subset) -> str:
@@ -395,9 +452,12 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
     import reportlab.platypus.paragraph as paragraph
     import screenplain.export.pdf as screenplain_pdf
     from reportlab.pdfbase import pdfmetrics, ttfonts
+    from reportlab.pdfgen import textobject
     from reportlab.pdfbase.ttfonts import TTFont
 
     ttfonts.makeToUnicodeCMap = _to_unicode_cmap
+    textobject.PDFTextObject._formatText = _with_actual(textobject.PDFTextObject._formatText)  # type: ignore[method-assign]
+    _keep_actual_when_joined(ttfonts.ShapedStr)
     paragraph.shapeFragWord = _shape_by_font(ttfonts.shapeFragWord)
 
     prime = os.path.join(os.path.dirname(screenplain_pdf.__file__), "courier_prime")
