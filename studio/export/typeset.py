@@ -354,7 +354,7 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                     i = j
                 shaped_str = ShapedStr("".join(chars), shapeData=data)
                 # The piece's own text, in the order it is read: the text layer's ActualText (`_with_actual`).
-                shaped_str._actual = "".join(text[c : ends.get(c, len(text))] for c in clusters)  # type: ignore[attr-defined]
+                shaped_str._actual = "".join(text[c : ends.get(c, len(text))] for c in clusters)
                 new.append((f, shaped_str))
         new.insert(0, total)
         return new
@@ -456,7 +456,7 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
     from reportlab.pdfbase.ttfonts import TTFont
 
     ttfonts.makeToUnicodeCMap = _to_unicode_cmap
-    textobject.PDFTextObject._formatText = _with_actual(textobject.PDFTextObject._formatText)  # type: ignore[method-assign]
+    textobject.PDFTextObject._formatText = _with_actual(textobject.PDFTextObject._formatText)
     _keep_actual_when_joined(ttfonts.ShapedStr)
     paragraph.shapeFragWord = _shape_by_font(ttfonts.shapeFragWord)
 
