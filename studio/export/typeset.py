@@ -23,6 +23,7 @@ strong character is right-to-left is right-aligned. A character no font has prin
 from __future__ import annotations
 
 import glob
+import math
 import os
 import unicodedata
 from collections.abc import Callable
@@ -195,9 +196,10 @@ def _room_above(style: ParagraphStyle, faces: set[str]) -> ParagraphStyle:
 
     base = pdfmetrics.getFont(BASE).face
     tallest = max(pdfmetrics.getFont(face).face.ascent for face in faces)
+    deepest = min([base.descent] + [pdfmetrics.getFont(face).face.descent for face in faces])
     if tallest <= base.ascent:
         return style
-    leading = round(style.fontSize * (tallest - base.descent) / 1000 + 0.49)
+    leading = math.ceil(style.fontSize * (tallest - deepest) / 1000)
     if leading <= style.leading:
         return style
     key = f"{style.name}-{leading}"
@@ -391,7 +393,7 @@ def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
     def format_text(self: Any, text: str) -> str:
         out = original(self, text)
         actual = getattr(text, "_actual", None)
-        if actual and actual != str(text):
+        if actual:
             return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
         return out
 
@@ -406,7 +408,8 @@ def _to_unicode_cmap(fontname: str, subset) -> str:
         text = _ACTUAL.get(v, chr(v))
         return text.encode("utf-16-be").hex().upper()
 
-    pairs = ["<%02X> <%s>" % (i, target(v)) for i, v in enumerate(subset) if target(v)]
+    # A glyph that carries no text of its own (the second half of a cluster) maps to nothing, not to its code.
+    pairs = ["<%02X> <%s>" % (i, target(v)) for i, v in enumerate(subset)]
     return "\n".join(
         ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap", "/CIDSystemInfo",
          f"<< /Registry ({fontname})", f"/Ordering ({fontname})", "/Supplement 0", ">> def",
