@@ -114,3 +114,19 @@ def test_a_next_line_character_breaks_the_line_in_every_format(store, tmp_path):
     assert "Three\\\nFour" in render(script, "markdown")
     text = pdftotext(export_run(store, run_id, "pdf", out=tmp_path / "nel.pdf"))
     assert "One\nTwo" in text and "Three\nFour" in text
+
+
+@needs_poppler
+def test_a_right_to_left_line_copies_as_it_is_read(tmp_path):
+    """Each right-to-left line is marked with its text in reading order: pdftotext gives the letters
+    typed (not the joined forms drawn), line by line, top to bottom; pypdf the same words after NFKC."""
+    from planted import ARABIC, HEBREW
+
+    path = _pdf(tmp_path / "rtl.pdf", [ARABIC, HEBREW])
+    poppler = [line.strip("\u202a\u202b\u202c ") for line in pdftotext(path).splitlines() if line.strip()]
+    typed_words = ARABIC.split() + HEBREW.split()
+    read = [w.strip("\u202a\u202b\u202c") for line in poppler for w in line.split() if w.strip("\u202a\u202b\u202c")]
+    assert "".join(read).replace("\u202a", "").replace("\u202c", "") == "".join(typed_words)
+    pypdf = unicodedata.normalize("NFKC", "".join(page.extract_text() for page in PdfReader(path).pages))
+    # (pypdf sets a line's neutral characters, a comma, where they fall on the page: words are compared bare)
+    assert all(word.strip(",.،") in pypdf for word in typed_words)

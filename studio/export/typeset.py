@@ -171,8 +171,12 @@ class Fonts:
         rtl = _base_rtl(text)
         out = []
         for line in lines:
-            for visual_line in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
-                out.append(self.markup(visual_line, where, italic=italic, ordered=True))
+            for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
+                # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
+                label = _display(read, rtl).encode("utf-16-be").hex().upper()
+                out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
+                           + self.markup(visual_line, where, italic=italic, ordered=True)
+                           + f'<onDraw name="{ACTUAL_CB}" label=""/>')
         if rtl and style.alignment == TA_LEFT:
             style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
         return Paragraph("<br/>".join(out), style)
@@ -241,30 +245,51 @@ def visual(text: str) -> str:
         return text
 
 
-def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: bool) -> list[str]:
+def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: bool) -> list[tuple[str, str]]:
     """One logical line broken at spaces to fit `measure` points, in logical order (the order it is read),
     then each piece put in display order: so a wrapped Arabic or Hebrew sentence reads top to bottom,
-    and a mixed line breaks where its words fall, not where their mirror image would."""
+    and a mixed line breaks where its words fall, not where their mirror image would. Each piece comes
+    with its text as typed (before letters are joined), in the order it is read."""
     from bidi.algorithm import get_display
 
-    text = _reshaped(text)
-    pieces: list[str] = []
-    current = ""
-    for word in text.split(" "):
+    typed = text.split(" ")
+    words = [_reshaped(word) for word in typed]  # joining never crosses a space
+    pieces: list[tuple[str, str]] = []
+    current, first = "", 0
+    for i, word in enumerate(words):
         trial = f"{current} {word}" if current else word
         if current and width(trial) > measure:
-            pieces.append(current)
-            current = word
+            pieces.append((current, " ".join(typed[first:i])))
+            current, first = word, i
         else:
             current = trial
-    pieces.append(current)
+    pieces.append((current, " ".join(typed[first:])))
     out = []
-    for piece in pieces:
+    for piece, read in pieces:
         try:
-            out.append(get_display(piece, base_dir="R" if rtl else "L"))
+            out.append((get_display(piece, base_dir="R" if rtl else "L"), read))
         except Exception:  # noqa: BLE001 - as in `visual`
-            out.append(piece)
+            out.append((piece, read))
     return out
+
+
+ACTUAL_CB = "studio-actual"
+
+
+def _display(text: str, rtl: bool) -> str:
+    from bidi.algorithm import get_display
+
+    try:
+        return get_display(text, base_dir="R" if rtl else "L")
+    except Exception:  # noqa: BLE001 - as in `visual`
+        return text
+
+
+def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
+    """Opens (a label: the line's text, UTF-16 in hex) or closes (no label) a span of the text layer
+    that a PDF reader takes as that text: a right-to-left line drawn in display order copies as read."""
+    tx = canvas._curr_tx_info["tx"]
+    tx._code.append(f"/Span <</ActualText <FEFF{label}>>> BDC" if label else "EMC")
 
 
 # Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
@@ -313,7 +338,9 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
         for item in w[1:]:
             frag = item[0]
             name = getattr(frag, "fontName", None)
-            if groups and (hasattr(frag, "cbDefn") or getattr(groups[-1][0][0], "fontName", None) == name):
+            if hasattr(frag, "cbDefn") or (groups and hasattr(groups[-1][0][0], "cbDefn")):
+                groups.append([item])  # a marker (the text layer's, `_mark_actual`) is drawn as it is, in place
+            elif groups and getattr(groups[-1][0][0], "fontName", None) == name:
                 groups[-1].append(item)
             else:
                 groups.append([item])
@@ -326,7 +353,7 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
             name = getattr(frag, "fontName", "")
             size = getattr(frag, "fontSize", 12)
             text = "".join(t for f, t in group if not hasattr(f, "cbDefn"))
-            if name not in SHAPED_FACES:
+            if name not in SHAPED_FACES or hasattr(frag, "cbDefn"):
                 new.extend(tuple(item) for item in group)
                 total += pdfmetrics.stringWidth(text, name, size) if name else 0
                 continue
@@ -560,6 +587,7 @@ class Pages(BaseDocTemplate):
         self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number)])
 
     def _number(self, canvas, doc):
+        canvas.setNamedCB(ACTUAL_CB, _mark_actual)
         number = doc.page - self.front
         if number >= self.number_from:
             canvas.setFont(BASE, 12)
