@@ -78,11 +78,6 @@ def action_paragraphs(text: str) -> list[str]:
     return ["\n".join(p) for p in paragraphs]
 
 
-def action_lines(text: str) -> list[str]:
-    """A direction as the lines of the file (its paragraphs with the blank lines between)."""
-    return "\n\n".join(action_paragraphs(text)).split("\n") if text.strip() else []
-
-
 def _held_together(text: str, render) -> list[str]:
     """Lines of one element: a blank line inside it becomes two spaces (runs of them one), so the
     element does not end there; `render(raw)` renders each non-blank line."""
