@@ -70,7 +70,7 @@ def action_paragraphs(text: str) -> list[str]:
         elif not bare:
             paragraphs.append([inline(raw)])  # all note: it prints nothing, so nothing to force (one reader prints the `!`)
             takes_more = False
-        elif not takes_more and _ANY_TO.search(bare) and bare[0] not in _FORCING:
+        elif not takes_more and _ANY_TO.search(bare) and not _misread(bare):
             paragraphs.append([inline(raw)])
         else:
             paragraphs.append(["!" + inline(raw)])
