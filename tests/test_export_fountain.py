@@ -4,8 +4,8 @@ The expectations here are written from the documented rules (docs/exports.md), n
 exporter's code: each stage line is a cue in capitals and its words; single-starred *business* in a
 line is a parenthetical; directions are action; scene N is the heading SCENE N with its brief as
 action under it; the epilogue is the last section; the backstage is notes, and only when asked for.
-Text is compared after NFKC, under which the fullwidth twins the export writes for markup characters
-are those characters.
+What each reader prints, character for character, is test_export_print's to hold; here fountain-py's
+elements are held to the rules, and the printed text to the cases docs/exports.md lists.
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ def parse(text: str):
 
 
 def unzw(text: str) -> str:
-    """Text as a reader of the print sees it: NFKC, so a fullwidth twin is its character."""
+    """Text as compared: NFKC, so compatibility forms are their characters."""
     return unicodedata.normalize("NFKC", text)
 
 
 def items(doc) -> list[tuple]:
     """The document as ("heading", t), ("synopsis", t), ("action", t), ("note", t), ("page_break",)
-    and ("speech", CUE, ((kind, text), ...)) items, with zero-width spaces (the escape) removed."""
+    and ("speech", CUE, ((kind, text), ...)) items."""
     out: list[tuple] = []
     speech: list | None = None
     for element in doc.elements:
