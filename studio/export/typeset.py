@@ -48,6 +48,14 @@ _SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts
 # Tibetan, Mongolian, Syriac, Thaana, N'Ko, Ol Chiki, Tifinagh, Cherokee, Canadian Syllabics, Yi and the
 # rest. Where the folder is missing those scripts print as boxes, and the warning names the package.
 NOTO_CORE = "/usr/share/fonts/truetype/noto"
+_NOTO_GENERAL = ("NotoSans-", "NotoSansSymbols", "NotoSansMath")  # faces of no one script
+
+
+def _shared(code: int) -> bool:
+    """Characters many scripts use: Latin and its punctuation, general punctuation and symbols, CJK
+    punctuation and kana, variation selectors, halfwidth and fullwidth forms, the private use area."""
+    return (code < 0x0370 or 0x2000 <= code <= 0x2BFF or 0x3000 <= code <= 0x30FF or 0xE000 <= code <= 0xF8FF
+            or 0xFE00 <= code <= 0xFFFF)
 # Faces HarfBuzz shapes: scripts that cannot be set glyph by glyph, and emoji sequences. Arabic and Hebrew
 # are not among them: they are joined and reordered before reportlab sees them (see `visual_lines`).
 _SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar",
@@ -457,7 +465,7 @@ def font_files() -> list[str]:
     # Debian's script faces before DejaVu, which has some of those scripts without their joining forms;
     # its Latin, symbol and maths faces after, where the PyPI ones stand.
     core = noto_core_files()
-    general = [f for f in core if os.path.basename(f).startswith(("NotoSans-", "NotoSansSymbols", "NotoSansMath"))]
+    general = [f for f in core if os.path.basename(f).startswith(_NOTO_GENERAL)]
     mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
     files = first + [f for f in core if f not in general]
     files += [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
@@ -514,7 +522,12 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
             SHAPED_FACES.add(name)
         pdfmetrics.registerFont(font)
         pdfmetrics.registerFontFamily(name, normal=name, bold=name, italic=name, boldItalic=name)
-        fallbacks.append((name, frozenset(font.face.charToGlyph)))
+        chars = frozenset(font.face.charToGlyph)
+        if file.startswith(NOTO_CORE) and not os.path.basename(file).startswith(_NOTO_GENERAL):
+            # A script's face sets its own script: the punctuation, symbols and Latin it also carries
+            # (Mongolian has the CJK full stop) stay with the faces of the text around them.
+            chars = frozenset(c for c in chars if not _shared(c))
+        fallbacks.append((name, chars))
     return tuple(fallbacks), base_chars
 
 
