@@ -130,3 +130,14 @@ def test_a_right_to_left_line_copies_as_it_is_read(tmp_path):
     pypdf = unicodedata.normalize("NFKC", "".join(page.extract_text() for page in PdfReader(path).pages))
     # (pypdf sets a line's neutral characters, a comma, where they fall on the page: words are compared bare)
     assert all(word.strip(",.،") in pypdf for word in typed_words)
+
+
+@needs_noto_core
+def test_a_script_face_keeps_to_its_script():
+    """Japanese punctuation and Latin stay with the faces of the text around them: Mongolian's face also
+    has the CJK full stop, and set in it a Japanese sentence would take Mongolian's line spacing."""
+    f = typeset.fonts()
+    core = {os.path.splitext(os.path.basename(p))[0].replace("-Regular", "") for p in typeset.noto_core_files()}
+    for ch in "、。「」a,.!":
+        face = f.face(ch)
+        assert face is None or face.removeprefix("studio-") not in core - {"NotoSans"}, (ch, face)
