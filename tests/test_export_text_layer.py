@@ -32,9 +32,11 @@ SCRIPTS = {
 SHAPED = ["கொடு", "কোথায়", "1\ufe0f\u20e3", "नमस्ते"]
 
 
-def _pdf(path: Path, lines: list[str], style=DIALOGUE) -> Path:
+def _pdf(path: Path, lines: list[str], style=DIALOGUE, paragraphs: bool = False) -> Path:
+    """The lines as one paragraph, or (`paragraphs`) each its own, as a playwright's lines would be."""
     f = typeset.fonts()
-    typeset.Pages(str(path), 0, 99, title="t", author="a").build([f.para("\n".join(lines), style, "a test")])
+    texts = lines if paragraphs else ["\n".join(lines)]
+    typeset.Pages(str(path), 0, 99, title="t", author="a").build([f.para(t, style, "a test") for t in texts])
     return path
 
 
@@ -57,10 +59,11 @@ def test_every_script_noto_covers_has_a_font():
 @needs_noto_core
 @needs_poppler
 def test_the_scripts_print_and_read_back(tmp_path):
-    text = pdftotext(_pdf(tmp_path / "scripts.pdf", list(SCRIPTS.values())))
+    text = pdftotext(_pdf(tmp_path / "scripts.pdf", list(SCRIPTS.values()), paragraphs=True))
     for name, word in SCRIPTS.items():
-        if unicodedata.bidirectional(word[0]) not in ("R", "AL"):  # right-to-left words come back reversed by pdftotext
-            assert word in text, name
+        if name == "Thaana":  # pdftotext sets a line's closing vowel mark apart (docs/exports.md)
+            word, text = ("".join(c for c in t if unicodedata.category(c) != "Mn") for t in (word, text))
+        assert word in text, name  # right-to-left ones too: each line is marked with its text
 
 
 @needs_poppler

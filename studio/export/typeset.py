@@ -58,12 +58,16 @@ def _shared(code: int) -> bool:
             or 0xFE00 <= code <= 0xFFFF)
 # Faces HarfBuzz shapes: scripts that cannot be set glyph by glyph, and emoji sequences. Arabic and Hebrew
 # are not among them: they are joined and reordered before reportlab sees them (see `visual_lines`).
+# Right-to-left scripts HarfBuzz shapes (letters that join, which arabic-reshaper does not know, or marks
+# to place): their runs reach the shaper in display order and are turned back to the order they are read.
+_RTL_JOINING = ("Syriac", "NKo", "Adlam", "Mandaic", "HanifiRohingya", "Thaana")
 _SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar",
            "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji", "Tibetan", "Mongolian", "Thaana", "Javanese",
            "Balinese", "Sundanese", "Buginese", "Batak", "Chakma", "Cham", "Lepcha", "Limbu", "TaiTham", "TaiViet",
            "MeeteiMayek", "Saurashtra", "Sharada", "Siddham", "Tirhuta", "Takri", "Khojki", "Khudawadi", "Modi",
            "Mahajani", "Grantha", "Newa", "Brahmi", "Kaithi", "KayahLi", "NewTaiLue", "Ahom", "Dogra", "Bhaiksuki",
-           "Marchen", "Soyombo", "ZanabazarSquare", "Masaram", "Gunjala", "Rejang", "Kharoshthi")
+           "Marchen", "Soyombo", "ZanabazarSquare", "Masaram", "Gunjala", "Rejang", "Kharoshthi") + _RTL_JOINING
+
 _JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f\u20e3")
 EMOJI_FACE = "studio-NotoEmoji"
 
@@ -181,7 +185,7 @@ class Fonts:
         for line in lines:
             for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
                 # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
-                label = _display(read, rtl).encode("utf-16-be").hex().upper()
+                label = _as_pdftotext_reads(read, rtl).encode("utf-16-be").hex().upper()
                 out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
                            + self.markup(visual_line, where, italic=italic, ordered=True)
                            + f'<onDraw name="{ACTUAL_CB}" label=""/>')
@@ -284,6 +288,19 @@ def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: 
 ACTUAL_CB = "studio-actual"
 
 
+def _as_pdftotext_reads(text: str, rtl: bool) -> str:
+    """A line's text for its ActualText. poppler (pdftotext, and the viewers built on it) puts the
+    letters of the right-to-left scripts it knows (Hebrew, Arabic, Syriac, Thaana) back in reading
+    order itself, as if they were drawn: those lines are given in display order, any other (N'Ko,
+    Adlam) in the order it is read."""
+    known = all(not _is_rtl(c) or "\u0590" <= c <= "\u07bf" or "\ufb1d" <= c <= "\ufeff" for c in text)
+    if not known:
+        return text
+    if not any(unicodedata.bidirectional(c) in ("L", "EN", "AN") for c in text):
+        return text[::-1]  # character by character, marks too, as poppler turns it back
+    return _display(text, rtl)
+
+
 def _display(text: str, rtl: bool) -> str:
     from bidi.algorithm import get_display
 
@@ -298,6 +315,7 @@ def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
     that a PDF reader takes as that text: a right-to-left line drawn in display order copies as read."""
     tx = canvas._curr_tx_info["tx"]
     tx._code.append(f"/Span <</ActualText <FEFF{label}>>> BDC" if label else "EMC")
+    tx._in_marked_line = bool(label)
 
 
 # Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
@@ -365,6 +383,9 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                 new.extend(tuple(item) for item in group)
                 total += pdfmetrics.stringWidth(text, name, size) if name else 0
                 continue
+            if any(script in name for script in _RTL_JOINING):
+                group = [(f, t[::-1]) for f, t in reversed(group)]
+                text = text[::-1]
             # forced: a sequence a face draws as one glyph it already has (a skin tone on a monochrome emoji)
             # is shaped too, not left as two glyphs
             shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **{**kwargs, "force": True})
@@ -428,7 +449,7 @@ def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
     def format_text(self: Any, text: str) -> str:
         out = original(self, text)
         actual = getattr(text, "_actual", None)
-        if actual:
+        if actual and not getattr(self, "_in_marked_line", False):  # a marked line's text covers its pieces
             return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
         return out
 
