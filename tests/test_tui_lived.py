@@ -546,7 +546,7 @@ async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_stagin
     app = studio(play_path=play_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        editor = await dialog(pilot, "P", screen="PlayScreen")
         assert editor.query_one("#play-scenes").text == "The kitchen table, the recorder running."
         editor.query_one("#play-scenes").load_text("The kitchen table, the recorder switched off.")
         await pilot.press("ctrl+s")

@@ -81,5 +81,5 @@ class Interview(DramaMachine):
             user = (f"{asker} asks you: {asked}\n\n"
                     f"Answer as {role.name}, in the first person and in your own voice: two to four sentences "
                     "about yourself, with a concrete example if one comes to mind.")
-        self.kept, self.lore = book.kept, [e.label for e in book.lore(role).entries]
+        self.kept, self.lore = book.kept, book.lore(role).recorded
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
