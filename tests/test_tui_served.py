@@ -112,5 +112,7 @@ async def test_a_line_and_a_role_taken_in_another_window_show_within_a_second(st
             await wait_for(pilot, lambda: stage(app).selected_id == other.head, "the line on stage")
             other.take_over("ego")
             await wait_for(pilot, lambda: "ego" in screen.engine.humans(), "the role taken in the other window")
+            await wait_for(pilot, lambda: "Jenny (ego) is played by a playwright now." in notifications(app),
+                           "who plays the role, said in this window")
         finally:
             other_store.close()

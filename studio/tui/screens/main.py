@@ -141,8 +141,14 @@ class MainScreen(StudioScreen[None]):
         if store.head(run) == engine.head and controls == self._controls_seen:
             return
         self._controls_seen = controls
+        humans = engine.humans()
         engine.reload()
         self.resync()
+        # who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here
+        for key, taken in [(k, True) for k in engine.humans() - humans] + [(k, False) for k in humans - engine.humans()]:
+            name = engine.cast.role(key).name
+            self.notify(f"{name} ({key}) is played by a playwright now." if taken
+                        else f"{name} ({key}) goes back to the model.", title="From another window")
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
