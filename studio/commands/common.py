@@ -38,10 +38,20 @@ def open_store(path: str | None) -> Any:
 
 
 def run_id(text: str) -> int:
+    return _number(text, "run", "see 'studio runs'")
+
+
+def event_id(text: str) -> int:
+    return _number(text, "event", "see 'studio show RUN --json' for event ids")
+
+
+def _number(text: str, what: str, fix: str) -> int:
+    from studio.store import StoreError, parse_id
+
     try:
-        return int(text)
-    except ValueError:
-        raise InputError("command line", "RUN", f"'{text}' is not a run number", "see 'studio runs'") from None
+        return parse_id(text, what)
+    except StoreError as exc:
+        raise InputError("command line", what.upper(), str(exc), fix) from None
 
 
 def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:

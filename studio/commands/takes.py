@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from studio.commands.common import console, db_option, open_engine
+from studio.commands.common import console, db_option, event_id, open_engine
 from studio.model.errors import InputError
 
 
@@ -17,13 +17,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rewind.set_defaults(func=rewind_run)
     override = sub.add_parser("override", help="replace a committed line with your own; the run branches there")
     override.add_argument("run", help="a run number")
-    override.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    override.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
     go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
     go_on.add_argument("run", help="a run number")
-    go_on.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
     go_on.add_argument("--direction", metavar="NOTE", help="a short note for the model on what comes next")
     db_option(go_on)
     go_on.set_defaults(func=continue_line)

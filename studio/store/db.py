@@ -86,6 +86,10 @@ BEGIN SELECT RAISE(ABORT, 'events are never deleted one by one; only a whole run
 
 DAY = 24 * 60 * 60
 
+# SQLite keeps a row's id in eight signed bytes: no run or event can be numbered higher, and a larger
+# number handed to a query is an OverflowError instead of "no such run".
+LARGEST_ID = 2**63 - 1
+
 _EVENT_COLUMNS = (
     "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
 )
@@ -130,6 +134,18 @@ class RunInfo:
             "archived": self.archived,
             "options": self.options,
         }
+
+
+def parse_id(text: str | int, what: str) -> int:
+    """A run or event number as typed, the one reading of them all: digits only, from 1 up to what the
+    store can hold. `what` is "run" or "event"; anything else is a StoreError saying so."""
+    typed = str(text).strip()
+    if not typed.isascii() or not typed.isdigit() or len(typed) > len(str(LARGEST_ID)) or \
+            not 1 <= int(typed) <= LARGEST_ID:
+        shown = typed if len(typed) <= 30 else typed[:27] + "..."
+        raise StoreError(f"'{shown}' is not {'an' if what[0] in 'aeiou' else 'a'} {what} number "
+                         f"({what}s are numbered from 1 to {LARGEST_ID})")
+    return int(typed)
 
 
 def default_db_path() -> Path:

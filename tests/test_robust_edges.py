@@ -1,0 +1,68 @@
+"""The edges of the surfaces: numbers past what the store holds, files that are not files, a run deleted
+while it plays, Ctrl-C in `studio continue`, controls stored from the command line. Each ends with the
+right behaviour or one message and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import ROOT
+from test_cli import bad, studio, workdir  # noqa: F401  (fixture)
+
+INTERVIEW = ROOT / "plays" / "interview.toml"
+TOO_BIG = str(2**63)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A store holding one finished scripted run, run 1, to copy into each test that may spoil it."""
+    db = tmp_path_factory.mktemp("played") / "s.db"
+    assert studio("run", INTERVIEW, "--model", "scripted", "--turns", "1", db=db).returncode == 0
+    return db
+
+
+def _copy(db: Path, folder: Path) -> Path:
+    for part in db.parent.glob(db.name + "*"):  # the database and its write-ahead log
+        shutil.copy(part, folder / part.name)
+    return folder / db.name
+
+
+# -- numbers ------------------------------------------------------------------------------------------
+
+# Every command that takes a run or an event number, with NUMBER where it goes.
+NUMBERED = [
+    ["show", "N"], ["show", "1", "--take", "N"], ["resume", "N"], ["rewind", "N"], ["override", "N", "1", "words"],
+    ["override", "1", "N", "words"], ["continue", "N", "1"], ["continue", "1", "N"], ["export", "N"],
+    ["critique", "N"], ["critique", "N", "--stored"], ["rename", "N", "a name"], ["archive", "N"],
+    ["delete", "N", "--yes"], ["step", "N"], ["stage", "N"], ["mind", "N", "Jenny"], ["game", "N"], ["open", "N"],
+    ["lab", "interview", "--run", "N"],
+]
+
+
+@pytest.mark.parametrize("command", NUMBERED, ids=lambda c: " ".join(c))
+def test_a_number_past_what_the_store_holds_is_one_message(played, tmp_path, command):
+    db = _copy(played, tmp_path)
+    result = studio(*[TOO_BIG if word == "N" else word for word in command], db=db)
+    bad(result, "not a", "number", "9223372036854775807")
+
+
+numbers = st.one_of(st.integers(min_value=2**63 - 2, max_value=2**80), st.integers(max_value=0),
+                    st.integers(min_value=2, max_value=2**63 - 1),
+                    st.text(alphabet="0123456789١٢³ -+_.e", min_size=1, max_size=25))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command=st.sampled_from(NUMBERED), number=numbers)
+def test_any_number_in_any_command_is_an_answer_or_one_message(played, command, number):
+    with tempfile.TemporaryDirectory() as folder:
+        db = _copy(played, Path(folder))
+        result = studio(*[str(number) if word == "N" else word for word in command], db=db)
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.returncode in (0, 1, 2), (result.returncode, result.stderr[-800:])
+    if result.returncode == 2:
+        assert result.stderr.startswith("studio: ") and result.stderr.strip().count("\n") <= 1, result.stderr
