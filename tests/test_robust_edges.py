@@ -66,3 +66,46 @@ def test_any_number_in_any_command_is_an_answer_or_one_message(played, command, 
     assert result.returncode in (0, 1, 2), (result.returncode, result.stderr[-800:])
     if result.returncode == 2:
         assert result.stderr.startswith("studio: ") and result.stderr.strip().count("\n") <= 1, result.stderr
+
+
+# -- files that are not files --------------------------------------------------------------------------
+
+
+def _limited(*args, db):
+    """The command as its own process, with its memory and its time bounded: a reader without a bound
+    ends here in MemoryError or a timeout instead of taking the machine."""
+    import os
+    import resource
+    import subprocess
+
+    from conftest import STUDIO
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+    try:
+        return subprocess.run([*STUDIO, *map(str, args)], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                              env={**os.environ, "STUDIO_DB": str(db)}, preexec_fn=cap, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"studio {' '.join(map(str, args))} was still reading after a minute")
+
+
+@pytest.mark.parametrize("command", [["run"], ["import"], ["open"], ["export-card"], ["lab", "run"]],
+                         ids=lambda c: " ".join(c))
+@pytest.mark.parametrize("source", ["/dev/zero", "/dev/urandom", "fifo"])
+def test_a_device_or_a_pipe_is_refused_not_read(tmp_path, command, source):
+    import os
+
+    if source == "fifo":
+        source = tmp_path / "play.toml"
+        os.mkfifo(source)
+    result = _limited(*command, source, db=tmp_path / "s.db")
+    bad(result, str(source))
+    assert "Error" not in result.stderr
+
+
+def test_a_regular_file_past_its_bound_is_refused_before_it_is_read(tmp_path):
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as f:
+        f.truncate(40 * 1000 * 1000)
+    bad(studio("run", huge, db=tmp_path / "s.db"), "huge.toml", "40.0 MB", "a play is at most 32 MB")
