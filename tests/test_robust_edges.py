@@ -109,3 +109,45 @@ def test_a_regular_file_past_its_bound_is_refused_before_it_is_read(tmp_path):
     with open(huge, "wb") as f:
         f.truncate(40 * 1000 * 1000)
     bad(studio("run", huge, db=tmp_path / "s.db"), "huge.toml", "40.0 MB", "a play is at most 32 MB")
+
+
+# -- controls typed on the command line -----------------------------------------------------------------
+
+
+def _spoken(db: Path) -> int:
+    import json
+
+    shown = studio("show", "1", "--json", db=db)
+    return next(e["id"] for e in map(json.loads, shown.stdout.splitlines())
+                if e["kind"] == "stage" and e["role"] not in (None, "director"))
+
+
+def test_a_direction_is_stored_without_its_escape_bytes(played, tmp_path):
+    import json
+
+    db = _copy(played, tmp_path)
+    line = _spoken(db)
+    typed = "\x1b]0;owned\x07slower,\x1b[2J more\u202e doubt\x07"
+    result = studio("continue", "1", line, "--direction", typed, db=db)
+    assert result.returncode == 0, result.stderr
+    stored = [e for e in map(json.loads, studio("show", "1", "--json", "--all", db=db).stdout.splitlines())
+              if e["data"].get("direction")]
+    assert [e["data"]["direction"]["note"] for e in stored] == ["slower, more doubt"]
+
+
+LONG_MODEL = "openai/" + "m" * 293  # 300 characters
+
+
+@pytest.mark.parametrize("command", [
+    ["run", INTERVIEW, "--model", LONG_MODEL], ["run", INTERVIEW, "--role", f"ego={LONG_MODEL}"],
+    ["compare", INTERVIEW, "--model", LONG_MODEL], ["lab", "interview", "mara", "--model", LONG_MODEL],
+], ids=lambda c: f"{c[0]} {c[-2]}")
+def test_a_model_name_past_its_bound_is_refused_and_never_stored(tmp_path, command):
+    db = tmp_path / "s.db"
+    message = bad(studio(*command, db=db), "at most 200 characters, not 300")
+    assert LONG_MODEL not in message
+    assert not db.exists() or studio("runs", "--json", db=db).stdout == ""
+
+
+def test_a_model_name_with_terminal_control_is_refused(tmp_path):
+    bad(studio("run", INTERVIEW, "--model", "scripted\x1b[2J", db=tmp_path / "s.db"), "control characters")

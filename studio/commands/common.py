@@ -17,8 +17,25 @@ def db_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", metavar="PATH", help="the run database (default .studio/studio.db, or $STUDIO_DB)")
 
 
+def model_name(text: str) -> str:
+    """A model named on the command line (--model, --critic, --assessor, --role ROLE=MODEL), held to what a
+    play file's `model` may be, so no run stores a name no file could: at most MAX_MODEL_NAME characters of
+    one printable line."""
+    from studio.clean import LINE_CONTROLS
+    from studio.model.limits import MAX_MODEL_NAME
+
+    if len(text.strip()) > MAX_MODEL_NAME:
+        raise InputError("command line", "MODEL", f"a model's name is at most {MAX_MODEL_NAME} characters, not "
+                         f"{len(text.strip())}", "see 'studio models' for the names")
+    if LINE_CONTROLS.search(text):
+        raise InputError("command line", "MODEL", "a model's name is one line of printable text, and this one "
+                         "holds control characters", "type the name again, e.g. --model ollama/llama3.2")
+    return text
+
+
 def cast_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", metavar="M", help="model for every role (a litellm name, local/smollm2 or scripted)")
+    p.add_argument("--model", type=model_name, metavar="M",
+                   help="model for every role (a litellm name, local/smollm2 or scripted)")
     p.add_argument(
         "--role",
         action="append",
@@ -77,7 +94,7 @@ def parse_roles(items: Sequence[str]) -> dict[str, str]:
         if "=" not in item or not item.split("=", 1)[1].strip():
             raise InputError("--role", item, "expected ROLE=MODEL or ROLE=human", "e.g. --role ego=human")
         key, value = item.split("=", 1)
-        roles[key.strip()] = value.strip()
+        roles[key.strip()] = model_name(value).strip()
     return roles
 
 
