@@ -75,11 +75,18 @@ def continue_line(args: argparse.Namespace) -> int:
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    before = engine.head
     try:
         try:
             event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
         finally:
             printer.quiet()
+    except KeyboardInterrupt:
+        printer.broke_off()
+        if engine.head != before:  # the engine moved back to the line; Ctrl-C skips its own way back
+            engine.rewind_to(before)
+        out.print(f"Stopped. Run {engine.run_id} is kept as it was.")
+        return 130
     except StoreError as exc:
         raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
     except EngineError as exc:
