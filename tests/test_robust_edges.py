@@ -178,3 +178,87 @@ def test_ctrl_c_while_a_line_is_continued_marks_it_unsaved_and_keeps_the_run(pla
     said = next(row for row in result.stdout.splitlines() if half and half in row)
     assert "not saved" in said  # the half line itself says it was never kept
     assert studio("show", "1", "--json", db=db).stdout == before  # the run stands where it stood
+
+
+# -- deleting a run that is being played ---------------------------------------------------------------
+
+
+def _stale(db: Path, run: int) -> None:
+    """The lease of a player that stopped beating (a laptop lid closed, another machine gone): run out."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE runs SET player = 'elsewhere:1:0', lease = 0 WHERE id = ?", (run,))
+    conn.close()
+
+
+def test_a_run_being_played_is_refused_for_deletion_and_its_player_stops_when_it_vanishes(tmp_path):
+    """`studio run` waiting on a human's line holds its run: `studio delete` is refused while it plays. Once
+    its lease is stale the run may go, and the player then stops with one message, not a traceback."""
+    import os
+    import subprocess
+    import time
+
+    from conftest import STUDIO
+
+    db = tmp_path / "s.db"
+    env = {**os.environ, "STUDIO_DB": str(db), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    player = subprocess.Popen([*STUDIO, "run", INTERVIEW, "--model", "scripted", "--role", "ego=human"], cwd=ROOT,
+                              env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not db.exists() or '"events": 0' in (listed := studio("runs", "--json", db=db).stdout) or not listed:
+            assert time.monotonic() < deadline and player.poll() is None, player.stderr.read()
+            time.sleep(0.2)
+        bad(studio("delete", "1", "--yes", db=db), "run 1 is open for playing", f"process {player.pid}")
+        _stale(db, 1)
+        assert studio("delete", "1", "--yes", db=db).returncode == 0
+        out, err = player.communicate("I was a sailor.\n", timeout=90)
+    finally:
+        if player.poll() is None:
+            player.kill()
+    assert player.returncode == 1 and "Traceback" not in err and "IntegrityError" not in err, err[-2000:]
+    assert "Run 1 was deleted while it was being played; nothing more of it is saved" in out
+
+
+def test_a_player_that_died_leaves_its_run_free_to_delete(played, tmp_path):
+    import socket
+    import subprocess
+
+    from studio.store import Store
+
+    db = _copy(played, tmp_path)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    store = Store(db)
+    store.hold(1, f"{socket.gethostname()}:{dead.pid}:0")  # a lease that has not run out, of a process gone
+    store.close()
+    assert studio("delete", "1", "--yes", db=db).returncode == 0
+    assert studio("runs", "--json", db=db).stdout == ""
+
+
+async def test_the_app_holds_the_run_it_plays_and_leaves_it_when_the_run_vanishes(tmp_path, monkeypatch):
+    from conftest import make_cast
+    from test_tui import notifications, opened, step, wait_for
+
+    from studio.store import Store, StoreError
+    from studio.tui.app import StudioApp
+
+    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+    db = tmp_path / "studio.db"
+    cast = make_cast("interview.toml")
+    app = StudioApp(Store(db), play=(Path(cast.play_path), cast, {}), model="scripted")
+    other = Store(db)  # the picker of another window, or `studio delete`
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        run = screen.engine.run_id
+        with pytest.raises(StoreError, match="open for playing"):
+            other.delete_run(run)
+        _stale(db, run)
+        other.delete_run(run)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        assert notifications(app).count("was deleted while it was being played") == 1
+    other.close()

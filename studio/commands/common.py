@@ -7,7 +7,8 @@ Nothing heavy is imported at the top: `studio --help` builds every command's par
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from studio.model.errors import InputError
@@ -86,6 +87,30 @@ def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
     if gateway is None:
         check_models(engine.cast, f"run {number}")
     return engine
+
+
+@contextmanager
+def playing(engine: Any) -> Iterator[None]:
+    """While a command plays a run, the run is leased to it (studio/store/leases.py): `studio delete` and
+    the app's picker refuse it until the command ends, or its process dies and the lease runs out."""
+    from studio.store.leases import heartbeat, holder_name
+
+    store, run, me = engine.store, engine.run_id, holder_name()
+    store.hold(run, me)
+    beating = heartbeat(lambda: store.renew(run, me), "run-lease")
+    try:
+        yield
+    finally:
+        beating.set()
+        store.let_go(run, me)
+
+
+def gone(printer: Any, run: int) -> int:
+    """A run deleted while this command played it (past a lease that ran out): one message, exit 1."""
+    printer.broke_off()
+    printer.console.print(f"Run {run} was deleted while it was being played; nothing more of it is saved. "
+                          "'studio runs' lists the runs there are.")
+    return 1
 
 
 def parse_roles(items: Sequence[str]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from studio.commands.common import console, db_option, event_id, open_engine
+from studio.commands.common import console, db_option, event_id, gone, open_engine, playing
 from studio.model.errors import InputError
 
 
@@ -67,7 +67,7 @@ def continue_line(args: argparse.Namespace) -> int:
     from studio.commands.common import esc
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
-    from studio.store import StoreError
+    from studio.store import RunGone, StoreError
 
     engine = open_engine(args, args.run)
     out = console()
@@ -78,9 +78,12 @@ def continue_line(args: argparse.Namespace) -> int:
     before = engine.head
     try:
         try:
-            event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
+            with playing(engine):
+                event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
         finally:
             printer.quiet()
+    except RunGone:
+        return gone(printer, engine.run_id)
     except KeyboardInterrupt:
         printer.broke_off()
         if engine.head != before:  # the engine moved back to the line; Ctrl-C skips its own way back
