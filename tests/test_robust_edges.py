@@ -262,3 +262,47 @@ async def test_the_app_holds_the_run_it_plays_and_leaves_it_when_the_run_vanishe
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
         assert notifications(app).count("was deleted while it was being played") == 1
     other.close()
+
+
+# -- properties over the other surfaces ----------------------------------------------------------------
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@PROPERTY
+@given(typed=st.text(min_size=1, max_size=40).filter(lambda t: t.strip() and not t.startswith("-")))
+def test_any_direction_is_stored_clean(played, typed):
+    import json
+    import re
+
+    with tempfile.TemporaryDirectory() as folder:
+        db = _copy(played, Path(folder))
+        result = studio("continue", "1", _spoken(db), "--direction", typed, db=db)
+        assert "Traceback" not in result.stderr and result.returncode in (0, 2), result.stderr[-800:]
+        for shown in map(json.loads, studio("show", "1", "--json", "--all", db=db).stdout.splitlines()):
+            note = (shown["data"].get("direction") or {}).get("note") or ""
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]", note)
+
+
+@PROPERTY
+@given(length=st.integers(min_value=201, max_value=5000), flag=st.sampled_from(["--model", "--role"]))
+def test_a_model_name_of_any_length_past_200_is_refused_and_never_stored(length, flag):
+    name = "openai/" + "x" * (length - 7)
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "s.db"
+        result = studio("run", INTERVIEW, flag, name if flag == "--model" else f"ego={name}", db=db)
+        listed = studio("runs", "--json", db=db).stdout if db.exists() else ""
+    bad(result, "at most 200 characters")
+    assert name not in listed and name not in result.stderr
+
+
+@PROPERTY
+@given(size=st.integers(min_value=0, max_value=3000), kind=st.sampled_from(["run", "import", "export-card"]))
+def test_any_regular_file_is_read_or_refused_with_one_message(tmp_path, size, kind):
+    import os
+
+    target = tmp_path / f"drawn{size}.{'png' if kind == 'import' else 'toml'}"
+    target.write_bytes(os.urandom(size))
+    result = studio(kind, target, db=tmp_path / "s.db")
+    assert "Traceback" not in result.stderr
+    bad(result, target.name)
