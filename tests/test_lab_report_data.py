@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from rich.console import Console
 
 from studio.lab import render
@@ -34,12 +36,26 @@ def test_json_tables_hold_numbers_not_formatted_strings() -> None:
     assert data["protocol"][1].startswith("Payoffs")
 
 
-def test_csv_spreads_an_interval_into_numeric_columns_and_adds_the_reproduction() -> None:
-    rows = list(csv.reader(io.StringIO(render.to_csv(_report()))))
-    assert rows[0] == ["table", "group", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n"]
-    assert [float(x) for x in rows[1][2:5]] == [0.5, 0.4, 0.6]
-    blocks = [r for r in rows if r and r[0].startswith("Reproduction of")]
-    assert len(blocks) == 2 and float(blocks[0][blocks[0].index("cooperative") + 1]) == 0.55
+def test_csv_is_one_tidy_table_whose_figures_read_as_numbers() -> None:
+    text = render.to_csv(_report())
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["table", "keys", "measure", "value", "low", "high", "n"]
+    first = rows[0]
+    assert (first["table"], first["keys"], first["measure"]) == ("Cooperation", "group=cooperative", "cooperation")
+    assert [float(first[k]) for k in ("value", "low", "high", "n")] == [0.5, 0.4, 0.6, 30]
+    published = [r for r in rows if r["table"].startswith("Reproduction of") and r["measure"] == "paper"]
+    assert [float(r["value"]) for r in published] == [0.55, 0.7]
+    missing = next(r for r in rows if "altruistic" in r["keys"] and r["measure"] == "studio")
+    assert missing["value"] == "" and "note=not run here" in missing["keys"]  # not measured: empty, never 0
+
+
+def test_pandas_reads_the_csv_s_figures_as_numbers() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_csv(io.StringIO(render.to_csv(_report())))
+    for column in ("value", "low", "high", "n"):
+        assert pandas.api.types.is_float_dtype(frame[column]), column
+    rates = frame[(frame.table == "Cooperation") & (frame.measure == "cooperation")].set_index("keys")["value"]
+    assert rates["group=competitive"] == 0.25
 
 
 def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:

@@ -2,13 +2,15 @@
 
 - **table**: each table drawn by rich (every cell as plain text, never read as markup), then each figure
   as a terminal chart (`studio.lab.plots`), then the notes.
-- **csv**: each table as a block of rows whose first column names the table, blocks apart by a blank
-  line; the csv module (or a spreadsheet) reads it.
+- **csv**: one tidy table of every figure, a row each: `table, keys, measure, value, low, high, n`. `keys`
+  names the row (its text columns, `column=value` joined by "; "), `measure` the numeric column; `value`,
+  `low`, `high` and `n` are numbers or empty, so one `pandas.read_csv` gives numeric columns to filter,
+  pivot or plot.
 - **json**: the report as data: tables (columns and rows of numbers), figures (their numbers), notes, the
   protocol card and the paper's published figures beside the studio's.
 
-A figure with an interval (`Cell`) stays numbers in CSV and JSON: its column becomes `x`, `x_low`,
-`x_high` and `x_n`; only the terminal and Markdown format it.
+A figure with an interval (`Cell`) stays numbers in CSV and JSON: in JSON its column becomes `x`, `x_low`,
+`x_high` and `x_n`, in CSV its row has value, low, high and n; only the terminal and Markdown format it.
 - **md**: Markdown a user can attach to a paper: the tables, the notes, and each figure as a PNG written
   beside the Markdown file and linked from it.
 - **png**, **svg**: each figure as an image file.
@@ -121,16 +123,38 @@ def _all_tables(report: Report) -> list[Table]:
     return report.tables + ([reproduction_table(report.paper)] if report.paper is not None else [])
 
 
+TIDY = ("table", "keys", "measure", "value", "low", "high", "n")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Cell)) and not isinstance(value, bool)
+
+
+def _tidy(table: Table) -> list[list[Any]]:
+    """A table's rows as tidy rows: a column that holds a number (or a Cell) in any row is a measure, every
+    other column names the row; a measure with no number in a row keeps its row, with its value empty."""
+    numeric = {i for row in table.rows for i, v in enumerate(row) if _is_number(v)}
+    out = []
+    for row in table.rows:
+        keys = "; ".join(f"{table.columns[i]}={'' if v is None else v}" for i, v in enumerate(row) if i not in numeric)
+        for i in sorted(numeric):
+            value = row[i]
+            c = value if isinstance(value, Cell) else Cell(value if _is_number(value) else None)
+            out.append([table.title, keys, table.columns[i], *(_number(x) for x in (c.value, c.low, c.high, c.n))])
+    return out
+
+
+def _number(value: Any) -> Any:
+    """A number as CSV holds it, missing (None or NaN) as an empty field."""
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
 def to_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for i, table in enumerate(_all_tables(report)):
-        if i:
-            writer.writerow([])
-        columns, rows = _flat(table)
-        writer.writerow(["table", *columns])
-        for row in rows:
-            writer.writerow([table.title, *("" if c is None else c for c in row)])
+    writer.writerow(TIDY)
+    for table in _all_tables(report):
+        writer.writerows(_tidy(table))
     return out.getvalue()
 
 

@@ -178,7 +178,7 @@ def with_suppressed_unlink(tmp: str) -> None:
         pass
 
 
-def _validated_text(model: type[M], text: str, path: Path) -> M:
+def validated_text(model: type[M], text: str, path: Path) -> M:
     from studio.model.loading import _validate
 
     try:
@@ -201,7 +201,7 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
         original = p.read_text(encoding="utf-8")  # a regular file within bounds: read_toml has just said so
         doc = tomlkit.parse(original)
         if previous is None:
-            previous = _validated_text(kind, original, p)
+            previous = validated_text(kind, original, p)
         _merge(doc, _diff(_dump(previous), _dump(model_obj)))
         text = tomlkit.dumps(doc)
     else:
@@ -211,7 +211,7 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
         text = tomlkit.dumps(doc)
     if text == original:
         return False
-    _validated_text(kind, text, p)
+    validated_text(kind, text, p)
     write_atomically(p, text)
     return True
 
@@ -236,7 +236,7 @@ def set_values(path: str | os.PathLike[str], model: type[M], changes: dict[str, 
     doc = tomlkit.parse(original)
     _merge(doc, changes)
     text = tomlkit.dumps(doc)
-    result = _validated_text(model, text, p)
+    result = validated_text(model, text, p)
     if text != original:
         write_atomically(p, text)
     return result

@@ -24,6 +24,7 @@ from studio.model.play import (
     Play,
     ResolvedCast,
     ResolvedRole,
+    RoleKind,
     SuperegoSettings,
 )
 
@@ -101,9 +102,13 @@ def read_play(path: str | os.PathLike[str]) -> Play:
     return _validate(Play, _read_toml(p, "play"), p)
 
 
-def members(play: Play) -> list[tuple[str, str, CastMember, str]]:
+Seat = tuple[str, RoleKind, CastMember, str]
+"""A place in the cast: its key, its kind, who fills it and the field that names it."""
+
+
+def members(play: Play) -> list[Seat]:
     """Every seat a play's cast declares: (key, kind, member, the field naming it), in cast order."""
-    seats: list[tuple[str, str, CastMember, str]] = []
+    seats: list[Seat] = []
     if play.cast.ego is not None:
         seats.append(("ego", "ego", play.cast.ego, "cast.ego"))
     if play.cast.superego is not None:
@@ -229,7 +234,7 @@ def _missing_character(path: Path, field: str, ref: str) -> InputError:
     )
 
 
-def _resolve_role(path: Path, seat: tuple[str, str, CastMember, str], model: str | None) -> tuple[ResolvedRole, bool]:
+def _resolve_role(path: Path, seat: Seat, model: str | None) -> tuple[ResolvedRole, bool]:
     """One seat's role with its settings layered (role defaults, sheet, play, --model), and whether
     nobody set its context budget."""
     key, kind, member, field = seat
@@ -242,13 +247,13 @@ def _resolve_role(path: Path, seat: tuple[str, str, CastMember, str], model: str
     if unset:
         s["context_tokens"] = DEFAULT_CONTEXT_TOKENS
     role = ResolvedRole(
-        key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,  # type: ignore[arg-type]
+        key=key, kind=kind, sheet=sheet, human=member.human, rule=member.rule,
         schedules=_voice_schedules(member) if key.endswith(".voice") else None, **s,
     )
     return role, unset
 
 
-def _check_speakers(path: Path, seats: list[tuple[str, str, CastMember, str]], resolved: list[ResolvedRole]) -> None:
+def _check_speakers(path: Path, seats: list[Seat], resolved: list[ResolvedRole]) -> None:
     """Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats."""
     speakers: dict[str, str] = {}
     for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
@@ -315,7 +320,7 @@ def resolve_roles(
     form's own rules for the cast are studio.engine.forms.resolve_cast's, which builds the cast through this.
 
     A role whose context budget nobody set gets its model's whole window, asked of `window` (the model
-    layer cannot ask a model; studio.llm.gateway.model_window can), else DEFAULT_CONTEXT_TOKENS."""
+    layer cannot ask a model; studio.llm.names.model_window can), else DEFAULT_CONTEXT_TOKENS."""
     path = Path(play_path)
     seats = members(play)
     resolved: list[ResolvedRole] = []

@@ -268,11 +268,7 @@ class StudioApp(App[None]):
         self._warm_wanted = False
         if "litellm" in sys.modules:
             return
-        from studio.llm import gateway
-
-        load = getattr(gateway, "warm_up", None) or getattr(gateway, "_load_litellm", None)
-        if load is None:
-            return
+        from studio.llm.litellm_loader import warm_up as load
 
         def warm() -> None:
             load()

@@ -98,6 +98,12 @@ class Form:
     kept: list[str] = []  # what the last `messages` asks the budget never to cut (studio.engine.budget.fit)
     lore: list[str] = []  # the lorebook entries the last `messages` gave its seat, by label
 
+    @property
+    def windows(self) -> dict[Any, Any]:
+        """What a prompt book keeps between calls of this run (a form is made per engine, so per run): the
+        left-out history each seat was last told of, so the next call counts only what moved on."""
+        return self.__dict__.setdefault("_windows", {})
+
     # -- the cast it needs ----------------------------------------------------------------------
 
     @classmethod

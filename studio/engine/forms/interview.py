@@ -50,7 +50,7 @@ class Interview(DramaMachine):
                  role: ResolvedRole) -> list[Message]:
         if role.kind != "ego" or step.task not in ("speak", "revise"):
             return super().messages(state, path, by_id, step, role)
-        book = PromptBook(state, path, by_id, self.minds)
+        book = PromptBook(state, path, by_id, self.minds, self.windows)
         self.recalled = []
         system = book.character_prompt(role)
         premise = state.cast.play.premise.strip()
@@ -65,5 +65,5 @@ class Interview(DramaMachine):
             user = (f"{asker} asks you: {asked}\n\n"
                     f"Answer as {role.name}, in the first person and in your own voice: two to four sentences "
                     "about yourself, with a concrete example if one comes to mind.")
-        self.kept, self.lore = book.kept, [e.label for e in book.lore(role).entries]
+        self.kept, self.lore = book.kept, book.lore(role).recorded
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
