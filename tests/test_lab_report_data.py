@@ -7,7 +7,6 @@ import io
 import json
 
 import pytest
-
 from rich.console import Console
 
 from studio.lab import render
@@ -68,3 +67,44 @@ def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:
     shown = console.export_text()
     assert "0.55" in shown and "not run here" in shown and "Cooperation" not in shown.split("Reproduction")[0]
     assert not render.to_console_paper(Report("plain"), Console(record=True))
+
+
+def test_each_reproduction_row_shows_the_n_of_both_sides() -> None:
+    console = Console(record=True, width=160)
+    render.to_console_paper(_report(), console)
+    shown = console.export_text()
+    row = next(line for line in shown.splitlines() if "cooperative" in line)
+    assert "0.55 (n ?)" in row and "0.50 [0.40, 0.60] (n 30)" in row   # the paper gives no n here; ours rests on 30
+    rows = render.reproduction_table(_report().paper).rows
+    assert [r[2:4] for r in rows] == [["0.55 (n ?)", "0.50 [0.40, 0.60] (n 30)"], ["0.70 (n ?)", "-"]]
+
+
+@pytest.mark.parametrize("model, small", [
+    ("scripted", True), ("local/smollm2", True), ("ollama/qwen2.5:0.5b", True), ("hf/SmolLM2-135M-Instruct", True),
+    ("ollama/llama3.2:1b", True), ("openai/gemma-2b-it", True), ("openai/qwen2.5-1.5b-instruct", True),
+    ("openai/gpt-4o-mini", False), ("ollama/llama3.1:8b", False), ("openai/stub", False),
+    ("ollama/mixtral:8x7b", False),
+])
+def test_a_scripted_or_small_model_makes_no_reproduction(model, small) -> None:
+    from studio.lab.papers import not_a_reproduction
+
+    said = not_a_reproduction([model])
+    assert bool(said) == small and (not said or said.startswith("This is not a reproduction"))
+
+
+def test_a_report_that_is_not_a_reproduction_says_so_before_any_figure(tmp_path) -> None:
+    from studio.lab.papers import judged
+
+    report = judged(_report(), {"kind": "compare", "model": "openai/gpt-4o", "compare": {"critic": "local/smollm2"}})
+    console = Console(record=True, width=160)
+    render.to_console(report, console)
+    text = " ".join(console.export_text().split())
+    assert text.index("This is not a reproduction") < text.index("0.50")
+    assert "local/smollm2" in text and "Beside Someone et al." in text
+    data = json.loads(render.to_json(report))
+    assert data["paper"]["reproduction"] is False and data["paper"]["not_a_reproduction"].startswith("This is not")
+    [md, *_] = render.to_markdown(report, tmp_path / "r.md")
+    lines = md.read_text(encoding="utf-8").splitlines()
+    assert lines[2].startswith("**This is not a reproduction")
+    served = judged(_report(), {"kind": "compare", "model": "openai/gpt-4o", "compare": {}})
+    assert json.loads(render.to_json(served))["paper"]["reproduction"] is True

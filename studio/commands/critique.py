@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("critique", help="have a critic model score the protagonist's development")
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="one or more run numbers, scored side by side; a run without the superego and one with it "
-                        "are read together, as the Drama Machine's critic read them")
+                        "are read together, as the Drama Machine's critic read them, blind to which is which")
     p.add_argument("--model", type=model_name, metavar="M", help="the critic's model (default local/smollm2)")
     p.add_argument("--json", action="store_true", help="print the critiques as JSON")
     p.add_argument("--stored", action="store_true", help="show the critiques stored with the runs; ask no model")
@@ -150,8 +150,8 @@ async def _critique_all(store: Any, run_ids: list[int], model: str | None, statu
     from studio.engine.reading import build_script
 
     if len(run_ids) == 2:
-        # A run without the superego and one with it are read together, the first as the reference,
-        # as the paper's critic read its two scripts.
+        # A run without the superego and one with it are read together, as the paper's critic read its two
+        # scripts, but blind: as Script A and B, in an order drawn from the two runs (studio.critic.with_first).
         flags = [build_script(store, r).with_superego for r in run_ids]
         if flags[0] != flags[1]:
             status.update(f"The critic ({model}) is reading runs {run_ids[0]} and {run_ids[1]} together…")

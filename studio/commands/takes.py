@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
+    override.error = _override_error(override.error)  # type: ignore[method-assign]
     go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
     go_on.add_argument("run", help="a run number")
     go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
@@ -40,6 +41,18 @@ def rewind_run(args: argparse.Namespace) -> int:
         f"'studio resume {engine.run_id}' plays on from here."
     )
     return 0
+
+
+def _override_error(error):
+    """A new line that starts with `-` (`---`, `-- no`) reads as an option: say how to give it."""
+    def refuse(message: str):
+        if "required: text" in message:
+            raise InputError("command line", "TEXT", "no new line was given (one that starts with '-' reads as an "
+                             "option)", "give the words after the event id; put '--' before a line that starts with "
+                             "'-': studio override RUN EVENT -- '---'")
+        error(message)
+
+    return refuse
 
 
 def override_line(args: argparse.Namespace) -> int:

@@ -243,7 +243,9 @@ def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
     speaker = (heard.character or role.name) if heard is not None else role.name
-    said = said_before(step, engine.path, engine._sentences, turn.continuing)
+    # the part of the take the form says a line may not repeat: all of it, or an interview item's own
+    said = said_before(step, engine.form.repeat_window(engine.state, engine.path, step), engine._sentences,
+                       turn.continuing)
     return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said)
 
 

@@ -47,6 +47,7 @@ def to_console(report: Report, console: Any, width: int | None = None) -> None:
     from studio.lab import plots
 
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     for table in report.tables:
         _console_table(console, table)
     for figure in report.figures:
@@ -69,6 +70,19 @@ def _console_reproduction(console: Any, report: Report) -> None:
             console.print(Text("- " + line))
 
 
+def standing(report: Report) -> str:
+    """Why the report's figures beside the paper's are not a reproduction, or "" (studio.lab.papers.judged)."""
+    return report.paper.not_a_reproduction if report.paper is not None else ""
+
+
+def _console_standing(console: Any, report: Report) -> None:
+    """Said before any figure, so no number is read as a match first."""
+    from rich.text import Text
+
+    if standing(report):
+        console.print(Text(standing(report), style="bold"))
+
+
 def _console_table(console: Any, table: Table) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -89,15 +103,31 @@ def to_console_paper(report: Report, console: Any) -> bool:
     if report.paper is None and not report.protocol:
         return False
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     _console_reproduction(console, report)
     return True
 
 
-def reproduction_table(paper: Reproduction) -> Table:
-    rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
-            for f in paper.figures]
-    return Table(f"Reproduction of {paper.paper}", ["where", "figure", "paper", "studio", "note"], rows,
-                 note=f"Published figures: {paper.source}")
+def _with_n(cell: Cell | None) -> str:
+    """A figure as read beside another: its value (and interval), and the n it rests on ("n ?": not given)."""
+    if cell is None or cell.value is None:
+        return "-"
+    return f"{cell} (n {cell.n if cell.n is not None else '?'})"
+
+
+def reproduction_table(paper: Reproduction, shown: bool = True) -> Table:
+    """The paper's figures beside the studio's. `shown` (a table to read, not data): each side with the n
+    it rests on; as data, each figure's n is a number of its own already (`_flat`)."""
+    note = f"Published figures: {paper.source}" + (f". {paper.note}" if paper.note else "")
+    title = ("Beside" if paper.not_a_reproduction else "Reproduction of") + f" {paper.paper}"
+    rows: list[list[Any]]
+    if shown:
+        note += ". Each figure with the n it rests on (n ?: the paper gives none)"
+        rows = [[f.where, f.label, _with_n(f.paper), _with_n(f.studio), f.note] for f in paper.figures]
+    else:
+        rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
+                for f in paper.figures]
+    return Table(title, ["where", "figure", "paper", "studio", "note"], rows, note=note)
 
 
 def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
@@ -120,7 +150,7 @@ def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
 
 
 def _all_tables(report: Report) -> list[Table]:
-    return report.tables + ([reproduction_table(report.paper)] if report.paper is not None else [])
+    return report.tables + ([reproduction_table(report.paper, shown=False)] if report.paper is not None else [])
 
 
 TIDY = ("table", "keys", "measure", "value", "low", "high", "n")
@@ -180,7 +210,8 @@ def _cell_data(cell: Cell | None) -> dict[str, Any] | None:
 def as_data(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     figures = [{"type": type(f).__name__.lower(), **asdict(f)} for f in report.figures]
     paper = None if report.paper is None else {
-        "paper": report.paper.paper, "source": report.paper.source,
+        "paper": report.paper.paper, "source": report.paper.source, "note": report.paper.note,
+        "reproduction": not report.paper.not_a_reproduction, "not_a_reproduction": report.paper.not_a_reproduction,
         "figures": [{"where": f.where, "label": f.label, "paper": _cell_data(f.paper), "studio": _cell_data(f.studio),
                      "note": f.note} for f in report.paper.figures],
     }
@@ -217,7 +248,8 @@ def to_markdown(report: Report, path: str | Path, header: list[str] | None = Non
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    lines = [f"# {report.title}", ""] + (header or [])
+    lines = [f"# {report.title}", ""] + ([f"**{_md_text(standing(report))}**", ""] if standing(report) else []) \
+        + (header or [])
     for table in report.tables:
         lines += _md_table(table)
     for figure in report.figures:
