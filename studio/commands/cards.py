@@ -137,12 +137,11 @@ def _sheet_path(ref: str) -> Path:
 def _avatar(path: Path, image: str | None, name: str) -> bytes:
     """The sheet's own image if it has one, else a portrait card drawn for the name."""
     if image:
-        file = path.parent / image
-        try:
-            return file.read_bytes()
-        except OSError as exc:
-            raise InputError(str(path), "card.image", f"names {image}, which cannot be read ({exc.strerror})",
-                             "put the image beside the sheet, or remove the field for a drawn portrait") from None
+        from studio.model.card_file import MAX_CARD_BYTES
+        from studio.model.outside_file import read_outside
+
+        return read_outside(path.parent / image, "image", MAX_CARD_BYTES, field="card.image",
+                            fix="put the image beside the sheet, or remove the field for a drawn portrait")
     from studio.export.portrait import portrait_png
 
     return portrait_png(name)

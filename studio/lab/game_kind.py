@@ -203,6 +203,7 @@ def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, st
     from pydantic import ValidationError
 
     from studio.model import InputError
+    from studio.model.outside_file import read_outside
     from studio.model.island import GameRules
 
     base = Path(source).parent if source else Path(".")
@@ -210,7 +211,7 @@ def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, st
     if not path.is_file():
         raise InputError(source, "game.prompts", f"{value} is not a file", 'e.g. prompts = "my_prompts.toml"')
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "prompt table").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(str(path), None, f"is not readable TOML ({err})", "fix the file's syntax") from None
     if not all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values()) for v in data.values()):

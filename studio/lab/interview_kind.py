@@ -87,12 +87,13 @@ def read_labels(path: Path, source: str) -> dict[str, dict[str, float | None]]:
 
     Keyed by the name folded to lower case. Bad input names the file, the field and the fix."""
     from studio.model import InputError
+    from studio.model.outside_file import read_outside
 
     if not path.is_file():
         raise InputError(source, "interview.labels", f"no label file '{path}'",
                          "give the path of a TOML file of Big-Five labels, relative to the experiment file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "label table").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(str(path), None, f"is not TOML: {exc}", "fix the file's syntax") from None
     out: dict[str, dict[str, float | None]] = {}

@@ -24,6 +24,7 @@ from studio.lab.kinds import Bars, Cell, Grid, Report, Table, TrialContext, Tria
 from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
 from studio.model import InputError
+from studio.model.outside_file import read_outside
 
 # The paper's sampling settings for the dilemma.
 TEMPERATURE = 0.2
@@ -385,7 +386,7 @@ def read_prompts(name: str, source: str) -> dict[str, Any]:
         raise InputError(source, "pd.prompts", f"names {where}, which is not a file",
                          "give the path of a TOML file of your texts, relative to the experiment file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "prompt table").decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(where, None, f"is not UTF-8 TOML ({exc})", "fix the line it names") from None
     known = [*pd.PLACEHOLDERS, "personas"]

@@ -132,8 +132,8 @@ def save_entry(source: BookFile, index: int | None, edit: EntryEdit) -> BookFile
     _check(edit, str(source.path))
     if source.kind == "card":
         return _save_in_sheet(source, index, edit)
-    raw_text = source.path.read_text(encoding="utf-8-sig")
     data = read_json(source.path)
+    raw_text = source.path.read_text(encoding="utf-8-sig")  # a regular file within bounds: read_json said so
     kind, book_data, field = _shape(source.path, data)
     if kind == "world":
         _edit_world_entry(data["entries"], index, edit)
@@ -166,6 +166,9 @@ def _save_in_sheet(source: BookFile, index: int | None, edit: EntryEdit) -> Book
     from studio.model.card_import import original_string
     from studio.model.edit import validated_text, write_atomically
 
+    from studio.model.toml_file import read_toml
+
+    read_toml(source.path, "character")  # a regular file within bounds, as TOML
     text = source.path.read_text(encoding="utf-8")
     doc = tomlkit.parse(text)
     table = doc.get("card")

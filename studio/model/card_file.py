@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from studio.model.errors import InputError
+from studio.model.outside_file import read_outside
 from studio.model.lorebook import loads
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
@@ -118,17 +119,7 @@ def png_with_texts(path: Path | str, raw: bytes, texts: dict[str, str]) -> bytes
 
 
 def read_card_bytes(path: Path) -> bytes:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise card_error(path, f"cannot be read ({exc.strerror})", "check the path") from None
-    if size > MAX_CARD_BYTES:
-        raise card_error(path, f"is {size / 1e6:.1f} MB; a card is at most {MAX_CARD_BYTES // (1024 * 1024)} MB",
-                        "check that this is a character card, or shrink its image")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise card_error(path, f"cannot be read ({exc.strerror})", "check the path") from None
+    return read_outside(path, "card", MAX_CARD_BYTES, fix="check the path")
 
 
 def is_charx(path: Path | str, raw: bytes) -> bool:

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from tomlkit.items import AoT, Array, String, StringType, Table, Trivia
 
 from studio.model.errors import InputError
+from studio.model.toml_file import read_toml
 from studio.model.play import CharacterSheet, Play
 
 M = TypeVar("M", bound=BaseModel)
@@ -196,10 +197,8 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
     p = Path(path)
     kind = type(model_obj)
     if p.exists():
-        from studio.model.loading import _read_toml  # the same messages for a bad file as loading
-
-        _read_toml(p, "character" if kind is CharacterSheet else "play")
-        original = p.read_text(encoding="utf-8")
+        read_toml(p, "character" if kind is CharacterSheet else "play")
+        original = p.read_text(encoding="utf-8")  # a regular file within bounds: read_toml has just said so
         doc = tomlkit.parse(original)
         if previous is None:
             previous = validated_text(kind, original, p)
@@ -232,6 +231,7 @@ def set_values(path: str | os.PathLike[str], model: type[M], changes: dict[str, 
     `changes` maps a field to its new value (None removes it); nested dicts merge into tables.
     """
     p = Path(path)
+    read_toml(p, "character" if model is CharacterSheet else "play")  # a regular file within bounds, as TOML
     original = p.read_text(encoding="utf-8")
     doc = tomlkit.parse(original)
     _merge(doc, changes)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from studio.model.errors import InputError
+from studio.model.outside_file import read_outside
 
 MAX_LOREBOOK_BYTES = 8 * 1024 * 1024
 MAX_ENTRIES = 2000
@@ -334,13 +335,7 @@ def book_from_data(data: Any, source: str, field: str) -> Lorebook:
 def read_json(path: Path, limit: int = MAX_LOREBOOK_BYTES) -> Any:
     """A JSON file someone else wrote, within a size limit; every failure is one InputError."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(str(path), None, f"is {size / 1e6:.1f} MB; at most {limit // (1024 * 1024)} MB is read",
-                             "check that this is the right file")
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check the path") from None
+        text = read_outside(path, "lorebook", limit, fix="check the path").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(str(path), None, "is not UTF-8 text", "save it as UTF-8 JSON") from None
     return loads(text, str(path))
