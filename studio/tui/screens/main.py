@@ -135,6 +135,8 @@ class MainScreen(StudioScreen[None]):
         one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
         the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
         engine = self.engine
+        if engine is not None and self._controls_seen is None:  # the first look: what the run opened with
+            self._controls_seen = len(engine.store.controls(engine.run_id))
         if engine is None or self.busy or not engine.store.changed_elsewhere():
             return
         store, run = engine.store, engine.run_id
