@@ -112,7 +112,7 @@ def test_serve_refuses_a_bad_port_or_tab_count_with_exit_2(tmp_path):
         assert words in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.embedded
+@pytest.mark.server
 async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
     """With `studio serve`'s shared model named, a `local/smollm2` call is answered by that server and
     loads no copy of the model in the calling process."""

@@ -13,7 +13,7 @@ import pytest
 from browser import Tab, app_command, browser, missing, served
 from conftest import ROOT
 
-pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing() is not None, reason=missing() or "")]
 
 
 @pytest.fixture
