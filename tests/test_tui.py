@@ -465,7 +465,7 @@ async def test_a_character_sheet_is_validated_as_you_type_and_never_saved_invali
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        await pilot.press("c")
+        await pilot.press("c", "enter")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
         editor = app.screen
         editor.query_one("#field-temperature").focus()

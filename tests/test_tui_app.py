@@ -21,7 +21,7 @@ async def test_a_sheet_with_an_unknown_model_is_not_saved_and_the_file_is_named(
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        await pilot.press("c")
+        await pilot.press("c", "enter")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
         editor = app.screen
         editor.query_one("#field-model").value = "5"

@@ -20,7 +20,8 @@ from studio.tui.screens.main import MainScreen  # noqa: E402
 
 
 async def _open_dialog(pilot, key: str, name: str):
-    await pilot.press(key)
+    if key:
+        await pilot.press(key)
     await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == name, name)
     return pilot.app.screen
 
@@ -29,7 +30,8 @@ async def test_the_sheet_editor_takes_keys_typed_at_once_and_tab_moves_on(studio
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "c", "CharacterScreen")
+        await _open_dialog(pilot, "c", "CharactersScreen")
+        editor = await _open_dialog(pilot, "enter", "CharacterScreen")
         before = editor.query_one("#field-name").value
         await pilot.press("x", "tab", "y")
         assert editor.query_one("#field-name").value == before + "x"
@@ -573,3 +575,42 @@ async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_stagin
     saved = play_path.read_text()
     assert "the recorder switched off" in saved
     assert 'on_stage = ["Jenny", "Sasha"]' in saved
+
+
+async def test_c_chooses_whose_sheet_to_edit_and_the_palette_names_each_character(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        chooser = await _open_dialog(pilot, "c", "CharactersScreen")
+        text = screen_text(app)
+        assert "Jenny (ego)" in text and "Cleo (superego)" in text and "Sasha (other)" in text
+        assert "sasha_interviewer.toml" in text
+        await pilot.press("down", "down", "enter")
+        editor = await _open_dialog(pilot, "", "CharacterScreen")
+        assert chooser is not editor
+        assert editor.query_one("#field-name").value == "Sasha"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
+        # c again offers the character last edited first
+        await _open_dialog(pilot, "c", "CharactersScreen")
+        await pilot.press("enter")
+        editor = await _open_dialog(pilot, "", "CharacterScreen")
+        assert editor.query_one("#field-name").value == "Sasha"
+        await pilot.press("escape")
+
+        from studio.tui.commands import ControlsProvider
+
+        provider = ControlsProvider(screen)
+        names = [name for name, _, _ in provider._commands()]
+        assert {"Edit Jenny's sheet (ego)", "Edit Cleo's sheet (superego)", "Edit Sasha's sheet (other)"} <= set(names)
+
+
+async def test_c_opens_an_ensemble_character_s_sheet(studio):
+    app = studio("last_crossing.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await _open_dialog(pilot, "c", "CharactersScreen")
+        assert "Marit (c3)" in screen_text(app)
+        await pilot.press("down", "down", "down", "down", "down", "enter")
+        editor = await _open_dialog(pilot, "", "CharacterScreen")
+        assert editor.query_one("#field-name").value == "Marit"

@@ -46,7 +46,7 @@ def jenny(workshop):
 
 async def _editor(pilot):
     await opened(pilot)
-    await pilot.press("c")
+    await pilot.press("c", "enter")
     await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
     await pilot.pause()
     return pilot.app.screen

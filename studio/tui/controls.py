@@ -227,8 +227,8 @@ MAIN: tuple[Control, ...] = (
         "c",
         "edit_character",
         "Edit sheet",
-        "Edit the highlighted character's sheet (prompt, model, traits, moods, knowledge, goals); validated "
-        "as you type, saved to characters/.",
+        "Choose a character (the cast pane's first in line) and edit its sheet (prompt, model, traits, moods, "
+        "knowledge, goals); validated as you type, saved to characters/.",
         CAST,
         show=False,  # the footer keeps to what fits in 120 columns; ? and the palette list the rest
     ),

@@ -101,6 +101,39 @@ class RolesScreen(Dialog):
         self.dismiss(event.option.id)
 
 
+class CharactersScreen(Dialog):
+    """Which character's sheet to edit: every seat with a file, the cast pane's choice highlighted, so no
+    character is reached only by moving through another pane first."""
+
+    def __init__(self, rows: list[tuple[str, str, str]], highlighted: str | None = None) -> None:
+        super().__init__()
+        self._rows = rows
+        self._highlighted = highlighted
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="characters-dialog"):
+            yield Label("Edit a character's sheet", classes="dialog-title")
+            options = []
+            for key, name, file in self._rows:
+                text = Text()
+                text.append(f"{name} ", style="bold")
+                text.append(f"({key})  ", style="dim")
+                text.append(file)
+                options.append(Option(text, id=key))
+            yield OptionList(*options, id="characters-list")
+            yield Label("Enter edits the highlighted character's sheet; Esc closes.", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        listing = self.query_one("#characters-list", OptionList)
+        keys = [key for key, _, _ in self._rows]
+        listing.highlighted = keys.index(self._highlighted) if self._highlighted in keys else 0
+        listing.focus()
+
+    @on(OptionList.OptionSelected, "#characters-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
 class StrategiesScreen(Dialog):
     """The superego's three strategies as switches; each flip is sent to the engine at once."""
 
