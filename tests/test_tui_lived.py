@@ -614,3 +614,43 @@ async def test_c_opens_an_ensemble_character_s_sheet(studio):
         await pilot.press("down", "down", "down", "down", "down", "enter")
         editor = await _open_dialog(pilot, "", "CharacterScreen")
         assert editor.query_one("#field-name").value == "Marit"
+
+
+async def test_a_new_character_s_sheet_opens_with_hints_not_text_to_delete(studio, tmp_path):
+    from studio.model import load_character
+    from studio.model.starter import starter_prompt
+
+    (tmp_path / "plays").mkdir()
+    app = studio(None, plays_dir=tmp_path / "plays")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await _open_dialog(pilot, "c", "NewCharacterScreen")
+        await pilot.press(*"Marlowe", "enter")
+        editor = await _open_dialog(pilot, "", "CharacterScreen")
+        prompt = editor.query_one("#field-prompt")
+        assert prompt.text == "" and str(prompt.placeholder) == starter_prompt("Marlowe")
+        assert editor.query_one("#field-description").value == ""
+        assert "ctrl+a selects all" in screen_text(app)
+        await pilot.press("ctrl+s")  # left as hints, the file's own words are kept
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ != "CharacterScreen", "the editor to close")
+        saved = load_character(tmp_path / "characters" / "marlowe.toml")
+        assert saved.prompt.strip() == starter_prompt("Marlowe")
+        assert saved.description == "Marlowe, as the others see them."
+
+
+async def test_ctrl_a_selects_a_whole_text_box_and_ctrl_l_empties_it(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await _open_dialog(pilot, "c", "CharactersScreen")
+        editor = await _open_dialog(pilot, "enter", "CharacterScreen")
+        prompt = editor.query_one("#field-prompt")
+        prompt.focus()
+        await pilot.pause()
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("ctrl+a", *"Brief.")
+        assert prompt.text == "Brief."
+        await pilot.press("ctrl+l")
+        assert prompt.text == ""
+        await pilot.press("ctrl+z")
+        assert prompt.text == "Brief."

@@ -384,6 +384,10 @@ TEXT: tuple[Control, ...] = (
     ),
     Control("submit-text", "ctrl+s", "submit_text", "Done", "Commit the text in the box.", EDITING,
             key_display="ctrl+s"),
+    Control("select-all-text", "ctrl+a", "select_all", "Select all", "Select the whole text: what you type "
+            "next replaces it (home goes to the start of the line).", EDITING, key_display="ctrl+a"),
+    Control("clear-text", "ctrl+l", "clear_text", "Clear", "Empty the box; ctrl+z brings the text back.", EDITING,
+            key_display="ctrl+l"),
 )
 
 # The take tree.

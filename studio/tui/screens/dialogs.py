@@ -58,7 +58,7 @@ class EditLineScreen(Dialog):
             yield LongText(self._text, id="edit-line-input")
             yield Label(
                 "ctrl+s commits: your line replaces it and the run branches from here; the old future stays a take. "
-                "ctrl+e opens it in $EDITOR. Esc cancels.",
+                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels.",
                 classes="dialog-help",
             )
 
