@@ -654,3 +654,30 @@ async def test_ctrl_a_selects_a_whole_text_box_and_ctrl_l_empties_it(studio, wor
         assert prompt.text == ""
         await pilot.press("ctrl+z")
         assert prompt.text == "Brief."
+
+
+async def test_the_picker_s_filter_lets_down_through_tab_lands_on_a_run_and_m_on_a_play_says_why(studio, tmp_path):
+    from conftest import make_cast
+    from studio.engine import Engine
+
+    store = Store(tmp_path / "studio.db")
+    engine = Engine.create(store, make_cast(), {})
+    await engine.play_turn()
+    run = engine.run_id
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause()
+        picker = app.screen.query_one("#picker-list")
+        await pilot.press("m")  # a play is highlighted
+        assert "m renames a saved run; this row is a play: Tab goes to the runs." in notifications(app)
+        await pilot.press("tab")
+        assert picker.get_option_at_index(picker.highlighted).id == f"run:{run}"
+        await pilot.press("tab")
+        assert picker.get_option_at_index(picker.highlighted).id.startswith("play:")
+        await pilot.press("slash", *"inter", "down")
+        assert picker.has_focus
+        assert picker.get_option_at_index(picker.highlighted).id.startswith("play:")
+        await pilot.press("down")  # the list's own ↓ from here on: the interview's run under it
+        assert picker.get_option_at_index(picker.highlighted).id == f"run:{run}"

@@ -412,6 +412,8 @@ PICKER: tuple[Control, ...] = (
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
+    Control("picker-runs", "tab", "to_runs", "Runs", "Go to the first run, or from a run back to the first play.",
+            APP, show=False),
     Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
             "the text; Esc clears it.", APP, key_display="/"),
     # last: where the footer is narrow, the keys a playwright reaches for daily come first
