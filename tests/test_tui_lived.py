@@ -681,3 +681,20 @@ async def test_the_picker_s_filter_lets_down_through_tab_lands_on_a_run_and_m_on
         assert picker.get_option_at_index(picker.highlighted).id.startswith("play:")
         await pilot.press("down")  # the list's own ↓ from here on: the interview's run under it
         assert picker.get_option_at_index(picker.highlighted).id == f"run:{run}"
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_an_unfocused_pane_s_border_shows_on_every_theme(studio, theme):
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = theme
+        await opened(pilot)
+        await pilot.pause()
+        pane = app.screen.query_one("#backstage-pane")
+        assert not pane.has_focus_within
+        strip = app.screen._compositor.render_strips()[pane.region.y]
+        corner = next(s for s in strip.crop(pane.region.x, pane.region.x + 1))
+        assert corner.text == "╭"
+        fg = corner.style.color.get_truecolor()
+        bg = corner.style.bgcolor.get_truecolor() if corner.style.bgcolor else app.current_theme.to_color_system().background
+        assert _contrast(tuple(fg), tuple(bg)) >= 2.0, (theme, fg, bg)
