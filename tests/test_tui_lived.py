@@ -698,3 +698,25 @@ async def test_an_unfocused_pane_s_border_shows_on_every_theme(studio, theme):
         fg = corner.style.color.get_truecolor()
         bg = corner.style.bgcolor.get_truecolor() if corner.style.bgcolor else app.current_theme.to_color_system().background
         assert _contrast(tuple(fg), tuple(bg)) >= 2.0, (theme, fg, bg)
+
+
+async def test_a_toast_in_a_dialog_leaves_its_help_line_in_sight_and_a_long_one_fits_the_screen(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await opened(pilot)
+        await _open_dialog(pilot, "c", "CharactersScreen")
+        editor = await _open_dialog(pilot, "enter", "CharacterScreen")
+        editor.query_one("#field-temperature").value = "hot"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Not saved" in notifications(app), "the refusal")
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "Not saved" in text
+        assert "new runs read the saved sheet." in text, text  # the help line's end, bottom right at 80 columns
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
+        app.clear_notifications()
+        app.notify("The provider said: " + "far too many words " * 60 + "THE END")
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "The provider said:" in text and "…" in text, text
