@@ -316,3 +316,28 @@ async def test_a_note_written_in_the_editor_is_sent(studio, tmp_path, monkeypatc
         await wait_for(pilot, lambda: any(e.kind == ev.NOTE for e in screen.engine.path), "the note")
         note = next(e for e in screen.engine.path if e.kind == ev.NOTE)
         assert note.text == "Slow down.\nLet the silence work." and note.origin == "human"
+
+
+async def test_a_search_over_every_take_names_the_take_of_each_match(studio, tmp_path):
+    from studio.store.takes import name_take
+
+    run_id, starts = long_run(tmp_path, turns=30, branches=3)
+    store = Store(tmp_path / "studio.db")
+    name_take(store, starts[1], "the quiet one")
+    store.close()
+    app = studio(run_id=run_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        app.screen.query_one("#search-input").value = "different night"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        rows = [str(o.prompt) for o in app.screen.query_one("#search-results").options]
+        assert rows and all("this take" not in row for row in rows), rows
+        assert any("“the quiet one”" in row for row in rows), rows
+        assert any(" from s1 t" in row and "take " in row for row in rows), rows
+        app.screen.query_one("#search-input").value = "a"
+        await pilot.pause()
+        rows = [str(o.prompt) for o in app.screen.query_one("#search-results").options]
+        assert any("this take" in row for row in rows), rows

@@ -6,6 +6,7 @@ every action here ends in the same engine calls and screen refreshes the other c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from studio.tui.finding import (
     pattern,
     search_all,
     search_take,
+    take_labeller,
     take_tree,
     tree_events,
 )
@@ -39,13 +41,25 @@ class DeskControls(ControlGroup):
         ids = search_take(self.screen.ensemble.stage_events(), query)  # what a "view as" shows
         return [engine.by_id[i] for i in ids]
 
+    def take_namer(self, hits: list[Any]) -> Callable[[Any], str]:
+        """For a search over every take: names the take each hit is in, read from the same light rows the
+        take tree keeps."""
+        engine = self.engine
+        known = self._tree_nodes or []
+        known = known + tree_events(engine.store, engine.run_id, known[-1].id if known else 0)
+        self._tree_nodes = known
+        names = {event_id: mark.name for event_id, mark in self.screen.marks.items() if mark.name}
+        label = take_labeller(known, engine.by_id, names)
+        return lambda event: label(event.id)
+
     def action_search(self) -> None:
         if not self._ready():
             return
         from studio.tui.screens.finding import SearchScreen
 
         last = self._search
-        screen = SearchScreen(self.run_search, last.query if last else "", last.all_takes if last else False)
+        screen = SearchScreen(self.run_search, last.query if last else "", last.all_takes if last else False,
+                              self.take_namer)
         self.app.push_screen(screen, self._searched)
 
     def _searched(self, choice: Any) -> None:
