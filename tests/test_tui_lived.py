@@ -720,3 +720,24 @@ async def test_a_toast_in_a_dialog_leaves_its_help_line_in_sight_and_a_long_one_
         await pilot.pause(0.3)
         text = screen_text(app)
         assert "The provider said:" in text and "…" in text, text
+
+
+async def test_enter_twice_in_the_export_dialog_exports_once_and_closes_only_the_dialog(studio, monkeypatch, tmp_path):
+    written = []
+
+    def export_run(store, run_id, fmt, out=None, backstage=False):
+        written.append(fmt)
+        return tmp_path / f"run.{fmt}"
+
+    monkeypatch.setattr("studio.export.export_run", export_run)
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        await _open_dialog(pilot, "x", "ExportScreen")
+        for _ in range(2):  # as a quick typist sends them: both queued before the dialog can close
+            app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: "Exported to" in notifications(app), "the export")
+        await pilot.pause(0.3)
+        assert app.screen is screen
+        assert len(written) == 1

@@ -37,9 +37,18 @@ if TYPE_CHECKING:
 
 class Dialog(ModalScreen[Any]):
     BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close-dialog")]
+    _handed_back = False
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+    def dismiss(self, result: Any = None) -> Any:
+        """Once only: a second Enter already on its way to a closing dialog would hand its choice back again
+        and pop whatever screen is on top by then (Textual pops the top screen, not this one)."""
+        if self._handed_back or self.app.screen is not self:
+            return None
+        self._handed_back = True
+        return super().dismiss(result)
 
 
 class EditLineScreen(Dialog):
@@ -168,7 +177,11 @@ class StrategiesScreen(Dialog):
 
 
 class ExportScreen(Dialog):
-    """Format, backstage or not, and where: handed back as a dict for the exporter."""
+    """Format, backstage or not, and where: handed back as a dict for the exporter. Enter exports from any
+    field (a radio set and a checkbox would take it as a choice, and the dialog seemed to do nothing);
+    space picks the format or the backstage."""
+
+    BINDINGS = [Binding("enter", "export", "Export", priority=True, id="export-enter")]
 
     def __init__(self, default_dir: str = "exports") -> None:
         from studio.export import FORMATS
@@ -188,6 +201,8 @@ class ExportScreen(Dialog):
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
+            yield Label("↑/↓ and space pick the format and the backstage; Enter exports; Esc cancels.",
+                        classes="dialog-help")
 
     def _choice(self) -> dict[str, Any]:
         radio = self.query_one("#export-format", RadioSet)
@@ -201,7 +216,10 @@ class ExportScreen(Dialog):
 
     @on(Button.Pressed, "#export-go")
     @on(Input.Submitted, "#export-path")
-    def _go(self) -> None:
+    def action_export(self) -> None:
+        if self.focused is not None and self.focused.id == "export-cancel":
+            self.dismiss(None)
+            return
         self.dismiss(self._choice())
 
     @on(Button.Pressed, "#export-cancel")
