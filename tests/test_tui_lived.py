@@ -741,3 +741,21 @@ async def test_enter_twice_in_the_export_dialog_exports_once_and_closes_only_the
         await pilot.pause(0.3)
         assert app.screen is screen
         assert len(written) == 1
+
+
+async def test_a_wide_footer_names_the_desk_s_keys_and_none_act_on_lines_before_the_first(studio):
+    app = studio()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await opened(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("r Rewind", "g Regenerate", "[ Prev take", "] Next take"):
+            assert key not in footer, footer
+        assert "s Step" in footer and "n Note" in footer, footer
+        await step(pilot)
+        await pilot.pause(0.3)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("r Rewind", "g Regenerate", "C Continue", "G Direct", "T Takes", "d Diff takes", "/ Search",
+                    ": Go to", "x Export"):
+            assert key in footer, (key, footer)
+        assert footer.rstrip().endswith("▏^p palette"), footer

@@ -65,6 +65,10 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 WIDE = 150  # columns from which the cast pane is shown from the start
+WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export")
+"""Keys the footer names after the rest, where a wide terminal leaves it room."""
+ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
+"""Keys that act on lines already written: the footer leaves them out until there is one."""
 
 
 class MainScreen(StudioScreen[None]):
@@ -129,18 +133,23 @@ class MainScreen(StudioScreen[None]):
 
     def footer_actions(self) -> list[str]:
         """The footer's keys, most important first; an ensemble's own keys come right after step and play,
-        since nothing else on screen says they exist."""
-        actions = [control.action for control in MAIN if control.show]
+        since nothing else on screen says they exist. The keys kept to the help screen at 80 columns follow
+        where the width has room for them; before the first line, the keys that act on lines are left out."""
+        actions = [control.action for control in MAIN if control.show] + [
+            a for a in WIDE_FOOTER if a not in (c.action for c in MAIN if c.show)]
+        if self.engine is not None and self.engine.head is None:
+            actions = [a for a in actions if a not in ON_LINES]
         if self.engine is not None and not self._has_inner_voice():
             actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
         if self.engine is not None and self.ensemble_run:
             at = actions.index("play") + 1
             actions[at:at] = ["who_next", "enter_exit"]
-            at = actions.index("regenerate") + 1
+            at = actions.index("regenerate") + 1 if "regenerate" in actions else actions.index("enter_exit") + 1
             actions[at:at] = ["view_as"]
         if self.engine is not None and self.cast_controls.living_roles():
             # m only where a character has an inner life to set by hand; elsewhere it only says so
-            at = actions.index("view_as" if "view_as" in actions else "regenerate") + 1
+            after = next((a for a in ("view_as", "regenerate", "play") if a in actions), None)
+            at = actions.index(after) + 1 if after is not None else len(actions)
             actions[at:at] = ["mind"]
         return actions + ["help"]
 
@@ -243,6 +252,7 @@ class MainScreen(StudioScreen[None]):
         entries = [entry_for(e, tag(e, self.takes, self.marks)) for e in self.ensemble.stage_events()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
+        self.query_one(StudioFooter).refresh_keys()  # rewound to before the first line, or away from it
         if not self.busy:
             self.set_activity(self.idle_hint())
 
@@ -302,6 +312,8 @@ class MainScreen(StudioScreen[None]):
                     stage.drop_live()
         soon = self.busy
         self.tell_panes(lambda: EventCommitted(event, engine, self.takes, soon))
+        if event.parent is None:  # the run's first event: the keys that act on lines have something to act on
+            self.query_one(StudioFooter).refresh_keys()
 
     def recount_takes(self) -> None:
         """After takes were hidden or shown again: the counts on stage from the store afresh."""
