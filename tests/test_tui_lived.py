@@ -759,3 +759,15 @@ async def test_a_wide_footer_names_the_desk_s_keys_and_none_act_on_lines_before_
                     ": Go to", "x Export"):
             assert key in footer, (key, footer)
         assert footer.rstrip().endswith("▏^p palette"), footer
+
+
+def test_the_help_screen_s_key_column_stays_narrow_at_80_columns():
+    from rich.console import Console
+
+    from studio.tui.screens.help import help_table
+
+    console = Console(width=76, record=True)
+    console.print(help_table())
+    rows = console.export_text().splitlines()
+    row = next(r for r in rows if r.lstrip().startswith("s ") and "Play one turn" in r)
+    assert row.index("Play one turn") <= 14, row  # the longest key, ctrl+down, and a gap

@@ -184,6 +184,11 @@ class CastPane(RunPane, OptionList):
             self.highlighted = self.get_option_index(key)
 
 
+KEYS_SAID = " (Enter sends, Esc pauses)"
+"""How the line's box is answered, said once: in its placeholder, or, when what is asked wraps above the
+box, by the box's own placeholder alone."""
+
+
 class HumanInput(Vertical):
     """Opens when a human role's step comes: marked with the role and character it speaks for. It owns the
     turn: the engine's worker awaits `ask`, and Enter in the box (or a line from $EDITOR) answers it."""
@@ -254,7 +259,7 @@ class HumanInput(Vertical):
             typed = [e.text for e in engine.path if e.origin == "human" and e.on_stage]
             self.history = list(dict.fromkeys(typed + [t for t in self.history if t not in typed]))
         hint = ("one of: " + " · ".join(choices)) if choices else (answer or f"{role.name}'s line")
-        self.open(label, f"{hint} (Enter sends, Esc pauses)")
+        self.open(label, hint + KEYS_SAID)
 
     @on(Input.Submitted, "#human-line")
     def _line(self, event: Input.Submitted) -> None:
@@ -309,5 +314,5 @@ class HumanInput(Vertical):
         room = (self.size.width or self.app.size.width) - 2  # the box's padding
         whole = cell_len(self._hint) <= room
         hint.display = not whole
-        hint.update(Text(self._hint))
+        hint.update(Text(self._hint.removesuffix(KEYS_SAID)))  # the box under it says the keys
         line.placeholder = self._hint if whole else "type here · Enter sends, Esc pauses"
