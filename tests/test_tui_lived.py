@@ -420,6 +420,40 @@ async def test_a_new_run_of_the_play_starts_from_inside_a_run_and_the_old_one_st
         assert len(app.store.take(first)) == kept
 
 
+async def test_after_r_the_panes_open_before_stay_open(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("4", "3")  # the cast pane shown, the notes hidden
+        await pilot.pause()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen is not screen
+                       and app.screen.engine is not None, "the new run")
+        await pilot.pause()
+        assert app.screen.query_one("#cast-pane").display
+        assert not app.screen.query_one("#notes-pane").display
+
+
+async def test_the_new_play_form_and_its_note_name_every_file_written(studio, tmp_path):
+    (tmp_path / "plays").mkdir()
+    app = studio(None, plays_dir=tmp_path / "plays")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await _open_dialog(pilot, "n", "NewPlayScreen")
+        await pilot.press(*"The Visit")
+        app.screen.query_one("#new-superego").value = "Conscience"
+        await pilot.pause()
+        text = screen_text(app)
+        for name in ("plays/the_visit.toml", "characters/protagonist.toml", "characters/stranger.toml",
+                     "characters/conscience.toml"):
+            assert name in text, (name, text)
+        await pilot.press("enter")
+        await opened(pilot)
+        said = notifications(app)
+        for name in ("the_visit.toml", "protagonist.toml", "stranger.toml", "conscience.toml"):
+            assert name in said, (name, said)
+
+
 async def test_tab_marks_the_pane_it_reaches_and_the_backstage_scrolls_from_the_keyboard(studio):
     app = studio()
     async with app.run_test(size=(100, 24)) as pilot:

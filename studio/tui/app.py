@@ -87,6 +87,7 @@ class StudioApp(App[None]):
         self.roles = dict(roles or {})
         self.plays_dir = plays_dir
         self._start_play = play
+        self.pane_layout: dict[str, object] | None = None
         self._start_run = run_id
         # A play named on the command line and not read yet: bad input found after the first frame ends
         # the app, and `studio open` prints it and exits 2, as if it had been found before the app started.

@@ -213,5 +213,6 @@ class CastControls(ControlGroup):
         stays = (f"run {run} stays, o lists it" if self.engine.store.events(run)
                  else f"run {run} held no line yet and is cleared away")
         self.notify(f"A new run of {Path(source).name}; {stays}.")
+        self.studio.pane_layout = self.screen.room.layout()  # the panes open now stay open
         self.studio.open_play(Path(source))
 

@@ -123,6 +123,9 @@ class MainScreen(StudioScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
+        layout, self.studio.pane_layout = self.studio.pane_layout, None
+        if layout is not None:
+            self.room.restore(layout)
         self.room.fit()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)

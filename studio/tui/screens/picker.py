@@ -254,9 +254,11 @@ class PickerScreen(StudioScreen[None]):
     def action_new_play(self) -> None:
         from studio.tui.screens.new import NewPlayScreen
 
-        def created(path: Path | None) -> None:
-            if path is not None:
-                self.notify(f"Wrote {path}; the run opens ready to step (s). P edits the play, c a sheet.")
+        def created(written: tuple[Path, list[Path]] | None) -> None:
+            if written is not None:
+                path, sheets = written
+                files = ", ".join(str(f) for f in (path, *sheets))
+                self.notify(f"Wrote {files}; the run opens ready to step (s). P edits the play, c a sheet.")
                 self.studio.open_play(path)
 
         self.app.push_screen(NewPlayScreen(self._root), created)
