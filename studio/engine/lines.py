@@ -82,9 +82,10 @@ def cut_loop(text: str) -> tuple[str, bool]:
             kept.append(key)
     # A loop with no sentence breaks: the same run of words again.
     found = list(re.finditer(_WORD, text.lower().replace("’", "'")))
+    said = [m.group() for m in found]  # each word read out once, not once per run it is in
     seen: dict[tuple[str, ...], int] = {}
     for i in range(len(found) - LOOP_WORDS + 1):
-        run = tuple(m.group() for m in found[i : i + LOOP_WORDS])
+        run = tuple(said[i : i + LOOP_WORDS])
         if run in seen and i - seen[run] >= LOOP_WORDS:
             return text[: found[i].start()].rstrip(" ,;-—"), True
         seen.setdefault(run, i)

@@ -265,12 +265,19 @@ def character_direction(text: str, name: str) -> str:
 def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, created: float = 0.0,
                 finished: bool = False, backstage: bool = False) -> Script:
     """One take (`path`, oldest first) of a run with this cast, as a script."""
-    names = {r.key: r.name for r in cast.roles}
-    ego = cast.ego.name
-    inner = names.get("superego", "the inner voice")
+    script = _title_page(cast, path, run_id=run_id, created=created, finished=finished, backstage=backstage)
+    reading = _Reading(cast, path)
+    for event in path:
+        script.blocks.extend(reading.blocks(event, backstage))
+    return script
+
+
+def _title_page(cast: ResolvedCast, path: list[Event], *, run_id: int, created: float, finished: bool,
+                backstage: bool) -> Script:
+    """The script with no blocks yet: what the play is, who is in it and which models wrote it."""
     at_work = superego_at_work(cast)
     models = sorted({r.model for r in cast.roles if not r.human and (r.kind != "superego" or at_work)})
-    script = Script(
+    return Script(
         run_id=run_id,
         head=path[-1].id if path else None,
         title=cast.play.title,
@@ -278,7 +285,7 @@ def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, creat
         premise=cast.play.premise,
         created=created,
         cast=[CastEntry(r.name, r.kind, r.sheet.description) for r in cast.roles],
-        protagonist=ego,
+        protagonist=cast.ego.name,
         superego=protagonist_voice(cast).name if at_work else None,
         models=models,
         finished=finished,
@@ -286,20 +293,81 @@ def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, creat
         layout=cast.play.layout,
         setting=" ".join(clean_text(cast.play.setting).split()),
     )
-    by_id = {e.id: e for e in path}
-    shaped: dict[int, int] = {}
-    for event in path:
-        for source in event.shaped_by:
-            shaped.setdefault(source, event.id)
 
-    owners = voice_owners(cast)
 
-    def note(event: Event) -> Backstage:
+def _heading(event: Event) -> Heading:
+    match = _SCENE_TEXT.match(clean_text(event.text).strip())
+    if match:
+        number = int(match.group(1))
+        return Heading(number, f"SCENE {number}", " ".join((match.group(2) or "").split()))
+    return Heading(event.scene, " ".join(clean_text(event.text).split()).upper(), "")
+
+
+class _Reading:
+    """What reading one take needs throughout: the cast's names, whose inner voice is whose, and which
+    stage line each backstage event shaped first."""
+
+    def __init__(self, cast: ResolvedCast, path: list[Event]):
+        self.names = {r.key: r.name for r in cast.roles}
+        self.ego = cast.ego.name
+        self.inner = self.names.get("superego", "the inner voice")
+        self.owners = voice_owners(cast)
+        self.by_id = {e.id: e for e in path}
+        self.shaped: dict[int, int] = {}
+        for event in path:
+            for source in event.shaped_by:
+                self.shaped.setdefault(source, event.id)
+
+    def blocks(self, event: Event, backstage: bool) -> list[Any]:
+        """What one event puts in the script, in order; the backstage only when asked for."""
+        kind = event.kind
+        if kind == ev.SCENE:
+            return [_heading(event)]
+        if kind in (ev.DIRECTION, ev.STAGE):
+            # The backstage goes just before the line it shaped: that is when it happened to the ego.
+            return [*(self.shaping(event) if backstage else []), *self.line(event)]
+        if kind == ev.EPILOGUE:
+            return [Epilogue(event.character or self.ego, clean_text(event.text).strip(), event.id)]
+        if kind in ev.BACKSTAGE and backstage and event.id not in self.shaped:
+            # Nothing on stage followed it (a prompt rewritten at the very end): show it where it happened.
+            return [self.note(event)]
+        return []
+
+    def line(self, event: Event) -> list[Any]:
+        """A spoken line, or a direction: a line with no one behind it is a direction whatever its kind (an
+        edited stage move was once kept as a line by nobody, and the stage prints it as a direction)."""
+        if event.kind == ev.STAGE and (event.role is not None or event.character):
+            return [Speech(character=event.character or self.names.get(event.role or "", "Someone"),
+                           role=event.role, parts=split_business(clean_text(event.text)), event_id=event.id)]
+        text = clean_text(event.text).strip()
+        if event.role not in (None, "director"):
+            text = character_direction(text, event.character or self.names.get(event.role, ""))
+        return [Direction(text, event.role, event.character, event.id)] if text else []
+
+    def shaping(self, event: Event) -> list[Backstage]:
+        """The backstage that shaped a line: the inner voice's work, the inner life, what memory recalled."""
+        by_id = self.by_id
+        out = [self.note(by_id[i]) for i in event.shaped_by if i in by_id]
+        mind = event.data.get("mind") or {}
+        out.extend(self.note(by_id[i]) for i in mind.get("mind", []) if i in by_id)
+        recalled = [by_id[r["event"]] for r in mind.get("recalled", []) if r.get("event") in by_id]
+        if recalled:
+            out.append(Backstage(
+                kind="mind.recall", character=event.character or "",
+                label=_BACKSTAGE_VERBS["mind.recall"].format(character=event.character or ""),
+                text=" / ".join(f"{m.character or 'Someone'}: {clean_text(m.text).strip()}" for m in recalled),
+                event_id=event.id, scene=event.scene, turn=event.turn, shaped=event.id))
+        return out
+
+    def note(self, event: Event) -> Backstage:
+        """A backstage event as the script tells it: whose inner voice worked on whom, and what it said."""
+        names, inner = self.names, self.inner
         verb = _BACKSTAGE_VERBS.get(event.kind, event.kind.rsplit(".", 1)[-1].replace("_", " "))
         # whose inner voice it is, and whom it works on: in an ensemble each character has its own
-        whose = event.data.get("hearer") or owner_of(event, owners)
-        voice = event.character if event.role in owners else inner
-        label = verb.format(ego=names.get(whose or "", ego), superego=voice or inner, character=event.character or "")
+        whose = event.data.get("hearer") or owner_of(event, self.owners)
+        voice = event.character if event.role in self.owners else inner
+        label = verb.format(ego=names.get(whose or "", self.ego), superego=voice or inner,
+                            character=event.character or "")
         return Backstage(
             kind=event.kind,
             character=event.character or names.get(event.role or "", inner),
@@ -308,52 +376,5 @@ def read_script(cast: ResolvedCast, path: list[Event], *, run_id: int = 0, creat
             event_id=event.id,
             scene=event.scene,
             turn=event.turn,
-            shaped=shaped.get(event.id),
+            shaped=self.shaped.get(event.id),
         )
-
-    for event in path:
-        kind = event.kind
-        if kind == ev.SCENE:
-            match = _SCENE_TEXT.match(clean_text(event.text).strip())
-            if match:
-                number = int(match.group(1))
-                brief = " ".join((match.group(2) or "").split())
-                script.blocks.append(Heading(number, f"SCENE {number}", brief))
-            else:
-                script.blocks.append(Heading(event.scene, " ".join(clean_text(event.text).split()).upper(), ""))
-        elif kind in (ev.DIRECTION, ev.STAGE):
-            if backstage:
-                # The backstage goes just before the line it shaped: that is when it happened to the ego.
-                script.blocks.extend(note(by_id[i]) for i in event.shaped_by if i in by_id)
-                mind = event.data.get("mind") or {}
-                script.blocks.extend(note(by_id[i]) for i in mind.get("mind", []) if i in by_id)
-                recalled = [by_id[r["event"]] for r in mind.get("recalled", []) if r.get("event") in by_id]
-                if recalled:
-                    script.blocks.append(Backstage(
-                        kind="mind.recall", character=event.character or "",
-                        label=_BACKSTAGE_VERBS["mind.recall"].format(character=event.character or ""),
-                        text=" / ".join(f"{m.character or 'Someone'}: {clean_text(m.text).strip()}" for m in recalled),
-                        event_id=event.id, scene=event.scene, turn=event.turn, shaped=event.id))
-            # A line with no one behind it is a direction whatever its kind: an edited stage move was
-            # once kept as a line by nobody, and the stage prints it as a direction.
-            if kind == ev.STAGE and (event.role is not None or event.character):
-                script.blocks.append(
-                    Speech(
-                        character=event.character or names.get(event.role or "", "Someone"),
-                        role=event.role,
-                        parts=split_business(clean_text(event.text)),
-                        event_id=event.id,
-                    )
-                )
-                continue
-            text = clean_text(event.text).strip()
-            if event.role not in (None, "director"):
-                text = character_direction(text, event.character or names.get(event.role, ""))
-            if text:
-                script.blocks.append(Direction(text, event.role, event.character, event.id))
-        elif kind == ev.EPILOGUE:
-            script.blocks.append(Epilogue(event.character or ego, clean_text(event.text).strip(), event.id))
-        elif kind in ev.BACKSTAGE and backstage and event.id not in shaped:
-            # Nothing on stage followed it (a prompt rewritten at the very end): show it where it happened.
-            script.blocks.append(note(event))
-    return script

@@ -98,6 +98,12 @@ class Form:
     kept: list[str] = []  # what the last `messages` asks the budget never to cut (studio.engine.budget.fit)
     lore: list[str] = []  # the lorebook entries the last `messages` gave its seat, by label
 
+    @property
+    def windows(self) -> dict[Any, Any]:
+        """What a prompt book keeps between calls of this run (a form is made per engine, so per run): the
+        left-out history each seat was last told of, so the next call counts only what moved on."""
+        return self.__dict__.setdefault("_windows", {})
+
     # -- the cast it needs ----------------------------------------------------------------------
 
     @classmethod
@@ -210,6 +216,12 @@ class Form:
     def stage_after(self, state: Any, move: dict[str, str]) -> list[str]:
         """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
         raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
+
+    def repeat_window(self, state: Any, path: list[Event], step: Step) -> list[Event]:
+        """The part of the take whose stage lines a new line may not say again (studio.engine.lines cuts a
+        repeat): the whole take, of which the engine reads the latest lines. A form whose steps stand apart
+        (an interview's items) gives only the step's own part."""
+        return path
 
     def reworked_line(self, state: Any, step: Step) -> Event | None:
         """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""

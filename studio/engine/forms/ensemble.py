@@ -128,11 +128,11 @@ class Ensemble(Form):
 
     def messages(self, state: EnsembleState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        book = EnsembleBook(state, path, by_id, self.minds)
+        book = EnsembleBook(state, path, by_id, self.minds, self.windows)
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept
-        self.lore = [e.label for e in book.lore(role).entries]
+        self.lore = book.lore(role).recorded
         return messages
 
     def scene_data(self, state: EnsembleState, step: Step) -> dict[str, Any]:

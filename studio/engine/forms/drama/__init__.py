@@ -70,11 +70,11 @@ class DramaMachine(Form):
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        book = PromptBook(state, path, by_id, self.minds)
+        book = PromptBook(state, path, by_id, self.minds, self.windows)
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept
-        self.lore = [e.label for e in book.lore(role).entries]
+        self.lore = book.lore(role).recorded
         return messages
 
     def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:

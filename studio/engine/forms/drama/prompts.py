@@ -9,12 +9,15 @@ context budget by walking back from the newest line, so the cost of a call does 
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
-from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, activate, at_depth
+from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, Timed, activate, at_depth, timed
+from studio.model.lorebook import Lorebook
 from studio.model.loading import fill
 from studio.model.macros import MacroContext, resolve
 from studio.model.play import ResolvedRole
@@ -23,6 +26,8 @@ from studio.store.events import Event
 
 CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
 SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
+WINDOWS_PER_SEAT = 4  # the counts of that history kept between calls, one per budget a seat is shown at
+TIMED_REACH = 1000  # lines read back for World Info's sticky and cooldown times (SillyTavern's deepest scan)
 
 Message = dict[str, str]
 
@@ -87,12 +92,84 @@ def card_context(cast: Any, path: list[Event], role: ResolvedRole, original: str
                         when=last.created if last else None, idle=idle)
 
 
+def _index_of(path: list[Event], event_id: int) -> int:
+    """Where an event is in a take (0 if it is not): a take's ids grow from its first event to its head,
+    so a search halves it; a list in another order is walked."""
+    at = bisect_left(path, event_id, key=lambda e: e.id)
+    if at < len(path) and path[at].id == event_id:
+        return at
+    return next((i for i in range(len(path) - 1, -1, -1) if path[i].id == event_id), 0)
+
+
+def _counted(event: Event, seat: str | None) -> bool:
+    return event.kind in (ev.STAGE, ev.DIRECTION) and (seat is None or event.witnessed_by(seat))
+
+
+class _Window:
+    """The lines a seat knows among the SUMMARY_REACH events before the first line it is shown: how many,
+    how many each character spoke, and in which scenes. Kept between calls and slid forward as the shown
+    history moves on, so a call counts the few events it moved by, not the whole reach again."""
+
+    def __init__(self, seat: str | None, anchor: int = 0, at: int = 0):
+        self.seat = seat
+        self.anchor, self.at = anchor, at  # the first shown event's id and its place in the take
+        self.lines = 0
+        self.speakers: Counter[str] = Counter()
+        self.scenes: Counter[int | None] = Counter()
+
+    def count(self, path: list[Event], start: int, stop: int, sign: int) -> None:
+        for event in path[start:stop]:
+            if _counted(event, self.seat):
+                self.lines += sign
+                self.scenes[event.scene] += sign
+                if event.kind == ev.STAGE:
+                    self.speakers[PromptBook._speaker(event)] += sign
+
+    def speaking_order(self, path: list[Event]) -> list[str]:
+        """The characters who spoke in the window, in the order they first did."""
+        left = {who for who, n in self.speakers.items() if n}
+        order: list[str] = []
+        for event in path[max(self.at - SUMMARY_REACH, 0) : self.at]:
+            if not left:
+                break
+            who = PromptBook._speaker(event)
+            if event.kind == ev.STAGE and who in left and _counted(event, self.seat):
+                order.append(who)
+                left.discard(who)
+        return order
+
+
+def _slid(windows: list[_Window], path: list[Event], at: int, seat: str | None) -> _Window:
+    """The window before `path[at]`, slid on from the nearest of a seat's last few that lies earlier in the
+    same take (the events before an event never change), else counted afresh. A seat is shown its history
+    at more than one budget, so it keeps a window for each."""
+    anchor = path[at].id
+    low = max(at - SUMMARY_REACH, 0)
+    usable = [w for w in windows if w.at <= at and w.at < len(path) and path[w.at].id == w.anchor]
+    if not usable:
+        window = _Window(seat, anchor, at)
+        window.count(path, low, at, 1)
+        windows.append(window)
+        if len(windows) > WINDOWS_PER_SEAT:
+            windows.remove(min(windows, key=lambda w: w.at))
+        return window
+    window = max(usable, key=lambda w: w.at)
+    old_low = max(window.at - SUMMARY_REACH, 0)
+    window.count(path, old_low, min(low, window.at), -1)
+    window.count(path, max(low, window.at), at, 1)
+    window.anchor, window.at = anchor, at
+    return window
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
 
-    def __init__(self, state: Any, path: list[Event], by_id: dict[int, Event], minds: Any = None):
+    def __init__(self, state: Any, path: list[Event], by_id: dict[int, Event], minds: Any = None,
+                 windows: dict[str | None, list[_Window]] | None = None):
         self.state = state
+        # what each seat's left-out history counted at the last call, slid forward rather than counted again
+        self.windows = windows if windows is not None else {}
         self.cast = state.cast
         self.path = path
         self.by_id = by_id
@@ -156,12 +233,49 @@ class PromptBook:
                       + [e.scan_depth or 0 for b in books for e in b.entries])
         last = self.path[-1] if self.path else None
         found = activate(books, self.heard(role.key, min(deepest, 1000)), budget_tokens=role.context_tokens // 4,
-                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0))
+                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0),
+                         timed=self.timed_lore(role, books), sources=self.lore_sources(role, books))
         found.before = [self.card_text(role, t) for t in found.before]
         found.after = [self.card_text(role, t) for t in found.after]
         found.depth = [(d, r, self.card_text(role, t)) for d, r, t in found.depth]
         self._lore[role.key] = found
         return found
+
+    def timed_lore(self, role: ResolvedRole, books: list[Lorebook]) -> Timed:
+        """`role`'s World Info timed effects now (studio.mind.worldinfo.timed), read back from the take: the
+        lines it witnessed, and the entries each of its own lines was given (`lore` in the line's data).
+        Only the newest TIMED_REACH lines are read (or as many as the longest delay asks), so a long run
+        costs no more per call."""
+        entries = [e for b in books for e in b.entries]
+        if not any(e.sticky or e.cooldown or e.delay for e in entries):
+            return Timed(lines=0)
+        reach = max([TIMED_REACH, *(e.delay for e in entries)])
+        count, own = 0, []
+        for event in reversed(self.path):
+            if count >= reach:
+                break
+            if event.kind in (ev.STAGE, ev.DIRECTION) and (event.role == role.key or event.witnessed_by(role.key)):
+                count += 1
+                names = event.data.get("lore") if event.kind == ev.STAGE and event.role == role.key else None
+                if isinstance(names, list):
+                    own.append((count, [n for n in names if isinstance(n, str)]))
+        return timed(books, [(count - back, names) for back, names in reversed(own)], count)
+
+    def lore_sources(self, role: ResolvedRole, books: list[Lorebook]) -> dict[str, str]:
+        """The texts of `role` that flagged entries also scan: its card's description, personality,
+        scenario, Character's Note and creator's notes, and as the persona the description of whom it faces."""
+        if not any(e.also_scans for b in books for e in b.entries):
+            return {}
+        card = role.sheet.card
+        faced = facing(self.cast, self.path, role)
+        persona = next((r.sheet.description for r in self.cast.roles if r.name == faced and r.key != role.key), "")
+        note = character_note(card.original) if card is not None and card.original else None
+        return {"character_description": (card.description if card is not None else "") or role.sheet.description,
+                "character_personality": card.personality if card is not None else "",
+                "scenario": card.scenario if card is not None else "",
+                "persona_description": persona or "",
+                "character_depth_prompt": note[2] if note is not None else "",
+                "creator_notes": card.creator_notes if card is not None else ""}
 
     def heard(self, seat: str, count: int) -> list[str]:
         """The newest `count` lines `seat` witnessed, oldest first, as it heard them (through its lens)."""
@@ -258,25 +372,15 @@ class PromptBook:
         who spoke them, over which scenes. Oldest lines go first, and this line is what remains of them."""
         if not view.trimmed or not view.lines:
             return ""
-        first = view.lines[0][0].id
-        at = next((i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == first), 0)
-        gone: list[Event] = []
-        for event in reversed(self.path[max(at - SUMMARY_REACH, 0) : at]):  # bounded: a call never walks the take
-            if event.kind in (ev.STAGE, ev.DIRECTION) and (view.seat is None or event.witnessed_by(view.seat)):
-                gone.append(event)
-        if not gone:
+        at = _index_of(self.path, view.lines[0][0].id)
+        window = _slid(self.windows.setdefault(view.seat, []), self.path, at, view.seat)
+        if not window.lines:
             return ""
-        gone.reverse()
         more = "more than " if at > SUMMARY_REACH else ""
-        speakers: dict[str, int] = {}
-        for event in gone:
-            if event.kind == ev.STAGE:
-                who = self._speaker(event)
-                speakers[who] = speakers.get(who, 0) + 1
-        scenes = sorted({e.scene for e in gone if e.scene})
-        said = ", ".join(f"{who} {n}" for who, n in speakers.items())
+        said = ", ".join(f"{who} {window.speakers[who]}" for who in window.speaking_order(self.path))
+        scenes = sorted(n for n, count in window.scenes.items() if count and n)
         where = f" in scene {scenes[0]}" if len(scenes) == 1 else f" in scenes {scenes[0]}-{scenes[-1]}" if scenes else ""
-        return (f"(Earlier{where}, {more}{len(gone)} line{'s' if len(gone) != 1 else ''} not shown here"
+        return (f"(Earlier{where}, {more}{window.lines} line{'s' if window.lines != 1 else ''} not shown here"
                 + (f"; lines spoken: {said}" if said else "") + ".)")
 
     def transcript(self, view: View) -> str:

@@ -1,0 +1,171 @@
+"""The playwright's hand on a running play, and what the play's form offers it.
+
+Take-overs, strategy and policy switches, draws, picks, entrances and notes are each one committed event,
+so a rewind or a take keeps or drops them with the take. What a form can do beyond the steps every form
+takes (a turn policy, stage moves, inner voices) is asked of the form, never looked for on its state. The
+Engine (studio/engine/engine.py) has these as its own methods; they live here to keep the run's keeping
+and a step's taking apart from the controls on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.engine.forms.base import Form
+from studio.engine.lens import Lens, voice_owners
+from studio.model.play import STRATEGIES, ResolvedCast, ResolvedRole
+from studio.store import events as ev
+from studio.store.events import Event
+
+
+class Controls:
+    """The controls of a run held by the Engine: it supplies the run (cast, form, state, take) and the
+    one door events are committed through."""
+
+    cast: ResolvedCast
+    form: Form
+    state: Any
+    path: list[Event]
+    by_id: dict[int, Event]
+
+    @property
+    def head(self) -> int | None:
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        raise NotImplementedError
+
+    def _commit(self, kind: str, text: str, **fields: Any) -> Event:
+        raise NotImplementedError
+
+    # -- the playwright's controls --------------------------------------------------------------
+
+    def _control(self, data: dict[str, Any], text: str) -> Event:
+        return self._commit(ev.CONTROL, text, origin="human", data=data, scene=self.state.scene)
+
+    def take_over(self, role_key: str) -> Event:
+        role = self.cast.role(role_key)
+        return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
+
+    def release(self, role_key: str) -> Event:
+        role = self.cast.role(role_key)
+        return self._control({"human": {role_key: False}}, f"{role.name} ({role_key}) goes back to the model.")
+
+    def switch_strategy(self, strategy: str, enabled: bool, voice: str | None = None) -> Event:
+        """`voice`: one inner voice of an ensemble ("c1.voice"); without it, the superego or every voice."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+        word = "on" if enabled else "off"
+        if voice is None:
+            return self._control({"strategy": strategy, "enabled": enabled}, f"Superego {strategy} switched {word}.")
+        if not voice.endswith(".voice") or not self.cast.has(voice):
+            raise ValueError(f"no inner voice {voice!r} in this run")
+        return self._control({"strategy": strategy, "enabled": enabled, "voice": voice},
+                             f"{self.cast.role(voice).name}'s {strategy} switched {word}.")
+
+    def draw(self, fact: str, choices: list[Any]) -> Event:
+        """A random choice committed as a fact, so a rewind or a take replays the same draw."""
+        import random
+
+        if not choices:
+            raise ValueError(f"nothing to draw {fact!r} from")
+        rng = random.Random(f"{self.cast.play.seed}:{self.head}:{fact}")
+        value = rng.choice(list(choices))
+        return self._commit(ev.CONTROL, f"Drawn: {fact} = {value}.", origin="studio", scene=self.state.scene,
+                            data={"facts": {fact: value}, "draw": {"fact": fact, "choices": list(choices)}})
+
+    # -- what the form offers: asked of it, never looked for on its state -----------------------
+
+    def humans(self) -> set[str]:
+        """The seats a human plays now."""
+        return self.form.humans(self.state)
+
+    def on_stage(self) -> list[str]:
+        """The character seats on stage now (in a form without entrances, every character)."""
+        on = self.form.on_stage(self.state)
+        return [r.key for r in self.cast.roles if r.kind in ("ego", "other")] if on is None else list(on)
+
+    @property
+    def picks_speaker(self) -> bool:
+        """Whether a turn policy decides who speaks next (so `pick` and `switch_policy` apply)."""
+        return self.form.picks_speaker
+
+    @property
+    def stage_moves(self) -> bool:
+        """Whether characters may enter and leave (so `stage_move` applies)."""
+        return self.form.stage_moves
+
+    def policy(self) -> str | None:
+        """The turn policy in force, or None where the order of speakers is fixed."""
+        return self.form.turn_policy(self.state)
+
+    def strategy_switches(self) -> dict[str, bool]:
+        """The playwright's strategy switches in force (`strategy`, or `voice:strategy` for one voice)."""
+        return self.form.strategy_switches(self.state)
+
+    def lens(self) -> Lens:
+        """What each seat knows of the take this engine follows (the app's view-as and backstage), read
+        from the inner voices' fold the state keeps rather than by folding the take again."""
+        return Lens(self.path, voices=self.form.inner_voices(self.state), owners=voice_owners(self.cast),
+                    by_id=self.by_id)
+
+    def character(self, name: str) -> ResolvedRole:
+        """The one character a word names (its name, key or kind, any case), on stage or off; else a clear error."""
+        matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
+        if len(matches) != 1:
+            names = ", ".join(r.name for r in self.cast.roles if r.kind in ("ego", "other"))
+            raise ValueError(f"no single character called {name!r}; use one of: {names}")
+        return matches[0]
+
+    def stage_choices(self) -> list[str]:
+        """The names that may speak next: the characters on stage, the policy's suggestion first."""
+        first = self.suggestion()
+        on = self.on_stage()
+        names = [r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key in on]
+        return sorted(names, key=lambda n: n != first)
+
+    def suggestion(self) -> str | None:
+        """The name the turn policy would pick next without a model, if it has one."""
+        key = self.form.suggestion(self.state)
+        return self.cast.role(key).name if key else None
+
+    def pick(self, name: str) -> Event:
+        """The playwright names the next speaker: a backstage event, so rewinds and takes keep it."""
+        if not self.picks_speaker:
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers; --next needs an ensemble")
+        role = self.character(name)
+        if role.key not in self.on_stage():
+            raise ValueError(f"{role.name} is not on stage; bring them on first (studio stage RUN --enter {role.name})")
+        return self._commit(ev.PICK, f"{role.name}: the playwright's pick", origin="human", scene=self.state.scene,
+                            turn=self.state.turn + 1, data={"pick": role.key, "reason": "the playwright's pick"})
+
+    def stage_move(self, name: str, enter: bool) -> Event:
+        """Send a character on or off: a direction the audience sees, and the fact that moves presence."""
+        if not self.stage_moves:
+            raise ValueError(f"everyone stays on stage in a {self.form.name} play; entrances need an ensemble")
+        role = self.character(name)
+        if (role.key in self.on_stage()) == enter:
+            raise ValueError(f"{role.name} is already {'on' if enter else 'off'} stage")
+        move = {"enter" if enter else "exit": role.key}
+        if not enter and not self.finished and not self.form.stage_after(self.state, move):
+            raise ValueError(f"{role.name} is the last one on stage, and a scene with no one on it cannot go on; "
+                             "bring someone on first")
+        text = f"{role.name} {'enters' if enter else 'leaves'}."
+        return self._commit(ev.DIRECTION, text, origin="human", scene=self.state.scene, turn=self.state.turn,
+                            data={"task": "stage_move", "facts": {"on_stage": self.form.stage_after(self.state, move)},
+                                  "stage": move})
+
+    def switch_policy(self, policy: str) -> Event:
+        from studio.model.play import POLICIES
+
+        if policy not in POLICIES:
+            raise ValueError(f"unknown turn policy {policy!r}; use one of {', '.join(POLICIES)}")
+        if not self.picks_speaker:
+            raise ValueError(f"the {self.form.name} form has a fixed order of speakers")
+        return self._control({"policy": policy}, f"Who speaks next: {policy}.")
+
+    def note(self, text: str) -> Event:
+        """A playwright's note: the director and the characters hear it on the next turn."""
+        return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
+

@@ -1,0 +1,68 @@
+"""What makes a model's answer unusable as its line, and what a turn does then.
+
+An answer is cut to the speaker's own line (studio/engine/lines.py): another character's cue, a stage
+line said again, the line so far of a continuation said over. When nothing of its own is left, the
+model is asked once more, a little warmer, and both calls' tokens count against the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from studio.engine.forms.base import Step
+from studio.engine.lines import Guarded, guard_line, sentence_keys
+from studio.store import events as ev
+from studio.store.events import Event
+
+RECENT_LINES = 30  # the stage lines a new line may not say again
+
+Sentences = list[tuple[str, ...]]
+
+
+def recent_sentences(path: list[Event], cache: dict[int, Sentences], lines: int = RECENT_LINES) -> Sentences:
+    """The sentences of the last `lines` stage lines of a take, newest first; each line is split once and
+    kept in `cache` by its event, so a long run does not split its history again every turn."""
+    said: Sentences = []
+    for event in reversed(path):
+        if event.kind != ev.STAGE:
+            continue
+        if event.id not in cache:
+            cache[event.id] = sentence_keys(event.text)
+        said.extend(cache[event.id])
+        lines -= 1
+        if not lines:
+            break
+    return said
+
+
+def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], continuing: Event | None) -> Sentences:
+    """What a new answer may not say again: a line for the stage may not repeat the stage (a rewrite may
+    well repeat the line it reworks), and what a continuation adds may not repeat the line so far."""
+    said = recent_sentences(path, cache) if step.kind in (ev.STAGE, ev.DRAFT) else []
+    if continuing is not None:
+        said = [*said, *sentence_keys(continuing.text)]
+    return said
+
+
+def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences) -> Guarded:
+    """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
+    speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
+    return guard_line(text, speaker, names, said, speech=speech)
+
+
+def warmer(settings: Any) -> Any:
+    """The settings for the second ask: a little warmer, so the second answer is not the first again."""
+    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
+
+
+def asked_again(first: Guarded, again: Guarded) -> Guarded:
+    """The second answer, with the record of what was cut from both and that the line was asked twice."""
+    return Guarded(again.text, first.cuts + ["asked again"] + again.cuts)
+
+
+def add_usage(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Both calls of a line asked twice: their tokens were all spent."""
+    total = {k: int(first.get(k, 0) or 0) + int(second.get(k, 0) or 0) for k in set(first) | set(second)}
+    total["calls"] = int(first.get("calls", 1) or 1) + int(second.get("calls", 1) or 1)
+    return total

@@ -1,0 +1,191 @@
+"""One step as a pipeline (studio/engine/turn.py), stage by stage, on the scripted model: each stage is
+driven on its own against a real run, and what it leaves in the log is what a playwright would see."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from studio.engine import EngineError, NeedsHuman, RunFinished
+from studio.engine.budget import estimate_tokens
+from studio.engine.steer import Direction
+from studio.engine.turn import (
+    Turn,
+    answer_without_model,
+    ask_model,
+    build_messages,
+    call,
+    call_settings,
+    commit_line,
+    joined,
+    line_text,
+    open_scene,
+    take_step,
+)
+from studio.llm import scripted
+from studio.store import events as ev
+
+
+async def _at_ego(engine):
+    """Step until the ego's spoken line is next; the turn for it."""
+    while True:
+        step = engine.form.next_step(engine.state)
+        if step.role == "ego" and step.kind == ev.STAGE:
+            return Turn(step, engine.cast.role("ego"))
+        await engine.step()
+
+
+async def test_a_finished_run_takes_no_step(engine_for):
+    engine = engine_for(turns=1, strategies=[], epilogue=False)
+    await engine.play_to_end()
+    with pytest.raises(RunFinished):
+        await take_step(engine)
+
+
+async def test_a_scene_opens_with_its_heading_and_brief(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    step = engine.form.next_step(engine.state)
+    heading = await open_scene(engine, step)
+    brief = engine.cast.play.brief(1)
+    assert (heading.kind, heading.origin) == (ev.SCENE, "studio")
+    assert heading.text == "Scene 1" + (f": {brief}" if brief else "")
+    assert engine.path[-1].id == heading.id
+
+
+async def test_a_humans_line_is_committed_without_a_call_and_a_missing_one_is_awaited(engine_for, gateway):
+    engine = engine_for(turns=1, strategies=[], roles={"ego": "human"})
+    turn = await _at_ego(engine)
+    calls, head = len(gateway.calls), engine.head
+    with pytest.raises(NeedsHuman):
+        answer_without_model(engine, turn, None)
+    assert engine.head == head  # nothing committed while waiting
+    line = answer_without_model(engine, turn, "  I grew up by the river.  ")
+    assert (line.origin, line.text, line.character) == ("human", "I grew up by the river.", "Jenny")
+    assert len(gateway.calls) == calls
+
+
+async def test_a_models_seat_is_left_to_the_model(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    turn = await _at_ego(engine)
+    assert answer_without_model(engine, turn, None) is None
+
+
+async def test_a_continued_lines_words_leave_less_room_for_the_history(engine_for):
+    engine = engine_for(turns=6, strategies=[], epilogue=False)
+    for _ in range(5):
+        await engine.play_turn()
+    turn = await _at_ego(engine)
+    role = turn.role.model_copy(update={"context_tokens": 700, "max_tokens": 100})
+    plain = build_messages(engine, Turn(turn.step, role))
+    so_far = replace(engine.stage()[-1], text="I remember the house. " * 40)
+    continuing = build_messages(engine, Turn(turn.step, role, continuing=so_far))
+    size = lambda ms: sum(estimate_tokens(m["content"]) for m in ms)  # noqa: E731
+    assert size(continuing) < size(plain)
+    assert size(plain) <= role.context_tokens - role.max_tokens
+
+
+async def test_the_settings_ask_the_roles_model_and_a_direction_steers_only_its_take(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    turn = await _at_ego(engine)
+    settings = call_settings(engine, turn)
+    assert settings.model == turn.role.model
+    assert settings.max_tokens == turn.role.max_tokens and settings.schema is None
+    steered = Direction("quieter", 0.2)
+    line = await ask_model(engine, Turn(turn.step, turn.role, direction=steered))
+    assert line.data["direction"] == {"note": "quieter", "temperature": 0.2}
+    assert line.settings["temperature"] == 0.2
+    nxt = await engine.step()
+    assert "direction" not in nxt.data  # the next step is asked as the play asks it
+
+
+async def test_an_answer_with_nothing_of_its_own_is_asked_again_warmer(engine_for, gateway):
+    from conftest import settings_seen
+
+    engine = engine_for(turns=1, strategies=[])
+    seen = settings_seen(gateway)
+    turn = await _at_ego(engine)
+    scripted.queue("Sasha: And then?", task="speak", role="ego")
+    scripted.queue("The summer my father sold the car.", task="speak", role="ego")
+    settings = call_settings(engine, turn)
+    answer = await call(engine, turn, settings, [{"role": "user", "content": "Tell me."}])
+    assert answer.guarded.text == "The summer my father sold the car."
+    assert answer.guarded.cuts == ["cue", "asked again"]
+    assert answer.usage["calls"] == 2
+    assert seen[-1].temperature == round(min(1.0, seen[-2].temperature + 0.3), 3)
+
+
+async def test_a_model_that_gives_up_leaves_an_error_in_the_log(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    turn = await _at_ego(engine)
+    scripted.queue("!error:400", task="speak", role="ego")
+    with pytest.raises(EngineError) as raised:
+        await call(engine, turn, call_settings(engine, turn), [{"role": "user", "content": "Tell me."}])
+    assert engine.path[-1].kind == ev.ERROR and engine.path[-1].id == raised.value.event.id
+    assert engine.path[-1].role == "ego"
+
+
+async def test_a_line_left_empty_is_the_characters_silence_and_a_continuation_joins_the_line(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    turn = await _at_ego(engine)
+    empty = _answer("", "")
+    assert line_text(engine, turn, empty) == ("*Jenny says nothing.*", {})
+    said = await engine.step()
+    going_on = Turn(turn.step, turn.role, continuing=said)
+    text, extra = line_text(engine, going_on, _answer(" And the door stays shut.", "And the door stays shut."))
+    assert text == said.text.rstrip() + " And the door stays shut." and extra == {"continues": said.id}
+    with pytest.raises(EngineError, match="not continued"):
+        line_text(engine, going_on, _answer("", ""))
+    assert engine.path[-1].kind == ev.ERROR and engine.path[-1].data["continues"] == said.id
+
+
+def test_a_continuation_is_joined_as_the_model_went_on():
+    assert joined("I was there", "!", "!") == "I was there!"
+    assert joined("I was there. ", " Then I left.", "Then I left.") == "I was there. Then I left."
+
+
+async def test_a_line_in_stars_goes_on_stage_as_a_direction(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    turn = await _at_ego(engine)
+    line = commit_line(engine, turn, "*Jenny looks out of the window.*", origin="human")
+    assert (line.kind, line.text) == (ev.DIRECTION, "Jenny looks out of the window.")
+    assert line.data["task"] == "speak"
+
+
+def _answer(raw: str, kept: str):
+    from studio.engine.lines import Guarded
+    from studio.engine.turn import Answer
+    from studio.llm import CallSettings
+
+    class Completion:
+        text, model, structured, notices, usage = raw, "scripted", None, [], {}
+
+    return Answer(Completion(), Guarded(kept, []), {}, CallSettings(model="scripted", temperature=0.7, max_tokens=100))
+
+
+async def test_the_line_for_left_out_history_counts_the_take_it_is_in_after_a_rewind(engine_for):
+    """The counts behind "(Earlier, N lines not shown here ...)" are slid on from call to call; what they
+    say must be what counting the take afresh says, at every budget, after a rewind behind them too."""
+    from studio.engine.forms.drama.prompts import PromptBook
+
+    engine = engine_for(turns=80, epilogue=False)  # every strategy: five events a turn, past the reach
+
+    def both(seat, budget):
+        kept = PromptBook(engine.state, engine.path, engine.by_id, windows=engine.form.windows)
+        fresh = PromptBook(engine.state, engine.path, engine.by_id)
+        return kept.omitted(kept.view(seat, budget)), fresh.omitted(fresh.view(seat, budget))
+
+    said = []
+    for turn in range(70):
+        await engine.play_turn()
+        if turn >= 55:
+            for seat, budget in (("ego", 2000), ("other", 3000), ("ego", 1200)):
+                kept, fresh = both(seat, budget)
+                assert kept == fresh
+                said.append(kept)
+    engine.rewind(30)
+    assert both("ego", 2000)[0] == both("ego", 2000)[1]
+    await engine.play_turn()
+    kept, fresh = both("ego", 2000)
+    assert kept == fresh and "not shown here" in kept
+    assert any(s.startswith("(Earlier in scene 1, more than ") for s in said)
