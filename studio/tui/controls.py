@@ -134,7 +134,8 @@ MAIN: tuple[Control, ...] = (
         "G",
         "direct",
         "Direct",
-        "Regenerate the selected line with a direction: a short note and a temperature, kept with the take.",
+        "Regenerate the selected line with a direction: a short note and a temperature, kept with the take; "
+        "or tick its box to continue the line (as C does) with the note.",
         LINES,
         show=False,
     ),

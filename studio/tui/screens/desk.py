@@ -185,15 +185,19 @@ class DeskControls(ControlGroup):
         role = self.engine.cast.role(event.role) if event.role else None
         title = f"A new take of {event.character or 'the line'}'s line · turn {event.turn}"
 
-        def chosen(direction: Any) -> None:
-            if direction is not None:
-                self.screen.run_worker(self._directed(event.id, direction), group="direct", exit_on_error=False)
+        def chosen(choice: tuple[Any, bool] | None) -> None:
+            if choice is None:
+                return
+            direction, go_on = choice
+            if go_on and not self.screen.lines.continuable(event):
+                return
+            self.screen.run_worker(self._directed(event.id, direction, go_on), group="direct", exit_on_error=False)
 
         self.app.push_screen(DirectScreen(title, role.temperature if role else 1.0), chosen)
 
-    async def _directed(self, event_id: int, direction: Any) -> None:
+    async def _directed(self, event_id: int, direction: Any, go_on: bool = False) -> None:
         await self.pause()
-        self._start(self.screen.turns.write_take(event_id, direction))
+        self._start(self.screen.turns.write_take(event_id, direction, go_on=go_on))
 
     # -- one-line boxes out to $EDITOR ------------------------------------------------------------
 
