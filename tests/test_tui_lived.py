@@ -155,7 +155,6 @@ async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impr
         label, hint = hints["impressions"]
         assert "your line" not in label and "I trust" in hint, hints["impressions"]
         assert "goals" in hints["goals"][1] and ";" in hints["goals"][1], hints["goals"]
-        await pilot.press("5")
         await pilot.pause()
         view = str(screen.query_one("#game").content)
         assert "Amara Osei → Bruno Keller" in view or "Amara Osei ⇄ Bruno Keller" in view, view
@@ -352,7 +351,8 @@ async def test_the_game_view_has_room_and_the_island_speaks_of_rounds_not_scenes
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await opened(pilot)
         assert "Next: round 1 begins" in screen.query_one("#activity").render().plain
-        await pilot.press("5")
+        assert "p plays the round" in screen.query_one("#activity").render().plain
+        assert screen.query_one("#game-pane").display  # shown from the start, no 5 needed
         await step(pilot)
         await pilot.pause(0.3)
         text = screen_text(app)
@@ -784,3 +784,21 @@ def test_the_help_screen_s_key_column_stays_narrow_at_80_columns():
     rows = console.export_text().splitlines()
     row = next(r for r in rows if r.lstrip().startswith("s ") and "Play one turn" in r)
     assert row.index("Play one turn") <= 14, row  # the longest key, ctrl+down, and a gap
+
+
+async def test_an_answer_read_as_data_streams_without_raw_json_on_the_activity_line(studio):
+    from test_tui import screen_text as _text  # noqa: F401
+    from studio.tui.widgets.lines import ActivityLine
+
+    app = studio("island.toml")
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await opened(pilot)
+        line = screen.query_one(ActivityLine)
+        step_ = type("Step", (), {"role": screen.engine.cast.roles[0].key, "task": "act"})()
+        for token in ('{"action": ', '"search", ', '"target": null}'):
+            line.token(screen.engine, step_, token)
+        said = line.render().plain
+        assert "chooses an action · 3 tokens" in said and "{" not in said and '"' not in said, said
+        step_.task = "audit"
+        line.token(screen.engine, step_, "x")
+        assert " audit " not in line.render().plain and "goals scored" in line.render().plain

@@ -85,6 +85,7 @@ class MainScreen(StudioScreen[None]):
         self.engine: EngineView | None = None
         self.job: Worker[Any] | None = None
         self._view_head: int | None = None
+        self._restored = False  # the panes were laid out as the run before this one left them (R)
         self.takes: dict[int, tuple[int, int]] = {}
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self.hidden: set[int] = set()  # the events of hidden takes, left out of the take counts
@@ -125,6 +126,7 @@ class MainScreen(StudioScreen[None]):
         self.query_one("#stage-pane").border_title = "Stage"
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
         layout, self.studio.pane_layout = self.studio.pane_layout, None
+        self._restored = layout is not None
         if layout is not None:
             self.room.restore(layout)
         self.room.fit()
@@ -210,6 +212,10 @@ class MainScreen(StudioScreen[None]):
         self.query_one(StatusLine).show(engine)
         # the footer names an ensemble's keys, and drops v where nothing has an inner voice, once it knows
         self.query_one(StudioFooter).refresh_keys()
+        from studio.present.game import is_game
+
+        if is_game(engine) and not self._restored:  # a game's map, alliances and votes: in sight from the start
+            self.room.show_pane("game")
         self.set_activity(self.idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
         stage.replace(entries)
