@@ -94,6 +94,7 @@ class StudioApp(App[None]):
         self.roles = dict(roles or {})
         self.plays_dir = plays_dir
         self._start_play = play
+        self.pane_layout: dict[str, object] | None = None
         self._start_run = run_id
         # A play named on the command line and not read yet: bad input found after the first frame ends
         # the app, and `studio open` prints it and exits 2, as if it had been found before the app started.
@@ -436,7 +437,10 @@ class StudioApp(App[None]):
         markup: bool = True,
     ) -> None:
         """Always plain text: messages carry model output, paths and provider errors, and any of them may
-        hold square brackets that markup would swallow or choke on."""
+        hold square brackets that markup would swallow or choke on. A message taller than the screen has
+        room for is shortened to what fits, ending in `…`, rather than cut at the screen's edge."""
+        width, height = self.size
+        message = fit_toast(message, width, height, titled=bool(title))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
@@ -517,6 +521,25 @@ if TYPE_CHECKING:
     def _offers_what_screens_ask(app: StudioApp) -> StudioView:
         """Never called: the type check holds the app to the interface its screens are written against."""
         return app
+
+
+TOAST_WIDTH = 60
+"""A toast's width as the stylesheet sets it (studio.tcss), at most 70% of the screen's."""
+
+
+def fit_toast(message: str, width: int, height: int, titled: bool = False) -> str:
+    """The message cut to the lines a toast has room for on a `width` x `height` screen, ending in `…`."""
+    import textwrap
+
+    if not width or not height:
+        return message
+    inner = min(TOAST_WIDTH, width * 7 // 10) - 3  # the padding and the coloured edge
+    rows = max(2, height - 6 - (1 if titled else 0))  # the toast's own padding and margins, the footer
+    lines = [part for para in message.splitlines() for part in (textwrap.wrap(para, max(inner, 10)) or [""])]
+    if len(lines) <= rows:
+        return message
+    kept = " ".join(lines[:rows])
+    return kept[: max(0, len(kept) - 2)].rstrip() + " …"
 
 
 def check_models(cast: Any) -> None:

@@ -30,6 +30,7 @@ class StudioView(Protocol):
 
     store: Store
     plays_dir: Path
+    pane_layout: dict[str, object] | None  # the panes `R` leaves open, for the new run's screen to open with
 
     @property
     def engine(self) -> EngineView | None: ...
