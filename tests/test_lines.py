@@ -121,26 +121,61 @@ async def test_a_humans_line_is_theirs_word_for_word(engine_for):
     assert "guard" not in line.data
 
 
-async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engine_for):
+def _printed(engine, live: bool):
+    """The terminal's printer on an engine, and where to read what it printed: a terminal that can erase
+    (`live`), or a pipe."""
+    import io
+
     from rich.console import Console
 
     from studio.present.terminal import StagePrinter
 
-    engine = engine_for(turns=1, strategies=[])
-    console = Console(record=True, width=200, color_system=None)
+    out = io.StringIO()
+    console = Console(file=out, width=200, force_terminal=live, color_system="standard" if live else None)
     printer = StagePrinter(console, engine.cast)
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    return out
+
+
+async def test_a_pipe_shows_the_line_as_kept_never_the_raw_words_the_guard_cut(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=False)
     scripted.queue("Why did you leave? Why did you leave? Why did", task="speak", role="other")
     scripted.queue("Because the house was too quiet.", task="speak", role="ego")
     await engine.play_turn()
-    shown = console.export_text()
-    assert "Why did you leave? Why did you leave?" in shown  # what streamed
-    assert "(kept: Why did you leave?)" in shown
-    assert shown.count("kept:") == 1  # a line kept whole is not repeated
+    shown = out.getvalue()
+    assert "SASHA  Why did you leave?\n" in shown and shown.count("Why did you leave?") == 1
+    assert "JENNY  Because the house was too quiet." in shown
 
 
+async def test_a_dropped_attempt_is_shown_struck_with_why_never_as_said(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=False)
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    rows = out.getvalue().splitlines()
+    assert [r for r in rows if r.startswith("JENNY")] == ["JENNY  In a house with too many clocks."]
+    dropped = [r for r in rows if "Where did you grow up" in r and "JENNY" in r]
+    assert dropped == ["  ✗ JENNY Where did you grow up, Jenny? (dropped: it said again what was already said; "
+                       "asking again)"]
+
+
+async def test_a_terminal_erases_a_dropped_attempt_and_strikes_it_through(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=True)
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    shown = out.getvalue()
+    after = shown.split("Jenny?", 2)[2]  # what came once the answer had streamed
+    assert after.startswith("\x1b[1G\x1b[2K")  # its row is cleared in place
+    assert "9mWhere did you grow up, Jenny?" in after  # and it is printed again struck through
+    assert "dropped: it said again" in after and "too many clocks." in after
 async def test_the_second_ask_is_a_little_warmer_and_its_settings_are_recorded(engine_for):
     engine = engine_for(turns=1, strategies=[])
     scripted.queue("Jenny: Hello.", task="speak", role="other")

@@ -51,9 +51,26 @@ def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Se
     return guard_line(text, speaker, names, said, speech=speech)
 
 
+WHY = {
+    "echo": "it said again what was already said",
+    "cue": "it spoke another character's part",
+    "repeat": "it went round in a loop",
+    "unfinished": "it broke off mid-sentence",
+    "paragraph": "it ran on past the line",
+}
+
+
+def why_dropped(guarded: Guarded) -> str:
+    """Why an answer left nothing of its own, in the playwright's words, for the screen."""
+    reasons = [WHY[cut] for cut in dict.fromkeys(guarded.cuts) if cut in WHY]
+    return ("; ".join(reasons) or "nothing of its own was left once cleaned") + "; asking again"
+
+
 def warmer(settings: Any) -> Any:
-    """The settings for the second ask: a little warmer, so the second answer is not the first again."""
-    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
+    """The settings for the second ask: a little warmer and, where the model is seeded, another draw, so
+    the second answer is not the first again."""
+    seed = None if settings.seed is None else (settings.seed * 2654435761 + 1) % 2**32
+    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3), seed=seed)
 
 
 def asked_again(first: Guarded, again: Guarded) -> Guarded:

@@ -11,13 +11,14 @@ engine, so nothing of one step is left over for the next.
 from __future__ import annotations
 
 from collections.abc import Callable
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
-from studio.engine.guard import add_usage, asked_again, guard_answer, said_before, warmer
+from studio.engine.guard import add_usage, asked_again, guard_answer, said_before, warmer, why_dropped
 from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
@@ -165,7 +166,7 @@ def build_messages(engine: Any, turn: Turn) -> list[Message]:
 def call_settings(engine: Any, turn: Turn) -> Any:
     """How the role's model is asked for this step: its sampling for the task, the names it must not
     speak for, and the reply's schema when the form reads a choice from it."""
-    from studio.llm.sampling import settings_for
+    from studio.llm.sampling import is_embedded, settings_for
 
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
@@ -184,7 +185,21 @@ def call_settings(engine: Any, turn: Turn) -> Any:
         structured=role.structured or getattr(engine.gateway, "structured", None),
     )
     schema = engine.form.schema(engine.state, step, role)
-    return replace(settings, schema=schema) if schema else settings
+    if schema:
+        settings = replace(settings, schema=schema)
+    if is_embedded(settings.model):
+        settings = replace(settings, seed=call_seed(engine, step, role))
+    return settings
+
+
+def call_seed(engine: Any, step: Step, role: ResolvedRole) -> int:
+    """The embedded model's seed for this call: the run's seed, the step, and how many takes already stand
+    at this point of the run, so the same seed writes the same scene, another seed another, and a new take
+    of a line is a new draw rather than the old line again."""
+    head = engine.head
+    takes = len(engine.store.children(head)) if head is not None else 0
+    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes}"
+    return zlib.crc32(key.encode())
 
 
 def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[int, str], None]]:
@@ -223,7 +238,7 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         guarded = guard(engine, turn, completion.text)
         usage = dict(completion.usage)
         if not guarded.text:
-            on_retry(2, "the line held nothing of its own once cleaned; asking again")
+            on_retry(2, why_dropped(guarded))
             settings = warmer(settings)
             completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)

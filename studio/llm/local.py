@@ -298,6 +298,7 @@ class EmbeddedModel:
             temperature=temperature,
             max_tokens=budget,
             stop=template_stops + [s for s in sampling.get("stop") or () if s],
+            seed=sampling.get("seed"),  # the run's, mixed with the step; None: llama.cpp's own chain goes on
             **options,
         ))  # stream=True: a generator of chunks as they come
         try:
@@ -455,6 +456,7 @@ async def perform(
     repeat_penalty: float | None = None,
     schema: str | None = None,
     prefill: str | None = None,
+    seed: int | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -468,7 +470,7 @@ async def perform(
     halt = threading.Event()
     messages = _plain(messages)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill}
+                "schema": schema, "prefill": prefill, "seed": seed}
 
     def post(item: str | dict | BaseException) -> None:
         try:
