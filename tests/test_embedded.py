@@ -138,7 +138,7 @@ def test_the_seed_decides_the_embedded_models_scene(tmp_path, workdir):
 
     def scene(seed: int, name: str) -> list[str]:
         db = tmp_path / f"{name}.db"
-        result = studio("run", play, "--turns", "2", "--no-superego", "--seed", seed, db=db)
+        result = studio("run", play, "--turns", "1", "--no-superego", "--seed", seed, db=db)
         assert result.returncode == 0, result.stdout + result.stderr
         events = [json.loads(x) for x in studio("show", "1", "--json", db=db).stdout.splitlines()]
         calls = [e for e in events if e["origin"] == "model"]

@@ -192,3 +192,29 @@ def test_a_line_in_chinese_ends_its_sentences_at_full_width_stops():
     assert drop_unfinished("我回来了。门没锁！你在哪里") == ("我回来了。门没锁！", True)
     assert drop_unfinished("我回来了。你在哪里？") == ("我回来了。你在哪里？", False)
     assert len(sentence_spans("「走吧。」她说。")) == 2
+
+
+async def test_the_second_ask_names_the_dropped_answer_and_draws_anew(engine_for, gateway):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    first, second = [m for c, m in gateway.calls if c.role == "ego"]
+    assert second[:-1] == first[:-1]
+    assert second[-1]["content"].startswith(first[-1]["content"])
+    assert 'Not "Where did you grow up, Jenny?": that was said.' in second[-1]["content"]
+
+
+async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_for_an_answer(engine_for):
+    from studio.engine.forms.drama.prompts import beat
+    from studio.engine.lens import View
+
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    stage = [e for e in engine.path if e.kind == ev.STAGE]
+    sasha, jenny = engine.cast.role("other"), engine.cast.ego
+    assert "Sasha now asks Jenny one short question" in beat(sasha, View([(e, e.text) for e in stage], False))
+    assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))

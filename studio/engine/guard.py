@@ -73,6 +73,17 @@ def warmer(settings: Any) -> Any:
     return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3), seed=seed)
 
 
+def anew(messages: list[dict[str, str]], dropped: str) -> list[dict[str, str]]:
+    """The call asked again with another beat: the dropped answer named as not to be said, so the second
+    ask is not the first again at a higher temperature."""
+    said = " ".join(dropped.split()[:12])
+    note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"
+    last = messages[-1]
+    if last.get("role") == "user":
+        return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
+    return [*messages, {"role": "user", "content": note}]
+
+
 def asked_again(first: Guarded, again: Guarded) -> Guarded:
     """The second answer, with the record of what was cut from both and that the line was asked twice."""
     return Guarded(again.text, first.cuts + ["asked again"] + again.cuts)

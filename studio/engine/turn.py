@@ -18,7 +18,7 @@ from typing import Any
 from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
-from studio.engine.guard import add_usage, asked_again, guard_answer, said_before, warmer, why_dropped
+from studio.engine.guard import add_usage, anew, asked_again, guard_answer, said_before, warmer, why_dropped
 from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
@@ -240,6 +240,7 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         if not guarded.text:
             on_retry(2, why_dropped(guarded))
             settings = warmer(settings)
+            messages = anew(messages, completion.text)
             completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
             guarded = asked_again(guarded, guard(engine, turn, completion.text))
