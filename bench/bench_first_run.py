@@ -167,7 +167,9 @@ async def run_once(path: Path, seed: int, turns: int, model: str, db: Path) -> d
             break
         seconds.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
-    stage = [e for e in engine.path if e.kind == "stage" and e.role and e.origin in ("model", None)]
+    # a character's turn on stage: its line, or the direction its silence became ("Sasha says nothing.")
+    stage = [e for e in engine.path if e.kind in ("stage", "direction") and e.role and e.role != "director"
+             and e.origin == "model"]
     result = measure_run([(e.character or "", e.text) for e in stage], None)
     result.update(
         seed=seed,

@@ -218,3 +218,12 @@ async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_
     sasha, jenny = engine.cast.role("other"), engine.cast.ego
     assert "Sasha now asks Jenny one short question" in beat(sasha, View([(e, e.text) for e in stage], False))
     assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))
+
+
+def test_a_rewrite_that_lost_the_question_gets_it_back():
+    from studio.engine.forms.drama import lost_question
+
+    said = "That sounds hard. What did your father do?"
+    assert lost_question(said, "The world is a cruel mistress.") == "What did your father do?"
+    assert lost_question(said, "Why did your father leave?") == ""  # still asks
+    assert lost_question("I see.", "The world is a cruel mistress.") == ""  # nothing was asked

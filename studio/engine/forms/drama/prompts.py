@@ -421,6 +421,8 @@ class PromptBook:
             # Plain words, not a stage direction in italics: a small model echoes a direction back.
             partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
+            if partner and is_small(role.model, role.small) and asks(role):
+                ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         elif is_small(role.model, role.small):
             chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
