@@ -7,7 +7,8 @@ studio's own line guard, so a checkout from before any change is judged the same
 
 * silent: spoken turns that came out as a placeholder ("Sasha says nothing.", an empty line);
 * asking: the share of the interviewer's lines that ask something (a "?" in the line);
-* repeating: lines that say a sentence of 5+ words twice, or one already said on stage;
+* repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
+  words their speaker already said;
 * relevance: how much a line shares with the line just before it, against the same line's share with
   every other line of its run (the baseline: what any line of this run shares with it); defined in
   docs/benchmarks.md;
@@ -17,6 +18,7 @@ studio's own line guard, so a checkout from before any change is judged the same
 
     .venv/bin/python bench/bench_first_run.py [--turns 6] [--seeds 1,2] [--plays interview,ensemble,new]
         [--code PATH] [--json OUT] [--against BEFORE.json] [--show]
+    .venv/bin/python bench/bench_first_run.py --compare BEFORE.json NOW.json
 """
 
 from __future__ import annotations
@@ -77,14 +79,27 @@ def sentences(text: str) -> list[tuple[str, ...]]:
     return [tuple(w) for part in _SENTENCE_END.split(text) if (w := _words(part))]
 
 
-def repeats(line: str, earlier: list[str]) -> bool:
-    """Does the line say a sentence of 5+ words twice, or one already said in an earlier line?"""
+def runs(text: str, n: int = MIN_REPEAT_WORDS) -> list[tuple[str, ...]]:
+    words = _words(text)
+    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+
+
+def repeats(line: str, earlier: list[str], own: list[str] = ()) -> bool:
+    """Does the line say again a sentence of 5+ words said on stage (or twice in itself), or a run of 5
+    words its speaker already said (reworded around it or not)? Taking up another's words is not counted:
+    an interviewer is asked to."""
     said = {s for text in earlier for s in sentences(text) if len(s) >= MIN_REPEAT_WORDS}
     for sentence in sentences(line):
         if len(sentence) >= MIN_REPEAT_WORDS:
             if sentence in said:
                 return True
             said.add(sentence)
+    mine = {r for text in own for r in runs(text)}
+    seen: set[tuple[str, ...]] = set()
+    for run in runs(line):
+        if run in mine or run in seen:
+            return True
+        seen.add(run)
     return False
 
 
@@ -128,7 +143,8 @@ def measure_run(spoken: list[tuple[str, str]], asker: str | None) -> dict:
         "lines": len(lines),
         "silent": (len(spoken) - len(lines)) / len(spoken) if spoken else 0.0,
         "asking": sum(asked) / len(asked) if asked else None,
-        "repeating": sum(repeats(t, texts[:i]) for i, t in enumerate(texts)) / len(texts) if texts else 0.0,
+        "repeating": sum(repeats(t, texts[:i], [u for w, u in lines[:i] if w == who])
+                         for i, (who, t) in enumerate(lines)) / len(texts) if texts else 0.0,
         "relevance": rel,
         "baseline": base,
         "median_words": statistics.median(len(_words(t)) for t in texts) if texts else 0,
@@ -208,7 +224,13 @@ async def main() -> None:
     parser.add_argument("--json", type=Path, help="also write every figure and stage line here")
     parser.add_argument("--against", type=Path, help="a --json of another checkout, shown beside these figures")
     parser.add_argument("--show", action="store_true", help="print each play's first run")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "NOW"),
+                        help="print two --json files side by side, running nothing")
     args = parser.parse_args()
+    if args.compare:
+        before, now = (json.loads(p.read_text()) for p in args.compare)
+        report(now, before, args.show)
+        return
     code = (args.code or ROOT).resolve()
     sys.path.insert(0, str(code))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -229,23 +251,32 @@ async def main() -> None:
                 run["load"] = load
                 runs.append(run)
             figures[name] = {"summary": summarise(runs, ASKER.get(name)), "runs": runs}
-    before = json.loads(args.against.read_text())["plays"] if args.against else {}
-    print(f"code: {code}  model: {args.model}  turns: {args.turns}  seeds: {args.seeds}  cores: {os.cpu_count()}")
-    for name, got in figures.items():
-        was = before.get(name, {}).get("summary")
-        load = got["summary"]["load"]
-        print(f"\n{name} (load average {load:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
-        print(f"  {'measure':<21}{'before':>10}{'now':>10}   goal" if was else f"  {'measure':<21}{'now':>10}   goal")
-        for key, goal in GOALS.items():
-            now = got["summary"].get(key)
-            cells = (f"{_fmt(key, was.get(key)):>10}" if was else "") + f"{_fmt(key, now):>10}"
-            print(f"  {key:<21}{cells}   {goal}")
-        if args.show:
-            for who, text in got["runs"][0]["stage"]:
-                print(f"    {who}: {text}")
+    got = {"code": str(code), "model": args.model, "turns": args.turns, "seeds": seeds, "plays": figures}
     if args.json:
-        args.json.write_text(json.dumps({"code": str(code), "turns": args.turns, "seeds": seeds, "plays": figures},
-                                        indent=1, ensure_ascii=False))
+        args.json.write_text(json.dumps(got, indent=1, ensure_ascii=False))
+    before = json.loads(args.against.read_text()) if args.against and args.against.exists() else None
+    report(got, before, args.show)
+
+
+def report(got: dict, before: dict | None, show: bool = False) -> None:
+    """The figures of a bench's --json, beside another's (the code before) when given."""
+    print(f"code: {got['code']}  model: {got.get('model')}  turns: {got['turns']}  seeds: {got['seeds']}  "
+          f"cores: {os.cpu_count()}" + (f"\nbefore: {before['code']}" if before else ""))
+    def summary(figures: dict | None, name: str) -> dict | None:
+        # measured again from the stored lines, so two files are judged by the same measures
+        return summarise(figures["runs"], ASKER.get(name)) if figures else None
+
+    for name, figures in got["plays"].items():
+        now = summary(figures, name)
+        was = summary((before or {}).get("plays", {}).get(name), name)
+        print(f"\n{name} (load average {now['load']:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
+        print(f"  {'measure':<21}" + (f"{'before':>10}" if was else "") + f"{'now':>10}   goal")
+        for key, goal in GOALS.items():
+            cells = (f"{_fmt(key, was.get(key)):>10}" if was else "") + f"{_fmt(key, now.get(key)):>10}"
+            print(f"  {key:<21}{cells}   {goal}")
+        if show:
+            for who, text in figures["runs"][0]["stage"]:
+                print(f"    {who}: {text}")
 
 
 def _fmt(key: str, value: float | None) -> str:
