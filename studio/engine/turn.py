@@ -188,7 +188,8 @@ def call_settings(engine: Any, turn: Turn) -> Any:
     if schema:
         settings = replace(settings, schema=schema)
     if is_embedded(settings.model):
-        settings = replace(settings, seed=call_seed(engine, step, role))
+        grammar = engine.form.grammar(engine.state, step, role) if turn.continuing is None else None
+        settings = replace(settings, seed=call_seed(engine, step, role), grammar=grammar)
     return settings
 
 

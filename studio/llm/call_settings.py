@@ -45,6 +45,9 @@ class CallSettings:
     # The seed of the sampling, for the embedded model: the run's seed mixed with the step, so the same seed
     # writes the same scene and another seed another. None: the model's own (hosted models are not seeded).
     seed: int | None = None
+    # A llama.cpp grammar (GBNF) the embedded model's line is held to (a question ends with "?"); others
+    # ignore it.
+    grammar: str | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -62,7 +65,7 @@ class CallSettings:
                 public[name] = list(value) if isinstance(value, tuple) else value
         if self.schema:
             public["schema"] = json.loads(self.schema)
-        for name in ("structured", "small", "seed"):
+        for name in ("structured", "small", "seed", "grammar"):
             if getattr(self, name) is not None:
                 public[name] = getattr(self, name)
         return public

@@ -234,14 +234,16 @@ class EmbeddedModel:
         """Count the prompt as it will be sent, before spending time on it."""
         return len(self.prompt(messages)[0])
 
-    def grammar(self, schema: str):
-        """llama.cpp's grammar for a JSON schema, built once per schema: every token sampled keeps the
-        reply inside it, so a tiny model cannot answer a structured question in prose."""
+    def grammar(self, schema: str, gbnf: bool = False):
+        """llama.cpp's grammar for a JSON schema (or, `gbnf`, a grammar as it is), built once per schema:
+        every token sampled keeps the reply inside it, so a tiny model cannot answer a structured question
+        in prose."""
         import llama_cpp
 
         if schema not in self._grammars:
             try:
-                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(words_first(schema), verbose=False)
+                self._grammars[schema] = (llama_cpp.LlamaGrammar.from_string(schema, verbose=False) if gbnf else
+                                          llama_cpp.LlamaGrammar.from_json_schema(words_first(schema), verbose=False))
             except Exception as exc:
                 raise ModelError(MODEL_NAME, f"{MODEL_NAME}: cannot hold a reply to this schema ({exc})") from None
         return self._grammars[schema]
@@ -290,6 +292,8 @@ class EmbeddedModel:
             options["logits_processor"] = [*options.get("logits_processor", []), going_on]
         if sampling.get("schema"):
             options["grammar"] = self.grammar(sampling["schema"])
+        elif sampling.get("grammar"):
+            options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
         pieces: list[str] = []
         finish = "stop"
         stream = cast("Generator[CreateCompletionStreamResponse, None, None]", self.llama.create_completion(
@@ -457,6 +461,7 @@ async def perform(
     schema: str | None = None,
     prefill: str | None = None,
     seed: int | None = None,
+    grammar: str | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -470,7 +475,8 @@ async def perform(
     halt = threading.Event()
     messages = _plain(messages)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill, "seed": seed}
+                "schema": schema, "prefill": prefill, "seed": seed,
+                "grammar": grammar}
 
     def post(item: str | dict | BaseException) -> None:
         try:

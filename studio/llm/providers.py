@@ -38,4 +38,5 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
         schema=settings.schema,
         prefill=settings.prefill,
         seed=settings.seed,
+        grammar=settings.grammar,
     )
