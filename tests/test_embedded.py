@@ -143,6 +143,8 @@ def test_the_seed_decides_the_embedded_models_scene(tmp_path, workdir):
         events = [json.loads(x) for x in studio("show", "1", "--json", db=db).stdout.splitlines()]
         calls = [e for e in events if e["origin"] == "model"]
         assert calls and all(isinstance(e["settings"].get("seed"), int) for e in calls)
+        asked = [e["text"] for e in events if e["kind"] == "stage" and e["character"] == "Sasha"]
+        assert asked and all(text.endswith("?") for text in asked)  # the interviewer's grammar
         return [e["text"] for e in events if e["kind"] == "stage"]
 
     first = scene(3, "first")

@@ -227,3 +227,15 @@ def test_a_rewrite_that_lost_the_question_gets_it_back():
     assert lost_question(said, "The world is a cruel mistress.") == "What did your father do?"
     assert lost_question(said, "Why did your father leave?") == ""  # still asks
     assert lost_question("I see.", "The world is a cruel mistress.") == ""  # nothing was asked
+
+
+def test_a_small_models_interviewer_is_held_to_a_question_and_no_one_else(engine_for):
+    from studio.engine.forms.base import Step
+    from studio.engine.forms.drama import QUESTION
+
+    engine = engine_for(turns=1, strategies=[], model="local/smollm2")
+    speak = Step(ev.STAGE, "speak", "other", 1, 1)
+    assert engine.form.grammar(engine.state, speak, engine.cast.role("other")) == QUESTION
+    assert engine.form.grammar(engine.state, Step(ev.STAGE, "speak", "ego", 1, 1), engine.cast.ego) is None
+    served = engine_for(turns=1, strategies=[], model="openai/gpt-4o-mini")
+    assert served.form.grammar(served.state, speak, served.cast.role("other")) is None
