@@ -239,3 +239,18 @@ def test_a_small_models_interviewer_is_held_to_a_question_and_no_one_else(engine
     assert engine.form.grammar(engine.state, Step(ev.STAGE, "speak", "ego", 1, 1), engine.cast.ego) is None
     served = engine_for(turns=1, strategies=[], model="openai/gpt-4o-mini")
     assert served.form.grammar(served.state, speak, served.cast.role("other")) is None
+
+
+def test_a_cue_written_inline_after_a_sentence_ends_the_line():
+    kept = guard_line("I'm so sorry for your loss today...Jenny: It's been an amazing week?", "Sasha", CAST)
+    assert kept.text.startswith("I'm so sorry for your loss today.") and "Jenny" not in kept.text and "cue" in kept.cuts
+
+
+def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_be_taken_up():
+    from studio.engine.lines import runs_of
+
+    mine = runs_of("I'm a man who's been watching the world from his window for years now.")
+    again = "You came late. I'm a man who's been watching the world from my window all these months."
+    kept = guard_line(again, "Tomas", ["Tomas"], own=mine)
+    assert kept.text == "You came late." and kept.cuts == ["own"]
+    assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another

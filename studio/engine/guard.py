@@ -11,11 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import Guarded, guard_line, sentence_keys
+from studio.engine.lines import Guarded, guard_line, runs_of, sentence_keys
 from studio.store import events as ev
 from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
+OWN_LINES = 6  # a speaker's own last lines, whose runs of words its new line may not say again
 
 Sentences = list[tuple[str, ...]]
 
@@ -45,14 +46,29 @@ def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], cont
     return said
 
 
-def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences) -> Guarded:
+def own_runs(path: list[Event], speaker: str, lines: int = OWN_LINES) -> set[tuple[str, ...]]:
+    """The runs of words `speaker` said in its last `lines` stage lines, which a new line of its own may
+    not say again (others' words it may take up)."""
+    runs: set[tuple[str, ...]] = set()
+    for event in reversed(path):
+        if event.kind == ev.STAGE and event.character == speaker:
+            runs |= runs_of(event.text)
+            lines -= 1
+            if not lines:
+                break
+    return runs
+
+
+def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
+                 own: set[tuple[str, ...]] | None = None) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    return guard_line(text, speaker, names, said, speech=speech)
+    return guard_line(text, speaker, names, said, speech=speech, own=own if step.kind in (ev.STAGE, ev.DRAFT) else None)
 
 
 WHY = {
     "echo": "it said again what was already said",
+    "own": "it said again words of its own earlier line",
     "cue": "it spoke another character's part",
     "repeat": "it went round in a loop",
     "unfinished": "it broke off mid-sentence",

@@ -18,7 +18,16 @@ from typing import Any
 from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
-from studio.engine.guard import add_usage, anew, asked_again, guard_answer, said_before, warmer, why_dropped
+from studio.engine.guard import (
+    add_usage,
+    anew,
+    asked_again,
+    guard_answer,
+    own_runs,
+    said_before,
+    warmer,
+    why_dropped,
+)
 from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
@@ -257,11 +266,16 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
 def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
     else the role; what it may not say again is the take's recent stage and the line it continues."""
+    from studio.llm.sampling import is_small
+
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
     speaker = (heard.character or role.name) if heard is not None else role.name
     said = said_before(step, engine.path, engine._sentences, turn.continuing)
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said)
+    # a small model rewords its own last line around the same words; a larger one is left its refrains
+    small = is_small(role.model, role.small)
+    own = own_runs(engine.path, speaker) if small and turn.continuing is None else set()
+    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own)
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:
