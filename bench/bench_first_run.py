@@ -8,7 +8,7 @@ studio's own line guard, so a checkout from before any change is judged the same
 * silent: spoken turns that came out as a placeholder ("Sasha says nothing.", an empty line);
 * asking: the share of the interviewer's lines that ask something (a "?" in the line);
 * repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
-  words their speaker already said;
+  words their speaker already said, or a run of 8 of anyone's;
 * relevance: how much a line shares with the line just before it, against the same line's share with
   every other line of its run (the baseline: what any line of this run shares with it); defined in
   docs/benchmarks.md;
@@ -40,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 MIN_REPEAT_WORDS = 5
+COPIED_WORDS = 8
 PLAYS = {"interview": "plays/interview.toml", "ensemble": "plays/last_crossing.toml", "new": None}
 ASKER = {"interview": "Sasha"}  # whose lines should ask: the interviewer
 GOALS = {
@@ -85,9 +86,9 @@ def runs(text: str, n: int = MIN_REPEAT_WORDS) -> list[tuple[str, ...]]:
 
 
 def repeats(line: str, earlier: list[str], own: list[str] = ()) -> bool:
-    """Does the line say again a sentence of 5+ words said on stage (or twice in itself), or a run of 5
-    words its speaker already said (reworded around it or not)? Taking up another's words is not counted:
-    an interviewer is asked to."""
+    """Does the line say again a sentence of 5+ words said on stage (or twice in itself), a run of 5
+    words its speaker already said (reworded around it or not), or a run of 8 of anyone's? Taking up a
+    shorter phrase of another's is not counted: an interviewer is asked to."""
     said = {s for text in earlier for s in sentences(text) if len(s) >= MIN_REPEAT_WORDS}
     for sentence in sentences(line):
         if len(sentence) >= MIN_REPEAT_WORDS:
@@ -95,6 +96,8 @@ def repeats(line: str, earlier: list[str], own: list[str] = ()) -> bool:
                 return True
             said.add(sentence)
     mine = {r for text in own for r in runs(text)}
+    if {r for text in earlier for r in runs(text, COPIED_WORDS)} & set(runs(line, COPIED_WORDS)):
+        return True  # another's sentence copied with a word or two changed
     seen: set[tuple[str, ...]] = set()
     for run in runs(line):
         if run in mine or run in seen:

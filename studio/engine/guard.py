@@ -11,12 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import Guarded, guard_line, runs_of, sentence_keys
+from studio.engine.lines import COPIED_RUN, Guarded, guard_line, runs_of, sentence_keys
 from studio.store import events as ev
 from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
-OWN_LINES = 6  # a speaker's own last lines, whose runs of words its new line may not say again
+OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
 
 Sentences = list[tuple[str, ...]]
 
@@ -47,15 +47,17 @@ def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], cont
 
 
 def own_runs(path: list[Event], speaker: str, lines: int = OWN_LINES) -> set[tuple[str, ...]]:
-    """The runs of words `speaker` said in its last `lines` stage lines, which a new line of its own may
-    not say again (others' words it may take up)."""
+    """The runs of words a new line of `speaker`'s may not say again: OWN_RUN words in a row of its own
+    last `lines` stage lines, COPIED_RUN of anyone else's (a phrase of another's may be taken up, not
+    their sentence copied with a word changed)."""
     runs: set[tuple[str, ...]] = set()
     for event in reversed(path):
-        if event.kind == ev.STAGE and event.character == speaker:
-            runs |= runs_of(event.text)
-            lines -= 1
-            if not lines:
-                break
+        if event.kind != ev.STAGE:
+            continue
+        runs |= runs_of(event.text) if event.character == speaker else runs_of(event.text, COPIED_RUN)
+        lines -= 1
+        if not lines:
+            break
     return runs
 
 

@@ -108,6 +108,7 @@ def cut_echo(text: str, said: Iterable[tuple[str, ...]]) -> tuple[str, bool]:
 
 
 OWN_RUN = 6  # words in a row a speaker may not say again from its own earlier lines
+COPIED_RUN = 8  # words in a row no one may copy from another's line
 
 
 def runs_of(text: str, n: int = OWN_RUN) -> set[tuple[str, ...]]:
@@ -122,7 +123,8 @@ def cut_own(text: str, own: set[tuple[str, ...]]) -> tuple[str, bool]:
     if not own:
         return text, False
     for start, end in sentence_spans(text):
-        if runs_of(text[start:end]) & own:
+        sentence = text[start:end]
+        if (runs_of(sentence) | runs_of(sentence, COPIED_RUN)) & own:
             return text[:start].rstrip(" ,;-—"), True
     return text, False
 

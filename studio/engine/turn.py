@@ -299,6 +299,10 @@ def line_text(engine: Any, turn: Turn, answer: Answer) -> tuple[str, dict[str, A
             raise EngineError(f"{role.name}'s line was not continued: the model added nothing to it "
                               "(g writes a new take instead)", error)
         return joined(continuing.text, answer.completion.text, text), {"continues": continuing.id}
+    draft = getattr(engine.state, "draft", None)
+    if not text and step.task == "revise" and draft is not None and draft.text.strip():
+        # the revision said nothing new: the character says the draft it stood by, not nothing
+        text = draft.text
     if not text and step.kind in (ev.STAGE, ev.DRAFT):
         text = f"*{role.name} says nothing.*"
     return text, {}
