@@ -192,7 +192,7 @@ async def measure_all() -> None:
     parser.add_argument("--only-endpoints", action="store_true", help="measure (d) alone")
     args = parser.parse_args()
     n, latency = args.trials, args.latency
-    from studio.llm.gateway import warm_up
+    from studio.llm.litellm_loader import warm_up
 
     warm_up()
     rows: list[tuple[str, str]] = []

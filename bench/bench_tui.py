@@ -137,7 +137,7 @@ def report_launch(tmp: Path) -> None:
 async def bench_keypress(tmp: Path) -> dict:
     from studio.engine.forms import load_play, resolve_cast
     from studio.llm import BUILTIN_MODELS
-    from studio.llm import gateway as gateway_module
+    from studio.llm import litellm_loader
     from studio.store import Store
     from studio.tui.app import StudioApp
     from studio.tui.widgets.stage import StageView
@@ -169,7 +169,7 @@ async def bench_keypress(tmp: Path) -> dict:
             screen = app.screen
             while getattr(screen, "engine", None) is None:
                 await pilot.pause(0.01)
-            cold_import = gateway_module._litellm is None
+            cold_import = litellm_loader.loaded() is None
             # A cast of built-in models never imports litellm, so there is no warm-up to wait for; a cast
             # with a routed model warms it up in the background, and the presses after the first wait for
             # it (at most half a minute, so the bench always ends).
@@ -177,7 +177,7 @@ async def bench_keypress(tmp: Path) -> dict:
             for i in range(1 + (10 if QUICK else 30)):
                 if i == 1 and routed:
                     warm_by = time.perf_counter() + 30
-                    while gateway_module._litellm is None and time.perf_counter() < warm_by:
+                    while litellm_loader.loaded() is None and time.perf_counter() < warm_by:
                         await pilot.pause(0.05)
                 seen.clear()
                 seen["before"] = len([e for e in screen.query_one(StageView).entries if e.event_id is not None])

@@ -121,8 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:
         from studio.store import StoreError
-        from studio.store.db import HeadMoved
+        from studio.store.db import HeadMoved, RunGone
 
+        if isinstance(exc, RunGone):  # a command that wrote to a run another process deleted meanwhile
+            print(f"studio: {exc}. 'studio runs' lists the runs there are.", file=sys.stderr)
+            return 1
         if isinstance(exc, HeadMoved):
             print("studio: another process moved this run on while this one was playing; nothing unsaved "
                   "was kept. 'studio show RUN' prints where it stands now.", file=sys.stderr)

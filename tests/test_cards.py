@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
 import tomllib
 import zlib
 from pathlib import Path
@@ -12,58 +11,11 @@ from pathlib import Path
 import pytest
 import tomlkit
 
+from authored_cards import ILSE, b64, chunk, png, wrapped
 from studio.cli import main
 from studio.model import load_character
 
 ROOT = Path(__file__).resolve().parents[1]
-
-CARD = {
-    "spec": "chara_card_v2",
-    "spec_version": "2.0",
-    "data": {
-        "name": "Captain Ilse",
-        "description": "{{char}} commands the salvage tug Merrow. She distrusts {{user}} on sight.",
-        "personality": "gruff, loyal, superstitious",
-        "scenario": "A storm pins the tug in harbour for the night.",
-        "first_mes": "*Ilse wipes the rain off her cap.* You're late.",
-        "mes_example": "<START>\n{{user}}: Why the Merrow?\n{{char}}: Because she floats.",
-        "creator_notes": "Best with slow scenes.",
-        "system_prompt": "",
-        "post_history_instructions": "",
-        "alternate_greetings": ["Another night, another wreck."],
-        "tags": ["sea", "drama"],
-        "creator": "tester",
-        "character_version": "1.2",
-        "extensions": {"depth_prompt": {"prompt": "x", "depth": 4}},
-        "character_book": {
-            "name": "Merrow lore",
-            "scan_depth": 3,
-            "entries": [
-                {"keys": ["Aurelia", "the wreck"], "content": "Ilse pulled the Aurelia's bell from the rocks.",
-                 "enabled": True, "insertion_order": 1, "extensions": {}},
-                {"keys": [], "content": "The Merrow leaks at the stern.", "constant": True, "enabled": True,
-                 "insertion_order": 2, "extensions": {}},
-                {"keys": ["gold"], "content": "A disabled entry.", "enabled": False, "insertion_order": 3,
-                 "extensions": {}},
-            ],
-        },
-    },
-}
-
-
-def _chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
-
-
-def _png(*chunks: bytes) -> bytes:
-    ihdr = _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-    idat = _chunk(b"IDAT", zlib.compress(b"\0\0\0\0"))
-    return b"\x89PNG\r\n\x1a\n" + ihdr + b"".join(chunks) + idat + _chunk(b"IEND", b"")
-
-
-def _b64(card) -> bytes:
-    return base64.b64encode(json.dumps(card).encode())
-
 
 def _import(tmp_path, name, payload, capsys):
     card = tmp_path / name
@@ -73,7 +25,7 @@ def _import(tmp_path, name, payload, capsys):
 
 
 def test_import_v2_json_maps_fields_lorebook_and_lists_the_rest(tmp_path, capsys):
-    code, out = _import(tmp_path, "ilse.json", json.dumps(CARD).encode(), capsys)
+    code, out = _import(tmp_path, "ilse.json", json.dumps(ILSE).encode(), capsys)
     assert code == 0, out.err
     path = tmp_path / "characters" / "captain_ilse.toml"
     assert f"wrote {path}" in out.out
@@ -94,13 +46,13 @@ def test_import_v2_json_maps_fields_lorebook_and_lists_the_rest(tmp_path, capsys
 
 
 def test_import_export_round_trips_a_card(tmp_path, capsys, monkeypatch):
-    _import(tmp_path, "ilse.json", json.dumps(CARD).encode(), capsys)
+    _import(tmp_path, "ilse.json", json.dumps(ILSE).encode(), capsys)
     monkeypatch.chdir(tmp_path)
     assert main(["export-card", "captain_ilse"]) == 0
     back = json.loads((tmp_path / "captain_ilse.card.json").read_text())
     # everything comes back as the card had it: the disabled entry, the book's scan depth, other apps'
     # extensions; the book gains only the empty `extensions` object the specification requires
-    expected = json.loads(json.dumps(CARD))
+    expected = json.loads(json.dumps(ILSE))
     expected["data"]["character_book"]["extensions"] = {}
     assert back == expected
     # and the exported card imports to the same sheet
@@ -129,14 +81,14 @@ def test_export_of_a_studio_sheet_carries_its_inner_life(tmp_path, capsys):
 
 @pytest.mark.parametrize("key,text_chunk", [("chara", "tEXt"), ("ccv3", "iTXt")])
 def test_import_png_cards_v2_and_v3(tmp_path, capsys, key, text_chunk):
-    card = json.loads(json.dumps(CARD))
+    card = json.loads(json.dumps(ILSE))
     if key == "ccv3":
         card.update(spec="chara_card_v3", spec_version="3.0")
         card["data"].update(nickname="Ils", group_only_greetings=[], assets=[{"type": "icon", "uri": "ccdefault:"}])
-        body = b"ccv3\0\0\0\0\0" + _b64(card)
+        body = b"ccv3\0\0\0\0\0" + b64(card)
     else:
-        body = b"chara\0" + _b64(card)
-    code, out = _import(tmp_path, "ilse.png", _png(_chunk(text_chunk.encode(), body)), capsys)
+        body = b"chara\0" + b64(card)
+    code, out = _import(tmp_path, "ilse.png", png(chunk(text_chunk.encode(), body)), capsys)
     assert code == 0, out.err
     text = (tmp_path / "characters" / "captain_ilse.toml").read_text()
     assert tomllib.loads(text)["name"] == "Captain Ilse"
@@ -146,16 +98,16 @@ def test_import_png_cards_v2_and_v3(tmp_path, capsys, key, text_chunk):
 
 
 def test_a_png_with_both_chunks_prefers_ccv3(tmp_path, capsys):
-    v3 = dict(CARD, spec="chara_card_v3", data=dict(CARD["data"], name="Ilse Three"))
-    png = _png(_chunk(b"tEXt", b"chara\0" + _b64(CARD)), _chunk(b"tEXt", b"ccv3\0" + _b64(v3)))
-    code, _ = _import(tmp_path, "both.png", png, capsys)
+    v3 = dict(ILSE, spec="chara_card_v3", data=dict(ILSE["data"], name="Ilse Three"))
+    both = png(chunk(b"tEXt", b"chara\0" + b64(ILSE)), chunk(b"tEXt", b"ccv3\0" + b64(v3)))
+    code, _ = _import(tmp_path, "both.png", both, capsys)
     assert code == 0 and (tmp_path / "characters" / "ilse_three.toml").exists()
 
 
 @pytest.mark.parametrize("name,payload,says", [
-    ("bad64.png", _png(_chunk(b"tEXt", b"chara\0not*base64!!")), "'chara' chunk that is not valid base64"),
-    ("plain.png", _png(), "PNG without a character card in it"),
-    ("cut.png", _png(_chunk(b"tEXt", b"chara\0" + _b64(CARD)))[:60], "PNG cut short"),
+    ("bad64.png", png(chunk(b"tEXt", b"chara\0not*base64!!")), "'chara' chunk that is not valid base64"),
+    ("plain.png", png(), "PNG without a character card in it"),
+    ("cut.png", png(chunk(b"tEXt", b"chara\0" + b64(ILSE)))[:60], "PNG cut short"),
     ("noname.json", json.dumps({"spec": "chara_card_v2", "data": {"description": "x"}}).encode(),
      "field 'data.name': has no name"),
     ("nodata.json", json.dumps({"spec": "chara_card_v3"}).encode(), "without a 'data' object"),
@@ -184,7 +136,7 @@ def test_a_20_mb_file_is_refused_before_it_is_read(tmp_path, capsys):
 
 
 def test_import_never_overwrites_and_names_are_printed_as_text(tmp_path, capsys):
-    card = json.loads(json.dumps(CARD))
+    card = json.loads(json.dumps(ILSE))
     card["data"]["name"] = "[bold red]Ilse\x1b[2J"
     code, out = _import(tmp_path, "ilse.json", json.dumps(card).encode(), capsys)
     assert code == 0 and "\x1b" not in out.out and "[bold red]Ilse" in out.out
@@ -195,12 +147,11 @@ def test_import_never_overwrites_and_names_are_printed_as_text(tmp_path, capsys)
 
 
 def test_compressed_and_line_wrapped_chunks_are_read_and_bombs_are_not(tmp_path, capsys):
-    wrapped = b"\n".join(_b64(CARD)[i:i + 76] for i in range(0, len(_b64(CARD)), 76))
-    itxt = b"chara\0\1\0\0\0" + zlib.compress(wrapped)
-    code, out = _import(tmp_path, "z.png", _png(_chunk(b"iTXt", itxt)), capsys)
+    itxt = b"chara\0\1\0\0\0" + zlib.compress(wrapped(ILSE))
+    code, out = _import(tmp_path, "z.png", png(chunk(b"iTXt", itxt)), capsys)
     assert code == 0, out.err
-    bomb = _chunk(b"zTXt", b"chara\0\0" + zlib.compress(b"A" * (40 * 1024 * 1024)))
-    code, out = _import(tmp_path, "bomb.png", _png(bomb), capsys)
+    bomb = chunk(b"zTXt", b"chara\0\0" + zlib.compress(b"A" * (40 * 1024 * 1024)))
+    code, out = _import(tmp_path, "bomb.png", png(bomb), capsys)
     assert code == 2 and "without a character card" in out.err
 
 
@@ -250,7 +201,7 @@ def test_the_corpus_has_every_form_the_studio_promises():
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, capsys, name):
-    from studio.model.cards import card_data, read_card
+    from studio.model.cards import card_data, card_for_form, read_card
 
     source = DATA / name
     assert main(["import", str(source), "--dir", str(tmp_path)]) == 0, capsys.readouterr().err
@@ -259,6 +210,7 @@ def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, 
     assert main(["export-card", str(sheet_path), "--out", str(out)]) == 0
     original, exported = read_card(source), json.loads(out.read_text())
     _, spec = card_data(source, original)
+    original = card_for_form(original, "json")  # but for links into a CHARX zip, which a JSON card is not
     if spec == "v1":  # a V1 card comes back as V2, its fields inside `data`
         assert exported["spec"] == "chara_card_v2"
         assert _differences(original, exported["data"]) == []
@@ -269,11 +221,11 @@ def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, 
     assert main(["import", str(out), "--out", str(again)]) == 0
     assert _sheet(again) == _sheet(sheet_path)
     # and as a PNG card, read back the same
-    png = tmp_path / "back.png"
-    assert main(["export-card", str(sheet_path), "--out", str(png)]) == 0
-    assert main(["import", str(png), "--out", str(tmp_path / "from_png.toml")]) == 0
+    back = tmp_path / "back.png"
+    assert main(["export-card", str(sheet_path), "--out", str(back)]) == 0
+    assert main(["import", str(back), "--out", str(tmp_path / "from_png.toml")]) == 0
     assert _sheet(tmp_path / "from_png.toml") == _sheet(sheet_path)
-    assert _differences(original if spec != "v1" else exported, read_card(png)) == []
+    assert _differences(original if spec != "v1" else exported, read_card(back)) == []
     # the image of a PNG card is kept beside the sheet, its pixels untouched
     if source.suffix == ".png":
         from studio.model.cards import png_chunks
@@ -355,7 +307,8 @@ def test_export_keeps_the_cards_version_unless_asked(tmp_path, capsys, name, spe
     if expected[0] == "chara_card_v3":
         assert card["data"]["group_only_greetings"] is not None
     if name.startswith("mara"):  # V3 fields survive a V2 export too, for the app that reads them
-        assert card["data"]["nickname"] == "Mara" and len(card["data"]["assets"]) == 4
+        assert card["data"]["nickname"] == "Mara" and len(card["data"]["assets"]) == 3  # but for the zip's own
+        assert not any(a["uri"].startswith("embeded://") for a in card["data"]["assets"])
 
 
 # -- PNG cards out ----------------------------------------------------------------------------------
@@ -493,6 +446,39 @@ def test_a_cards_world_link_is_followed_to_the_file_beside_it(tmp_path, capsys):
     assert "put Eldoria.json there" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("world", ["../secret", "../../etc/passwd", "/etc/passwd", "sub/Eldoria", "..", "x\\..\\y"])
+def test_a_cards_world_link_is_never_followed_out_of_its_folder(tmp_path, capsys, world):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    (tmp_path / "secret.json").write_bytes((DATA / "Eldoria.json").read_bytes())  # a real World Info file
+    card = json.loads(json.dumps(ILSE))
+    card["data"]["extensions"] = {"world": world}
+    code, out = _import(tmp_path / "download", "linked.json", json.dumps(card).encode(), capsys)
+    assert code == 2 and "field 'extensions.world'" in out.err and "fix: give the World Info file's name alone" in out.err
+    assert "Traceback" not in out.err and out.err.count("\n") == 2
+    assert not (tmp_path / "download" / "lorebooks").exists() and not (tmp_path / "download" / "characters").exists()
+
+
+def test_a_sheet_names_lorebooks_only_beside_it_or_in_the_projects_lorebooks(tmp_path, capsys, monkeypatch):
+    from studio.model.errors import InputError
+    from studio.model.lorebook import load_lorebooks
+
+    assert main(["import", str(DATA / "Eldoria.json"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "characters").mkdir()
+    sheet = tmp_path / "characters" / "x.toml"
+    (tmp_path / "characters" / "near.json").write_bytes((DATA / "Eldoria.json").read_bytes())
+    assert load_lorebooks(["near.json"], sheet) and load_lorebooks(["../lorebooks/eldoria.json"], sheet)
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere.json"
+    outside.write_bytes((DATA / "Eldoria.json").read_bytes())
+    try:
+        for ref in (str(outside), f"../../{outside.name}", "../characters/../../x.json"):
+            with pytest.raises(InputError, match="outside this file's folder") as caught:
+                load_lorebooks([ref], sheet)
+            assert caught.value.field == "lorebooks" and "lorebooks/" in (caught.value.fix or "")
+    finally:
+        outside.unlink()
+
+
 # -- wrong types and hostile files --------------------------------------------------------------------
 
 
@@ -509,7 +495,7 @@ def test_a_cards_world_link_is_followed_to_the_file_beside_it(tmp_path, capsys):
     ({"character_book": 5}, "data.character_book"),
 ])
 def test_card_fields_of_the_wrong_type_get_one_message_naming_them(tmp_path, capsys, change, field):
-    card = json.loads(json.dumps(CARD))
+    card = json.loads(json.dumps(ILSE))
     card["data"].update(change)
     code, out = _import(tmp_path, "bad.json", json.dumps(card).encode(), capsys)
     assert code == 2 and f"field '{field}'" in out.err and "fix:" in out.err
@@ -541,7 +527,7 @@ def test_a_sheet_or_play_finds_the_lorebooks_it_names(tmp_path, capsys, monkeypa
 
 
 def test_a_damaged_ccv3_chunk_falls_back_to_the_chara_copy_beside_it(tmp_path, capsys):
-    png = _png(_chunk(b"tEXt", b"chara\0" + _b64(CARD)), _chunk(b"tEXt", b"ccv3\0not*base64!!"))
-    code, out = _import(tmp_path, "both.png", png, capsys)
+    damaged = png(chunk(b"tEXt", b"chara\0" + b64(ILSE)), chunk(b"tEXt", b"ccv3\0not*base64!!"))
+    code, out = _import(tmp_path, "both.png", damaged, capsys)
     assert code == 0, out.err
     assert load_character(tmp_path / "characters" / "captain_ilse.toml").name == "Captain Ilse"

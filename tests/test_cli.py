@@ -159,6 +159,11 @@ def test_run_streams_the_stage_and_show_prints_it_again(tmp_path):
     assert not any(e["kind"].startswith("backstage") for e in lines)
     with_backstage = [json.loads(x) for x in studio("show", "1", "--json", "--backstage", db=db).stdout.splitlines()]
     assert any(e["kind"] == "backstage.critique" for e in with_backstage)
+    # two turns with every strategy (other, rewrite, draft, critique, revise, twice), then the epilogue: the
+    # count tests/test_embedded.py holds the real model to, each call's tokens counted
+    spoken = [e for e in with_backstage if e["origin"] == "model"]
+    assert len(spoken) == 11 and with_backstage[-1]["kind"] == "epilogue"
+    assert all(e["usage"]["completion_tokens"] > 0 and e["usage"]["prompt_tokens"] > 0 for e in spoken)
     runs = [json.loads(x) for x in studio("runs", "--json", db=db).stdout.splitlines()]
     assert runs[0]["title"] == "The Interview" and runs[0]["events"] == len(with_backstage)
 

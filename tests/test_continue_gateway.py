@@ -8,7 +8,9 @@ import pytest
 
 from stub_server import Reply, StubServer
 
-from studio.llm.gateway import CallContext, CallSettings, Gateway, _takes_prefill, continued, warm_up
+from studio.llm.continuation import continued, takes_prefill
+from studio.llm.gateway import CallContext, CallSettings, Gateway
+from studio.llm.litellm_loader import warm_up
 
 CTX = CallContext(role="other", task="speak", character="Jenny", scene=1, turn=2)
 MESSAGES = [{"role": "system", "content": "You are Jenny."}, {"role": "user", "content": "Say your line."}]
@@ -37,8 +39,8 @@ def test_a_provider_that_takes_a_prefill_is_handed_the_line_as_the_start_of_its_
     asked = continued(MESSAGES, SO_FAR, native=True)
     assert asked[:-1] == MESSAGES and asked[-1] == {"role": "assistant", "content": SO_FAR, "prefix": True}
     warm_up()  # litellm's bundled model map says who takes one; nothing is fetched
-    assert _takes_prefill("anthropic/claude-sonnet-4-5") and _takes_prefill("deepseek/deepseek-chat")
-    assert not _takes_prefill("openai/gpt-4o-mini")
+    assert takes_prefill("anthropic/claude-sonnet-4-5") and takes_prefill("deepseek/deepseek-chat")
+    assert not takes_prefill("openai/gpt-4o-mini")
 
 
 def test_studio_continue_goes_on_from_a_line_and_refuses_a_heading(tmp_path):

@@ -12,7 +12,8 @@ from conftest import ROOT
 from stub_server import BadJSON, Empty, Hang, Huge, Malformed, Reply, Reset, Status, StubServer
 from test_cli import studio, workdir  # noqa: F401  (fixture)
 
-from studio.llm.gateway import MAX_PAUSE, CallContext, CallSettings, Gateway, ModelError
+from studio.llm.faults import MAX_PAUSE
+from studio.llm.gateway import CallContext, CallSettings, Gateway, ModelError
 
 CTX = CallContext(role="other", task="line", character="Jenny", scene=1, turn=1)
 MESSAGES = [{"role": "user", "content": "Say a line."}]

@@ -299,11 +299,11 @@ def test_a_model_chosen_by_a_character_sheet_is_blamed_on_that_sheet(tmp_path, m
 
 
 async def test_a_missing_key_is_named_without_being_shown(gateway, monkeypatch):
-    from studio.llm import gateway as gateway_module
+    from studio.llm import faults, litellm_loader
 
-    litellm = gateway_module._load_litellm()
+    litellm = litellm_loader.load()
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    verdict = gateway_module._judge(
+    verdict = faults.judge(
         litellm,
         litellm.AuthenticationError(message="bad key sk-abcdefghijklmnop", llm_provider="openai", model="gpt-4o-mini"),
         CallSettings("openai/gpt-4o-mini", 0.7, 10),

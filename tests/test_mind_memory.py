@@ -96,7 +96,7 @@ def test_committed_scores_fold_back_per_take():
 
 def test_embedding_relevance_asks_the_model_through_the_gateway_once_per_memory(monkeypatch):
     """A play that names an embedding model reaches it through studio.llm, like every other call out."""
-    from studio.llm import gateway
+    from studio.llm import litellm_loader
     from studio.mind.memory import EmbeddingRelevance
 
     asked: list[dict] = []
@@ -108,7 +108,7 @@ def test_embedding_relevance_asks_the_model_through_the_gateway_once_per_memory(
             # "wreck" points one way, anything else the other
             return {"data": [{"embedding": [1.0, 0.0] if "wreck" in t else [0.0, 1.0]} for t in kwargs["input"]]}
 
-    monkeypatch.setattr(gateway, "_load_litellm", lambda: Litellm)
+    monkeypatch.setattr(litellm_loader, "load", lambda: Litellm)
     index = _index(["The wreck on the rocks.", "Pass the bread."])
     relevance = EmbeddingRelevance("ollama/nomic-embed-text", index, api_base="http://localhost:11434")
     assert relevance("the wreck") == {0: 1.0, 1: 0.5}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from studio.clean import clean_model_text
-from studio.llm.gateway import _retry_after
+from studio.llm.faults import retry_after
 
 
 @pytest.mark.parametrize("raw, kept", [
@@ -37,7 +37,7 @@ class _Fault(Exception):
     (_Fault(), 0.0),
 ])
 def test_retry_after_is_read_from_litellm_headers(exc, seconds):
-    assert _retry_after(exc) == seconds
+    assert retry_after(exc) == seconds
 
 
 @pytest.mark.parametrize("raw, shown", [
@@ -47,10 +47,10 @@ def test_retry_after_is_read_from_litellm_headers(exc, seconds):
 ])
 def test_credentials_in_addresses_are_redacted(raw, shown):
     from studio.clean import redact_url_credentials
-    from studio.llm.gateway import _scrub
+    from studio.llm.faults import scrub
 
     assert redact_url_credentials(raw) == shown
-    assert "KEY" not in _scrub(raw)
+    assert "KEY" not in scrub(raw)
 
 
 def test_an_escape_cut_by_a_piece_boundary_is_removed_live_too():

@@ -9,7 +9,7 @@ import textwrap
 
 from conftest import ROOT
 from studio.llm import CallSettings
-from studio.llm.gateway import MAX_REMOTE_STOPS, _request
+from studio.llm.requests import MAX_REMOTE_STOPS, build_request
 from studio.llm.sampling import EMBEDDED_TEMPERATURE_SCALE, embedded_hint, settings_for
 
 NAMES = ["Jenny", "Cleo", "Sasha"]
@@ -42,7 +42,7 @@ def test_real_models_keep_the_papers_temperatures_and_get_the_stops_on_lines():
     # an API that takes four stops at most gets the blank line and the others' cues
     many = settings_for(model="openai/gpt-4o-mini", temperature=0.4, max_tokens=99, task="speak",
                         names=["A", "B", "C", "D", "E"], speaker="A")
-    sent = _request("openai/gpt-4o-mini", many, [])["stop"]
+    sent = build_request("openai/gpt-4o-mini", many, [])["stop"]
     assert len(sent) == MAX_REMOTE_STOPS and "\nA:" not in sent and sent[0] == "\n\n"
 
 

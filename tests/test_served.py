@@ -14,7 +14,7 @@ import pytest
 from stub_server import Reply, Status, StubServer
 from studio import structured
 from studio.llm import CallContext, CallSettings, Gateway, ModelError
-from studio.llm import gateway as gw
+from studio.llm.requests import build_request
 from studio.llm.sampling import is_small, settings_for
 from test_cli import bad, studio
 
@@ -101,15 +101,15 @@ def test_a_small_model_on_its_own_server_gets_the_embedded_sampling_and_words_fi
                             names=["Ada", "Ben"], speaker="Ada", api_base="http://127.0.0.1:9/v1")
     assert settings.repeat_penalty and settings.stop == ("\n",) and settings.max_tokens <= 64
     assert settings.temperature == 0.4
-    request = gw._request("openai/smollm2", settings, [], None, own_server=True)
+    request = build_request("openai/smollm2", settings, [], None, own_server=True)
     assert request["extra_body"]["repeat_penalty"] == settings.repeat_penalty and "min_p" in request["extra_body"]
     big = settings_for(model="openai/smollm2", temperature=0.8, max_tokens=300, task="speak", small=False)
     assert big.repeat_penalty is None and big.max_tokens == 300
     held = CallSettings(model="openai/smollm2", temperature=0.2, max_tokens=40, schema=SCHEMA,
                         repeat_penalty=1.3)
-    sent = gw._request("openai/smollm2", held, [], "json", own_server=True)["response_format"]["schema"]
+    sent = build_request("openai/smollm2", held, [], "json", own_server=True)["response_format"]["schema"]
     assert sent["properties"]["reason"]["pattern"].startswith("^[A-Za-z]")
-    hosted = gw._request("openai/smollm2", held, [], "json", own_server=False)
+    hosted = build_request("openai/smollm2", held, [], "json", own_server=False)
     assert "extra_body" not in hosted  # a hosted API is not sent fields it may refuse
 
 

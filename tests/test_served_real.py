@@ -18,8 +18,9 @@ from llama_server import ALIAS, LlamaServer, missing
 from studio.llm import CallContext, CallSettings, Gateway
 from test_cli import studio
 
-# The real model runs here, as in the embedded tests: the quick runs (-m "not embedded") leave them out.
-pytestmark = [pytest.mark.embedded, pytest.mark.skipif(missing() is not None, reason=missing() or "")]
+# The real model runs here behind the real server: the quick path leaves them to the full run, and
+# tests/test_served.py plays the same road against the stub server.
+pytestmark = [pytest.mark.embedded, pytest.mark.server, pytest.mark.skipif(missing() is not None, reason=missing() or "")]
 MODEL = f"openai/{ALIAS}"
 ONE_SERVER: dict[str, dict] = {}  # the one-server report, for the two-server run to be compared with
 

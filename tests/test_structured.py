@@ -82,14 +82,18 @@ def test_a_reply_schema_can_be_held_by_a_grammar_and_closes_within_a_budget():
 def test_a_provider_that_takes_a_schema_is_sent_it_and_the_take_records_it():
     import json
 
-    from studio.llm import gateway
-    from studio.llm.gateway import CallSettings
+    from studio.llm import litellm_loader, structured_replies
+    from studio.llm.call_settings import CallSettings
+    from studio.llm.requests import build_request
 
-    gateway._load_litellm()
+    litellm_loader.load()
     held = CallSettings(model="openai/gpt-4o-mini", temperature=0.2, max_tokens=50,
                         schema=structured.reply_schema({"type": "object", "properties": {"move": {"enum": ["C", "D"]}}}))
-    way = gateway.Gateway()._mode
-    request = gateway._request("openai/gpt-4o-mini", held, [], way(held, "openai/gpt-4o-mini", None))
+
+    def way(settings, route, endpoint):  # as a gateway that was told no way of its own asks
+        return structured_replies.mode(settings, route, endpoint, chosen=None, held={})
+
+    request = build_request("openai/gpt-4o-mini", held, [], way(held, "openai/gpt-4o-mini", None))
     assert request["response_format"]["json_schema"]["schema"]["properties"]["move"]["enum"] == ["C", "D"]
     assert held.public()["schema"]["required"] == ["move"]
     # a hosted model litellm's bundled map does not know is asked in words only (the reader still checks it)

@@ -51,6 +51,13 @@ async def opened(pilot) -> MainScreen:
     return pilot.app.screen
 
 
+async def dialog(pilot, *keys: str, screen: str):
+    """Press the keys that open a dialog and wait until it is the screen on top."""
+    await pilot.press(*keys)
+    await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == screen, f"the {screen}")
+    return pilot.app.screen
+
+
 async def idle(pilot) -> None:
     await wait_for(pilot, lambda: not pilot.app.screen.busy, "the engine to finish")
     await pilot.pause()
@@ -61,6 +68,23 @@ async def step(pilot, times: int = 1) -> None:
         await pilot.press("s")
         await wait_for(pilot, lambda: pilot.app.screen.busy or pilot.app.screen.job is not None, "a step to start")
         await idle(pilot)
+
+
+async def new_take(pilot, key: str, text: str):
+    """Give the ego its next revision, press the key that asks for another take, and return the take written."""
+    engine = pilot.app.screen.engine
+    before = engine.stage()[-1].id
+    scripted.queue(text, task="revise", role="ego")
+    await pilot.press(key)
+    await wait_for(pilot, lambda: engine.stage()[-1].id != before, "the new take")
+    await idle(pilot)
+    return engine.stage()[-1]
+
+
+def steady(app) -> None:
+    """No blinking cursor in the boxes on screen, so a snapshot is the same whenever it is taken."""
+    for widget in app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False
 
 
 def stage(app) -> StageView:
@@ -263,10 +287,7 @@ async def test_regenerate_writes_a_new_take_and_brackets_move_between_takes(stud
         await step(pilot)
         engine = screen.engine
         first = engine.stage()[-1]
-        scripted.queue("A second take, entirely different.", task="revise", role="ego")
-        await pilot.press("g")
-        await wait_for(pilot, lambda: engine.stage()[-1].id != first.id, "the new take")
-        await idle(pilot)
+        await new_take(pilot, "g", "A second take, entirely different.")
         assert "A second take, entirely different." in screen_text(app)
         assert "take 2/2" in screen_text(app)
         assert [t.id for t in engine.takes(first.id)] == [first.id, engine.stage()[-1].id]
@@ -288,8 +309,7 @@ async def test_editing_a_line_branches_the_run_and_the_old_future_stays_a_take(s
         engine = screen.engine
         sasha_2 = [e for e in engine.stage() if e.role == "other"][1]
         stage(app).select_event(sasha_2.id)
-        await pilot.press("e")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "EditLineScreen", "the edit box")
+        await dialog(pilot, "e", screen="EditLineScreen")
         app.screen.query_one("#edit-line-input").load_text("")
         await pilot.press(*"Tell me about your mother.")
         await pilot.press("ctrl+s")
@@ -313,8 +333,7 @@ async def test_taking_over_a_role_opens_an_input_box_marked_with_the_role(studio
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         engine = screen.engine
-        await pilot.press("t")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RolesScreen", "the roles dialog")
+        await dialog(pilot, "t", screen="RolesScreen")
         await pilot.press("enter")  # the first role: Jenny, the ego
         await pilot.pause()
         assert "ego" in engine.state.humans
@@ -330,8 +349,7 @@ async def test_taking_over_a_role_opens_an_input_box_marked_with_the_role(studio
         assert (line.text, line.origin, line.role) == ("I never said that.", "human", "ego")
         assert "I never said that." in screen_text(app) and "yours" in screen_text(app)
         # and hand it back
-        await pilot.press("t")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RolesScreen", "the roles dialog")
+        await dialog(pilot, "t", screen="RolesScreen")
         await pilot.press("enter")
         await pilot.pause()
         assert "ego" not in engine.state.humans
@@ -358,8 +376,7 @@ async def test_switching_a_strategy_off_mid_scene(studio):
         screen = await opened(pilot)
         await step(pilot)
         engine = screen.engine
-        await pilot.press("v")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "StrategiesScreen", "the strategies dialog")
+        await dialog(pilot, "v", screen="StrategiesScreen")
         app.screen.query_one("#strategy-critique").focus()
         await pilot.press("space")
         await pilot.press("escape")
@@ -465,8 +482,7 @@ async def test_a_character_sheet_is_validated_as_you_type_and_never_saved_invali
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        await pilot.press("c")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+        await dialog(pilot, "c", screen="CharacterScreen")
         editor = app.screen
         editor.query_one("#field-temperature").focus()
         editor.query_one("#field-temperature").value = ""
@@ -507,8 +523,7 @@ async def test_export_goes_through_the_exporter(studio, monkeypatch, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await step(pilot)
-        await pilot.press("x")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ExportScreen", "the export dialog")
+        await dialog(pilot, "x", screen="ExportScreen")
         await pilot.click("#format-markdown")
         await pilot.click("#export-backstage")
         await pilot.click("#export-go")
@@ -524,8 +539,7 @@ async def test_export_writes_the_take_through_the_real_exporter(studio, tmp_path
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         await step(pilot)
-        await pilot.press("x")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ExportScreen", "the export dialog")
+        await dialog(pilot, "x", screen="ExportScreen")
         await pilot.click("#format-markdown")
         app.screen.query_one("#export-path").value = str(out)
         await pilot.click("#export-go")
@@ -583,7 +597,7 @@ async def test_critiques_open_the_critique_view_when_there_is_one(studio, monkey
 
 async def test_help_lists_every_control_with_its_key_and_id(studio):
     app = studio()
-    async with app.run_test(size=(150, 100)) as pilot:
+    async with app.run_test(size=(150, 110)) as pilot:
         await opened(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
@@ -620,8 +634,7 @@ async def test_the_command_palette_runs_a_control(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
-        await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CommandPalette", "the palette")
+        await dialog(pilot, "ctrl+p", screen="CommandPalette")
         await pilot.press(*"Step (s)")
         await pilot.pause(0.3)
         await pilot.press("enter")
@@ -739,8 +752,7 @@ async def test_the_picker_lists_plays_and_runs_and_resumes_a_run(studio, tmp_pat
         assert screen.engine.run_id == 1 and screen.engine.state.turn == 1
         assert "(scripted) revision of Jenny's speech" in screen_text(app)
         # o opens the picker again; a play starts a new run
-        await pilot.press("o")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await dialog(pilot, "o", screen="PickerScreen")
         await pilot.pause()
         picker = app.screen.query_one("#picker-list")
         picker.highlighted = next(

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import make_cast
 from studio.store import Store
-from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
+from test_tui import _plain, dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
 pytest.importorskip("textual")
 
@@ -21,8 +21,7 @@ async def test_a_sheet_with_an_unknown_model_is_not_saved_and_the_file_is_named(
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        await pilot.press("c")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+        await dialog(pilot, "c", screen="CharacterScreen")
         editor = app.screen
         editor.query_one("#field-model").value = "5"
         await wait_for(pilot, lambda: "unknown model '5'" in screen_text(app), "the model check")
@@ -152,8 +151,7 @@ async def test_export_to_a_folder_that_does_not_exist_writes_into_it(studio, tmp
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await step(pilot)
-        await pilot.press("x")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ExportScreen", "the export dialog")
+        await dialog(pilot, "x", screen="ExportScreen")
         await pilot.click("#format-markdown")
         app.screen.query_one("#export-path").value = f"{folder}/"
         await pilot.click("#export-go")
@@ -295,8 +293,7 @@ async def test_at_120_columns_the_footer_and_the_critique_table_are_whole(studio
         await opened(pilot)
         footer = screen_text(app).splitlines()[-1]
         assert footer.rstrip().endswith("^p palette") and "? Help" in footer, footer
-        await pilot.press("K")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CritiqueScreen", "the critique view")
+        await dialog(pilot, "K", screen="CritiqueScreen")
         await pilot.pause()
         text = screen_text(app)
         for word in ("Successful", "Adaptation", "Behavioural", "Introspection", "take"):
@@ -334,8 +331,7 @@ async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree
         new = screen.engine.stage()[-1]
         assert new.id != line.id and new.text != line.text
         view.select_event(new.id)
-        await pilot.press("d")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DiffScreen", "the diff")
+        await dialog(pilot, "d", screen="DiffScreen")
         await pilot.pause()
         text = screen_text(app)
         assert "take 1 of 2" in text and "take 2 of 2" in text and "words in common" in text
@@ -346,8 +342,7 @@ async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
-        await pilot.press("T")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "TakeTreeScreen", "the take tree")
+        await dialog(pilot, "T", screen="TakeTreeScreen")
         await pilot.pause()
         tree = app.screen.query_one("#take-tree")
         nodes, todo = [], [tree.root]
@@ -358,8 +353,7 @@ async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree
         fork = next(n for n in nodes if n.data is not None and (n.data.first_line or n.data.start).id == line.id)
         tree.move_cursor(fork)
         await pilot.pause()
-        await pilot.press("d")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DiffScreen", "the diff from the tree")
+        await dialog(pilot, "d", screen="DiffScreen")
         await pilot.pause()
         text = screen_text(app)
         assert "take 1 of 2" in text and "take 2 of 2" in text

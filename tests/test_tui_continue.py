@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from studio.llm import scripted
 from studio.store import events as ev
-from test_tui import SIZE, idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
+from test_tui import SIZE, idle, new_take, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
 
 pytestmark = pytest.mark.asyncio
 
@@ -18,11 +17,7 @@ async def test_c_continues_the_line_on_stage_as_a_second_take(studio):
         await step(pilot)
         engine = screen.engine
         first = engine.stage()[-1]
-        scripted.queue(" And then I left it on the stairs.", task="revise", role="ego")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: engine.stage()[-1].id != first.id, "the continued line")
-        await idle(pilot)
-        new = engine.stage()[-1]
+        new = await new_take(pilot, "C", " And then I left it on the stairs.")
         assert new.text == first.text + " And then I left it on the stairs."
         text = screen_text(app)
         assert "And then I left it on the stairs." in text

@@ -13,9 +13,8 @@ from pathlib import Path
 
 from conftest import PLAYS, ROOT, make_cast
 from long_runs import build_branched_run
-from studio.llm import scripted
 from studio.store import Store, events as ev
-from test_tui import idle, opened, screen_text, stage, step, studio, wait_for  # noqa: F401  (studio: a fixture)
+from test_tui import idle, new_take, opened, screen_text, stage, step, studio, wait_for  # noqa: F401  (studio: a fixture)
 
 SIZE = (100, 30)
 
@@ -286,11 +285,7 @@ async def test_swiping_past_the_newest_lines_last_take_writes_a_new_one(studio):
         await step(pilot)
         engine = screen.engine
         line = engine.stage()[-1]
-        scripted.queue("A swiped take.", task="revise", role="ego")
-        await pilot.press("right_square_bracket")
-        await wait_for(pilot, lambda: engine.stage()[-1].id != line.id, "the swiped take")
-        await idle(pilot)
-        assert engine.stage()[-1].text == "A swiped take."
+        assert (await new_take(pilot, "right_square_bracket", "A swiped take.")).text == "A swiped take."
         assert "take 2/2" in screen_text(app)
         await pilot.press("left_square_bracket")
         await pilot.pause()

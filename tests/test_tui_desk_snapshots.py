@@ -8,21 +8,15 @@ import shutil
 import pytest
 
 from conftest import PLAYS, ROOT
-from test_tui import opened, step, studio, wait_for  # noqa: F401  (studio is a fixture)
+from test_tui import opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 from test_tui_desk import long_run
 
 SIZE = (100, 30)
 
 
 @pytest.fixture(autouse=True)
-def _steady(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+def _fixed_clock(monkeypatch):
     monkeypatch.setattr("studio.tui.screens.takes.when_written", lambda created: "22 Nov 10:00")
-
-
-def _no_blink(app) -> None:
-    for widget in app.screen.query("Input, TextArea"):
-        widget.cursor_blink = False
 
 
 def test_the_take_tree(snap_compare, studio, tmp_path):
@@ -46,7 +40,7 @@ def test_search_with_its_matches(snap_compare, studio, tmp_path):
         await wait_for(pilot, lambda: pilot.app.screen.query("#search-input"), "the search box")
         await pilot.press(*"answers 2")
         await pilot.pause()
-        _no_blink(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(run_id=run_id), terminal_size=SIZE, run_before=run_before)
 
@@ -60,7 +54,7 @@ def test_matches_highlighted_on_the_stage(snap_compare, studio, tmp_path):
         await wait_for(pilot, lambda: pilot.app.screen.query("#search-input"), "the search box")
         await pilot.press(*"the rain", "enter")
         await pilot.pause()
-        _no_blink(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(run_id=run_id), terminal_size=SIZE, run_before=run_before)
 
@@ -73,7 +67,7 @@ def test_a_direction_for_a_new_take(snap_compare, studio):
         await wait_for(pilot, lambda: pilot.app.screen.query("#direct-note"), "the direction dialog")
         await pilot.press(*"she lies here")
         await pilot.pause()
-        _no_blink(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(), terminal_size=SIZE, run_before=run_before)
 
@@ -88,7 +82,7 @@ def test_the_new_play_form(snap_compare, studio, tmp_path):
         await wait_for(pilot, lambda: pilot.app.screen.query("#new-title"), "the form")
         await pilot.press(*"The Visit")
         await pilot.pause()
-        _no_blink(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(None, plays_dir=plays), terminal_size=SIZE, run_before=run_before)
 
@@ -104,6 +98,6 @@ def test_the_play_editor(snap_compare, studio, tmp_path):
         await pilot.press("P")
         await wait_for(pilot, lambda: pilot.app.screen.query("#play-turns"), "the play editor")
         await pilot.pause()
-        _no_blink(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(play_path=plays / "detective.toml"), terminal_size=(100, 40), run_before=run_before)

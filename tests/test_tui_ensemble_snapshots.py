@@ -7,22 +7,10 @@ re-records them after a deliberate change to the look (then look at the SVG).
 
 from __future__ import annotations
 
-import pytest
-
-from test_tui import idle, opened, step, studio, wait_for  # noqa: F401  (studio is a fixture)
+from test_tui import dialog, idle, opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
 SIZE = (120, 34)
 PLAY = "last_crossing.toml"
-
-
-@pytest.fixture(autouse=True)
-def _no_warm_up(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
-
-
-def _steady(app) -> None:
-    for widget in app.screen.query("Input"):
-        widget.cursor_blink = False
 
 
 def test_an_ensemble_scene_with_the_backstage_open(snap_compare, studio):
@@ -36,7 +24,7 @@ def test_an_ensemble_scene_with_the_backstage_open(snap_compare, studio):
         screen.query_one("#stage").select_event(line.id)
         await idle(pilot)
         await pilot.pause(0.3)
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(PLAY), terminal_size=SIZE, run_before=run_before)
 
@@ -56,7 +44,7 @@ def test_the_run_viewed_as_one_character(snap_compare, studio):
         await pilot.pause(0.3)
         pilot.app.clear_notifications()
         await pilot.pause()
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(PLAY), terminal_size=SIZE, run_before=run_before)
 
@@ -69,9 +57,8 @@ def test_who_speaks_next(snap_compare, studio):
     async def run_before(pilot):
         await opened(pilot)
         await step(pilot)
-        await pilot.press("w")
-        await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "WhoNextScreen", "the dialog")
+        await dialog(pilot, "w", screen="WhoNextScreen")
         await pilot.pause(0.3)
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(PLAY), terminal_size=SIZE, run_before=run_before)

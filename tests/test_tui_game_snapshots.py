@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from test_tui import idle, opened, step, studio  # noqa: F401  (studio is a fixture)
-
-
-@pytest.fixture(autouse=True)
-def _no_warm_up(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+from test_tui import idle, opened, steady, step, studio  # noqa: F401  (studio is a fixture)
 
 
 def test_the_game_view_mid_round(snap_compare, studio):
@@ -22,7 +15,6 @@ def test_the_game_view_mid_round(snap_compare, studio):
         await pilot.press("3")
         await pilot.press("5")
         await idle(pilot)
-        for widget in pilot.app.screen.query("Input"):
-            widget.cursor_blink = False
+        steady(pilot.app)
 
     assert snap_compare(studio("island.toml"), terminal_size=(120, 40), run_before=run_before)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_tui import opened, step, studio  # noqa: F401  (studio is a fixture)
+from test_tui import opened, steady, step, studio  # noqa: F401  (studio is a fixture)
 
 SIZES = {80: (80, 24), 200: (200, 50)}
 THEMES = ("textual-dark", "textual-light")
@@ -20,11 +20,6 @@ VIEWS = {
     "ensemble": ("last_crossing.toml", 2, None),
     "game": ("island.toml", 3, "5"),
 }
-
-
-@pytest.fixture(autouse=True)
-def _no_warm_up(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -39,8 +34,7 @@ def test_the_views_at_80_and_200_columns(snap_compare, studio, view, width, them
         if key:
             await pilot.press(key)
         await step(pilot, steps)
-        for widget in pilot.app.screen.query("Input"):
-            widget.cursor_blink = False
+        steady(pilot.app)
         await pilot.pause(0.2)
 
     assert snap_compare(studio(play), terminal_size=SIZES[width], run_before=run_before)

@@ -11,7 +11,7 @@ import stat
 import pytest
 from textual import events
 
-from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
+from test_tui import _plain, dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
 pytest.importorskip("textual")
 
@@ -19,32 +19,20 @@ from studio.store import Store  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402
 
 
-async def _open_dialog(pilot, key: str, name: str):
-    await pilot.press(key)
-    await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == name, name)
-    return pilot.app.screen
-
-
-async def test_the_sheet_editor_takes_keys_typed_at_once_and_tab_moves_on(studio, workshop):
+@pytest.mark.parametrize("key,editor_screen,first,after", [
+    ("c", "CharacterScreen", "#field-name", "#field-description"),
+    ("P", "PlayScreen", "#play-title", "#play-turns"),  # the field beside the title
+], ids=["sheet", "play"])
+async def test_an_editor_takes_keys_typed_at_once_and_tab_moves_on(studio, workshop, key, editor_screen, first, after):
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "c", "CharacterScreen")
-        before = editor.query_one("#field-name").value
+        editor = await dialog(pilot, key, screen=editor_screen)
+        before, next_before = editor.query_one(first).value, editor.query_one(after).value
         await pilot.press("x", "tab", "y")
-        assert editor.query_one("#field-name").value == before + "x"
-        assert editor.query_one("#field-description").value.endswith("y")
-
-
-async def test_the_play_editor_takes_keys_typed_at_once_and_tab_moves_on(studio, workshop):
-    app = studio(play_path=workshop / "plays" / "interview.toml")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
-        editor = await _open_dialog(pilot, "P", "PlayScreen")
-        before = editor.query_one("#play-title").value
-        await pilot.press("x", "tab", "y")
-        assert editor.query_one("#play-title").value == before + "x"
-        assert "y" in editor.query_one("#play-turns").value  # the field beside the title
+        assert editor.query_one(first).value == before + "x"
+        typed = editor.query_one(after).value
+        assert typed != next_before and "y" in typed  # the second key went to the next field
 
 
 async def test_a_new_character_is_written_readable_like_the_shipped_ones(studio, tmp_path):
@@ -54,10 +42,8 @@ async def test_a_new_character_is_written_readable_like_the_shipped_ones(studio,
         app = studio(None, plays_dir=tmp_path / "plays")
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-            await pilot.press("c")
-            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "NewCharacterScreen", "the new character form")
-            await pilot.press(*"Marlowe", "enter")
-            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+            await dialog(pilot, "c", screen="NewCharacterScreen")
+            await dialog(pilot, *"Marlowe", "enter", screen="CharacterScreen")
     finally:
         os.umask(old)
     written = tmp_path / "characters" / "marlowe.toml"
@@ -192,8 +178,7 @@ async def test_a_new_take_after_a_hand_back_shows_the_hand_back_in_its_notes(stu
         screen.refresh_panes()
         await pilot.pause()
         assert "goes back to the model" in _plain(screen.query_one("#notes").content)
-        await pilot.press("G")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DirectScreen", "the direction dialog")
+        await dialog(pilot, "G", screen="DirectScreen")
         await pilot.press(*"colder", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the dialog to close")
         await idle(pilot)
@@ -206,7 +191,7 @@ async def test_the_play_editor_at_140x45_shows_the_superego_timing_whole_and_in_
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        editor = await dialog(pilot, "P", screen="PlayScreen")
         await pilot.pause(0.2)
         fields = editor.query_one("#play-fields").region
         labels = []
@@ -302,8 +287,7 @@ async def test_the_jump_preview_uses_the_width_it_has_and_marks_a_cut(studio):
     async with app.run_test(size=(200, 30)) as pilot:
         screen = await opened(pilot)
         await step(pilot, 2)
-        await pilot.press("colon", "2")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "JumpScreen", "the jump box")
+        await dialog(pilot, "colon", "2", screen="JumpScreen")
         await pilot.pause(0.2)
         line = next(e for e in screen.engine.stage() if e.turn == 2 and e.kind == "stage")
         row = next(r for r in screen_text(app).splitlines() if "→ scene 1, turn 2" in r)
@@ -312,8 +296,7 @@ async def test_the_jump_preview_uses_the_width_it_has_and_marks_a_cut(studio):
     async with narrow.run_test(size=(60, 30)) as pilot:
         app = pilot.app
         await opened(pilot)
-        await pilot.press("colon", "2")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "JumpScreen", "the jump box")
+        await dialog(pilot, "colon", "2", screen="JumpScreen")
         await pilot.pause(0.2)
         row = next(r for r in screen_text(app).splitlines() if "→ scene 1, turn 2" in r)
         assert "…" in row, row
@@ -353,8 +336,7 @@ async def test_a_mood_set_by_hand_leaves_a_line_in_the_director_s_notes(studio):
         drawn = next(e for e in engine.path if e.kind == "mind.mood")
         names = [m.name for m in engine.cast.role("ego").sheet.moods]
         other = next(n for n in names if n != drawn.data["mood"])
-        await pilot.press("m")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await dialog(pilot, "m", screen="MindScreen")
         await pilot.pause()
         choices = app.screen.query_one("#mind-choices")
         choices.highlighted = choices.get_option_index(f"mood:{names.index(other)}")
@@ -475,8 +457,7 @@ async def test_a_switches_the_whole_superego_at_once(studio):
     app = studio()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await opened(pilot)
-        await pilot.press("v")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "StrategiesScreen", "the switches")
+        await dialog(pilot, "v", screen="StrategiesScreen")
         await pilot.press("a")
         await pilot.pause()
         state = screen.engine.state
@@ -565,7 +546,7 @@ async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_stagin
     app = studio(play_path=play_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        editor = await dialog(pilot, "P", screen="PlayScreen")
         assert editor.query_one("#play-scenes").text == "The kitchen table, the recorder running."
         editor.query_one("#play-scenes").load_text("The kitchen table, the recorder switched off.")
         await pilot.press("ctrl+s")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import PLAYS
-from test_tui import _plain, idle, opened, screen_text, step, studio, wait_for  # noqa: F401  (studio is a fixture)
+from test_tui import _plain, dialog, idle, opened, screen_text, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
 pytest.importorskip("textual")
 
@@ -23,8 +23,7 @@ def _mara_card(app) -> str:
 
 
 async def _open_mind(pilot):
-    await pilot.press("m")
-    await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+    await dialog(pilot, "m", screen="MindScreen")
     await pilot.pause()
     return pilot.app.screen
 

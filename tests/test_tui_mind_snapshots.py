@@ -5,15 +5,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import PLAYS
-from test_tui import opened, step, studio, wait_for  # noqa: F401  (studio is a fixture)
-
-
-@pytest.fixture(autouse=True)
-def _no_warm_up(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+from test_tui import dialog, opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
 
 def test_the_mind_dialog_on_mara(snap_compare, studio):
@@ -22,10 +15,8 @@ def test_the_mind_dialog_on_mara(snap_compare, studio):
     async def run_before(pilot):
         await opened(pilot)
         await step(pilot)
-        await pilot.press("m")
-        await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await dialog(pilot, "m", screen="MindScreen")
         await pilot.pause()
-        for widget in pilot.app.screen.query("Input, TextArea"):
-            widget.cursor_blink = False
+        steady(pilot.app)
 
     assert snap_compare(studio(play_path=PLAYS / "keepers_log.toml"), terminal_size=(100, 34), run_before=run_before)

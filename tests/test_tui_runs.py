@@ -6,7 +6,7 @@ import pytest
 
 from conftest import make_cast
 from studio.store import Store
-from test_tui import opened, screen_text, step, studio, wait_for  # noqa: F401
+from test_tui import dialog, opened, screen_text, step, studio, wait_for  # noqa: F401
 
 pytest.importorskip("textual")
 
@@ -49,8 +49,7 @@ async def test_opening_a_saved_empty_run_never_removes_it(studio, tmp_path):
     app = studio(run_id=saved)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await pilot.press("o")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await dialog(pilot, "o", screen="PickerScreen")
         await pilot.pause()
         assert f"run {saved} " in screen_text(app)
     assert _runs(tmp_path) == [(saved, 0)]
@@ -66,8 +65,7 @@ async def test_a_new_run_and_the_picker_clear_away_the_empty_run_left_behind(stu
                        and app.screen.engine.run_id != first, "the new run")
         second = app.screen.engine.run_id
         assert [r for r, _ in _runs(tmp_path)] == [second]
-        await pilot.press("o")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await dialog(pilot, "o", screen="PickerScreen")
         await pilot.pause()
         text = screen_text(app)
         # nothing to go back to: the run that was open held no line and is gone
@@ -100,22 +98,18 @@ async def test_the_picker_deletes_a_run_only_after_a_yes_that_names_it(studio, t
     app = studio(None)
     async with app.run_test(size=SIZE) as pilot:
         await _highlight(pilot, app, doomed)
-        await pilot.press("d")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen", "the confirmation")
+        await dialog(pilot, "d", screen="ConfirmScreen")
         question = screen_text(app)
         assert f"Delete run {doomed}?" in question and "“The Interview” (run 1, " in question and " lines " in question
         await pilot.press("escape")
         await _highlight(pilot, app, doomed)
         assert {r for r, _ in _runs(tmp_path)} == {doomed, kept}
-        await pilot.press("d")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen", "the confirmation")
+        await dialog(pilot, "d", screen="ConfirmScreen")
         await pilot.press("n")
         await _highlight(pilot, app, doomed)
         assert {r for r, _ in _runs(tmp_path)} == {doomed, kept}
-        await pilot.press("d")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen", "the confirmation")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await dialog(pilot, "d", screen="ConfirmScreen")
+        await dialog(pilot, "y", screen="PickerScreen")
         await pilot.pause()
         assert f"run {doomed} " not in screen_text(app) and f"run {kept} " in screen_text(app)
     assert [r for r, _ in _runs(tmp_path)] == [kept]
@@ -178,8 +172,7 @@ def _tree_starts(app) -> set[int]:
 
 
 async def _open_tree(pilot, app) -> None:
-    await pilot.press("T")
-    await wait_for(pilot, lambda: app.screen.__class__.__name__ == "TakeTreeScreen", "the take tree")
+    await dialog(pilot, "T", screen="TakeTreeScreen")
     await pilot.pause()
 
 

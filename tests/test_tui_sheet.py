@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_tui import notifications, opened, screen_text, studio, wait_for, workshop  # noqa: F401
+from test_tui import dialog, notifications, opened, screen_text, steady, studio, wait_for, workshop  # noqa: F401
 
 pytest.importorskip("textual")
 
@@ -46,8 +46,7 @@ def jenny(workshop):
 
 async def _editor(pilot):
     await opened(pilot)
-    await pilot.press("c")
-    await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "CharacterScreen", "the sheet editor")
+    await dialog(pilot, "c", screen="CharacterScreen")
     await pilot.pause()
     return pilot.app.screen
 
@@ -148,10 +147,7 @@ def test_the_sheet_editor_at_80_and_200_columns(snap_compare, studio, workshop, 
         editor = await _editor(pilot)
         # the title names the file, here under a fresh temporary folder: named as the shipped one instead
         editor.query_one(".dialog-title").update("Jenny (ego) · characters/jenny.toml")
-        for widget in editor.query("Input"):
-            widget.cursor_blink = False
-        for widget in editor.query("TextArea"):
-            widget.cursor_blink = False
+        steady(pilot.app)
         editor.query_one("#field-moods").focus()
         await pilot.pause(0.3)
 
@@ -184,8 +180,7 @@ async def test_an_unlock_goals_and_a_fact_set_by_hand_each_leave_a_line_in_the_n
         engine = screen.engine
 
         async def in_dialog(act):
-            await pilot.press("m")
-            await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+            await dialog(pilot, "m", screen="MindScreen")
             await pilot.pause()
             await act(app.screen)
             await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the dialog to close")

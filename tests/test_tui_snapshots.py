@@ -7,21 +7,9 @@ deliberate change to the look.
 
 from __future__ import annotations
 
-import pytest
-
-from test_tui import idle, opened, step, studio, wait_for  # noqa: F401  (studio is a fixture)
+from test_tui import idle, opened, steady, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
 SIZE = (100, 30)
-
-
-def _steady(app) -> None:
-    for widget in app.screen.query("Input"):
-        widget.cursor_blink = False
-
-
-@pytest.fixture(autouse=True)
-def _no_warm_up(monkeypatch):
-    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
 
 
 def test_a_fresh_play(snap_compare, studio):
@@ -29,7 +17,7 @@ def test_a_fresh_play(snap_compare, studio):
 
     async def run_before(pilot):
         await opened(pilot)
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(), terminal_size=SIZE, run_before=run_before)
 
@@ -43,7 +31,7 @@ def test_mid_scene_with_the_backstage_open(snap_compare, studio):
         second = [e for e in screen.engine.stage() if e.role == "ego"][1]
         screen.query_one("#stage").select_event(second.id)
         await idle(pilot)
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(), terminal_size=SIZE, run_before=run_before)
 
@@ -56,7 +44,7 @@ def test_a_human_roles_input_pending(snap_compare, studio):
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
         await pilot.pause()
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(roles={"ego": "human"}), terminal_size=SIZE, run_before=run_before)
 
@@ -67,6 +55,6 @@ def test_the_smallest_terminal(snap_compare, studio):
     async def run_before(pilot):
         await opened(pilot)
         await step(pilot)
-        _steady(pilot.app)
+        steady(pilot.app)
 
     assert snap_compare(studio(), terminal_size=(80, 24), run_before=run_before)

@@ -18,7 +18,8 @@ import pytest
 from conftest import ROOT
 from studio.store import Store, events as ev
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# A real terminal and the whole app in it: the quick path drives the same keys through the pilot.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 class Tmux:

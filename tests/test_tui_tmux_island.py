@@ -13,16 +13,10 @@ import pytest
 
 from conftest import ROOT
 from studio.store import Store
-from test_tui_tmux import Tmux
+from test_tui_tmux import tmux  # noqa: F401  (a fixture)
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-@pytest.fixture
-def tmux():
-    terminal = Tmux()
-    yield terminal
-    terminal.kill()
+# A real terminal and the whole app in it: the quick path drives the same keys through the pilot.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 def _asked(screen: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual import events
 
-from test_tui import idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
+from test_tui import dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
 
 
 def burst(app, keys: str) -> None:
@@ -40,8 +40,7 @@ async def test_a_notification_never_covers_the_help_line_of_a_dialog_or_the_labe
         await pilot.press("n", *"slower", "enter")
         await wait_for(pilot, lambda: "Noted" in notifications(app), "the note's notification")
         app.notify("Something went wrong: the model is gone.", severity="error")
-        await pilot.press("t")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RolesScreen", "the roles dialog")
+        await dialog(pilot, "t", screen="RolesScreen")
         await pilot.pause(0.2)
         text = screen_text(app)
         # the bottom-right corner is where both the toasts and the dialog's help line sit at 80x24
@@ -220,8 +219,7 @@ async def test_the_mind_dialog_at_80x24_keeps_its_help_line_in_view_and_scrolls_
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
         await step(pilot)
-        await pilot.press("m")
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MindScreen", "the Mind dialog")
+        await dialog(pilot, "m", screen="MindScreen")
         await pilot.pause(0.2)
         assert "Tab moves between the parts" in screen_text(app), screen_text(app)  # its help line
         await pilot.press("tab", "tab")  # the goals, then the fact's box: it is brought into view

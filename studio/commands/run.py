@@ -12,9 +12,11 @@ from studio.commands.common import (
     console,
     db_option,
     esc,
+    gone,
     open_store,
     parse_roles,
     parse_strategies,
+    playing,
 )
 
 
@@ -65,6 +67,7 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
 
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
+    from studio.store import RunGone
 
     out = console()
     printer = StagePrinter(out, engine.cast, backstage=backstage)
@@ -78,9 +81,12 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     prompt = _Prompt(out, printer, engine)
     try:
         try:
-            asyncio.run(engine.play_to_end(prompt.ask))
+            with playing(engine):
+                asyncio.run(engine.play_to_end(prompt.ask))
         finally:
             printer.quiet()
+    except RunGone:
+        return gone(printer, engine.run_id)
     except _Stop as stop:
         printer.end_line()
         out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")

@@ -146,7 +146,7 @@ async def ask_model(engine: Any, turn: Turn) -> Event:
     if turn.direction is not None:
         messages, settings = turn.direction.messages(messages), turn.direction.settings(settings)
     if turn.continuing is not None:
-        # The same call as the line's own, asked to go on from it (studio.llm.gateway.continued says how
+        # The same call as the line's own, asked to go on from it (studio.llm.continuation.continued says how
         # each kind of model is handed the line so far).
         settings = replace(settings, prefill=turn.continuing.text)
     answer = await call(engine, turn, settings, messages)
@@ -271,10 +271,12 @@ def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
     speaker = (heard.character or role.name) if heard is not None else role.name
-    said = said_before(step, engine.path, engine._sentences, turn.continuing)
+    # the part of the take the form says a line may not repeat: all of it, or an interview item's own
+    window = engine.form.repeat_window(engine.state, engine.path, step)
+    said = said_before(step, window, engine._sentences, turn.continuing)
     # a small model rewords its own last line around the same words; a larger one is left its refrains
     small = is_small(role.model, role.small)
-    own = own_runs(engine.path, speaker) if small and turn.continuing is None else set()
+    own = own_runs(window, speaker) if small and turn.continuing is None else set()
     return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own)
 
 

@@ -279,6 +279,26 @@ class EmbeddedModel:
         if wanted != self.threads_used:
             self.llama._ctx.set_n_threads(*wanted)
             self.threads_used = wanted
+        options = self._options(tokens, sampling)
+        stops = template_stops + [s for s in sampling.get("stop") or () if s]
+        pieces, finish = self._sample(tokens, temperature, budget, stops, options, emit, stop)
+        if finish != "cancelled":
+            self.cache.save(self.llama)
+        if finish == "length":
+            completion = budget
+        else:
+            completion = len(self.llama.tokenize("".join(pieces).encode(), add_bos=False, special=False))
+        # llama.cpp evaluates at least the prompt's last token again, for its logits.
+        cached = min(reused, prompt - 1)
+        return finish, {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "cached_tokens": cached,
+        }
+
+    def _options(self, tokens: list[int], sampling: dict) -> dict[str, Any]:
+        """llama.cpp's sampling options for one call, beyond its temperature, budget and stops."""
         options = {k: sampling[k] for k in ("top_p", "min_p", "repeat_penalty") if sampling.get(k) is not None}
         if sampling.get("repeat_penalty") and PROMPT_PENALTY_WINDOW > 0:
             # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
@@ -294,6 +314,14 @@ class EmbeddedModel:
             options["grammar"] = self.grammar(sampling["schema"])
         elif sampling.get("grammar"):
             options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
+        if sampling.get("seed") is not None:
+            options["seed"] = sampling["seed"]  # the run's, mixed with the step; None: llama.cpp's own chain goes on
+        return options
+
+    def _sample(self, tokens: list[int], temperature: float, budget: int, stops: list[str], options: dict[str, Any],
+                emit: Callable[[str], None], stop: threading.Event) -> tuple[list[str], str]:
+        """Sample the reply, emitting each piece as it comes; (the pieces, the finish reason). Raising
+        `stop` (or the curtain, at exit) ends it within a token, as "cancelled"."""
         pieces: list[str] = []
         finish = "stop"
         stream = cast("Generator[CreateCompletionStreamResponse, None, None]", self.llama.create_completion(
@@ -301,8 +329,7 @@ class EmbeddedModel:
             stream=True,
             temperature=temperature,
             max_tokens=budget,
-            stop=template_stops + [s for s in sampling.get("stop") or () if s],
-            seed=sampling.get("seed"),  # the run's, mixed with the step; None: llama.cpp's own chain goes on
+            stop=stops,
             **options,
         ))  # stream=True: a generator of chunks as they come
         try:
@@ -318,20 +345,7 @@ class EmbeddedModel:
                 finish = choice.get("finish_reason") or finish
         finally:
             stream.close()
-        if finish != "cancelled":
-            self.cache.save(self.llama)
-        if finish == "length":
-            completion = budget
-        else:
-            completion = len(self.llama.tokenize("".join(pieces).encode(), add_bos=False, special=False))
-        # llama.cpp evaluates at least the prompt's last token again, for its logits.
-        cached = min(reused, prompt - 1)
-        return finish, {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-            "cached_tokens": cached,
-        }
+        return pieces, finish
 
 
 def _penalise(recent: list[int], penalty: float):
@@ -450,6 +464,47 @@ def _plain(messages: list[dict]) -> list[dict]:
     return out
 
 
+class _Handover:
+    """What the model's thread samples, on its way to the event loop: the first piece at once, then the
+    pieces sampled within each HAND_OVER_EVERY seconds together, and last the usage or what went wrong."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, halt: threading.Event):
+        self.loop = loop
+        self.halt = halt
+        # A piece of text, the usage that closes the reply, or what went wrong on the model's thread.
+        self.inbox: asyncio.Queue[str | dict | BaseException] = asyncio.Queue()
+        self.held: list[str] = []
+        self.last_post = 0.0
+
+    def post(self, item: str | dict | BaseException) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.inbox.put_nowait, item)
+        except RuntimeError:
+            self.halt.set()  # the loop is gone: nobody is listening any more
+
+    def piece(self, piece: str) -> None:
+        self.held.append(piece)
+        now = time.monotonic()
+        if now - self.last_post >= HAND_OVER_EVERY:
+            self.post("".join(self.held))
+            self.held.clear()
+            self.last_post = now
+
+    def work(self, messages: list[dict], temperature: float, max_tokens: int, sampling: dict) -> None:
+        """The model's thread: one generation, under the stage lock, handed over as it goes."""
+        try:
+            model = load()
+            with _stage:
+                if self.halt.is_set() or _curtain.is_set():
+                    return
+                _, usage = model.generate(messages, temperature, max_tokens, self.piece, self.halt, sampling)
+            if self.held:
+                self.post("".join(self.held))
+            self.post(usage)
+        except BaseException as exc:  # handed to the awaiting task, which re-raises it there
+            self.post(exc)
+
+
 async def perform(
     messages: list[dict],
     temperature: float,
@@ -469,50 +524,15 @@ async def perform(
     iterating) the ``finally`` raises the stop flag and the worker thread
     abandons the generation at its next token.
     """
-    loop = asyncio.get_running_loop()
-    # A piece of text, the usage that closes the reply, or what went wrong on the model's thread.
-    inbox: asyncio.Queue[str | dict | BaseException] = asyncio.Queue()
     halt = threading.Event()
-    messages = _plain(messages)
+    handover = _Handover(asyncio.get_running_loop(), halt)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill, "seed": seed,
-                "grammar": grammar}
-
-    def post(item: str | dict | BaseException) -> None:
-        try:
-            loop.call_soon_threadsafe(inbox.put_nowait, item)
-        except RuntimeError:
-            halt.set()  # the loop is gone: nobody is listening any more
-
-    held: list[str] = []
-    last_post = 0.0
-
-    def hand_over(piece: str) -> None:
-        nonlocal last_post
-        held.append(piece)
-        now = time.monotonic()
-        if now - last_post >= HAND_OVER_EVERY:
-            post("".join(held))
-            held.clear()
-            last_post = now
-
-    def work() -> None:
-        try:
-            model = load()
-            with _stage:
-                if halt.is_set() or _curtain.is_set():
-                    return
-                _, usage = model.generate(messages, temperature, max_tokens, hand_over, halt, sampling)
-            if held:
-                post("".join(held))
-            post(usage)
-        except BaseException as exc:  # handed to the awaiting task, which re-raises it there
-            post(exc)
-
-    threading.Thread(target=work, name="studio-embedded", daemon=True).start()
+                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar}
+    threading.Thread(target=handover.work, args=(_plain(messages), temperature, max_tokens, sampling),
+                     name="studio-embedded", daemon=True).start()
     try:
         while True:
-            item = await inbox.get()
+            item = await handover.inbox.get()
             if isinstance(item, BaseException):
                 raise item
             if isinstance(item, str):

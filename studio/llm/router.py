@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 from studio.clean import redact_url_credentials
@@ -79,6 +80,15 @@ def check_routable(model: str, where: str, field_name: str | None) -> None:
     if model == "scripted" or model.startswith(("scripted/", "local/")):
         raise InputError(where, field_name, f"endpoints serve a model over HTTP; '{model}' runs inside the studio",
                          "give the served model as openai/NAME (or another litellm name), e.g. --model openai/llama3")
+
+
+class Stream(Protocol):
+    """A provider's reply as litellm streams it: chunks as they come, and a way to close the connection
+    before the last one."""
+
+    def __aiter__(self) -> AsyncIterator[object]: ...
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass
@@ -190,7 +200,7 @@ class EndpointRouter:
             # so the gateway's retry rules still recognise it: the tag rides on the instance, which no type
             # declares; a class that refuses new attributes just goes untagged.
             with contextlib.suppress(Exception):
-                exc.studio_endpoint = redact_url_credentials(endpoint.url)  # type: ignore[attr-defined]
+                cast(Any, exc).studio_endpoint = redact_url_credentials(endpoint.url)
             raise
         finally:
             endpoint.in_flight -= 1
@@ -229,7 +239,7 @@ class EndpointRouter:
             message = getattr(exc, "message", None)
             if isinstance(message, str) and _ROUTER_NOTE in message:
                 with contextlib.suppress(Exception):  # litellm's own error: it has .message, no type says so
-                    exc.message = message.split(_ROUTER_NOTE, 1)[0]  # type: ignore[attr-defined]
+                    cast(Any, exc).message = message.split(_ROUTER_NOTE, 1)[0]
             raise
 
 
@@ -269,7 +279,7 @@ def router_from_table(table: dict, model: str, where: str) -> EndpointRouter | N
                        field_name="endpoints")
 
 
-async def pieces(stream: AsyncIterator[object]) -> AsyncGenerator[tuple[str, object], None]:
+async def pieces(stream: Stream) -> AsyncGenerator[tuple[str, object], None]:
     """A litellm stream's chunks as (piece, usage) pairs, for every streamed call (the gateway's and a
     routed one); closing this closes the provider's stream.
 
@@ -290,7 +300,7 @@ async def pieces(stream: AsyncIterator[object]) -> AsyncGenerator[tuple[str, obj
             yield piece or "", getattr(chunk, "usage", None)
     finally:
         with contextlib.suppress(Exception):
-            await stream.aclose()  # type: ignore[attr-defined]
+            await stream.aclose()
     # litellm's stream wrappers end every stream with a finish reason of their own ("stop" when the
     # provider sent none); the chunks they keep to log the reply hold only the provider's own.
     kept = getattr(stream, "chunks", None)

@@ -127,7 +127,7 @@ def settings_for(
     ``speaker`` is the one who will speak the line: the others' cues come first among the stops, as a
     hosted API keeps only the first few. ``small`` overrides whether a served model is taken for small
     (see `is_small`); ``structured`` chooses how a reply that is data is asked for (see
-    studio.llm.gateway.STRUCTURED).
+    studio.llm.structured_replies.STRUCTURED).
     """
     cues = cue_stops(sorted(names, key=lambda n: n == speaker))
     if is_small(model, small):

@@ -5,7 +5,7 @@ a key's value (only whether its variable is set), nothing imports litellm, and e
 gets one second: the servers are asked at once, on threads, and whatever has not answered when its
 second is up is reported as silent. Within that second a server that lists models is also asked one
 tiny question held to a one-field JSON schema, so the survey can say how the lab's structured replies
-will be asked of it (see studio.llm.gateway.STRUCTURED): a schema it holds, JSON mode, or words.
+will be asked of it (see studio.llm.structured_replies.STRUCTURED): a schema it holds, JSON mode, or words.
 """
 
 from __future__ import annotations

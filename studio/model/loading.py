@@ -320,7 +320,7 @@ def resolve_roles(
     form's own rules for the cast are studio.engine.forms.resolve_cast's, which builds the cast through this.
 
     A role whose context budget nobody set gets its model's whole window, asked of `window` (the model
-    layer cannot ask a model; studio.llm.gateway.model_window can), else DEFAULT_CONTEXT_TOKENS."""
+    layer cannot ask a model; studio.llm.names.model_window can), else DEFAULT_CONTEXT_TOKENS."""
     path = Path(play_path)
     seats = members(play)
     resolved: list[ResolvedRole] = []

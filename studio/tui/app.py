@@ -81,6 +81,12 @@ class StudioApp(App[None]):
         _esc_waits_only_its_delay()
         self.store = store
         self._engine: EngineView | None = None
+        # The run on screen is leased to this window (studio/store/leases.py), so no other process deletes
+        # it while it plays here; a heartbeat renews the lease while the app lives.
+        from studio.store.leases import holder_name
+
+        self._holder = holder_name()
+        self._beating: threading.Event | None = None
         self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line
         self.gateway = gateway
         self.model = model
@@ -213,7 +219,10 @@ class StudioApp(App[None]):
             self.post_message(key)
 
     def on_unmount(self) -> None:
+        if self._beating is not None:
+            self._beating.set()
         if self._engine is not None:
+            self.store.let_go(self._engine.run_id, self._holder)
             self.clear_away(self._engine.run_id)
         gen0, gen1, _ = gc.get_threshold()
         gc.set_threshold(gen0, gen1, 10)
@@ -259,11 +268,7 @@ class StudioApp(App[None]):
         self._warm_wanted = False
         if "litellm" in sys.modules:
             return
-        from studio.llm import gateway
-
-        load = getattr(gateway, "warm_up", None) or getattr(gateway, "_load_litellm", None)
-        if load is None:
-            return
+        from studio.llm.litellm_loader import warm_up as load
 
         def warm() -> None:
             load()
@@ -285,7 +290,21 @@ class StudioApp(App[None]):
         old = self._engine
         self._engine = engine
         if old is not None and (engine is None or engine.run_id != old.run_id):
+            self.store.let_go(old.run_id, self._holder)
             self.clear_away(old.run_id)
+        if engine is not None:
+            self._hold(engine.run_id)
+
+    def _hold(self, run_id: int) -> None:
+        from studio.store.leases import heartbeat
+
+        self.store.hold(run_id, self._holder)
+        if self._beating is None:
+            def renew() -> None:
+                if self._engine is not None:
+                    self.store.renew(self._engine.run_id, self._holder)
+
+            self._beating = heartbeat(renew, "run-lease")
 
     def clear_away(self, run_id: int) -> bool:
         """Remove a run this app created that the playwright left with no line, take mark or critique, so

@@ -243,6 +243,16 @@ MAIN: tuple[Control, ...] = (
         show=False,
     ),
     Control(
+        "lorebook",
+        "b",
+        "lorebook",
+        "World Info",
+        "The highlighted character's World Info: every entry of its card's book and of the lorebooks its sheet "
+        "names, to read and edit; saved to the book's own file, read by new runs (the mind dialog opens it too).",
+        CAST,
+        show=False,
+    ),
+    Control(
         "toggle-stage", "1", "toggle_pane('stage')", "Stage", "Show or hide the stage.", PANES, show=False
     ),
     Control(

@@ -222,6 +222,12 @@ class Form:
         """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
         raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
 
+    def repeat_window(self, state: Any, path: list[Event], step: Step) -> list[Event]:
+        """The part of the take whose stage lines a new line may not say again (studio.engine.lines cuts a
+        repeat): the whole take, of which the engine reads the latest lines. A form whose steps stand apart
+        (an interview's items) gives only the step's own part."""
+        return path
+
     def reworked_line(self, state: Any, step: Step) -> Event | None:
         """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""
         return None

@@ -94,6 +94,35 @@ class CastControls(ControlGroup):
 
         self.app.push_screen(CharacterScreen(sheet, path, f"{role.name} ({key})"), saved)
 
+    def action_lorebook(self) -> None:
+        if not self._ready():
+            return
+        cast = self.screen.query_one(CastPane)
+        key = cast.role_key or "ego"
+        self.lorebook(key if self.engine.cast.has(key) else self.engine.cast.roles[0].key)
+
+    def lorebook(self, key: str) -> None:
+        """The World Info dialog on one character's books, read from their files as saved now."""
+        from studio.model import load_character
+        from studio.model.book_edit import character_books
+        from studio.model.loading import character_path
+        from studio.tui.screens.lore import LorebookScreen
+
+        cast = self.engine.cast
+        role = cast.role(key)
+        member = _member(cast.play.cast, key)
+        path = character_path(member.character, Path(cast.play_path)) if member is not None else None
+        if path is None:
+            self.notify(f"No character file found for {role.name}: World Info lives with a sheet.",
+                        severity="warning", markup=False)
+            return
+        try:
+            books = character_books(load_character(path), path)
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc, "open the World Info")
+            return
+        self.app.push_screen(LorebookScreen(role.name, path, books))
+
     def living_roles(self) -> list[Any]:
         """The characters with an inner life (moods, knowledge or goals on their sheet): what `m` acts on."""
         engine = self.engine
@@ -130,12 +159,16 @@ class CastControls(ControlGroup):
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is None or self.screen.engine is not engine:
                 return
+            if fields.get("open") == "lorebook":
+                self.lorebook(role.key)
+                return
             event = engine.mind_event(fields)
             self.refresh_panes()
             self.notify(event.text, title=f"Your event #{event.id}", markup=False)
 
+        lore = sum(len(book.entries) for book in role.lore)
         self.app.push_screen(MindScreen(role.sheet, role.name, mind, current_goals(role.sheet, mind, at["scene"]),
-                                        dict(folded.facts), at), chosen)
+                                        dict(folded.facts), at, lore=lore), chosen)
 
     def action_export(self) -> None:
         if not self._ready():

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
+from studio.store import RunGone
 from studio.store import events as ev
 from studio.store.takes import hidden_events
 from studio.store.takes import marks as take_marks
@@ -366,7 +367,8 @@ class MainScreen(StudioScreen[None]):
             self.query_one("#stage", StageView).drop_live()
             self.query_one(HumanInput).close()
             self.set_activity(None, reset=True)
-            self.refresh_panes()
+            if not isinstance(worker.error, RunGone):  # nothing is left of a deleted run to show
+                self.refresh_panes()
             if state == WorkerState.CANCELLED:
                 self.set_activity("Paused. Nothing half-written was kept. " + self.idle_hint())
             elif state == WorkerState.SUCCESS:

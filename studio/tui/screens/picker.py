@@ -272,11 +272,12 @@ class PickerScreen(StudioScreen[None]):
 def _play_card(path: Path) -> Text:
     """A play by its title, the file beside it: read with the standard library alone, so the picker opens
     as fast as before; a file that does not parse is still listed, by its name."""
-    import tomllib
+    from studio.model.errors import InputError
+    from studio.model.toml_file import read_toml
 
     try:
-        title = str(tomllib.loads(path.read_text(encoding="utf-8")).get("title") or "").strip()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        title = str(read_toml(path, "play").get("title") or "").strip()
+    except InputError:  # a pipe or a device among the plays is listed too, never read
         title = ""
     text = Text("  ")
     text.append(title or path.stem, style="bold")

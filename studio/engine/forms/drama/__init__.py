@@ -89,7 +89,7 @@ class DramaMachine(Form):
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept
-        self.lore = [e.label for e in book.lore(role).entries]
+        self.lore = book.lore(role).recorded
         return messages
 
     def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:

@@ -1,4 +1,7 @@
-"""Writes the cards authored for the studio's tests (see README.md beside them): run it to make them again."""
+"""The cards authored for the studio's tests, and the PNG chunks that carry them: the tests build their cards
+from these, and running this file writes the corpus in tests/data/cards again (see the README there)."""
+
+from __future__ import annotations
 
 import base64
 import io
@@ -6,16 +9,26 @@ import json
 import struct
 import zlib
 from pathlib import Path
+
 from PIL import Image, ImageDraw
 
-OUT = Path(__file__).parent
+DATA = Path(__file__).parent / "data" / "cards"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def chunk(kind, body):
+def chunk(kind: bytes, body: bytes) -> bytes:
+    """One PNG chunk with its length and checksum right, so a reader has only the card inside it to judge."""
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
 
 
-def image(colour):
+def png(*chunks: bytes, colour: bytes = b"\0\0\0\0") -> bytes:
+    """A one-pixel PNG with the given chunks before its pixels: the smallest image a card can ride on."""
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    return PNG_SIGNATURE + ihdr + b"".join(chunks) + chunk(b"IDAT", zlib.compress(colour)) + chunk(b"IEND", b"")
+
+
+def image(colour) -> bytes:
+    """A drawn portrait, so the corpus's PNG cards are pictures an app would show."""
     im = Image.new("RGB", (64, 96), colour)
     ImageDraw.Draw(im).ellipse((12, 16, 52, 56), fill=(240, 230, 210))
     buf = io.BytesIO()
@@ -23,17 +36,23 @@ def image(colour):
     return buf.getvalue()
 
 
-def with_chunks(png, chunks):
-    iend = png.rindex(b"IEND") - 4
-    return png[:iend] + b"".join(chunks) + png[iend:]
+def with_chunks(picture: bytes, chunks) -> bytes:
+    iend = picture.rindex(b"IEND") - 4
+    return picture[:iend] + b"".join(chunks) + picture[iend:]
 
 
-def b64(card):
-    return base64.b64encode(json.dumps(card, ensure_ascii=False).encode()).decode()
+def b64(card) -> bytes:
+    return base64.b64encode(json.dumps(card, ensure_ascii=False).encode())
 
 
-# 5. a V3 card with every V3 field, assets, other apps' extensions and template code
-keeper = {
+def wrapped(card, width: int = 76) -> bytes:
+    """A card's base64 broken into lines, as some apps write it."""
+    text = b64(card)
+    return b"\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+# a V3 card with every V3 field, assets, other apps' extensions and template code
+KEEPER = {
     "spec": "chara_card_v3",
     "spec_version": "3.0",
     "data": {
@@ -159,10 +178,9 @@ keeper = {
         },
     },
 }
-(OUT / "mara_quill.v3.json").write_text(json.dumps(keeper, ensure_ascii=False, indent=2) + "\n")
 
-# 6. a V2 card with a 24-entry lorebook using every entry field SillyTavern writes
-places = [
+# a V2 card with a 24-entry lorebook using every entry field SillyTavern writes
+_places = [
     "the harbour",
     "the chandlery",
     "the customs house",
@@ -186,8 +204,8 @@ places = [
     "the herring sheds",
     "the harbour master's house",
 ]
-entries = []
-for i, place in enumerate(places):
+_entries = []
+for i, place in enumerate(_places):
     ext = {
         "position": [0, 1, 4, 2, 3, 5, 6][i % 7],
         "exclude_recursion": i % 5 == 0,
@@ -212,7 +230,7 @@ for i, place in enumerate(places):
         "cooldown": 0,
         "delay": 0,
     }
-    entries.append(
+    _entries.append(
         {
             "id": i,
             "keys": [place.removeprefix("the ").lower(), place.split()[-1]],
@@ -229,17 +247,17 @@ for i, place in enumerate(places):
             "extensions": ext,
         }
     )
-long_text = " ".join(
+_long_text = " ".join(
     f"Season {n}: the herring came late, the nets were mended twice, and the harbour master logged every boat that did not come back."
     for n in range(1, 21)
 )
-entries.append(
+_entries.append(
     {
         "id": 22,
         "keys": ["history", "old days"],
         "secondary_keys": [],
         "comment": "a long entry",
-        "content": long_text,
+        "content": _long_text,
         "constant": False,
         "selective": False,
         "insertion_order": 50,
@@ -249,7 +267,7 @@ entries.append(
         "extensions": {"position": 1, "depth": 4, "selectiveLogic": 0},
     }
 )
-entries.append(
+_entries.append(
     {
         "id": 23,
         "keys": ["Smuggler", "SMUGGLING"],
@@ -266,7 +284,7 @@ entries.append(
         "extensions": {"selectiveLogic": 2, "position": 4, "depth": 1, "role": 1},
     }
 )
-harbour = {
+HARBOUR = {
     "spec": "chara_card_v2",
     "spec_version": "2.0",
     "data": {
@@ -289,14 +307,13 @@ harbour = {
             "world": "",
             "depth_prompt": {"prompt": "", "depth": 4, "role": "system"},
         },
-        "character_book": {"name": "Saltcombe lore", "extensions": {}, "entries": entries},
+        "character_book": {"name": "Saltcombe lore", "extensions": {}, "entries": _entries},
     },
 }
-(OUT / "saltcombe.v2.json").write_text(json.dumps(harbour, ensure_ascii=False, indent=2) + "\n")
 
-# 7. a Chinese V3 card, as a PNG with both chunks, a 21-entry lorebook and template code
-zh_entries = []
-topics = [
+# a Chinese V3 card, as a PNG with both chunks, a 21-entry lorebook and template code
+_zh_entries = []
+_topics = [
     "修道院",
     "钟楼",
     "地窖",
@@ -319,8 +336,8 @@ topics = [
     "黎明",
     "密道",
 ]
-for i, t in enumerate(topics):
-    zh_entries.append(
+for i, t in enumerate(_topics):
+    _zh_entries.append(
         {
             "id": i,
             "keys": [t],
@@ -337,7 +354,7 @@ for i, t in enumerate(topics):
             "extensions": {"position": 0, "depth": 4},
         }
     )
-nun = {
+NUN = {
     "spec": "chara_card_v3",
     "spec_version": "3.0",
     "data": {
@@ -367,18 +384,13 @@ nun = {
                 "scripts": [{"name": "状态栏", "content": "<% print(getvar('stat_data')) %>", "enabled": True}]
             },
         },
-        "character_book": {"name": "修道院", "extensions": {}, "entries": zh_entries},
+        "character_book": {"name": "修道院", "extensions": {}, "entries": _zh_entries},
     },
 }
-nun_v2 = dict(nun, spec="chara_card_v2", spec_version="2.0")
-png = with_chunks(
-    image((90, 40, 60)),
-    [chunk(b"tEXt", b"chara\0" + b64(nun_v2).encode()), chunk(b"tEXt", b"ccv3\0" + b64(nun).encode())],
-)
-(OUT / "修女与女忍.v3.png").write_bytes(png)
+NUN_V2 = dict(NUN, spec="chara_card_v2", spec_version="2.0")
 
-# 8. a V2 card as a PNG whose card sits in a compressed iTXt chunk, wrapped at 76 columns
-ilse = {
+# a V2 card as a PNG whose card sits in a compressed iTXt chunk, wrapped at 76 columns
+ILSE = {
     "spec": "chara_card_v2",
     "spec_version": "2.0",
     "data": {
@@ -427,7 +439,19 @@ ilse = {
         },
     },
 }
-text = b64(ilse).encode()
-wrapped = b"\n".join(text[i : i + 76] for i in range(0, len(text), 76))
-png = with_chunks(image((30, 60, 90)), [chunk(b"iTXt", b"chara\0\1\0\0\0" + zlib.compress(wrapped))])
-(OUT / "captain_ilse.v2.png").write_bytes(png)
+
+
+def write(out: Path = DATA) -> None:
+    def as_json(card) -> str:
+        return json.dumps(card, ensure_ascii=False, indent=2) + "\n"
+
+    (out / "mara_quill.v3.json").write_text(as_json(KEEPER))
+    (out / "saltcombe.v2.json").write_text(as_json(HARBOUR))
+    nun_chunks = [chunk(b"tEXt", b"chara\0" + b64(NUN_V2)), chunk(b"tEXt", b"ccv3\0" + b64(NUN))]
+    (out / "修女与女忍.v3.png").write_bytes(with_chunks(image((90, 40, 60)), nun_chunks))
+    ilse_chunk = chunk(b"iTXt", b"chara\0\1\0\0\0" + zlib.compress(wrapped(ILSE)))
+    (out / "captain_ilse.v2.png").write_bytes(with_chunks(image((30, 60, 90)), [ilse_chunk]))
+
+
+if __name__ == "__main__":
+    write()

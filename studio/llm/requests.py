@@ -1,0 +1,80 @@
+"""litellm's request for one call, as each kind of server takes it: a hosted API is sent only the fields
+every provider knows; a server the playwright runs (an api_base, an endpoint) also gets the small-model
+sampling fields llama.cpp's servers read, and the Basic credentials its address carries as a header."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+from studio.clean import url_credentials
+from studio.llm.call_settings import CallSettings
+from studio.structured import words_first
+
+# Most OpenAI-compatible APIs refuse more stop sequences than this.
+MAX_REMOTE_STOPS = 4
+
+
+def build_request(route: str, settings: CallSettings, messages: list[dict], mode: str | None = None,
+                  own_server: bool = False) -> dict:
+    """litellm's request for one call. `mode`: how a reply held to the schema is asked for (see
+    studio.llm.structured_replies.STRUCTURED); `own_server`: a server the playwright runs (an api_base, an
+    endpoint), which gets the small-model sampling fields llama.cpp's servers read (a hosted API might
+    refuse fields it does not know)."""
+    request: dict = {
+        "model": route,
+        "messages": messages,
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+        "timeout": settings.timeout,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "num_retries": 0,  # the retries are ours, counted and reported
+        "max_retries": 0,
+    }
+    if settings.api_base:
+        request.update(_addressed(route, settings.api_base))
+    if settings.stop:
+        request["stop"] = list(settings.stop[:MAX_REMOTE_STOPS])
+    if settings.top_p is not None:
+        request["top_p"] = settings.top_p
+    # A small model on one's own server is held as the embedded one is (free text begins with words).
+    schema = settings.schema
+    if schema and own_server and settings.repeat_penalty is not None:
+        schema = words_first(schema)
+    if schema and mode == "schema":
+        request["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": json.loads(schema)},
+        }
+    elif schema and mode == "json":
+        # JSON mode; llama.cpp's servers also hold the reply to a schema given beside it, others ignore it.
+        request["response_format"] = {"type": "json_object", "schema": json.loads(schema)}
+    if own_server and (settings.repeat_penalty is not None or settings.min_p is not None):
+        extra = {"repeat_penalty": settings.repeat_penalty, "min_p": settings.min_p}
+        request["extra_body"] = {k: v for k, v in extra.items() if v is not None}
+    return request
+
+
+def _addressed(route: str, api_base: str) -> dict:
+    """The fields that send a call to one server's address."""
+    # `http://user:KEY@host` is what a browser or curl would send as Basic credentials; litellm's
+    # async client drops them from the address, so they travel as the header the address means.
+    base, userinfo = url_credentials(api_base)
+    fields: dict = {"api_base": base}
+    if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+        # A server of one's own rarely checks keys, but the OpenAI client insists on one.
+        fields["api_key"] = "none"
+    if userinfo is not None:
+        fields["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(userinfo.encode()).decode()}
+    return fields
+
+
+def whole(request: dict) -> dict:
+    """The request asked for whole rather than streamed. A batch call nobody watches arrive is asked this
+    way: litellm spends about a third of the CPU on it that it spends on a stream (bench/bench_lab.py),
+    and a batch is CPU-bound."""
+    request["stream"] = False
+    request.pop("stream_options", None)
+    return request
