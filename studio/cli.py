@@ -28,6 +28,7 @@ OWNERS = {
     "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
+    "serve": "serve",
 }
 
 
@@ -55,6 +56,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         resume,
         run,
         runs,
+        serve,
         show,
         takes,
     )
@@ -69,6 +71,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         resume,
         takes,  # rewind, override
         open_app,
+        serve,
         export,
         critique,  # critique, compare
         models,

@@ -232,6 +232,8 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
             self._bring_up_to_date()
+            # what other connections have committed is counted from here (changed_elsewhere)
+            self._data_version: int = self.conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
 
@@ -416,6 +418,17 @@ class Store:
         can still be about to write their first line, so they only clutter the lists."""
         rows = self._all(f"SELECT id FROM runs WHERE created < ? AND {self._EMPTY}", (time.time() - older_than,))
         return [run for (run,) in rows if run != keep and self.remove_if_empty(run)]
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (another window, tab or process) has committed since the last ask
+        (or since this store was opened).
+
+        SQLite's data_version moves only for other connections' commits, and asking costs no read of any
+        table, so an open run can ask twice a second and reread itself only when something did change."""
+        with self.lock:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        seen, self._data_version = self._data_version, version
+        return version != seen
 
     def head(self, run_id: int) -> int | None:
         row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,7 @@ class StudioApp(App[None]):
         self._held_keys: list[events.Key] = []
         self._key_in_flight = False
         self._held_since = 0.0
+        self._scratch: Any = None  # a browser tab's folder for exports on their way to the browser
         self._remember_theme()
 
     def on_mount(self) -> None:
@@ -219,6 +221,8 @@ class StudioApp(App[None]):
             self.post_message(key)
 
     def on_unmount(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
         if self._beating is not None:
             self._beating.set()
         if self._engine is not None:
@@ -451,6 +455,57 @@ class StudioApp(App[None]):
             self._unnotify(note, refresh=False)
         if passing:
             self._refresh_notifications()
+
+    # -- what differs between a terminal and a browser tab ----------------------------------------
+
+    @property
+    def delivers_files(self) -> bool:
+        return self.is_web
+
+    def export_folder(self) -> str | None:
+        """Where an export is written before it is delivered: a private folder of this tab's in a browser
+        tab (the file leaves it as it is sent), None in a terminal (the exporter's own default)."""
+        if not self.is_web:
+            return None
+        if self._scratch is None:
+            import tempfile
+
+            self._scratch = tempfile.TemporaryDirectory(prefix="studio-tab-")
+        return self._scratch.name + os.sep
+
+    def deliver(self, path: Path) -> None:
+        """A finished export reaches the playwright: in a browser tab as a download, in a terminal where it is."""
+        if not self.is_web:
+            self.notify(f"Exported to {path}", title="Export")
+            return
+        import mimetypes
+
+        handle = path.open("rb")
+        path.unlink(missing_ok=True)  # the open handle keeps it readable; nothing stays behind on the server
+        mime, _ = mimetypes.guess_type(path.name)
+        self.deliver_binary(handle, save_filename=path.name, mime_type=mime or "application/octet-stream")
+        self.notify(f"Exported {path.name}: your browser downloads it.", title="Export")
+
+    def edit_text(self, text: str, done: Callable[[str], None], suffix: str = ".txt") -> None:
+        """ctrl+e in a text box: in a terminal the playwright's $EDITOR, in a browser tab the studio's own
+        editor (an editor started on the serving machine would take its terminal, and outlive the tab).
+        `done` hears the edited text; nothing, if the edit was left or failed."""
+        if self.is_web:
+            from studio.tui.screens.editor import EditorScreen
+
+            if isinstance(self.screen, EditorScreen):
+                self.notify("This is the studio's editor: ctrl+s keeps the text, Esc leaves it as it was.")
+                return
+            self.push_screen(EditorScreen(text), lambda edited: None if edited is None else done(edited))
+            return
+        from studio.tui.widgets.longtext import edit_in_editor
+
+        async def external() -> None:
+            edited = await edit_in_editor(self, text, suffix)
+            if edited is not None:
+                done(edited)
+
+        self.run_worker(external(), group="editor", exit_on_error=False)
 
     async def action_quit(self) -> None:
         """Quit at once: committed events are already on disk; a line being written is dropped."""

@@ -185,7 +185,7 @@ class CastControls(ControlGroup):
                 self.screen.run_worker(partial(self._export, choice), thread=True, group="export",
                                        exit_on_error=False, name="export")
 
-        self.app.push_screen(ExportScreen(), chosen)
+        self.app.push_screen(ExportScreen(ask_path=not self.studio.delivers_files), chosen)
 
     def _export(self, choice: dict[str, Any]) -> Path:
         """In a thread with a store of its own: a long export must not hold the screen's."""
@@ -193,8 +193,10 @@ class CastControls(ControlGroup):
         from studio.store import Store
 
         store = Store(self.engine.store.path)
+        # where the file goes to the playwright as a download, it is written in the app's own folder
+        out = self.studio.export_folder() or choice["out"]
         try:
-            return export_run(store, self.engine.run_id, choice["fmt"], choice["out"], choice["backstage"])
+            return export_run(store, self.engine.run_id, choice["fmt"], out, choice["backstage"])
         finally:
             store.close()
 

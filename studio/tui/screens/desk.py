@@ -181,26 +181,27 @@ class DeskControls(ControlGroup):
         await self.pause()
         self._start(self.screen.turns.write_take(event_id, direction))
 
-    # -- one-line boxes out to $EDITOR ------------------------------------------------------------
+    # -- one-line boxes out to an editor ----------------------------------------------------------
 
-    async def action_editor_line(self) -> None:
-        """ctrl+e in the note box or a human role's box: the text goes out to $EDITOR and is sent back."""
-        from studio.tui.widgets.longtext import edit_in_editor
-
+    def action_editor_line(self) -> None:
+        """ctrl+e in the note box or a human role's box: the text goes out to an editor and is sent back."""
         focused = self.screen.focused
         if not isinstance(focused, Input) or focused.id not in ("note-input", "human-line"):
             self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
-        text = await edit_in_editor(self.app, focused.value)
-        if text is None or not text.strip():
-            return
-        if focused.id == "note-input":
-            if self._ready():
-                self.engine.note(text)
-                focused.value = ""
-                self.notify("Noted: the director and the characters hear it next turn.")
-        else:
-            self.screen.human.give(text.strip())
+
+        def send(text: str) -> None:
+            if not text.strip():
+                return
+            if focused.id == "note-input":
+                if self._ready():
+                    self.engine.note(text)
+                    focused.value = ""
+                    self.notify("Noted: the director and the characters hear it next turn.")
+            else:
+                self.screen.human.give(text.strip())
+
+        self.studio.edit_text(focused.value, send)
 
     # -- the play itself -------------------------------------------------------------------------
 

@@ -137,11 +137,13 @@ class StrategiesScreen(Dialog):
 class ExportScreen(Dialog):
     """Format, backstage or not, and where: handed back as a dict for the exporter."""
 
-    def __init__(self, default_dir: str = "exports") -> None:
+    def __init__(self, default_dir: str = "exports", ask_path: bool = True) -> None:
+        """`ask_path` False where the file goes to the playwright as a download: no path is theirs to name."""
         from studio.export import FORMATS
 
         super().__init__()
         self._default_dir = default_dir
+        self._ask_path = ask_path
         self._formats = {name: f.description for name, f in FORMATS.items()}
 
     def compose(self) -> ComposeResult:
@@ -151,7 +153,10 @@ class ExportScreen(Dialog):
                 for i, (fmt, label) in enumerate(self._formats.items()):
                     yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
             yield Checkbox("Include the backstage", id="export-backstage")
-            yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
+            if self._ask_path:
+                yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
+            else:
+                yield Label("The file comes to you as a download.", classes="dialog-help")
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
@@ -159,7 +164,7 @@ class ExportScreen(Dialog):
     def _choice(self) -> dict[str, Any]:
         radio = self.query_one("#export-format", RadioSet)
         index = radio.pressed_index if radio.pressed_index >= 0 else 0
-        path = self.query_one("#export-path", Input).value.strip()
+        path = self.query_one("#export-path", Input).value.strip() if self._ask_path else ""
         return {
             "fmt": list(self._formats)[index],
             "backstage": self.query_one("#export-backstage", Checkbox).value,

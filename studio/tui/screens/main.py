@@ -68,6 +68,10 @@ if TYPE_CHECKING:
 WIDE = 150  # columns from which the cast pane is shown from the start
 
 
+FOLLOW_EVERY = 0.4
+"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
+
+
 class MainScreen(StudioScreen[None]):
     BINDINGS = [control.binding() for control in MAIN]
 
@@ -123,6 +127,31 @@ class MainScreen(StudioScreen[None]):
         self.room.fit()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
+        self._controls_seen: int | None = None
+        self.set_interval(FOLLOW_EVERY, self._follow_others)
+
+    def _follow_others(self) -> None:
+        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over): this
+        one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
+        the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
+        engine = self.engine
+        if engine is not None and self._controls_seen is None:  # the first look: what the run opened with
+            self._controls_seen = len(engine.store.controls(engine.run_id))
+        if engine is None or self.busy or not engine.store.changed_elsewhere():
+            return
+        store, run = engine.store, engine.run_id
+        controls = len(store.controls(run))
+        if store.head(run) == engine.head and controls == self._controls_seen:
+            return
+        self._controls_seen = controls
+        humans = engine.humans()
+        engine.reload()
+        self.resync()
+        # who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here
+        for key, taken in [(k, True) for k in engine.humans() - humans] + [(k, False) for k in humans - engine.humans()]:
+            name = engine.cast.role(key).name
+            self.notify(f"{name} ({key}) is played by a playwright now." if taken
+                        else f"{name} ({key}) goes back to the model.", title="From another window")
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
@@ -375,8 +404,8 @@ class MainScreen(StudioScreen[None]):
                 self.set_activity(self.idle_hint())
         if state == WorkerState.ERROR:
             self.report(worker.error, worker.name)
-        elif state == WorkerState.SUCCESS and worker.name == "export":
-            self.notify(f"Exported to {worker.result}", title="Export")
+        elif state == WorkerState.SUCCESS and worker.name == "export" and worker.result is not None:
+            self.studio.deliver(worker.result)
 
     def report(self, error: BaseException | None, where: str = "") -> None:
         report(self, error, where)

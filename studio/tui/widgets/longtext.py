@@ -1,19 +1,23 @@
-"""A text area for anything long (a prompt, a line, a brief, a note) that can go out to $EDITOR.
+"""A text area for anything long (a prompt, a line, a brief, a note) that can go out to an editor.
 
-`ctrl+e` suspends the app, as git does for a commit message, opens the text in the playwright's own
-editor and puts what they saved back in the area; `ctrl+s` submits. When the terminal cannot be
-handed over (a test's headless driver), the editor still runs, without the suspension.
+`ctrl+e` asks the app for an editor: in a terminal it suspends the app, as git does for a commit message,
+opens the text in the playwright's own $EDITOR and puts what they saved back in the area; in a browser tab
+it is the studio's own. `ctrl+s` submits. When the terminal cannot be handed over (a test's headless
+driver), $EDITOR still runs, without the suspension.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.message import Message
 from textual.app import App
 from textual.widgets import TextArea
 
 from studio.tui.controls import TEXT
+
+if TYPE_CHECKING:
+    from studio.tui.studio_view import StudioView
 
 
 async def edit_in_editor(app: App[Any], text: str, suffix: str = ".txt") -> str | None:
@@ -61,9 +65,11 @@ class LongText(TextArea):
         super().__init__(text, **kwargs)
         self._suffix = suffix
 
-    async def action_external_editor(self) -> None:
-        edited = await edit_in_editor(self.app, self.text, self._suffix)
-        if edited is not None and edited != self.text:
+    def action_external_editor(self) -> None:
+        cast("StudioView", self.app).edit_text(self.text, self._take_edit, self._suffix)
+
+    def _take_edit(self, edited: str) -> None:
+        if edited != self.text:
             self.load_text(edited)
             self.move_cursor(self.document.end)
             self.post_message(self.Changed(self))
