@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--strategies", metavar="LIST", help="superego strategies to use: e.g. 2,3 or rewrite_speech,critique; 'none'"
     )
     cast_options(run)
-    run.add_argument("--seed", type=int, metavar="N", help="seed for strategies that fire by probability")
+    run.add_argument("--seed", type=int, metavar="N",
+                     help="seed for the embedded model's sampling and for strategies that fire by probability")
     db_option(run)
     run.add_argument("--backstage", action="store_true", help="also stream the backstage")
     run.set_defaults(func=play)

@@ -174,6 +174,11 @@ class Form:
         the model can be held (the embedded model's grammar, providers that take one); None: free text."""
         return None
 
+    def grammar(self, state: Any, step: Step, role: ResolvedRole) -> str | None:
+        """A llama.cpp grammar (GBNF) this step's line is held to on the embedded model: the shape a line
+        must have that a tiny model will not keep to when asked in words; None: any line."""
+        return None
+
     def choices(self, state: Any, step: Step, role: ResolvedRole) -> list[str] | None:
         """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
         allows only some answers; None: any line. The app's input box lists them."""

@@ -9,6 +9,7 @@ context budget by walking back from the newest line, so the cost of a call does 
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections import Counter
 from functools import lru_cache
@@ -16,6 +17,7 @@ from typing import Any
 
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
+from studio.llm.sampling import is_small
 from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, Timed, activate, at_depth, timed
 from studio.model.lorebook import Lorebook
 from studio.model.loading import fill
@@ -159,6 +161,28 @@ def _slid(windows: list[_Window], path: list[Event], at: int, seat: str | None) 
     window.count(path, max(low, window.at), at, 1)
     window.anchor, window.at = anchor, at
     return window
+
+
+_ASKS = re.compile(r"\bask\w*\b[^.]*\bquestions?\b|\binterview", re.IGNORECASE)
+
+
+def asks(role: ResolvedRole) -> bool:
+    """Whether a character's part is to ask (an interviewer): its sheet says it asks questions."""
+    return bool(_ASKS.search(role.sheet.prompt or ""))
+
+
+def beat(role: ResolvedRole, view: View) -> str:
+    """What a small model's next line is for, said after the line it answers: a 135M model told only who
+    it is drifts off the scene, but follows a plain ask about the line in front of it. An interviewer asks
+    one question about what was just said; anyone else answers it from their own life."""
+    heard = next(((e, text) for e, text in reversed(view.lines) if e.role != role.key and e.kind == ev.STAGE), None)
+    partner = heard[0].character if heard is not None and heard[0].character else "them"
+    if asks(role):
+        return (f"({role.name} now asks {partner} one short question about what {partner} just said. "
+                "One sentence, ending with a question mark.)")
+    if heard is not None and "?" in heard[1]:
+        return f"({role.name} now answers {partner}'s question plainly, from {role.name}'s own life, in one or two short sentences.)"
+    return f"({role.name} now answers {partner} in one or two short sentences.)"
 
 
 class PromptBook:
@@ -436,7 +460,11 @@ class PromptBook:
             # Plain words, not a stage direction in italics: a small model echoes a direction back.
             partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
+            if partner and is_small(role.model, role.small) and asks(role):
+                ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
+        elif is_small(role.model, role.small):
+            chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
@@ -478,6 +506,9 @@ class PromptBook:
             f"Rewrite that line the way {ego} will hear it, coloured by you. "
             "Reply with the rewritten line alone, in the speaker's voice."
         )
+        if "?" in said and is_small(role.model, role.small):
+            # a tiny model's rewrite drifts into a sermon; the question is what the ego must still hear
+            user += " Keep it a question about the same thing."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:
