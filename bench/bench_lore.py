@@ -1,8 +1,10 @@
 """What a card costs at play time: World Info evaluation per call, and a card character's turn beside a
 plain one's as a run grows.
 
-1. `activate` alone: a 200-entry lorebook (a quarter with regex keys, a quarter selective with secondary
-   keys, recursion on, ten constant entries) against the four newest lines, per call, for scale: a
+1. `activate` alone: a 200-entry lorebook (every entry marked `use_regex` as SillyTavern exports them, a
+   quarter with `/pattern/` keys, a quarter selective with secondary keys, a fifth in inclusion groups
+   with weights and scoring, a seventh sticky with a cooldown, recursion on, ten constant entries)
+   against the four newest lines, per call, with the timed effects of earlier calls, for scale: a
    book eight times the size of a typical card's. Then a crowded book, where common words are keys and fill
    every entry's text, so most of it activates and each recursion pass searches a long text: the worst
    case, for scale.
@@ -35,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_engine import TimedGateway  # noqa: E402
 from studio.engine import Engine  # noqa: E402
 from studio.engine.forms import load_play, resolve_cast  # noqa: E402
-from studio.mind.worldinfo import activate  # noqa: E402
+from studio.mind.worldinfo import activate, timed  # noqa: E402
 from studio.model.lorebook import Lorebook  # noqa: E402
 from studio.store import Store  # noqa: E402
 
@@ -53,9 +55,13 @@ def book(entries: int, rng: random.Random, crowded: bool = False) -> Lorebook:
         prose = " ".join(rng.choice(WORDS) for _ in range(40)) if crowded else " ".join(
             f"word{rng.randint(0, 5000)}" for _ in range(40))
         entry = {"keys": [key, f"other{n}"], "content": f"{prose} {rng.choice(WORDS)}{rng.randrange(entries)}",
-                 "insertion_order": n, "enabled": True, "extensions": {}}
+                 "insertion_order": n, "enabled": True, "use_regex": True, "extensions": {}}
         if n % 4 == 1:
-            entry.update(keys=[f"/{key}(st|nd)?/i"], use_regex=True)
+            entry.update(keys=[f"/{key}(st|nd)?/i"])
+        if n % 5 == 0:
+            entry["extensions"].update(group=f"group{n % 3}", group_weight=50 + n, use_group_scoring=n % 2 == 0)
+        if n % 7 == 0:
+            entry["extensions"].update(sticky=2, cooldown=3)
         if n % 4 == 2:
             entry.update(selective=True, secondary_keys=[rng.choice(WORDS), rng.choice(WORDS)])
             entry["extensions"]["selectiveLogic"] = n % 4
@@ -70,11 +76,14 @@ def bench_activate(entries: int, calls: int, crowded: bool = False) -> None:
     lore = book(entries, rng, crowded)
     times: list[float] = []
     active: list[int] = []
+    given: list[tuple[int, list[str]]] = []
     for n in range(calls):
         lines = [" ".join(rng.choice(WORDS) for _ in range(25)) for _ in range(4)]
         start = time.perf_counter()
-        found = activate([lore], lines, budget_tokens=2048, seed=1, moment=(1, n))
+        found = activate([lore], lines, budget_tokens=2048, seed=1, moment=(1, n),
+                         timed=timed([lore], given[-20:], 2 * n + 1))
         times.append((time.perf_counter() - start) * 1000)
+        given.append((2 * n + 1, found.names))
         active.append(len(found.entries) + len(found.skipped))
     times.sort()
     print(f"activate, {entries} entries{' (crowded)' if crowded else ''}, {statistics.median(active):.0f} active, "

@@ -1,41 +1,39 @@
-"""The dilemma's statistics on the paper's design: how long a report's tests take, and how often null data
-show a 'supported' row with and without Holm's correction.
+"""The dilemma's statistics on the paper's design: how long a report's statistics take, how often null data
+show a 'supported' row, and how often the paper's pattern is found.
 
-Simulated data only (no model): 6 groups x 4 partners x N trials of six moves.
+Simulated data only (no model, `tests/planted_dilemma.py`): 6 groups x 4 partners x N trials of six moves,
+three personas a group, each persona's level off its group's by a normal draw of the given spread.
 
-    .venv/bin/python bench/bench_stats.py [--reps 90] [--null 400]
+    .venv/bin/python bench/bench_stats.py [--reps 90] [--sets 400]
 
-Measured, side by side:
+Measured:
   (a) hypotheses H1-H9 with every part, on the paper's 2,160 trials: the module's own rank tests against
       the same tests through scipy (mannwhitneyu / wilcoxon per part);
-  (b) the mixed model (statsmodels MixedLM) on the same data;
-  (c) the share of null data sets with any raw p below 0.05 and with any 'supported' row after Holm's
-      correction (goal: the second <= 5%).
+  (b) the mixed model (statsmodels MixedLM) on the same data, its libraries' import apart, and the whole
+      report with the mixed model (cells, hypotheses, model, protocol card): the goal is under 2 s;
+  (c) the share of null data sets (no group effect; persona spread 0, 0.05, 0.08, 0.12) with any
+      'supported' row after Holm's correction (goal: <= 5%);
+  (d) the power: the share of sets with H1-H3 planted as the paper concludes them in which each is found.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
 from unittest import mock
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from studio.engine.forms.dilemma import game as pd  # noqa: E402
+import numpy as np  # noqa: E402
+from planted_dilemma import PAPER_PATTERN, dilemma_trials  # noqa: E402
+
 from studio.lab import stats  # noqa: E402
+from studio.lab.pd_kind import pd_report  # noqa: E402
 
-
-def trials(rng: random.Random, reps: int, rate: dict[str, float] | None = None) -> list[stats.Trial]:
-    out = []
-    for group in pd.GROUPS:
-        p = (rate or {}).get(group, 0.5)
-        for partner in pd.PARTNERS:
-            for rep in range(reps):
-                out.append(stats.Trial(group, partner, sum(rng.random() < p for _ in range(6)) / 6, 0, rep % 3, rep))
-    return out
+SPREADS = (0.0, 0.05, 0.08, 0.12)
 
 
 def _scipy_mwu(a, b, two_sided=False):
@@ -59,31 +57,52 @@ def timed(fn, repeat: int) -> float:
     return best
 
 
+def _results(trials: list[stats.Trial]) -> list[dict]:
+    """The trials as the lab's store hands them to the report."""
+    return [{"group": t.group, "partner": t.partner, "wording": t.wording, "rep": t.rep, "cooperation": t.cooperation,
+             "total": t.total, "moves": "C" * t.rounds} for t in trials]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=90)
-    parser.add_argument("--null", type=int, default=400)
+    parser.add_argument("--sets", type=int, default=400)
     args = parser.parse_args()
-    rng = random.Random(1)
-    data = trials(rng, args.reps, {"cooperative": 0.8, "competitive": 0.2, "altruistic": 0.85, "self_interested": 0.3,
-                                   "mixed_motivation": 0.55, "control": 0.45})
+    rng = np.random.default_rng(1)
+    data = dilemma_trials(rng, args.reps, PAPER_PATTERN, 0.05)
     stats.hypotheses(data)  # warm
     own = timed(lambda: stats.hypotheses(data), 5)
     with mock.patch.object(stats, "mann_whitney", _scipy_mwu), mock.patch.object(stats, "wilcoxon_greater", _scipy_wilcoxon):
         via_scipy = timed(lambda: stats.hypotheses(data), 5)
-    print(f"(a) H1-H9 on {len(data)} trials: module {own * 1000:.1f} ms, scipy {via_scipy * 1000:.1f} ms "
-          f"({via_scipy / own:.1f} x)")
+    print(f"(a) H1-H9 on {len(data)} trials: module {own * 1000:.1f} ms, scipy rank tests {via_scipy * 1000:.1f} ms")
+    start = time.perf_counter()
+    import pandas  # noqa: F401
+    import statsmodels.formula.api  # noqa: F401
+    imported = time.perf_counter() - start
     start = time.perf_counter()
     stats.mixed_model(data)
-    print(f"(b) mixed model on {len(data)} trials: {time.perf_counter() - start:.2f} s")
-    raw = corrected = 0
-    for _ in range(args.null):
-        p = rng.uniform(0.2, 0.8)
-        found = stats.hypotheses(trials(rng, 6, dict.fromkeys(pd.GROUPS, p)))
-        raw += any(f.p is not None and f.p < stats.ALPHA for f in found)
-        corrected += any(f.supported for f in found)
-    print(f"(c) {args.null} null data sets: any raw p < 0.05 in {raw / args.null:.1%}, "
-          f"any supported after Holm in {corrected / args.null:.1%} (goal <= 5%)")
+    model = time.perf_counter() - start
+    spec = {"name": "bench", "model": "scripted", "reps": args.reps, "pd": {"mixed_model": True, "temperature": 0.2,
+                                                                           "max_tokens": 100, "wordings": [0, 1, 2]}}
+    results = _results(data)
+    whole = timed(lambda: pd_report(spec, results), 3)
+    print(f"(b) importing pandas and statsmodels {imported:.2f} s; the mixed model's first fit on {len(data)} trials "
+          f"{model:.2f} s; the whole report with it, warm: {whole:.2f} s (goal: import, fit and report < 2 s)")
+    for sd in SPREADS:
+        hits = sum(any(f.supported for f in stats.hypotheses(dilemma_trials(rng, args.reps, None, sd,
+                                                                                  base=rng.uniform(0.2, 0.8))))
+                   for _ in range(args.sets))
+        print(f"(c) persona sd {sd:.2f}, no group effect: any 'supported' in {hits / args.sets:.1%} of {args.sets} sets")
+    for sd in SPREADS:
+        found = {"H1": 0, "H2": 0, "H3": 0}
+        every = 0
+        for _ in range(args.sets):
+            verdicts = {f.name: bool(f.supported) for f in stats.hypotheses(dilemma_trials(rng, args.reps, PAPER_PATTERN, sd))}
+            for name in found:
+                found[name] += verdicts[name]
+            every += all(verdicts[name] for name in found)
+        shares = ", ".join(f"{name} {count / args.sets:.0%}" for name, count in found.items())
+        print(f"(d) persona sd {sd:.2f}, the paper's pattern: {shares}, all three {every / args.sets:.0%}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ Run: .venv/bin/python bench/bench_tui.py [--quick] [--only desk|launch|keypress]
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -519,8 +520,21 @@ def _in_a_fresh_process(part: str, *args: str, env: dict[str, str] | None = None
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def read_flags(argv: list[str]) -> argparse.Namespace:
+    """The bench's own flags; `--help` prints the usage and stops before anything is measured, and a flag
+    it does not know is refused with exit 2 instead of starting the whole bench."""
+    parser = argparse.ArgumentParser(
+        prog="bench/bench_tui.py", description=(__doc__ or "").split("\n\n")[0],
+        epilog="The budgets are described at the top of bench/bench_tui.py and in docs/benchmarks.md.")
+    parser.add_argument("--quick", action="store_true", help="fewer presses and a shorter run, for a quick look")
+    parser.add_argument("--only", choices=("desk", "launch", "keypress"), help="measure one budget alone")
+    return parser.parse_args(argv)
+
+
 def main() -> None:
     os.environ["STUDIO_SCRIPTED_DELAY"] = "0"
+    if "--part" not in sys.argv:  # --part is how the bench runs its own pieces in fresh interpreters
+        read_flags(sys.argv[1:])
     if "--part" in sys.argv:
         part = sys.argv[sys.argv.index("--part") + 1]
         if part == "keypress":

@@ -28,6 +28,7 @@ OWNERS = {
     "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
+    "serve": "serve",
 }
 
 
@@ -55,6 +56,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         resume,
         run,
         runs,
+        serve,
         show,
         takes,
     )
@@ -69,6 +71,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         resume,
         takes,  # rewind, override
         open_app,
+        serve,
         export,
         critique,  # critique, compare
         models,
@@ -121,8 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:
         from studio.store import StoreError
-        from studio.store.db import HeadMoved
+        from studio.store.db import HeadMoved, RunGone
 
+        if isinstance(exc, RunGone):  # a command that wrote to a run another process deleted meanwhile
+            print(f"studio: {exc}. 'studio runs' lists the runs there are.", file=sys.stderr)
+            return 1
         if isinstance(exc, HeadMoved):
             print("studio: another process moved this run on while this one was playing; nothing unsaved "
                   "was kept. 'studio show RUN' prints where it stands now.", file=sys.stderr)

@@ -15,6 +15,7 @@ Nothing here draws a screen: the CLI and the app render what these functions ret
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,8 @@ class Critique:
     replies: list[str] = field(default_factory=list)
     id: int | None = None
     created: float | None = None
-    paired_with: int | None = None  # read beside this run (the one without the superego), as the paper's critic did
+    paired_with: int | None = None  # read beside this run, the other of the pair, as the paper's critic did
+    shown: int | None = None  # in a reading of two: 1 when this run was Script A (shown first), 2 when Script B
 
     @property
     def label(self) -> str:
@@ -81,6 +83,7 @@ class Critique:
             "superego": self.superego,
             "finished": self.finished,
             **({"paired_with": self.paired_with} if self.paired_with is not None else {}),
+            **({"shown": self.shown} if self.shown is not None else {}),
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -106,6 +109,7 @@ class Critique:
             id=row.get("id"),
             created=row.get("created"),
             paired_with=row.get("paired_with"),
+            shown=row.get("shown"),
         )
 
 
@@ -162,12 +166,23 @@ async def critique_run(
     return critique
 
 
+def with_first(*key: Any) -> bool:
+    """Whether the run with the inner voice is shown first in a reading of two: drawn by a generator seeded
+    with `key` (an experiment's seed and repetition, or the two runs), so the same reading asked again is
+    shown in the same order, and over many readings each order comes about as often."""
+    return random.Random("critic order:" + ":".join(map(str, key))).random() < 0.5
+
+
 async def critique_pair(store: Store, without_run: int, with_run: int, *, model: str | None = None,
-                        gateway: Any = None, attempts: int = ATTEMPTS,
-                        wording: dict[str, str] | None = None) -> tuple[Critique, Critique]:
-    """The Critic reads two runs of one play together, the run without the superego first, as the paper's
-    critic read its two scripts (Magee et al., 2024, section 5.1), and scores each; narrative divergence is
-    measured against the first. Each run keeps its side of the reading as its critique, naming the other.
+                        gateway: Any = None, attempts: int = ATTEMPTS, wording: dict[str, str] | None = None,
+                        first: str | None = None) -> tuple[Critique, Critique]:
+    """The Critic reads two runs of one play together, as the paper's critic read its two scripts (Magee et
+    al., 2024, section 5.1), and scores each; returns the critiques of (without_run, with_run).
+
+    The reading is blind: the scripts are Script A and Script B, never named as with or without the inner
+    voice, and `first` ("with" or "without") says which is shown first; left out, it is drawn from the two
+    runs (`with_first`). Each run keeps its side of the reading as its critique, naming the other run and
+    where it was shown (`shown`), so a report can tell a position's effect from the inner voice's.
     `wording`: a researcher's own request and system message (studio.lab.compare.SLOTS), checked by the lab."""
     model = model or DEFAULT_CRITIC_MODEL
     scripts = [build_script(store, run) for run in (without_run, with_run)]
@@ -178,17 +193,22 @@ async def critique_pair(store: Store, without_run: int, with_run: int, *, model:
         from studio.llm import Gateway
 
         gateway = Gateway()
+    if first is None:
+        first = "with" if with_first(without_run, with_run) else "without"
+    order = (1, 0) if first == "with" else (0, 1)  # indexes into (without, with), as shown
     wording = wording or {}
-    messages = pair_messages(scripts[0], scripts[1], critic_budget(model), own=wording.get("critic_pair"),
-                             system=wording.get("critic_system"))
+    messages = pair_messages(scripts[order[0]], scripts[order[1]], critic_budget(model),
+                             own=wording.get("critic_pair"), system=wording.get("critic_system"))
     answer = await ask_pair(gateway, model, messages, attempts=attempts)
+    sides = {order[0]: (answer.first, 1), order[1]: (answer.second, 2)}
+    runs = (without_run, with_run)
     out = []
-    for run, script, criteria, other in ((without_run, scripts[0], answer.reference, with_run),
-                                         (with_run, scripts[1], answer.other, without_run)):
+    for i, (run, script) in enumerate(zip(runs, scripts)):
+        criteria, shown = sides[i]
         critique = Critique(run_id=run, head=script.head, model=model, title=script.title,
                             character=script.protagonist, superego=script.with_superego, finished=script.finished,
                             valid=answer.valid, criteria=criteria, summary=answer.summary, error=answer.error,
-                            attempts=answer.attempts, replies=answer.replies, paired_with=other)
+                            attempts=answer.attempts, replies=answer.replies, paired_with=runs[1 - i], shown=shown)
         critique.id = store.add_critique(run, critique.head, model, critique.body())
         out.append(critique)
     return out[0], out[1]

@@ -20,6 +20,19 @@ def served_api_base(model: str) -> str | None:
     return server if server and model.startswith("openai/") else None
 
 
+SHARED_EMBEDDED = "STUDIO_EMBEDDED_SERVER"
+"""The environment variable `studio serve` sets for its tabs: the address of the one embedded model it
+serves on 127.0.0.1 for all of them."""
+SHARED_EMBEDDED_NAME = "smollm2"
+
+
+def shared_embedded(model: str) -> tuple[str, str] | None:
+    """Where the embedded model's calls go when one copy serves several processes (the tabs of `studio
+    serve`): the name to call and the server, instead of a copy loaded in this process; None otherwise."""
+    server = os.environ.get(SHARED_EMBEDDED, "").strip()
+    return (f"openai/{SHARED_EMBEDDED_NAME}", server) if server and model == "local/smollm2" else None
+
+
 def config_path() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "studio" / "config.toml"

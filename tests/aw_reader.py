@@ -23,7 +23,7 @@ SCRIPT = Path(__file__).parent / "readers" / "afterwriting_read.js"
 
 
 def _nfkc(text: str) -> str:
-    """As the tests compare text: the export's fullwidth twins of markup characters are those characters."""
+    """As the tests compare text: compatibility forms (Arabic presentation forms and the like) folded."""
     return unicodedata.normalize("NFKC", text)
 
 

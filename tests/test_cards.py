@@ -201,7 +201,7 @@ def test_the_corpus_has_every_form_the_studio_promises():
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, capsys, name):
-    from studio.model.cards import card_data, read_card
+    from studio.model.cards import card_data, card_for_form, read_card
 
     source = DATA / name
     assert main(["import", str(source), "--dir", str(tmp_path)]) == 0, capsys.readouterr().err
@@ -210,6 +210,7 @@ def test_each_card_comes_back_as_it_was_and_imports_to_the_same_sheet(tmp_path, 
     assert main(["export-card", str(sheet_path), "--out", str(out)]) == 0
     original, exported = read_card(source), json.loads(out.read_text())
     _, spec = card_data(source, original)
+    original = card_for_form(original, "json")  # but for links into a CHARX zip, which a JSON card is not
     if spec == "v1":  # a V1 card comes back as V2, its fields inside `data`
         assert exported["spec"] == "chara_card_v2"
         assert _differences(original, exported["data"]) == []
@@ -306,7 +307,8 @@ def test_export_keeps_the_cards_version_unless_asked(tmp_path, capsys, name, spe
     if expected[0] == "chara_card_v3":
         assert card["data"]["group_only_greetings"] is not None
     if name.startswith("mara"):  # V3 fields survive a V2 export too, for the app that reads them
-        assert card["data"]["nickname"] == "Mara" and len(card["data"]["assets"]) == 4
+        assert card["data"]["nickname"] == "Mara" and len(card["data"]["assets"]) == 3  # but for the zip's own
+        assert not any(a["uri"].startswith("embeded://") for a in card["data"]["assets"])
 
 
 # -- PNG cards out ----------------------------------------------------------------------------------
@@ -442,6 +444,39 @@ def test_a_cards_world_link_is_followed_to_the_file_beside_it(tmp_path, capsys):
     (folder / "Eldoria.json").unlink()
     assert main(["import", str(folder / "seraphina.png"), "--dir", str(tmp_path)]) == 0
     assert "put Eldoria.json there" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("world", ["../secret", "../../etc/passwd", "/etc/passwd", "sub/Eldoria", "..", "x\\..\\y"])
+def test_a_cards_world_link_is_never_followed_out_of_its_folder(tmp_path, capsys, world):
+    folder = tmp_path / "download"
+    folder.mkdir()
+    (tmp_path / "secret.json").write_bytes((DATA / "Eldoria.json").read_bytes())  # a real World Info file
+    card = json.loads(json.dumps(ILSE))
+    card["data"]["extensions"] = {"world": world}
+    code, out = _import(tmp_path / "download", "linked.json", json.dumps(card).encode(), capsys)
+    assert code == 2 and "field 'extensions.world'" in out.err and "fix: give the World Info file's name alone" in out.err
+    assert "Traceback" not in out.err and out.err.count("\n") == 2
+    assert not (tmp_path / "download" / "lorebooks").exists() and not (tmp_path / "download" / "characters").exists()
+
+
+def test_a_sheet_names_lorebooks_only_beside_it_or_in_the_projects_lorebooks(tmp_path, capsys, monkeypatch):
+    from studio.model.errors import InputError
+    from studio.model.lorebook import load_lorebooks
+
+    assert main(["import", str(DATA / "Eldoria.json"), "--dir", str(tmp_path)]) == 0
+    (tmp_path / "characters").mkdir()
+    sheet = tmp_path / "characters" / "x.toml"
+    (tmp_path / "characters" / "near.json").write_bytes((DATA / "Eldoria.json").read_bytes())
+    assert load_lorebooks(["near.json"], sheet) and load_lorebooks(["../lorebooks/eldoria.json"], sheet)
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere.json"
+    outside.write_bytes((DATA / "Eldoria.json").read_bytes())
+    try:
+        for ref in (str(outside), f"../../{outside.name}", "../characters/../../x.json"):
+            with pytest.raises(InputError, match="outside this file's folder") as caught:
+                load_lorebooks([ref], sheet)
+            assert caught.value.field == "lorebooks" and "lorebooks/" in (caught.value.fix or "")
+    finally:
+        outside.unlink()
 
 
 # -- wrong types and hostile files --------------------------------------------------------------------

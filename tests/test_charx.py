@@ -68,10 +68,13 @@ def test_a_charx_card_imports_with_its_portrait_kept_beside_the_sheet(tmp_path, 
     kept = (tmp_path / "characters" / "wren_halloway.png").read_bytes()
     assert kept == portrait and b"chara" not in kept
     assert "its image wren_halloway.png" in out.out
-    # the card's assets list travels back out unchanged
+    # a JSON card has no zip to hold the assets: the portrait becomes the reader's default, the rest go
     assert main(["export-card", str(tmp_path / "characters" / "wren_halloway.toml"),
                  "--out", str(tmp_path / "out.json")]) == 0
-    assert json.loads((tmp_path / "out.json").read_text())["data"]["assets"] == V3["data"]["assets"]
+    exported = (tmp_path / "out.json").read_text()
+    assert json.loads(exported)["data"]["assets"] == [
+        {"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}]
+    assert "embeded://" not in exported
 
 
 def test_a_charx_without_a_png_portrait_imports_without_one_and_says_so(tmp_path, capsys):
@@ -142,3 +145,87 @@ def test_a_member_whose_stated_size_lies_is_still_read_only_up_to_the_limit(tmp_
     code, out = _import(tmp_path, "liar.charx", _lying_size(_bomb()), capsys)
     assert code == 2 and "Traceback" not in out.err and not (tmp_path / "characters").exists()
     assert out.err.startswith(f"studio: {tmp_path / 'liar.charx'}") and "fix:" in out.err
+
+
+def _zip_members(raw: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _imported_wren(tmp_path, capsys, assets=None):
+    card = json.loads(json.dumps(V3))
+    if assets is not None:
+        card["data"]["assets"] = assets
+    payload = _charx({"card.json": json.dumps(card).encode(),
+                      "assets/icon/images/main.png": png(colour=b"\0\xff\0\0"),
+                      "assets/background/images/quay.png": png(colour=b"\0\0\xff\0")})
+    code, out = _import(tmp_path, "wren.charx", payload, capsys)
+    assert code == 0, out.err
+    return tmp_path / "characters" / "wren_halloway.toml"
+
+
+def test_png_and_json_cards_keep_no_links_into_a_zip_they_are_not(tmp_path, capsys):
+    from studio.model.cards import png_chunks
+    import base64
+
+    sheet = _imported_wren(tmp_path, capsys, V3["data"]["assets"] + [
+        {"type": "emotion", "uri": "https://example.invalid/joy.png", "name": "joy", "ext": "png"}])
+    assert main(["export-card", str(sheet), "--out", str(tmp_path / "out.png")]) == 0
+    texts = {body.split(b"\0")[0]: body.split(b"\0", 1)[1] for kind, body in png_chunks("x", (tmp_path / "out.png").read_bytes())
+             if kind == b"tEXt"}
+    for key in (b"chara", b"ccv3"):
+        card = json.loads(base64.b64decode(texts[key]))
+        assert [a["uri"] for a in card["data"]["assets"]] == ["ccdefault:", "https://example.invalid/joy.png"]
+    # the sheet still holds the card as it came, for a CHARX written later
+    assert "embeded://assets/background/images/quay.png" in sheet.read_text()
+
+
+@pytest.mark.parametrize("assets,kind", [(5, "a number"), (True, "true/false"), ("icon", "text"), ({"a": 1}, "an object")])
+def test_assets_that_are_not_a_list_are_one_message(tmp_path, capsys, assets, kind):
+    card = json.loads(json.dumps(V3))
+    card["data"]["assets"] = assets
+    code, out = _import(tmp_path, "wren.charx", _charx({"card.json": json.dumps(card).encode()}), capsys)
+    assert code == 2 and "field 'data.assets'" in out.err and f"is {kind}, not a list of assets" in out.err
+    assert "fix:" in out.err and "Traceback" not in out.err
+    assert not (tmp_path / "characters").exists()
+
+
+def test_export_writes_a_charx_that_the_studio_and_sillytavern_read_back(tmp_path, capsys):
+    import st_reader
+
+    sheet = _imported_wren(tmp_path, capsys, V3["data"]["assets"] + [
+        {"type": "emotion", "uri": "https://example.invalid/joy.png", "name": "joy", "ext": "png"}])
+    out = tmp_path / "wren-out.charx"
+    assert main(["export-card", str(sheet), "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    members = _zip_members(out.read_bytes())
+    assert sorted(members) == ["assets/icon/images/main.png", "card.json"]
+    card = json.loads(members["card.json"])
+    assert card["spec"] == "chara_card_v3" and card["data"]["name"] == "Wren Halloway"
+    assert card["data"]["assets"] == [
+        {"type": "icon", "uri": "embeded://assets/icon/images/main.png", "name": "main", "ext": "png"},
+        {"type": "emotion", "uri": "https://example.invalid/joy.png", "name": "joy", "ext": "png"}]
+    assert members["assets/icon/images/main.png"] == png(colour=b"\0\xff\0\0")
+    # the studio reads it back to the same sheet and the same portrait
+    again = tmp_path / "again"
+    again.mkdir()
+    assert main(["import", str(out), "--dir", str(again)]) == 0
+    back = again / "characters" / "wren_halloway.toml"
+    assert tomllib.loads(back.read_text())["card"]["description"] == V3["data"]["description"]
+    assert (again / "characters" / "wren_halloway.png").read_bytes() == png(colour=b"\0\xff\0\0")
+    if st_reader.folder() is not None:  # SillyTavern reads a CHARX's card.json as it reads a JSON card
+        (tmp_path / "card.json").write_bytes(members["card.json"])
+        read = st_reader.read(tmp_path / "card.json")
+        assert read["v3"] and read["card"]["data"]["name"] == "Wren Halloway"
+
+
+def test_a_studio_sheet_exports_as_charx_with_a_drawn_portrait_and_never_as_v2(tmp_path, capsys):
+    sheet = tmp_path / "pim.toml"
+    sheet.write_text('name = "Pim"\nprompt = "You are Pim, a lighthouse keeper."\n')
+    assert main(["export-card", str(sheet), "--out", str(tmp_path / "pim.charx")]) == 0
+    members = _zip_members((tmp_path / "pim.charx").read_bytes())
+    assert members["assets/icon/images/main.png"].startswith(b"\x89PNG\r\n\x1a\n")
+    assert json.loads(members["card.json"])["spec"] == "chara_card_v3"
+    code = main(["export-card", str(sheet), "--out", str(tmp_path / "v2.charx"), "--spec", "v2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "CHARX card is Character Card V3 only" in err and not (tmp_path / "v2.charx").exists()

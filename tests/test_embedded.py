@@ -9,6 +9,7 @@ import pytest
 
 from conftest import PLAYS
 from test_cli import studio_process as studio
+from test_cli import workdir  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.embedded
 
@@ -127,3 +128,25 @@ async def test_a_line_on_the_embedded_model_is_continued_from_its_last_word(engi
     new = await engine.continue_line(line.id)
     assert new.text.startswith(line.text) and len(new.text) > len(line.text)
     assert new.data["continues"] == line.id and new.settings["model"] == "local/smollm2"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_seed_decides_the_embedded_models_scene(tmp_path, workdir):
+    """`studio run --seed N` twice writes the same lines; another seed, other lines; each call keeps its seed."""
+    play = workdir / "plays" / "interview.toml"
+    play.write_text(play.read_text().replace("epilogue = true", "epilogue = false"))
+
+    def scene(seed: int, name: str) -> list[str]:
+        db = tmp_path / f"{name}.db"
+        result = studio("run", play, "--turns", "1", "--no-superego", "--seed", seed, db=db)
+        assert result.returncode == 0, result.stdout + result.stderr
+        events = [json.loads(x) for x in studio("show", "1", "--json", db=db).stdout.splitlines()]
+        calls = [e for e in events if e["origin"] == "model"]
+        assert calls and all(isinstance(e["settings"].get("seed"), int) for e in calls)
+        asked = [e["text"] for e in events if e["kind"] == "stage" and e["character"] == "Sasha"]
+        assert asked and all(text.endswith("?") for text in asked)  # the interviewer's grammar
+        return [e["text"] for e in events if e["kind"] == "stage"]
+
+    first = scene(3, "first")
+    assert scene(3, "again") == first
+    assert scene(4, "other") != first

@@ -158,8 +158,9 @@ def test_a_wrapped_right_to_left_paragraph_reads_top_to_bottom_and_is_right_alig
     lines = []
     for top, right, body in re.findall(r'<line xMin="[\d.]+" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</line>',
                                        layout, re.S):
-        # A right-to-left word comes in drawing order: read it either way.
-        words = [w for w in re.findall(r">([^<]*)</word>", body) if squeeze(w)]
+        # A right-to-left word comes in drawing order: read it either way. A line marked with its text
+        # (ActualText) comes as one word: its words are split at spaces.
+        words = [w for found in re.findall(r">([^<]*)</word>", body) for w in found.split() if squeeze(w)]
         forms = [next((f for f in (squeeze(w), squeeze(w[::-1])) if f in whole), "") for w in words]
         if len(forms) > 1 and all(forms):
             lines.append((float(top), float(right), forms))

@@ -41,48 +41,122 @@ def test_the_table_shows_each_conditions_mean_the_difference_pair_by_pair_and_it
                + [_result("with", i, s) for i, s in enumerate([7, 8, 6, 7])]
                + [_result("with", 9, 0, valid=False)])   # an invalid critique is no score, never a 0
     report = experiment.table_two(_spec(), results)
-    [table] = report.tables
+    table, position = report.tables
     row = table.rows[0]
     assert row[0] == "Behavioural Change"
     assert (row[1].value, row[1].n, row[2].value, row[2].n) == (3.0, 4, 7.0, 4)
     from scipy import stats as sp
 
     assert row[3].value == 4.0 and row[3].n == 4 and row[3].low < 4.0 < row[3].high
-    assert row[4] == pytest.approx(float(sp.ttest_rel([7, 8, 6, 7], [2, 3, 4, 3]).pvalue)) and row[5] == "yes"
-    assert table.columns[-2] == "p (paired t)"
+    p = float(sp.ttest_rel([7, 8, 6, 7], [2, 3, 4, 3]).pvalue)
+    assert row[4] == pytest.approx(p) and row[5] == pytest.approx(4 * p) and row[6] == "yes"
+    assert table.columns[-3:] == ["p", "p (Holm)", "differs at 5%"]
     assert "with = with the superego: 4 scored, 1 invalid" in table.note
+    # readings from before the order was drawn all showed the run without the inner voice first
+    assert position.rows[0][1].value is None and position.rows[0][-1] == "one order only"
     same = [_result("without", i, s) for i, s in enumerate([3, 5, 4])] + [_result("with", i, s) for i, s in enumerate([4, 3, 5])]
-    assert experiment.table_two(_spec(), same).tables[0].rows[0][5] == "no"
+    assert experiment.table_two(_spec(), same).tables[0].rows[0][6] == "no"
     # the repetition whose "with" critique was invalid pairs with nothing: only whole pairs are tested
     lonely = [_result("without", 0, 3), _result("with", 1, 9)]
-    assert experiment.table_two(_spec(), lonely).tables[0].rows[0][5] == "too few data"
+    assert experiment.table_two(_spec(), lonely).tables[0].rows[0][6] == "too few data"
+    # the interview play is Jenny's scenario: only her rows of the paper's Table 2 are listed
     figures = {f.label: f for f in report.paper.figures}
     assert figures["Jenny (+SE): Narrative Divergence"].paper.value == 7
-    assert figures["Timothy (-SE): Behavioural Change"].studio.value == 3.0
-    assert any("Script 1" in line for line in report.protocol)
+    assert figures["Jenny (-SE): Behavioural Change"].studio.value == 3.0
+    assert not [label for label in figures if label.startswith("Timothy")]
+    assert any("Script A" in line and "never told" in line for line in report.protocol)
 
 
-async def test_the_critic_reads_both_scripts_of_a_repetition_together_without_the_superego_first(store):
+def _shown(condition, rep, score, shown, key_scores=None):
+    return {**_result(condition, rep, score), "scores": key_scores or _result(condition, rep, score)["scores"],
+            "shown": shown}
+
+
+def test_the_position_effect_is_told_from_the_inner_voices_when_both_orders_were_shown():
+    # the inner voice adds 2 to every criterion; being shown second adds 3 more, whatever the script
+    results = []
+    for rep, (base, with_second) in enumerate([(3, True), (4, False), (2, True), (5, False), (3, True), (4, False)]):
+        noise = (rep % 3 - 1) * 0.5
+        without = base + (0 if with_second else 3)
+        with_ = base + 2 + noise + (3 if with_second else 0)
+        results += [_shown("without", rep, without, 1 if with_second else 2),
+                    _shown("with", rep, with_, 2 if with_second else 1)]
+    table, position = experiment.table_two(_spec(), results).tables
+    effect, moved = table.rows[0][3], position.rows[0][1]
+    assert effect.value == pytest.approx(2.0, abs=0.3) and moved.value == pytest.approx(3.0, abs=0.3)
+    assert table.rows[0][6] == "yes" and position.rows[0][4] == "yes"
+    assert position.columns[1] == "with - without read: second - first"
+    # the naive paired mean would have read the inner voice's effect as 2, by luck of a balanced order; an
+    # unbalanced one shifts it, and the fit does not follow
+    lopsided = [r for r in results if r["rep"] != 1 and r["rep"] != 3]
+    assert experiment.table_two(_spec(), lopsided).tables[0].rows[0][3].value == pytest.approx(2.0, abs=0.5)
+
+
+def test_holm_keeps_planted_null_sets_from_showing_a_difference_more_than_one_time_in_twenty():
+    """Four criteria tested apart show a "differs" in about one null set in five; corrected together, at
+    most one in twenty, within what 400 sets can tell (two standard errors: 0.05 + 0.022; a simulation of
+    4,000 such sets gives 5.2% corrected, 18.5% apart)."""
+    import random
+
+    from studio.critic import CRITERIA
+
+    rng = random.Random(7)
+    sets = 400
+    family = uncorrected = 0
+    for _ in range(sets):
+        results = []
+        for rep in range(8):
+            with_second = rng.random() < 0.5
+            level = rng.randint(2, 7)  # what a seed does to both runs
+            for condition, second in (("without", not with_second), ("with", with_second)):
+                scores = {k: min(10, max(0, level + rng.randint(-2, 2))) for k in CRITERIA}
+                results.append(_shown(condition, rep, 0, 2 if second else 1, scores))
+        [table, _] = experiment.table_two(_spec(), results).tables
+        family += any(row[6] == "yes" for row in table.rows)
+        uncorrected += any(row[4] is not None and row[4] < 0.05 for row in table.rows)
+    assert family / sets <= 0.05 + 2 * (0.05 * 0.95 / sets) ** 0.5
+    assert uncorrected / sets > 0.12          # the same sets, read criterion by criterion
+
+
+async def test_the_critic_reads_both_scripts_of_a_repetition_together_blind_to_which_is_which(store):
     gateway = RecordingGateway()
-    spec = _spec(reps=1)
+    spec = _spec(reps=4)
     report, finished, failed = await run_spec(store, spec, gateway=gateway)
-    assert failed == {} and list(finished) == ["pair/0"]
-    pair = finished["pair/0"]
-    without, with_ = pair["runs"]["without"], pair["runs"]["with"]
+    assert failed == {} and sorted(finished) == [f"pair/{r}" for r in range(4)]
     asked = [m for c, m in gateway.calls if c.task == "critic_pair"]
-    assert len(asked) == 1 and not [c for c, _ in gateway.calls if c.task == "critic"]
-    text = asked[0][-1]["content"]
-    first = [e.text for e in store.take(without) if e.kind == "stage"][0]
-    second = [e.text for e in store.take(with_) if e.kind == "stage" and e.role == "ego"][0]
-    assert text.index("SCRIPT 1") < text.index(first[:40]) < text.index("SCRIPT 2") < text.index(second[:40])
-    assert "Script 1 shows" in text                              # narrative divergence against the reference
-    from studio.critic import stored_critiques
+    assert len(asked) == 4 and not [c for c, _ in gateway.calls if c.task == "critic"]
+    from studio.critic import stored_critiques, with_first
 
-    [kept_without], [kept_with] = stored_critiques(store, without), stored_critiques(store, with_)
-    assert kept_without.paired_with == with_ and kept_with.paired_with == without
-    assert kept_without.label.endswith("(-SE)") and kept_with.label.endswith("(+SE)")
-    assert pair["readings"]["with"]["scores"] == {k: v["score"] for k, v in kept_with.criteria.items()}
-    assert report.tables[0].rows[0][1].n == 1
+    orders = []
+    for rep, messages in enumerate(asked):
+        pair = finished[f"pair/{rep}"]
+        without, with_ = pair["runs"]["without"], pair["runs"]["with"]
+        text = messages[-1]["content"]
+        assert "inner voice" not in text.lower() and "superego" not in text.lower()
+        assert "Script 1" not in text and "SCRIPT A" in text and "SCRIPT B" in text
+        first = [e.text for e in store.take(without) if e.kind == "stage" and e.role == "ego"][0]
+        second = [e.text for e in store.take(with_) if e.kind == "stage" and e.role == "ego"][0]
+        assert first[:40] != second[:40]
+        shown_first = with_first(spec["compare"]["seed"], rep, "with")
+        a, b = (second, first) if shown_first else (first, second)
+        assert text.index("SCRIPT A") < text.index(a[:40]) < text.index("SCRIPT B") < text.index(b[:40])
+        [kept_without], [kept_with] = stored_critiques(store, without), stored_critiques(store, with_)
+        assert kept_without.paired_with == with_ and kept_with.paired_with == without
+        assert (kept_with.shown, kept_without.shown) == ((1, 2) if shown_first else (2, 1))
+        assert pair["readings"]["with"]["shown"] == kept_with.shown
+        assert kept_without.label.endswith("(-SE)") and kept_with.label.endswith("(+SE)")
+        assert pair["readings"]["with"]["scores"] == {k: v["score"] for k, v in kept_with.criteria.items()}
+        orders.append(shown_first)
+    assert set(orders) == {True, False}          # both orders come about over a few repetitions
+    assert report.tables[0].rows[0][1].n == 4
+    # asked again, the same reading is shown in the same order
+    again = RecordingGateway()
+    from studio.critic import critique_pair
+
+    pair = finished["pair/0"]
+    await critique_pair(store, pair["runs"]["without"], pair["runs"]["with"], model="scripted", gateway=again,
+                        first="with" if orders[0] else "without")
+    assert again.calls[0][1][-1]["content"] == asked[0][-1]["content"]
 
 
 async def test_a_rerun_plays_only_what_is_missing_and_a_failed_trial_continues_its_runs(store):
@@ -119,7 +193,8 @@ def test_compare_reps_on_the_command_line_prints_table_two_and_keeps_every_run(t
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["trials"]) == 2 and out["failed"] == {}
-    assert out["tables"][0]["columns"][-3:] == ["with - without_n", "p (paired t)", "differs at 5%"]
+    assert out["tables"][0]["columns"][-4:] == ["with - without_n", "p", "p (Holm)", "differs at 5%"]
+    assert out["paper"]["reproduction"] is False and "not a reproduction" in out["paper"]["not_a_reproduction"]
     assert main(args) == 0                                          # again: nothing new is played
     again = json.loads(capsys.readouterr().out)
     assert sorted(r["run"] for r in again["trials"].values()) == sorted(r["run"] for r in out["trials"].values())
@@ -258,6 +333,8 @@ def test_the_paired_test_sees_a_steady_difference_that_the_spread_between_seeds_
 
 
 def test_the_paired_comparison_runs_against_an_openai_compatible_server(tmp_path, capsys):
+    """A served Critic that only ever prefers the script it reads second: blind reading in a drawn order
+    shows that leaning as the position's effect, and no effect of the inner voice."""
     from stub_server import Reply, StubServer
 
     def side(score):
@@ -266,29 +343,32 @@ def test_the_paired_comparison_runs_against_an_openai_compatible_server(tmp_path
 
     def reply(body):
         asked = body["messages"][-1]["content"]
-        if "SCRIPT 2" in asked:
-            return Reply(json.dumps({"script_1": side(4), "script_2": side(7), "summary": "The second grows."}))
+        if "SCRIPT B" in asked:
+            return Reply(json.dumps({"script_a": side(4), "script_b": side(7), "summary": "The second grows."}))
         return Reply("I hold the line and say what I mean.")
 
     with StubServer(default=reply, max_requests=300, lifetime=120) as server:
         path = tmp_path / "compare.toml"
-        path.write_text(f'kind = "compare"\nmodel = "openai/stub"\nendpoints = ["{server.url}"]\nreps = 2\n'
+        path.write_text(f'kind = "compare"\nmodel = "openai/stub"\nendpoints = ["{server.url}"]\nreps = 4\n'
                         f'concurrency = 2\n[compare]\nplay = "{PLAYS / "interview.toml"}"\nturns = 1\n', encoding="utf-8")
         assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
         out = json.loads(capsys.readouterr().out)
-    assert out["done"] == 2 and out["failed"] == {}
-    table = out["tables"][0]
+    assert out["done"] == 4 and out["failed"] == {}
+    table, position = out["tables"][:2]
     row = dict(zip(table["columns"], table["rows"][0]))
-    assert (row["without: mean"], row["with: mean"], row["with - without"]) == (4.0, 7.0, 3.0)
-    assert row["differs at 5%"] == "no spread"          # the same +3 in both pairs: nothing for a test to weigh
+    assert (row["without: mean"], row["with: mean"]) == (5.5, 5.5) and row["with - without"] == pytest.approx(0.0)
+    assert row["differs at 5%"] == "no spread"          # +3 for whichever came second, every time
+    moved = dict(zip(position["columns"], position["rows"][0]))
+    assert moved["with - without read: second - first"] == pytest.approx(3.0)
     figures = {f["label"]: f for f in out["paper"]["figures"]}
     assert figures["Jenny (+SE): Introspection"]["paper"]["value"] == 8
-    assert figures["Jenny (+SE): Introspection"]["studio"]["value"] == 7.0
+    assert figures["Jenny (+SE): Introspection"]["studio"]["value"] == 5.5
+    assert out["paper"]["reproduction"] is True      # a served model of no known small size
 
 
 async def test_the_critic_reads_with_the_researchers_own_request(store, tmp_path):
     own = tmp_path / "critic.toml"
-    own.write_text('critic_pair = "Critic, compare {ego} here:\\n{script_1}\\nand here:\\n{script_2}"\n',
+    own.write_text('critic_pair = "Critic, compare {ego} here:\\n{script_a}\\nand here:\\n{script_b}"\n',
                    encoding="utf-8")
     spec = experiment.KIND.check({"name": "compare:own", "model": "scripted", "reps": 1,
                                   "compare": {"play": str(PLAYS / "interview.toml"), "turns": 1, "prompts": str(own)}},
@@ -297,5 +377,5 @@ async def test_the_critic_reads_with_the_researchers_own_request(store, tmp_path
     report, finished, failed = await run_spec(store, spec, gateway=gateway)
     assert failed == {}
     [asked] = [m for c, m in gateway.calls if c.task == "critic_pair"]
-    assert asked[1]["content"].startswith("Critic, compare Jenny here:") and '"script_2"' in asked[1]["content"]
+    assert asked[1]["content"].startswith("Critic, compare Jenny here:") and '"script_b"' in asked[1]["content"]
     assert any("own texts" in line for line in report.protocol)

@@ -96,6 +96,33 @@ def test_the_persona_report_fills_the_paper_s_persona_figures():
     assert placed.studio.value == pytest.approx(2.0)
 
 
+def _talk_row(per_game):
+    """The charismatic row of the actions table over games whose players each take `per_game[i]` talk
+    actions of ten."""
+    from studio.lab.game_kind import game_report
+
+    records = {}
+    for i, talk in enumerate(per_game):
+        names = [f"P{j}" for j in range(6)]
+        groups = {n: ("charismatic" if j % 2 == 0 else "aloof") for j, n in enumerate(names)}
+        records[f"game/{i}"] = {"run": i + 1, "groups": groups, "winner": names[0], "players": 6,
+                                "placements": {n: k + 1 for k, n in enumerate(names)}, "first_out": names[-1],
+                                "actions": {n: {"talk": talk, "move": 10 - talk, "other": 0} for n in names}, "audits": []}
+    spec = {"name": "p", "model": "scripted", "game": {"experiment": "persona", "split": [3, 3],
+                                                       "archetypes": ["charismatic", "aloof"], "first_round": False}}
+    table = next(t for t in game_report(spec, records).tables if t.title.startswith("Actions by kind"))
+    return next(row for row in table.rows if row[0] == "charismatic")
+
+
+def test_talk_that_goes_with_the_game_widens_the_interval_of_its_share():
+    """Half the games all talk and half all move: 300 actions, but ten games' worth of evidence."""
+    steady, clustered = _talk_row([5] * 10), _talk_row([10, 0] * 5)
+    assert steady[1] == clustered[1] == 300 and steady[2].value == clustered[2].value == 0.5
+    assert clustered[2].n == 10  # counted in games
+    assert clustered[2].high - clustered[2].low > 2.5 * (steady[2].high - steady[2].low)
+    assert clustered[2].low < 0.25 and clustered[2].high > 0.75  # what ten coin-flip games can say
+
+
 def _stub_answer(body):
     """What a plain model behind a local server might answer: the first option offered, a vote for the
     first name allowed, goals and scores as JSON, a line otherwise."""

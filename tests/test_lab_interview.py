@@ -88,6 +88,65 @@ async def test_the_interview_is_a_run_each_question_asked_in_a_context_of_its_ow
     assert again.finished and again.cast.play.form == "interview"
 
 
+async def test_a_sentence_given_for_one_item_is_no_repeat_in_another(store):
+    """Each item stands alone: the guard reads an answer against its own item only, so a character who says
+    the same thing of itself to every question keeps every answer, asked once each."""
+    said = "I keep the lamp lit every night for the ships. My sister says I worry far too much."
+    for _ in range(20):
+        scripted.queue(said, task="speak", role="ego")
+    gateway = RecordingGateway()
+    run_id = await iv.interview(store, gateway, iv.interview_cast(_sheet(), "mini", model="scripted"))
+    chosen = iv.answers(store, run_id, "mini")
+    assert [a.answer for a in chosen] == [said] * 20 and all(a.usable for a in chosen)
+    assert len([c for c, _ in gateway.calls if c.task == "speak"]) == 20      # never asked again, never warmer
+    lines = [e for e in store.take(run_id) if e.kind == "stage" and e.role == "ego"]
+    assert not [e.data.get("guard") for e in lines if e.data.get("guard")]
+    assert "says nothing" not in " ".join(e.text for e in store.take(run_id))
+
+
+async def test_what_one_question_unlocked_stays_with_that_item(store):
+    """Mara's secret opens to the word "logbook": asked in the first item, it is in that answer's context and
+    in no later item's, so what one question drew out cannot colour the answers to the others."""
+    cast = iv.interview_cast(_sheet(), "mini", model="scripted")
+    interviewer = cast.roles[1]
+    first, *rest = interviewer.sheet.prompt.splitlines()[1:]
+    interviewer.sheet = interviewer.sheet.model_copy(update={
+        "prompt": "\n".join(["Ask these questions, one a turn:", "1. What is in the logbook you keep?", *rest])})
+    gateway = RecordingGateway()
+    run_id = await iv.interview(store, gateway, cast)
+    assert any(e.kind == "mind.unlock" and e.turn == 1 for e in store.take(run_id))
+    speaks = ["\n".join(m["content"] for m in messages) for c, messages in gateway.calls if c.task == "speak"]
+    secret = "paid the harbour master"
+    assert secret in speaks[0] and not [text for text in speaks[1:] if secret in text]
+
+
+async def test_an_item_without_an_answer_is_invalid_counted_and_never_scored(store):
+    """A reply that is only the interviewer's part, twice, leaves the character silent on that item: the item is
+    counted as unanswered and no assessor ever reads it, rather than being scored as "says nothing"."""
+    from studio.lab.interview_kind import KIND
+    from test_lab_compare import run_spec
+
+    for n in range(1, 21):
+        if n == 3:  # the third item: the model speaks only for the interviewer, and again when asked again
+            scripted.queue(f"{iv.INTERVIEWER}: And what else?", task="speak", role="ego")
+            scripted.queue(f"{iv.INTERVIEWER}: Go on.", task="speak", role="ego")
+        else:
+            scripted.queue(f"I mend nets for the harbour, item {n} of my life.", task="speak", role="ego")
+    gateway = RecordingGateway()
+    spec = KIND.check({"model": "scripted", "reps": 1, "interview": {"character": str(MARA), "methods": ["oc"]}},
+                      "exp.toml")
+    spec["name"] = "interview:silent"
+    report, finished, failed = await run_spec(store, spec, gateway=gateway)
+    assert failed == {}
+    result = finished["rep/0"]
+    assert result["unanswered"] == [2] and result["answers"] == 19
+    oc = ["\n".join(m["content"] for m in messages) for c, messages in gateway.calls if c.task == "oc"]
+    assert len(oc) == 19 and not [text for text in oc if "says nothing" in text]
+    [silent] = [a for a in iv.answers(store, result["run"], "mini") if not a.usable]
+    assert silent.index == 2 and "says nothing" in silent.answer
+    assert any("1 of 20 items had no usable answer" in note for note in report.notes)
+
+
 # -- the assessment on crafted replies ------------------------------------------------------------------
 
 def _answers(text="I keep to myself; I am Mara and the lamp is my company."):
@@ -431,7 +490,10 @@ def test_the_papers_protocol_runs_end_to_end_and_reports_table_2_beside_the_stud
     assert out["done"] == 6 and out["failed"] == {}                     # 2 characters x 3 conditions x 1 rep
     assert main(["lab", "report", str(path), "--paper", "--db", db]) == 0
     shown = capsys.readouterr().out
-    assert "Reproduction of Wang et al., 2024" in shown and "76.6" in shown
+    # the scripted model's figures are no reproduction, and the report says so before any of them
+    assert "Wang et al., 2024" in shown and "76.6" in shown and "Reproduction of" not in shown
+    assert -1 < " ".join(shown.split()).index("This is not a reproduction: the figures come from the scripted") \
+        < shown.index("76.6")
     assert "label file the characters never see" in shown and "Protocol" in shown
     assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -440,6 +502,7 @@ def test_the_papers_protocol_runs_end_to_end_and_reports_table_2_beside_the_stud
     assert er["paper.value"] == 76.6 and 0 <= er["studio.value"] <= 100
     assert figures[figures["label"] == "SR: MAE (%)"].iloc[0]["studio.n"] == 2   # two characters' self-reports
     assert any("Differs" in line for line in data["protocol"])
+    assert data["paper"]["reproduction"] is False and "scripted" in data["paper"]["not_a_reproduction"]
 
 
 def test_the_papers_protocol_runs_against_an_openai_compatible_server(tmp_path, capsys):

@@ -2,7 +2,9 @@
 
 import random
 
+import numpy as np
 import pytest
+from planted_dilemma import PAPER_PATTERN, dilemma_trials
 
 from studio.engine.forms.dilemma import game as pd
 from studio.lab.stats import (Trial, cells, holm, hypotheses, mann_whitney, mean_ci, mixed_model, rate_ci,
@@ -152,6 +154,44 @@ def test_on_null_data_at_most_one_set_in_twenty_supports_any_hypothesis():
                   for g in pd.GROUPS for partner in pd.PARTNERS for rep in range(6)]
         hits += any(f.supported for f in hypotheses(trials))
     assert hits / 400 <= 0.05
+
+
+def test_personas_that_differ_by_chance_do_not_make_their_groups_differ():
+    """200 data sets with no group effect, each persona's own level off by sd 0.05, 0.08 or 0.12: trials of
+    one persona share its text, so counting them as independent found a group difference in a third of
+    these sets; persona means keep any false 'supported' at 5% or below."""
+    rng = np.random.default_rng(7)
+    hits = 0
+    for i in range(200):
+        sd = (0.05, 0.08, 0.12)[i % 3]
+        hits += any(f.supported for f in hypotheses(dilemma_trials(rng, 30, None, sd, base=rng.uniform(0.2, 0.8))))
+    assert hits / 200 <= 0.05
+
+
+def test_the_paper_s_pattern_at_the_paper_s_size_is_still_found():
+    """H1-H3 planted as the paper concludes them, 90 trials per group and partner, personas off by sd 0.05."""
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        found = {f.name: f for f in hypotheses(dilemma_trials(rng, 90, PAPER_PATTERN, 0.05))}
+        assert all(found[h].supported for h in ("H1", "H2", "H3")), [found[h] for h in ("H1", "H2", "H3")]
+        assert found["H1"].test.startswith("t test on persona means (3 vs 3 personas, 12 df)")
+
+
+def test_one_persona_a_group_cannot_tell_the_group_from_the_persona():
+    trials = dilemma_trials(np.random.default_rng(1), 30, PAPER_PATTERN, personas=1)
+    found = {f.name: f for f in hypotheses(trials)}
+    assert found["H1"].supported is None and found["H1"].p is None  # "too few data", however large the gap
+    assert found["H6"].supported is not None  # partners met by the one persona still compare
+
+
+def test_the_protocol_card_names_the_unit_of_replication_and_what_few_personas_cost():
+    from studio.lab.pd_kind import protocol
+
+    card = protocol({"reps": 90, "pd": {"wordings": [0, 1, 2], "temperature": 0.2, "max_tokens": 100}})
+    unit = next(line for line in card if line.startswith("Unit of replication"))
+    assert "the persona, 3 a group" in unit and "little power" in unit
+    alone = next(line for line in protocol({"reps": 1, "pd": {"wordings": [0, 1, 2]}}) if line.startswith("Unit"))
+    assert "cannot be told from its persona" in alone
 
 
 def test_holm_adjusts_step_down_and_keeps_order():

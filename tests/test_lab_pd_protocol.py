@@ -69,6 +69,29 @@ def test_the_user_s_own_texts_run_instead_of_the_studio_s(store, tmp_path):
     assert all(isinstance(v, float) for row in model.rows for v in row[1:]) and (model.rows or "not fitted" in model.note)
 
 
+def test_an_empty_control_persona_opens_with_the_study_alone_as_the_paper_s_did(store, tmp_path):
+    (tmp_path / "texts.toml").write_text('[personas]\ncontrol = ["You are a student.", ""]\n', encoding="utf-8")
+    gateway = RecordingGateway()
+    experiment = load_experiment(_small(tmp_path, 'prompts = "texts.toml"\nwordings = [0, 1]\n'))
+    outcome = asyncio.run(run_experiment(store, experiment, gateway=gateway))
+    assert not outcome.failed and len(outcome.finished) == 8
+    openings = {ms[0]["content"] for _, ms in gateway.calls}
+    study = pd.instructions(pd.ROUNDS)
+    assert study in openings  # the empty persona: nothing before the study's description
+    assert any(o.startswith("You are a student.") for o in openings)
+    assert not any("No persona" in o for o in openings)
+    protocol = experiment.kind.report(experiment.spec, outcome.finished).protocol
+    assert any("Control persona 2 is empty" in line for line in protocol)
+    assert not any("third control persona was empty" in line for line in protocol)
+
+
+def test_only_the_control_group_may_have_an_empty_persona(tmp_path, capsys):
+    (tmp_path / "texts.toml").write_text('[personas]\ncompetitive = ["", "You are keen."]\n', encoding="utf-8")
+    assert main(["lab", "run", str(_small(tmp_path, 'prompts = "texts.toml"\n')), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "personas.competitive" in err and "only the control group" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("text, field", [
     ('next_round = "Partner: {opponent}"\n', "next_round"),
     ('greeting = "hello"\n', "greeting"),

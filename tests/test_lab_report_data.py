@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import pytest
 from rich.console import Console
 
 from studio.lab import render
@@ -34,12 +35,26 @@ def test_json_tables_hold_numbers_not_formatted_strings() -> None:
     assert data["protocol"][1].startswith("Payoffs")
 
 
-def test_csv_spreads_an_interval_into_numeric_columns_and_adds_the_reproduction() -> None:
-    rows = list(csv.reader(io.StringIO(render.to_csv(_report()))))
-    assert rows[0] == ["table", "group", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n"]
-    assert [float(x) for x in rows[1][2:5]] == [0.5, 0.4, 0.6]
-    blocks = [r for r in rows if r and r[0].startswith("Reproduction of")]
-    assert len(blocks) == 2 and float(blocks[0][blocks[0].index("cooperative") + 1]) == 0.55
+def test_csv_is_one_tidy_table_whose_figures_read_as_numbers() -> None:
+    text = render.to_csv(_report())
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["table", "keys", "measure", "value", "low", "high", "n"]
+    first = rows[0]
+    assert (first["table"], first["keys"], first["measure"]) == ("Cooperation", "group=cooperative", "cooperation")
+    assert [float(first[k]) for k in ("value", "low", "high", "n")] == [0.5, 0.4, 0.6, 30]
+    published = [r for r in rows if r["table"].startswith("Reproduction of") and r["measure"] == "paper"]
+    assert [float(r["value"]) for r in published] == [0.55, 0.7]
+    missing = next(r for r in rows if "altruistic" in r["keys"] and r["measure"] == "studio")
+    assert missing["value"] == "" and "note=not run here" in missing["keys"]  # not measured: empty, never 0
+
+
+def test_pandas_reads_the_csv_s_figures_as_numbers() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_csv(io.StringIO(render.to_csv(_report())))
+    for column in ("value", "low", "high", "n"):
+        assert pandas.api.types.is_float_dtype(frame[column]), column
+    rates = frame[(frame.table == "Cooperation") & (frame.measure == "cooperation")].set_index("keys")["value"]
+    assert rates["group=competitive"] == 0.25
 
 
 def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:
@@ -52,3 +67,44 @@ def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:
     shown = console.export_text()
     assert "0.55" in shown and "not run here" in shown and "Cooperation" not in shown.split("Reproduction")[0]
     assert not render.to_console_paper(Report("plain"), Console(record=True))
+
+
+def test_each_reproduction_row_shows_the_n_of_both_sides() -> None:
+    console = Console(record=True, width=160)
+    render.to_console_paper(_report(), console)
+    shown = console.export_text()
+    row = next(line for line in shown.splitlines() if "cooperative" in line)
+    assert "0.55 (n ?)" in row and "0.50 [0.40, 0.60] (n 30)" in row   # the paper gives no n here; ours rests on 30
+    rows = render.reproduction_table(_report().paper).rows
+    assert [r[2:4] for r in rows] == [["0.55 (n ?)", "0.50 [0.40, 0.60] (n 30)"], ["0.70 (n ?)", "-"]]
+
+
+@pytest.mark.parametrize("model, small", [
+    ("scripted", True), ("local/smollm2", True), ("ollama/qwen2.5:0.5b", True), ("hf/SmolLM2-135M-Instruct", True),
+    ("ollama/llama3.2:1b", True), ("openai/gemma-2b-it", True), ("openai/qwen2.5-1.5b-instruct", True),
+    ("openai/gpt-4o-mini", False), ("ollama/llama3.1:8b", False), ("openai/stub", False),
+    ("ollama/mixtral:8x7b", False),
+])
+def test_a_scripted_or_small_model_makes_no_reproduction(model, small) -> None:
+    from studio.lab.papers import not_a_reproduction
+
+    said = not_a_reproduction([model])
+    assert bool(said) == small and (not said or said.startswith("This is not a reproduction"))
+
+
+def test_a_report_that_is_not_a_reproduction_says_so_before_any_figure(tmp_path) -> None:
+    from studio.lab.papers import judged
+
+    report = judged(_report(), {"kind": "compare", "model": "openai/gpt-4o", "compare": {"critic": "local/smollm2"}})
+    console = Console(record=True, width=160)
+    render.to_console(report, console)
+    text = " ".join(console.export_text().split())
+    assert text.index("This is not a reproduction") < text.index("0.50")
+    assert "local/smollm2" in text and "Beside Someone et al." in text
+    data = json.loads(render.to_json(report))
+    assert data["paper"]["reproduction"] is False and data["paper"]["not_a_reproduction"].startswith("This is not")
+    [md, *_] = render.to_markdown(report, tmp_path / "r.md")
+    lines = md.read_text(encoding="utf-8").splitlines()
+    assert lines[2].startswith("**This is not a reproduction")
+    served = judged(_report(), {"kind": "compare", "model": "openai/gpt-4o", "compare": {}})
+    assert json.loads(render.to_json(served))["paper"]["reproduction"] is True

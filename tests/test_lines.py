@@ -121,26 +121,61 @@ async def test_a_humans_line_is_theirs_word_for_word(engine_for):
     assert "guard" not in line.data
 
 
-async def test_the_terminal_says_what_was_kept_when_the_stream_showed_more(engine_for):
+def _printed(engine, live: bool):
+    """The terminal's printer on an engine, and where to read what it printed: a terminal that can erase
+    (`live`), or a pipe."""
+    import io
+
     from rich.console import Console
 
     from studio.present.terminal import StagePrinter
 
-    engine = engine_for(turns=1, strategies=[])
-    console = Console(record=True, width=200, color_system=None)
+    out = io.StringIO()
+    console = Console(file=out, width=200, force_terminal=live, color_system="standard" if live else None)
     printer = StagePrinter(console, engine.cast)
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    return out
+
+
+async def test_a_pipe_shows_the_line_as_kept_never_the_raw_words_the_guard_cut(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=False)
     scripted.queue("Why did you leave? Why did you leave? Why did", task="speak", role="other")
     scripted.queue("Because the house was too quiet.", task="speak", role="ego")
     await engine.play_turn()
-    shown = console.export_text()
-    assert "Why did you leave? Why did you leave?" in shown  # what streamed
-    assert "(kept: Why did you leave?)" in shown
-    assert shown.count("kept:") == 1  # a line kept whole is not repeated
+    shown = out.getvalue()
+    assert "SASHA  Why did you leave?\n" in shown and shown.count("Why did you leave?") == 1
+    assert "JENNY  Because the house was too quiet." in shown
 
 
+async def test_a_dropped_attempt_is_shown_struck_with_why_never_as_said(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=False)
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    rows = out.getvalue().splitlines()
+    assert [r for r in rows if r.startswith("JENNY")] == ["JENNY  In a house with too many clocks."]
+    dropped = [r for r in rows if "Where did you grow up" in r and "JENNY" in r]
+    assert dropped == ["  ✗ JENNY Where did you grow up, Jenny? (dropped: it said again what was already said; "
+                       "asking again)"]
+
+
+async def test_a_terminal_erases_a_dropped_attempt_and_strikes_it_through(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    out = _printed(engine, live=True)
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    shown = out.getvalue()
+    after = shown.split("Jenny?", 2)[2]  # what came once the answer had streamed
+    assert after.startswith("\x1b[1G\x1b[2K")  # its row is cleared in place
+    assert "9mWhere did you grow up, Jenny?" in after  # and it is printed again struck through
+    assert "dropped: it said again" in after and "too many clocks." in after
 async def test_the_second_ask_is_a_little_warmer_and_its_settings_are_recorded(engine_for):
     engine = engine_for(turns=1, strategies=[])
     scripted.queue("Jenny: Hello.", task="speak", role="other")
@@ -157,3 +192,65 @@ def test_a_line_in_chinese_ends_its_sentences_at_full_width_stops():
     assert drop_unfinished("我回来了。门没锁！你在哪里") == ("我回来了。门没锁！", True)
     assert drop_unfinished("我回来了。你在哪里？") == ("我回来了。你在哪里？", False)
     assert len(sentence_spans("「走吧。」她说。")) == 2
+
+
+async def test_the_second_ask_names_the_dropped_answer_and_draws_anew(engine_for, gateway):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    first, second = [m for c, m in gateway.calls if c.role == "ego"]
+    assert second[:-1] == first[:-1]
+    assert second[-1]["content"].startswith(first[-1]["content"])
+    assert 'Not "Where did you grow up, Jenny?": that was said.' in second[-1]["content"]
+
+
+async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_for_an_answer(engine_for):
+    from studio.engine.forms.drama.prompts import beat
+    from studio.engine.lens import View
+
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    stage = [e for e in engine.path if e.kind == ev.STAGE]
+    sasha, jenny = engine.cast.role("other"), engine.cast.ego
+    assert "Sasha now asks Jenny one short question" in beat(sasha, View([(e, e.text) for e in stage], False))
+    assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))
+
+
+def test_a_rewrite_that_lost_the_question_gets_it_back():
+    from studio.engine.forms.drama import lost_question
+
+    said = "That sounds hard. What did your father do?"
+    assert lost_question(said, "The world is a cruel mistress.") == "What did your father do?"
+    assert lost_question(said, "Why did your father leave?") == ""  # still asks
+    assert lost_question("I see.", "The world is a cruel mistress.") == ""  # nothing was asked
+
+
+def test_a_small_models_interviewer_is_held_to_a_question_and_no_one_else(engine_for):
+    from studio.engine.forms.base import Step
+    from studio.engine.forms.drama import QUESTION
+
+    engine = engine_for(turns=1, strategies=[], model="local/smollm2")
+    speak = Step(ev.STAGE, "speak", "other", 1, 1)
+    assert engine.form.grammar(engine.state, speak, engine.cast.role("other")) == QUESTION
+    assert engine.form.grammar(engine.state, Step(ev.STAGE, "speak", "ego", 1, 1), engine.cast.ego) is None
+    served = engine_for(turns=1, strategies=[], model="openai/gpt-4o-mini")
+    assert served.form.grammar(served.state, speak, served.cast.role("other")) is None
+
+
+def test_a_cue_written_inline_after_a_sentence_ends_the_line():
+    kept = guard_line("I'm so sorry for your loss today...Jenny: It's been an amazing week?", "Sasha", CAST)
+    assert kept.text.startswith("I'm so sorry for your loss today.") and "Jenny" not in kept.text and "cue" in kept.cuts
+
+
+def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_be_taken_up():
+    from studio.engine.lines import runs_of
+
+    mine = runs_of("I'm a man who's been watching the world from his window for years now.")
+    again = "You came late. I'm a man who's been watching the world from my window all these months."
+    kept = guard_line(again, "Tomas", ["Tomas"], own=mine)
+    assert kept.text == "You came late." and kept.cuts == ["own"]
+    assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another

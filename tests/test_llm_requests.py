@@ -42,6 +42,14 @@ def test_a_small_models_sampling_goes_only_to_a_server_of_ones_own():
     assert "extra_body" not in hosted and hosted["top_p"] == own["top_p"] == 0.9
 
 
+def test_the_shared_embedded_model_is_sent_the_calls_seed_and_grammar_and_a_hosted_api_neither():
+    shaped = settings(seed=1234, grammar='root ::= [A-Za-z ,]+ "?"')
+    own = build_request("openai/smollm2", shaped, MESSAGES, own_server=True)
+    hosted = build_request("openai/gpt-4o-mini", shaped, MESSAGES, own_server=False)
+    assert own["extra_body"] == {"seed": 1234, "grammar": 'root ::= [A-Za-z ,]+ "?"'}
+    assert "extra_body" not in hosted
+
+
 def test_credentials_in_a_servers_address_travel_as_a_header_not_in_the_address(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     request = build_request("openai/llama", settings(api_base="http://reader:hunter2@127.0.0.1:8000/v1"), MESSAGES)

@@ -21,7 +21,7 @@ async def test_a_sheet_with_an_unknown_model_is_not_saved_and_the_file_is_named(
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        await dialog(pilot, "c", screen="CharacterScreen")
+        await dialog(pilot, "c", "enter", screen="CharacterScreen")
         editor = app.screen
         editor.query_one("#field-model").value = "5"
         await wait_for(pilot, lambda: "unknown model '5'" in screen_text(app), "the model check")

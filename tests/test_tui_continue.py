@@ -83,3 +83,31 @@ async def test_c_on_a_line_you_play_says_to_edit_it_instead(studio):
         await pilot.pause()
         assert "e edits the line to make it longer" in notifications(app)
         assert engine.head == head
+
+
+async def test_g_s_continue_box_goes_on_from_the_line_with_a_direction(studio):
+    app = studio()
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        engine = screen.engine
+        first = engine.stage()[-1]
+        await pilot.press("G")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "DirectScreen", "the direction box")
+        dialog = app.screen
+        dialog.query_one("#direct-temperature").value = "1.5"
+        dialog.query_one("#direct-continue").value = True
+        await pilot.pause()
+        assert "note alone" in screen_text(app) and dialog.query_one("#direct-go").disabled
+        dialog.query_one("#direct-temperature").value = ""
+        dialog.query_one("#direct-note").value = "softer now"
+        await pilot.pause()
+        from studio.llm import scripted
+
+        scripted.queue(" And then I left it on the stairs.", task="revise", role="ego")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: engine.stage()[-1].id != first.id, "the continuation")
+        await idle(pilot)
+        new = engine.stage()[-1]
+        assert new.text.startswith(first.text) and new.data.get("continues") == first.id
+        assert new.data.get("direction", {}).get("note") == "softer now"

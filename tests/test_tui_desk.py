@@ -311,3 +311,43 @@ async def test_a_note_written_in_the_editor_is_sent(studio, tmp_path, monkeypatc
         await wait_for(pilot, lambda: any(e.kind == ev.NOTE for e in screen.engine.path), "the note")
         note = next(e for e in screen.engine.path if e.kind == ev.NOTE)
         assert note.text == "Slow down.\nLet the silence work." and note.origin == "human"
+
+
+async def test_a_search_over_every_take_names_the_take_of_each_match(studio, tmp_path):
+    from studio.store.takes import name_take
+
+    run_id, starts = long_run(tmp_path, turns=30, branches=3)
+    store = Store(tmp_path / "studio.db")
+    name_take(store, starts[1], "the quiet one")
+    store.close()
+    app = studio(run_id=run_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: app.screen.query("#search-input"), "the search box")
+        app.screen.query_one("#search-input").value = "different night"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        rows = [str(o.prompt) for o in app.screen.query_one("#search-results").options]
+        assert rows and all("this take" not in row for row in rows), rows
+        assert any("“the quiet one”" in row for row in rows), rows
+        assert any(" from s1 t" in row and "take " in row for row in rows), rows
+        app.screen.query_one("#search-input").value = "a"
+        await pilot.pause()
+        rows = [str(o.prompt) for o in app.screen.query_one("#search-results").options]
+        assert any("this take" in row for row in rows), rows
+
+
+async def test_take_tree_rows_too_long_for_80_columns_end_in_an_ellipsis(studio, tmp_path):
+    run_id, _ = long_run(tmp_path, turns=30, branches=3)
+    app = studio(run_id=run_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: app.screen.query("#take-tree"), "the take tree")
+        await pilot.pause(0.2)
+        tree = app.screen.query_one("#take-tree")
+        rows = [tree.render_line(y).text.rstrip() for y in range(tree.size.height)]
+        rows = [r for r in rows if " line" in r]
+        assert rows and any(r.endswith("…") for r in rows), rows
+        assert all(r.endswith("…") or len(r) < tree.size.width for r in rows), rows

@@ -12,8 +12,7 @@ def test_the_game_view_mid_round(snap_compare, studio):
         await opened(pilot)
         await step(pilot, 6)
         await pilot.press("2")  # the backstage off: the game view gets the side
-        await pilot.press("3")
-        await pilot.press("5")
+        await pilot.press("3")  # the game view is open from the start
         await idle(pilot)
         steady(pilot.app)
 

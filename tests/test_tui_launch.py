@@ -129,3 +129,16 @@ def test_a_file_that_is_not_toml_is_refused_before_the_app_even_in_a_terminal(tm
     assert cli.main(["open", str(path), "--db", str(tmp_path / "studio.db")]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and "is not valid TOML" in err
+
+
+def test_the_app_bench_prints_its_usage_on_help_instead_of_running():
+    import time
+
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_tui.py"), "--help"], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0 and "usage: bench/bench_tui.py" in done.stdout and "--only" in done.stdout
+    assert time.monotonic() - started < 20  # the bench itself takes minutes
+    wrong = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_tui.py"), "--qiuck"], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT)
+    assert wrong.returncode == 2 and "unrecognized arguments: --qiuck" in wrong.stderr

@@ -18,7 +18,7 @@ VIEWS = {
     # island with its game view open a few steps into the first round
     "stage": ("interview.toml", 2, None),
     "ensemble": ("last_crossing.toml", 2, None),
-    "game": ("island.toml", 3, "5"),
+    "game": ("island.toml", 3, None),  # its view open from the start
 }
 
 

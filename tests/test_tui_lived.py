@@ -20,14 +20,14 @@ from studio.tui.screens.main import MainScreen  # noqa: E402
 
 
 @pytest.mark.parametrize("key,editor_screen,first,after", [
-    ("c", "CharacterScreen", "#field-name", "#field-description"),
-    ("P", "PlayScreen", "#play-title", "#play-turns"),  # the field beside the title
+    (("c", "enter"), "CharacterScreen", "#field-name", "#field-description"),  # c asks whose sheet first
+    (("P",), "PlayScreen", "#play-title", "#play-turns"),  # the field beside the title
 ], ids=["sheet", "play"])
 async def test_an_editor_takes_keys_typed_at_once_and_tab_moves_on(studio, workshop, key, editor_screen, first, after):
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await dialog(pilot, key, screen=editor_screen)
+        editor = await dialog(pilot, *key, screen=editor_screen)
         before, next_before = editor.query_one(first).value, editor.query_one(after).value
         await pilot.press("x", "tab", "y")
         assert editor.query_one(first).value == before + "x"
@@ -155,7 +155,6 @@ async def test_a_human_contestant_is_told_how_each_answer_is_read_and_typed_impr
         label, hint = hints["impressions"]
         assert "your line" not in label and "I trust" in hint, hints["impressions"]
         assert "goals" in hints["goals"][1] and ";" in hints["goals"][1], hints["goals"]
-        await pilot.press("5")
         await pilot.pause()
         view = str(screen.query_one("#game").content)
         assert "Amara Osei → Bruno Keller" in view or "Amara Osei ⇄ Bruno Keller" in view, view
@@ -352,7 +351,8 @@ async def test_the_game_view_has_room_and_the_island_speaks_of_rounds_not_scenes
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await opened(pilot)
         assert "Next: round 1 begins" in screen.query_one("#activity").render().plain
-        await pilot.press("5")
+        assert "p plays the round" in screen.query_one("#activity").render().plain
+        assert screen.query_one("#game-pane").display  # shown from the start, no 5 needed
         await step(pilot)
         await pilot.pause(0.3)
         text = screen_text(app)
@@ -398,6 +398,40 @@ async def test_a_new_run_of_the_play_starts_from_inside_a_run_and_the_old_one_st
                        and app.screen.engine.run_id != first, "the new run")
         assert app.screen.engine.path == [] and app.screen.engine.cast.play.title == "The Interview"
         assert len(app.store.take(first)) == kept
+
+
+async def test_after_r_the_panes_open_before_stay_open(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("4", "3")  # the cast pane shown, the notes hidden
+        await pilot.pause()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen is not screen
+                       and app.screen.engine is not None, "the new run")
+        await pilot.pause()
+        assert app.screen.query_one("#cast-pane").display
+        assert not app.screen.query_one("#notes-pane").display
+
+
+async def test_the_new_play_form_and_its_note_name_every_file_written(studio, tmp_path):
+    (tmp_path / "plays").mkdir()
+    app = studio(None, plays_dir=tmp_path / "plays")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await dialog(pilot, "n", screen="NewPlayScreen")
+        await pilot.press(*"The Visit")
+        app.screen.query_one("#new-superego").value = "Conscience"
+        await pilot.pause()
+        text = screen_text(app)
+        for name in ("plays/the_visit.toml", "characters/protagonist.toml", "characters/stranger.toml",
+                     "characters/conscience.toml"):
+            assert name in text, (name, text)
+        await pilot.press("enter")
+        await opened(pilot)
+        said = notifications(app)
+        for name in ("the_visit.toml", "protagonist.toml", "stranger.toml", "conscience.toml"):
+            assert name in said, (name, said)
 
 
 async def test_tab_marks_the_pane_it_reaches_and_the_backstage_scrolls_from_the_keyboard(studio):
@@ -546,7 +580,7 @@ async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_stagin
     app = studio(play_path=play_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await opened(pilot)
-        editor = await _open_dialog(pilot, "P", "PlayScreen")
+        editor = await dialog(pilot, "P", screen="PlayScreen")
         assert editor.query_one("#play-scenes").text == "The kitchen table, the recorder running."
         editor.query_one("#play-scenes").load_text("The kitchen table, the recorder switched off.")
         await pilot.press("ctrl+s")
@@ -554,3 +588,217 @@ async def test_the_play_editor_shows_a_staged_scene_s_brief_and_keeps_its_stagin
     saved = play_path.read_text()
     assert "the recorder switched off" in saved
     assert 'on_stage = ["Jenny", "Sasha"]' in saved
+
+
+async def test_c_chooses_whose_sheet_to_edit_and_the_palette_names_each_character(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        chooser = await dialog(pilot, "c", screen="CharactersScreen")
+        text = screen_text(app)
+        assert "Jenny (ego)" in text and "Cleo (superego)" in text and "Sasha (other)" in text
+        assert "sasha_interviewer.toml" in text
+        await pilot.press("down", "down", "enter")
+        editor = await dialog(pilot, screen="CharacterScreen")
+        assert chooser is not editor
+        assert editor.query_one("#field-name").value == "Sasha"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
+        # c again offers the character last edited first
+        await dialog(pilot, "c", screen="CharactersScreen")
+        await pilot.press("enter")
+        editor = await dialog(pilot, screen="CharacterScreen")
+        assert editor.query_one("#field-name").value == "Sasha"
+        await pilot.press("escape")
+
+        from studio.tui.commands import ControlsProvider
+
+        provider = ControlsProvider(screen)
+        names = [name for name, _, _ in provider._commands()]
+        assert {"Edit Jenny's sheet (ego)", "Edit Cleo's sheet (superego)", "Edit Sasha's sheet (other)"} <= set(names)
+
+
+async def test_c_opens_an_ensemble_character_s_sheet(studio):
+    app = studio("last_crossing.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await dialog(pilot, "c", screen="CharactersScreen")
+        assert "Marit (c3)" in screen_text(app)
+        await pilot.press("down", "down", "down", "down", "down", "enter")
+        editor = await dialog(pilot, screen="CharacterScreen")
+        assert editor.query_one("#field-name").value == "Marit"
+
+
+async def test_a_new_character_s_sheet_opens_with_hints_not_text_to_delete(studio, tmp_path):
+    from studio.model import load_character
+    from studio.model.starter import starter_prompt
+
+    (tmp_path / "plays").mkdir()
+    app = studio(None, plays_dir=tmp_path / "plays")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await dialog(pilot, "c", screen="NewCharacterScreen")
+        await pilot.press(*"Marlowe", "enter")
+        editor = await dialog(pilot, screen="CharacterScreen")
+        prompt = editor.query_one("#field-prompt")
+        assert prompt.text == "" and str(prompt.placeholder) == starter_prompt("Marlowe")
+        assert editor.query_one("#field-description").value == ""
+        assert "ctrl+a selects all" in screen_text(app)
+        await pilot.press("ctrl+s")  # left as hints, the file's own words are kept
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ != "CharacterScreen", "the editor to close")
+        saved = load_character(tmp_path / "characters" / "marlowe.toml")
+        assert saved.prompt.strip() == starter_prompt("Marlowe")
+        assert saved.description == "Marlowe, as the others see them."
+
+
+async def test_ctrl_a_selects_a_whole_text_box_and_ctrl_l_empties_it(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await dialog(pilot, "c", screen="CharactersScreen")
+        editor = await dialog(pilot, "enter", screen="CharacterScreen")
+        prompt = editor.query_one("#field-prompt")
+        prompt.focus()
+        await pilot.pause()
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("ctrl+a", *"Brief.")
+        assert prompt.text == "Brief."
+        await pilot.press("ctrl+l")
+        assert prompt.text == ""
+        await pilot.press("ctrl+z")
+        assert prompt.text == "Brief."
+
+
+async def test_the_picker_s_filter_lets_down_through_tab_lands_on_a_run_and_m_on_a_play_says_why(studio, tmp_path):
+    from conftest import make_cast
+    from studio.engine import Engine
+
+    store = Store(tmp_path / "studio.db")
+    engine = Engine.create(store, make_cast(), {})
+    await engine.play_turn()
+    run = engine.run_id
+    store.close()
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause()
+        picker = app.screen.query_one("#picker-list")
+        await pilot.press("m")  # a play is highlighted
+        assert "m renames a saved run; this row is a play: Tab goes to the runs." in notifications(app)
+        await pilot.press("tab")
+        assert picker.get_option_at_index(picker.highlighted).id == f"run:{run}"
+        await pilot.press("tab")
+        assert picker.get_option_at_index(picker.highlighted).id.startswith("play:")
+        await pilot.press("slash", *"inter", "down")
+        assert picker.has_focus
+        assert picker.get_option_at_index(picker.highlighted).id.startswith("play:")
+        await pilot.press("down")  # the list's own ↓ from here on: the interview's run under it
+        assert picker.get_option_at_index(picker.highlighted).id == f"run:{run}"
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light", "textual-dark"])
+async def test_an_unfocused_pane_s_border_shows_on_every_theme(studio, theme):
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = theme
+        await opened(pilot)
+        await pilot.pause()
+        pane = app.screen.query_one("#backstage-pane")
+        assert not pane.has_focus_within
+        strip = app.screen._compositor.render_strips()[pane.region.y]
+        corner = next(s for s in strip.crop(pane.region.x, pane.region.x + 1))
+        assert corner.text == "╭"
+        fg = corner.style.color.get_truecolor()
+        bg = corner.style.bgcolor.get_truecolor() if corner.style.bgcolor else app.current_theme.to_color_system().background
+        assert _contrast(tuple(fg), tuple(bg)) >= 2.0, (theme, fg, bg)
+
+
+async def test_a_toast_in_a_dialog_leaves_its_help_line_in_sight_and_a_long_one_fits_the_screen(studio, workshop):
+    app = studio(play_path=workshop / "plays" / "interview.toml")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await opened(pilot)
+        await dialog(pilot, "c", screen="CharactersScreen")
+        editor = await dialog(pilot, "enter", screen="CharacterScreen")
+        editor.query_one("#field-temperature").value = "hot"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Not saved" in notifications(app), "the refusal")
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "Not saved" in text
+        assert "new runs read the saved sheet." in text, text  # the help line's end, bottom right at 80 columns
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
+        app.clear_notifications()
+        app.notify("The provider said: " + "far too many words " * 60 + "THE END")
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "The provider said:" in text and "…" in text, text
+
+
+async def test_enter_twice_in_the_export_dialog_exports_once_and_closes_only_the_dialog(studio, monkeypatch, tmp_path):
+    written = []
+
+    def export_run(store, run_id, fmt, out=None, backstage=False):
+        written.append(fmt)
+        return tmp_path / f"run.{fmt}"
+
+    monkeypatch.setattr("studio.export.export_run", export_run)
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        await dialog(pilot, "x", screen="ExportScreen")
+        for _ in range(2):  # as a quick typist sends them: both queued before the dialog can close
+            app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: "Exported to" in notifications(app), "the export")
+        await pilot.pause(0.3)
+        assert app.screen is screen
+        assert len(written) == 1
+
+
+async def test_a_wide_footer_names_the_desk_s_keys_and_none_act_on_lines_before_the_first(studio):
+    app = studio()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await opened(pilot)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("r Rewind", "g Regenerate", "[ Prev take", "] Next take"):
+            assert key not in footer, footer
+        assert "s Step" in footer and "n Note" in footer, footer
+        await step(pilot)
+        await pilot.pause(0.3)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("r Rewind", "g Regenerate", "C Continue", "G Direct", "T Takes", "d Diff takes", "/ Search",
+                    ": Go to", "x Export"):
+            assert key in footer, (key, footer)
+        assert footer.rstrip().endswith("▏^p palette"), footer
+
+
+def test_the_help_screen_s_key_column_stays_narrow_at_80_columns():
+    from rich.console import Console
+
+    from studio.tui.screens.help import help_table
+
+    console = Console(width=76, record=True)
+    console.print(help_table())
+    rows = console.export_text().splitlines()
+    row = next(r for r in rows if r.lstrip().startswith("s ") and "Play one turn" in r)
+    assert row.index("Play one turn") <= 14, row  # the longest key, ctrl+down, and a gap
+
+
+async def test_an_answer_read_as_data_streams_without_raw_json_on_the_activity_line(studio):
+    from test_tui import screen_text as _text  # noqa: F401
+    from studio.tui.widgets.lines import ActivityLine
+
+    app = studio("island.toml")
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await opened(pilot)
+        line = screen.query_one(ActivityLine)
+        step_ = type("Step", (), {"role": screen.engine.cast.roles[0].key, "task": "act"})()
+        for token in ('{"action": ', '"search", ', '"target": null}'):
+            line.token(screen.engine, step_, token)
+        said = line.render().plain
+        assert "chooses an action · 3 tokens" in said and "{" not in said and '"' not in said, said
+        step_.task = "audit"
+        line.token(screen.engine, step_, "x")
+        assert " audit " not in line.render().plain and "goals scored" in line.render().plain

@@ -46,7 +46,7 @@ def jenny(workshop):
 
 async def _editor(pilot):
     await opened(pilot)
-    await dialog(pilot, "c", screen="CharacterScreen")
+    await dialog(pilot, "c", "enter", screen="CharacterScreen")
     await pilot.pause()
     return pilot.app.screen
 

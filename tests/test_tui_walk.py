@@ -192,6 +192,7 @@ async def test_at_80_columns_your_answer_s_format_and_choices_are_shown_whole_ab
                 choices = engine.form.choices(engine.state, engine.pending().step, engine.pending().role)
                 words = _plain(hint.render()) if hint.display else ""
                 seen[task] = words
+                assert "Enter sends" not in words, words  # said once, by the box under the hint
                 if task == "goals":
                     assert "(e.g. Win Bruno over; find the idol)" in words, words
                 if task == "act":

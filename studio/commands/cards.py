@@ -18,10 +18,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp.add_argument("card", help="the card's .json, .png or .charx file, or a World Info .json")
     imp.add_argument("--out", help="the file to write (default: characters/NAME.toml or lorebooks/NAME.json)")
     imp.add_argument("--dir", default=".", help="the folder holding characters/ and lorebooks/ (default: here)")
-    exp = sub.add_parser("export-card", help="write a character as a Character Card, JSON or PNG")
+    exp = sub.add_parser("export-card", help="write a character as a Character Card: JSON, PNG or CHARX")
     exp.add_argument("name", help="a character TOML, or its stem in characters/")
     exp.add_argument(
-        "--out", help="the file to write: NAME.png writes a PNG card, anything else JSON "
+        "--out", help="the file to write: NAME.png writes a PNG card, NAME.charx a CHARX zip (V3), anything else JSON "
         "(default: NAME.card.json here); '-' prints the JSON"
     )
     exp.add_argument(
@@ -33,8 +33,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     exp.set_defaults(func=cmd_export_card)
 
 
-def _world_file(card_path: Path, name: str) -> Path | None:
-    """The World Info file a card links to (extensions.world), looked for beside the card."""
+def _world_file(card_path: Path, name: str, root: Path) -> Path | None:
+    """The World Info file a card links to (extensions.world), looked for beside the card. The link is
+    the card's, someone else's text: a name that is a path (`../`, `/etc/...`, a folder) is refused, so
+    import never reads a file the card's author chose elsewhere on the machine."""
+    if name.strip() in (".", "..") or "/" in name or "\\" in name or "\x00" in name or Path(name).is_absolute():
+        raise InputError(str(card_path), "extensions.world", f"names {name!r}, which is a path, not a World Info name",
+                         "give the World Info file's name alone (e.g. \"Eldoria\"), and put Eldoria.json beside "
+                         f"the card or in {root / 'lorebooks'}")
     for candidate in (card_path.parent / f"{name}.json", card_path.parent / name):
         if candidate.is_file() and candidate.suffix == ".json":
             return candidate
@@ -90,7 +96,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     world_note = None
     if isinstance(world, str) and world.strip():
         stem = slug(world)
-        found = _world_file(path, world)
+        found = _world_file(path, world, root)
         target = root / "lorebooks" / f"{stem}.json"
         if target.exists():
             world_note = f"the card's World Info '{world}' is lorebooks/{stem}.json, already here"
@@ -131,12 +137,11 @@ def _sheet_path(ref: str) -> Path:
 def _avatar(path: Path, image: str | None, name: str) -> bytes:
     """The sheet's own image if it has one, else a portrait card drawn for the name."""
     if image:
-        file = path.parent / image
-        try:
-            return file.read_bytes()
-        except OSError as exc:
-            raise InputError(str(path), "card.image", f"names {image}, which cannot be read ({exc.strerror})",
-                             "put the image beside the sheet, or remove the field for a drawn portrait") from None
+        from studio.model.card_file import MAX_CARD_BYTES
+        from studio.model.outside_file import read_outside
+
+        return read_outside(path.parent / image, "image", MAX_CARD_BYTES, field="card.image",
+                            fix="put the image beside the sheet, or remove the field for a drawn portrait")
     from studio.export.portrait import portrait_png
 
     return portrait_png(name)
@@ -144,23 +149,30 @@ def _avatar(path: Path, image: str | None, name: str) -> bytes:
 
 def cmd_export_card(args: argparse.Namespace) -> int:
     from studio.model import load_character
-    from studio.model.cards import card_from_sheet, card_json, card_png
+    from studio.model.cards import card_charx, card_for_form, card_from_sheet, card_json, card_png
     from studio.model.edit import write_atomically
 
     path = _sheet_path(args.name)
     sheet = load_character(path)
-    card = card_from_sheet(sheet, args.spec)
+    out = Path(args.out) if args.out and args.out != "-" else Path(f"{path.stem}.card.json")
+    charx = out.suffix.lower() == ".charx"
+    if charx and args.spec == "v2":
+        raise InputError("command line", "--spec", "is v2, and a CHARX card is Character Card V3 only",
+                         "leave out --spec, or write a .json or .png card")
+    card = card_from_sheet(sheet, "v3" if charx else args.spec)
     if args.out == "-":
-        print(card_json(card), end="")
+        print(card_json(card_for_form(card, "json")), end="")
         return 0
-    out = Path(args.out) if args.out else Path(f"{path.stem}.card.json")
     if out.exists() and not args.force:
         raise InputError(str(out), None, "already exists", "add --force to replace it, or name another --out")
+    image = sheet.card.image if sheet.card else None
+    source = str(path.parent / image) if image else "portrait"
     if out.suffix.lower() == ".png":
-        data: str | bytes = card_png(card, _avatar(path, sheet.card.image if sheet.card else None, sheet.name),
-                                     str(path.parent / (sheet.card.image or "")) if sheet.card else "portrait")
+        data: str | bytes = card_png(card, _avatar(path, image, sheet.name), source)
+    elif charx:
+        data = card_charx(card, _avatar(path, image, sheet.name), source)
     else:
-        data = card_json(card)
+        data = card_json(card_for_form(card, "json"))
     try:
         write_atomically(out, data)
     except OSError as exc:

@@ -7,7 +7,8 @@ Nothing heavy is imported at the top: `studio --help` builds every command's par
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from studio.model.errors import InputError
@@ -17,8 +18,25 @@ def db_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", metavar="PATH", help="the run database (default .studio/studio.db, or $STUDIO_DB)")
 
 
+def model_name(text: str) -> str:
+    """A model named on the command line (--model, --critic, --assessor, --role ROLE=MODEL), held to what a
+    play file's `model` may be, so no run stores a name no file could: at most MAX_MODEL_NAME characters of
+    one printable line."""
+    from studio.clean import LINE_CONTROLS
+    from studio.model.limits import MAX_MODEL_NAME
+
+    if len(text.strip()) > MAX_MODEL_NAME:
+        raise InputError("command line", "MODEL", f"a model's name is at most {MAX_MODEL_NAME} characters, not "
+                         f"{len(text.strip())}", "see 'studio models' for the names")
+    if LINE_CONTROLS.search(text):
+        raise InputError("command line", "MODEL", "a model's name is one line of printable text, and this one "
+                         "holds control characters", "type the name again, e.g. --model ollama/llama3.2")
+    return text
+
+
 def cast_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", metavar="M", help="model for every role (a litellm name, local/smollm2 or scripted)")
+    p.add_argument("--model", type=model_name, metavar="M",
+                   help="model for every role (a litellm name, local/smollm2 or scripted)")
     p.add_argument(
         "--role",
         action="append",
@@ -38,10 +56,20 @@ def open_store(path: str | None) -> Any:
 
 
 def run_id(text: str) -> int:
+    return _number(text, "run", "see 'studio runs'")
+
+
+def event_id(text: str) -> int:
+    return _number(text, "event", "see 'studio show RUN --json' for event ids")
+
+
+def _number(text: str, what: str, fix: str) -> int:
+    from studio.store import StoreError, parse_id
+
     try:
-        return int(text)
-    except ValueError:
-        raise InputError("command line", "RUN", f"'{text}' is not a run number", "see 'studio runs'") from None
+        return parse_id(text, what)
+    except StoreError as exc:
+        raise InputError("command line", what.upper(), str(exc), fix) from None
 
 
 def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
@@ -61,13 +89,37 @@ def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
     return engine
 
 
+@contextmanager
+def playing(engine: Any) -> Iterator[None]:
+    """While a command plays a run, the run is leased to it (studio/store/leases.py): `studio delete` and
+    the app's picker refuse it until the command ends, or its process dies and the lease runs out."""
+    from studio.store.leases import heartbeat, holder_name
+
+    store, run, me = engine.store, engine.run_id, holder_name()
+    store.hold(run, me)
+    beating = heartbeat(lambda: store.renew(run, me), "run-lease")
+    try:
+        yield
+    finally:
+        beating.set()
+        store.let_go(run, me)
+
+
+def gone(printer: Any, run: int) -> int:
+    """A run deleted while this command played it (past a lease that ran out): one message, exit 1."""
+    printer.broke_off()
+    printer.console.print(f"Run {run} was deleted while it was being played; nothing more of it is saved. "
+                          "'studio runs' lists the runs there are.")
+    return 1
+
+
 def parse_roles(items: Sequence[str]) -> dict[str, str]:
     roles: dict[str, str] = {}
     for item in items:
         if "=" not in item or not item.split("=", 1)[1].strip():
             raise InputError("--role", item, "expected ROLE=MODEL or ROLE=human", "e.g. --role ego=human")
         key, value = item.split("=", 1)
-        roles[key.strip()] = value.strip()
+        roles[key.strip()] = model_name(value).strip()
     return roles
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from studio.commands.common import check_models as _check_models
 from studio.commands.common import console as _console
 from studio.commands.common import db_option
+from studio.commands.common import model_name
 from studio.commands.common import esc as _esc
 from studio.commands.common import open_store as _open_store
 from studio.commands.common import run_id as _run_id
@@ -20,8 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("critique", help="have a critic model score the protagonist's development")
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="one or more run numbers, scored side by side; a run without the superego and one with it "
-                        "are read together, as the Drama Machine's critic read them")
-    p.add_argument("--model", metavar="M", help="the critic's model (default local/smollm2)")
+                        "are read together, as the Drama Machine's critic read them, blind to which is which")
+    p.add_argument("--model", type=model_name, metavar="M", help="the critic's model (default local/smollm2)")
     p.add_argument("--json", action="store_true", help="print the critiques as JSON")
     p.add_argument("--stored", action="store_true", help="show the critiques stored with the runs; ask no model")
     db_option(p)
@@ -30,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.add_argument("play", help="a play file, e.g. plays/interview.toml")
     c.add_argument("--turns", type=int, metavar="N", help="turns per scene")
     c.add_argument("--seed", type=int, metavar="S", help="seed for strategies that fire by probability")
-    c.add_argument("--model", metavar="M", help="model for every role, and for the critic unless --critic")
-    c.add_argument("--critic", metavar="M", help="the critic's model (default: --model, else local/smollm2)")
+    c.add_argument("--model", type=model_name, metavar="M", help="model for every role, and for the critic unless --critic")
+    c.add_argument("--critic", type=model_name, metavar="M", help="the critic's model (default: --model, else local/smollm2)")
     c.add_argument("--reps", type=int, default=1, metavar="N", help="runs per condition; above 1, the table of means, intervals and tests")
     c.add_argument("--critic-loop", action="store_true", help="a third condition: the Critic scores each scene and the Director reads it")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -149,8 +150,8 @@ async def _critique_all(store: Any, run_ids: list[int], model: str | None, statu
     from studio.engine.reading import build_script
 
     if len(run_ids) == 2:
-        # A run without the superego and one with it are read together, the first as the reference,
-        # as the paper's critic read its two scripts.
+        # A run without the superego and one with it are read together, as the paper's critic read its two
+        # scripts, but blind: as Script A and B, in an order drawn from the two runs (studio.critic.with_first).
         flags = [build_script(store, r).with_superego for r in run_ids]
         if flags[0] != flags[1]:
             status.update(f"The critic ({model}) is reading runs {run_ids[0]} and {run_ids[1]} together…")

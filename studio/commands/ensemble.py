@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from studio.commands.common import console, db_option, esc, open_engine
+from studio.commands.common import console, db_option, esc, open_engine, playing
 from studio.model.errors import InputError
 
 
@@ -71,7 +71,8 @@ def cmd_step(args: argparse.Namespace) -> int:
     steer(engine, args.next, args.policy)
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     try:
-        events = asyncio.run(engine.play_turn())
+        with playing(engine):
+            events = asyncio.run(engine.play_turn())
     except NeedsPick as exc:
         out.print(f"Who speaks next? {esc(', '.join(exc.choices))}: "
                   f"'studio step {engine.run_id} --next NAME'.")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.commands.common import console as make_console
-from studio.commands.common import db_option, open_store
+from studio.commands.common import db_option, model_name, open_store
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pdp.add_argument("--partner", action="append", default=[], metavar="NAME", help="a partner (repeatable; default all four)")
     pdp.add_argument("--reps", type=int, default=30, metavar="N", help="trials per group and partner (default 30, as the paper)")
     pdp.add_argument("--concurrency", type=int, default=8, metavar="K", help="trials at once (the embedded model: 1)")
-    pdp.add_argument("--model", default=None, metavar="M", help="the simulacra's model (default local/smollm2)")
+    pdp.add_argument("--model", type=model_name, default=None, metavar="M", help="the simulacra's model (default local/smollm2)")
     pdp.add_argument("--endpoint", action="append", default=[], metavar="URL",
                      help="a server of the model (repeatable): calls are spread over them, e.g. http://127.0.0.1:8000/v1")
     pdp.add_argument("--max-parallel", type=int, default=4, metavar="N",
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     game.add_argument("--players", type=int, default=None, metavar="N",
                       help="keep N of the play's players per game (the paper's persona games have 6)")
     game.add_argument("--play", default=None, metavar="PLAY", help="the game's play (default: the project's plays/island.toml)")
-    game.add_argument("--model", default=None, metavar="M", help="the players' model (default local/smollm2)")
+    game.add_argument("--model", type=model_name, default=None, metavar="M", help="the players' model (default local/smollm2)")
     game.add_argument("--first-round", action="store_true", help="keep players voted out in round 1 (the paper leaves them out)")
     game.add_argument("--json", action="store_true", help="print the result as JSON")
     db_option(game)

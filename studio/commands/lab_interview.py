@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from studio.commands.common import db_option
+from studio.commands.common import db_option, model_name, run_id
 
 METHOD_CHOICES = ("oc", "doc", "er", "er_all", "er_batch", "all")
 
@@ -23,9 +23,9 @@ def register(labs: Any) -> None:
     p.add_argument("--method", choices=METHOD_CHOICES, default="all",
                    help="oc, doc (d-OC), er (ER all at once and in batches), er_all, er_batch or all (default)")
     p.add_argument("--reps", type=int, default=1, metavar="N", help="interviews to run (default 1)")
-    p.add_argument("--model", default=None, metavar="M", help="the character's model (default local/smollm2)")
-    p.add_argument("--assessor", default=None, metavar="M", help="the assessor's model (default: the same as --model)")
-    p.add_argument("--run", type=int, default=None, metavar="RUN", help="interview at the end of every scene of this run instead")
+    p.add_argument("--model", type=model_name, default=None, metavar="M", help="the character's model (default local/smollm2)")
+    p.add_argument("--assessor", type=model_name, default=None, metavar="M", help="the assessor's model (default: the same as --model)")
+    p.add_argument("--run", type=run_id, default=None, metavar="RUN", help="interview at the end of every scene of this run instead")
     p.add_argument("--as", dest="as_name", default=None, metavar="NAME", help="with --run: the character to follow (default the protagonist)")
     p.add_argument("--out", default=None, metavar="FILE", help="also draw the chart to FILE (.png or .svg)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

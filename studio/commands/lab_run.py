@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from studio.commands.common import db_option
+from studio.commands.common import db_option, model_name
 from studio.lab.render import FORMATS
 
 
@@ -39,7 +39,7 @@ def register(labs: Any) -> None:
 
 def _shared(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reps", type=int, default=None, metavar="N", help="repetitions (default: the file's)")
-    parser.add_argument("--model", default=None, metavar="M", help="the model (default: the file's, else local/smollm2)")
+    parser.add_argument("--model", type=model_name, default=None, metavar="M", help="the model (default: the file's, else local/smollm2)")
     parser.add_argument("--continue", dest="go_on", action="store_true",
                         help="go on with the trials recorded before the file was edited, instead of starting "
                              "the edited experiment afresh")

@@ -12,9 +12,11 @@ from studio.commands.common import (
     console,
     db_option,
     esc,
+    gone,
     open_store,
     parse_roles,
     parse_strategies,
+    playing,
 )
 
 
@@ -28,7 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--strategies", metavar="LIST", help="superego strategies to use: e.g. 2,3 or rewrite_speech,critique; 'none'"
     )
     cast_options(run)
-    run.add_argument("--seed", type=int, metavar="N", help="seed for strategies that fire by probability")
+    run.add_argument("--seed", type=int, metavar="N",
+                     help="seed for the embedded model's sampling and for strategies that fire by probability")
     db_option(run)
     run.add_argument("--backstage", action="store_true", help="also stream the backstage")
     run.set_defaults(func=play)
@@ -65,6 +68,7 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
 
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
+    from studio.store import RunGone
 
     out = console()
     printer = StagePrinter(out, engine.cast, backstage=backstage)
@@ -78,9 +82,12 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     prompt = _Prompt(out, printer, engine)
     try:
         try:
-            asyncio.run(engine.play_to_end(prompt.ask))
+            with playing(engine):
+                asyncio.run(engine.play_to_end(prompt.ask))
         finally:
             printer.quiet()
+    except RunGone:
+        return gone(printer, engine.run_id)
     except _Stop as stop:
         printer.end_line()
         out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from studio.commands.common import console, db_option, open_engine
+from studio.commands.common import console, db_option, event_id, gone, open_engine, playing
 from studio.model.errors import InputError
 
 
@@ -17,13 +17,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rewind.set_defaults(func=rewind_run)
     override = sub.add_parser("override", help="replace a committed line with your own; the run branches there")
     override.add_argument("run", help="a run number")
-    override.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    override.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
+    override.error = _override_error(override.error)  # type: ignore[method-assign]
     go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
     go_on.add_argument("run", help="a run number")
-    go_on.add_argument("event", type=int, help="the event id of the line (see 'studio show RUN --json')")
+    go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
     go_on.add_argument("--direction", metavar="NOTE", help="a short note for the model on what comes next")
     db_option(go_on)
     go_on.set_defaults(func=continue_line)
@@ -40,6 +41,18 @@ def rewind_run(args: argparse.Namespace) -> int:
         f"'studio resume {engine.run_id}' plays on from here."
     )
     return 0
+
+
+def _override_error(error):
+    """A new line that starts with `-` (`---`, `-- no`) reads as an option: say how to give it."""
+    def refuse(message: str):
+        if "required: text" in message:
+            raise InputError("command line", "TEXT", "no new line was given (one that starts with '-' reads as an "
+                             "option)", "give the words after the event id; put '--' before a line that starts with "
+                             "'-': studio override RUN EVENT -- '---'")
+        error(message)
+
+    return refuse
 
 
 def override_line(args: argparse.Namespace) -> int:
@@ -67,7 +80,7 @@ def continue_line(args: argparse.Namespace) -> int:
     from studio.commands.common import esc
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
-    from studio.store import StoreError
+    from studio.store import RunGone, StoreError
 
     engine = open_engine(args, args.run)
     out = console()
@@ -75,11 +88,21 @@ def continue_line(args: argparse.Namespace) -> int:
     engine.token_listeners.append(printer.token)
     engine.event_listeners.append(printer.event)
     engine.retry_listeners.append(printer.retry)
+    before = engine.head
     try:
         try:
-            event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
+            with playing(engine):
+                event = asyncio.run(engine.continue_line(args.event, direction=args.direction))
         finally:
             printer.quiet()
+    except RunGone:
+        return gone(printer, engine.run_id)
+    except KeyboardInterrupt:
+        printer.broke_off()
+        if engine.head != before:  # the engine moved back to the line; Ctrl-C skips its own way back
+            engine.rewind_to(before)
+        out.print(f"Stopped. Run {engine.run_id} is kept as it was.")
+        return 130
     except StoreError as exc:
         raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
     except EngineError as exc:

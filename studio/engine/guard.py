@@ -11,11 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import Guarded, guard_line, sentence_keys
+from studio.engine.lines import COPIED_RUN, Guarded, guard_line, runs_of, sentence_keys
 from studio.store import events as ev
 from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
+OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
 
 Sentences = list[tuple[str, ...]]
 
@@ -45,15 +46,60 @@ def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], cont
     return said
 
 
-def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences) -> Guarded:
+def own_runs(path: list[Event], speaker: str, lines: int = OWN_LINES) -> set[tuple[str, ...]]:
+    """The runs of words a new line of `speaker`'s may not say again: OWN_RUN words in a row of its own
+    last `lines` stage lines, COPIED_RUN of anyone else's (a phrase of another's may be taken up, not
+    their sentence copied with a word changed)."""
+    runs: set[tuple[str, ...]] = set()
+    for event in reversed(path):
+        if event.kind != ev.STAGE:
+            continue
+        runs |= runs_of(event.text) if event.character == speaker else runs_of(event.text, COPIED_RUN)
+        lines -= 1
+        if not lines:
+            break
+    return runs
+
+
+def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
+                 own: set[tuple[str, ...]] | None = None) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    return guard_line(text, speaker, names, said, speech=speech)
+    return guard_line(text, speaker, names, said, speech=speech, own=own if step.kind in (ev.STAGE, ev.DRAFT) else None)
+
+
+WHY = {
+    "echo": "it said again what was already said",
+    "own": "it said again words of its own earlier line",
+    "cue": "it spoke another character's part",
+    "repeat": "it went round in a loop",
+    "unfinished": "it broke off mid-sentence",
+    "paragraph": "it ran on past the line",
+}
+
+
+def why_dropped(guarded: Guarded) -> str:
+    """Why an answer left nothing of its own, in the playwright's words, for the screen."""
+    reasons = [WHY[cut] for cut in dict.fromkeys(guarded.cuts) if cut in WHY]
+    return ("; ".join(reasons) or "nothing of its own was left once cleaned") + "; asking again"
 
 
 def warmer(settings: Any) -> Any:
-    """The settings for the second ask: a little warmer, so the second answer is not the first again."""
-    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3))
+    """The settings for the second ask: a little warmer and, where the model is seeded, another draw, so
+    the second answer is not the first again."""
+    seed = None if settings.seed is None else (settings.seed * 2654435761 + 1) % 2**32
+    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3), seed=seed)
+
+
+def anew(messages: list[dict[str, str]], dropped: str) -> list[dict[str, str]]:
+    """The call asked again with another beat: the dropped answer named as not to be said, so the second
+    ask is not the first again at a higher temperature."""
+    said = " ".join(dropped.split()[:12])
+    note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"
+    last = messages[-1]
+    if last.get("role") == "user":
+        return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
+    return [*messages, {"role": "user", "content": note}]
 
 
 def asked_again(first: Guarded, again: Guarded) -> Guarded:

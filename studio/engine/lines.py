@@ -30,7 +30,8 @@ _FINISHED = re.compile(r"[.!?…。！？][\"'”’)\]*_」』）]*$|[*_]$|—$
 
 @dataclass
 class Guarded:
-    """The line as kept, and what was taken off it (``cue``, ``paragraph``, ``repeat``, ``echo``, ``unfinished``)."""
+    """The line as kept, and what was taken off it (``cue``, ``paragraph``, ``repeat``, ``echo``, ``own``,
+    ``unfinished``)."""
 
     text: str
     cuts: list[str] = field(default_factory=list)
@@ -67,8 +68,10 @@ def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
     if not alternatives:
         return None
-    # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line
-    return re.compile(rf"^[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:", re.IGNORECASE | re.MULTILINE)
+    # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line, or after a sentence
+    # ends within it ("...today...Jenny: It's been"): a line held to one line writes the next cue inline
+    return re.compile(rf"(?:^|(?<=[.!?…]))[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:",
+                      re.IGNORECASE | re.MULTILINE)
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
@@ -104,6 +107,28 @@ def cut_echo(text: str, said: Iterable[tuple[str, ...]]) -> tuple[str, bool]:
     return text, False
 
 
+OWN_RUN = 6  # words in a row a speaker may not say again from its own earlier lines
+COPIED_RUN = 8  # words in a row no one may copy from another's line
+
+
+def runs_of(text: str, n: int = OWN_RUN) -> set[tuple[str, ...]]:
+    said = words(text)
+    return {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
+
+
+def cut_own(text: str, own: set[tuple[str, ...]]) -> tuple[str, bool]:
+    """Cut a line at the first sentence that says again OWN_RUN words in a row of the speaker's own
+    earlier lines: a tiny model rewords its last line around the same words, which the word-for-word
+    echo rule lets through. Another's words may be taken up; one's own, not again."""
+    if not own:
+        return text, False
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        if (runs_of(sentence) | runs_of(sentence, COPIED_RUN)) & own:
+            return text[:start].rstrip(" ,;-—"), True
+    return text, False
+
+
 def drop_unfinished(text: str) -> tuple[str, bool]:
     """Drop a last sentence broken off by the token limit, when a finished one comes before it."""
     stripped = text.rstrip()
@@ -134,13 +159,15 @@ def guard_line(
     said: Iterable[tuple[str, ...]] = (),
     *,
     speech: bool = True,
+    own: set[tuple[str, ...]] | None = None,
 ) -> Guarded:
     """The part of a model's answer that is ``name``'s line.
 
     ``names`` is the cast: a cue of any of them at a line start ends the line (the model has begun
     someone's part), and so does a blank line. ``said`` holds the sentence keys already said on stage
     (see :func:`sentence_keys`); a sentence repeating one of them, or one said earlier in the same
-    line, ends the line there. With ``speech`` False (a critique, a rewritten prompt, an epilogue) only
+    line, ends the line there; so does a sentence with a run of words in ``own`` (see :func:`runs_of`: the
+speaker's own earlier lines). With ``speech`` False (a critique, a rewritten prompt, an epilogue) only
     loops are cut: such texts may quote the stage and run to paragraphs.
     """
     cuts: list[str] = []
@@ -165,6 +192,9 @@ def guard_line(
         text, echoed = cut_echo(text, said)
         if echoed:
             cuts.append("echo")
+        text, again = cut_own(text, own or set())
+        if again:
+            cuts.append("own")
         text, broken = drop_unfinished(text)
         if broken:
             cuts.append("unfinished")

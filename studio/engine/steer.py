@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from studio.clean import clean_text
+
 
 @dataclass(frozen=True)
 class Direction:
@@ -17,6 +19,10 @@ class Direction:
     temperature: float | None = None
 
     def __post_init__(self) -> None:
+        if self.note is not None:
+            # Typed by the playwright (`continue --direction`, the app's direction box): outside text, kept
+            # with the take and replayed by every view, so it is cleaned like any other before it is stored.
+            object.__setattr__(self, "note", clean_text(self.note))
         if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
             raise ValueError(f"temperature {self.temperature:g} is out of range; use 0 to 2")
 

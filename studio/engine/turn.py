@@ -11,13 +11,23 @@ engine, so nothing of one step is left over for the next.
 from __future__ import annotations
 
 from collections.abc import Callable
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
-from studio.engine.guard import add_usage, asked_again, guard_answer, said_before, warmer
+from studio.engine.guard import (
+    add_usage,
+    anew,
+    asked_again,
+    guard_answer,
+    own_runs,
+    said_before,
+    warmer,
+    why_dropped,
+)
 from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
@@ -165,7 +175,7 @@ def build_messages(engine: Any, turn: Turn) -> list[Message]:
 def call_settings(engine: Any, turn: Turn) -> Any:
     """How the role's model is asked for this step: its sampling for the task, the names it must not
     speak for, and the reply's schema when the form reads a choice from it."""
-    from studio.llm.sampling import settings_for
+    from studio.llm.sampling import is_embedded, settings_for
 
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
@@ -184,7 +194,22 @@ def call_settings(engine: Any, turn: Turn) -> Any:
         structured=role.structured or getattr(engine.gateway, "structured", None),
     )
     schema = engine.form.schema(engine.state, step, role)
-    return replace(settings, schema=schema) if schema else settings
+    if schema:
+        settings = replace(settings, schema=schema)
+    if is_embedded(settings.model):
+        grammar = engine.form.grammar(engine.state, step, role) if turn.continuing is None else None
+        settings = replace(settings, seed=call_seed(engine, step, role), grammar=grammar)
+    return settings
+
+
+def call_seed(engine: Any, step: Step, role: ResolvedRole) -> int:
+    """The embedded model's seed for this call: the run's seed, the step, and how many takes already stand
+    at this point of the run, so the same seed writes the same scene, another seed another, and a new take
+    of a line is a new draw rather than the old line again."""
+    head = engine.head
+    takes = len(engine.store.children(head)) if head is not None else 0
+    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes}"
+    return zlib.crc32(key.encode())
 
 
 def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[int, str], None]]:
@@ -223,8 +248,9 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         guarded = guard(engine, turn, completion.text)
         usage = dict(completion.usage)
         if not guarded.text:
-            on_retry(2, "the line held nothing of its own once cleaned; asking again")
+            on_retry(2, why_dropped(guarded))
             settings = warmer(settings)
+            messages = anew(messages, completion.text)
             completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
             guarded = asked_again(guarded, guard(engine, turn, completion.text))
@@ -240,11 +266,18 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
 def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
     else the role; what it may not say again is the take's recent stage and the line it continues."""
+    from studio.llm.sampling import is_small
+
     step, role = turn.step, turn.role
     heard = engine.form.reworked_line(engine.state, step)
     speaker = (heard.character or role.name) if heard is not None else role.name
-    said = said_before(step, engine.path, engine._sentences, turn.continuing)
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said)
+    # the part of the take the form says a line may not repeat: all of it, or an interview item's own
+    window = engine.form.repeat_window(engine.state, engine.path, step)
+    said = said_before(step, window, engine._sentences, turn.continuing)
+    # a small model rewords its own last line around the same words; a larger one is left its refrains
+    small = is_small(role.model, role.small)
+    own = own_runs(window, speaker) if small and turn.continuing is None else set()
+    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own)
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:
@@ -268,6 +301,10 @@ def line_text(engine: Any, turn: Turn, answer: Answer) -> tuple[str, dict[str, A
             raise EngineError(f"{role.name}'s line was not continued: the model added nothing to it "
                               "(g writes a new take instead)", error)
         return joined(continuing.text, answer.completion.text, text), {"continues": continuing.id}
+    draft = getattr(engine.state, "draft", None)
+    if not text and step.task == "revise" and draft is not None and draft.text.strip():
+        # the revision said nothing new: the character says the draft it stood by, not nothing
+        text = draft.text
     if not text and step.kind in (ev.STAGE, ev.DRAFT):
         text = f"*{role.name} says nothing.*"
     return text, {}

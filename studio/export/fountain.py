@@ -1,27 +1,25 @@
-"""A script as Fountain 1.1 (fountain.io/syntax) that every Fountain reader reads the same.
+"""A script as Fountain 1.1 (fountain.io/syntax), written with the characters the playwright typed.
 
-Fountain gives meaning to plain characters: `*` and `_` are emphasis, `[[` opens a note, `/*` a
-boneyard, a line starting with `.`, `@`, `!`, `#`, `=`, `~`, `>` or `(` forces an element, `===`
-breaks the page, a line holding ` TO:` is a transition, an all-caps line after a blank one is a cue,
-`INT.` starts a scene heading. Model text may contain any of it, and the readers in use disagree on
-the spec's backslash escape (some print the backslash) and show zero-width characters as gaps. So
-the structure is written only in forms every reader agrees on, and model text never needs an escape:
+Fountain gives meaning to plain characters: `*` and `_` are emphasis, a line starting with `.`, `@`,
+`!`, `#`, `=`, `~` or `>` forces an element, an all-caps line after a blank one is a cue, `INT.`
+starts a scene heading. The file keeps every character of the script as typed and uses only the
+syntax's own means so that a reader prints it back:
 
-* every element this module writes is forced: headings with `.`, cues with `@`, action with `!`,
-  so no line of model text has to look like anything in particular;
-* where model text holds a character that some reader would take as markup and Fountain has no
-  form that all of them print literally, that character is written as its fullwidth twin, which
-  Unicode's compatibility normalisation (NFKC) maps back to it: `*` and `_` anywhere (emphasis in
-  some readers, dropped by others), the second bracket of `[[` and `]]` (a note), the colon of
-  `TO:` (a transition), a backslash before another (an escape to some), a cue's closing `^` (dual
-  dialogue), and the first character of a line that
-  opens with a forcing character or could pass for a scene heading or a transition (`ＩNT. HOUSE`,
-  `（aside)`, `ＦADE OUT.`);
+* `*` and `_` are escaped with a backslash (`\\*`, `\\_`), the spec's way to print them as they are;
+* each element the studio writes is forced: headings with `.`, cues with `@`, each direction's
+  first line with `!` (a line that starts with `!` gets a second one), so no line of the script has to
+  look like anything in particular;
+* a line inside a direction that a reader would read as markup where it stands (one opening with a
+  forcing character, or like a scene heading or a transition) starts a forced paragraph of its own;
+  a line holding ` TO:`, which one reader reads as a transition wherever it stands, is never forced
+  (that reader would print the `!`): where it opens a direction it is a paragraph of its own;
+* directions that follow each other are two blank lines apart: one reader joins forced paragraphs
+  separated by a single blank line into one;
 * blank lines inside a speech become a line of two spaces (the spec's way to keep a speech whole);
-  inside a direction they are folded, so one direction stays one paragraph;
 * a scene's brief is action under its heading, so it prints (a synopsis never does).
 
-The docs (docs/exports.md) list these rewordings; nothing else of the text changes.
+Nothing else is escaped. Where a reader prints some typed character wrongly whatever the file says,
+docs/exports.md names the reader and the case; the text is not altered for it.
 """
 
 from __future__ import annotations
@@ -30,40 +28,54 @@ import re
 
 from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech
 
-# Characters that force an element when they open a line (spec: . @ ! # = ~ > and, in a speech, `(`).
-_FORCING = frozenset(".@!#=~>(")
+# Characters that force an element when they open a line (spec: . @ ! # = ~ >).
+_FORCING = frozenset(".@!#=~>")
 # A scene heading by its prefix, case-insensitive, as the most eager reader finds one on any line.
 _HEADING = re.compile(r"^(?:INT|EXT|EST|I\.?/E\.?|INT\.?/EXT)(?:\s*\.|\s)", re.IGNORECASE)
-# Transitions that one reader finds at the start of any line, whatever comes after.
+# Transitions some reader finds at the start of any line, whatever comes after.
 _TRANSITION = re.compile(r"^(?:FADE (?:TO BLACK|OUT)|CUT TO BLACK)\.")
-# Each character some reader takes as markup wherever it stands, and the twin written instead.
-_TWINS = {"*": "\uff0a", "_": "\uff3f"}
-
-
-def fullwidth(ch: str) -> str:
-    """The fullwidth twin of a printable ASCII character (NFKC maps it back)."""
-    return chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch
+# A line one reader (afterwriting) takes for a transition wherever it stands: forcing it prints the `!`.
+_ANY_TO = re.compile(r".+ TO:|^TO:$")
+_NOTES = re.compile(r"\[\[.*?\]\]", re.S)
 
 
 def _lines(text: str) -> list[str]:
-    """Split on every line break Python knows (\\r, \\u2028, ...), as any Fountain reader might."""
+    """Split on every line break Python knows (\\r, \\x85, \\u2028, ...), as any Fountain reader might."""
     return [line.strip() for line in text.splitlines()]
 
 
-def plain(text: str) -> str:
-    """One line of model text with nothing in it that any reader would read as markup inside a line."""
-    text = "".join(_TWINS.get(ch, ch) for ch in text)
-    text = text.replace("[[", "[\uff3b").replace("]]", "]\uff3d").replace("TO:", "TO\uff1a")
-    # `\\` is an escaped backslash to some readers and two backslashes to others.
-    return re.sub(r"\\(?=\\)", "\uff3c", text)
+def inline(text: str) -> str:
+    """One line of the script with its emphasis characters escaped, so every reader prints them."""
+    return text.replace("*", "\\*").replace("_", "\\_")
 
 
-def text_line(raw: str) -> str:
-    """One line of model text as it may stand at the start of a line anywhere in the script."""
-    line = plain(raw)
-    if line and (line[0] in _FORCING or _HEADING.match(line) or _TRANSITION.match(line)):
-        line = fullwidth(line[0]) + line[1:]
-    return line
+def _misread(line: str) -> bool:
+    """Whether a reader would take `line` for something other than the action around it."""
+    return bool(line) and (line[0] in _FORCING or bool(_HEADING.match(line)) or bool(_TRANSITION.match(line)))
+
+
+def action_paragraphs(text: str) -> list[str]:
+    """A direction as action paragraphs: each opens with a forced line (`!`: some readers take a line
+    with no lower-case letter, in CJK, Arabic or `...`, for a cue), and a line that would be read as
+    markup inside a paragraph opens a forced one of its own. A line holding ` TO:` that opens a
+    paragraph stands alone, unforced: every reader prints it as a transition, as typed."""
+    paragraphs: list[list[str]] = []
+    takes_more = False  # whether the last paragraph goes on with the next line
+    typed = [line for line in _lines(text) if line]
+    # Each line as readers see it: a note (which may span lines) is not there.
+    seen = _NOTES.sub(lambda m: "\n" * m.group().count("\n"), "\n".join(typed)).split("\n")
+    for raw, bare in zip(typed, (line.strip() for line in seen)):
+        if takes_more and not _misread(bare):
+            paragraphs[-1].append(inline(raw))
+        elif not bare:
+            paragraphs.append([inline(raw)])  # all note: it prints nothing, so nothing to force (one reader prints the `!`)
+            takes_more = False
+        elif not takes_more and _ANY_TO.search(bare) and not _misread(bare):
+            paragraphs.append([inline(raw)])
+        else:
+            paragraphs.append(["!" + inline(raw)])
+            takes_more = True
+    return ["\n".join(p) for p in paragraphs]
 
 
 def _held_together(text: str, render) -> list[str]:
@@ -82,42 +94,39 @@ def _held_together(text: str, render) -> list[str]:
 
 
 def speech_lines(text: str) -> list[str]:
-    """A stretch of speech as dialogue lines: blank lines become two spaces, runs of them one."""
-    return _held_together(text, text_line)
+    """A stretch of speech as dialogue lines, as typed: inside a speech every reader but one prints a
+    line as it stands. Blank lines become two spaces, runs of them one."""
+    return _held_together(text, inline)
 
 
-def action_lines(text: str) -> list[str]:
-    """A direction as one action paragraph, forced with `!`: some readers take a first line with no
-    lower-case letter (CJK, Arabic, `...`) for a cue."""
-    lines = [text_line(raw) for raw in _lines(text) if raw]
-    if lines:
-        lines[0] = "!" + lines[0]
-    return lines
+# Inside a backstage note: the studio's own brackets around model text. A `]]` in it would end the note
+# and print the rest, and the note prints in no reader, so here alone a bracket is written as its
+# fullwidth twin.
+def _note_safe(text: str) -> str:
+    text = text.replace("[[", "[\uff3b").replace("]]", "]\uff3d").replace("/*", "/\uff0a").replace("*/", "\uff0a/")
+    return text
 
 
 def note_text(text: str) -> str:
     """Text for inside [[ ]]: no way out of the note, into a boneyard, or past a blank line."""
-    return "\n".join(_held_together(text, plain))
+    return "\n".join(_held_together(text, _note_safe))
 
 
 def cue(name: str) -> str:
     """A character cue in capitals, forced with @ (any name is a name, in any script)."""
-    upper = plain(" ".join(name.split()).upper())
-    if upper.endswith("^"):
-        upper = upper[:-1] + fullwidth("^")  # a closing caret asks for dual dialogue
-    return "@" + upper
+    return "@" + inline(" ".join(name.split()).upper())
 
 
 def _title_value(text: str) -> str:
-    """One title-page value: readers apply emphasis and notes there as in the script."""
-    return plain(" ".join(text.split()))
+    """One title-page value: readers apply emphasis there as in the script."""
+    return inline(" ".join(text.split()))
 
 
 def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
     lines = [cue(name)]
     for kind, text in parts:
         if kind == "business":
-            lines.append("(" + plain(" ".join(text.split())) + ")")
+            lines.append("(" + inline(" ".join(text.split())) + ")")
         else:
             lines.extend(speech_lines(text))
     if len(lines) == 1:
@@ -132,7 +141,7 @@ def render_note(note: Backstage) -> str:
     if body.endswith(("]", "/")):
         # Or its last bracket and ours read as the note's end one bracket early; or, for a reader
         # that turns notes into boneyards (`]]` into `*/`), its slash and our brackets open one.
-        body = body[:-1] + fullwidth(body[-1])
+        body = body[:-1] + chr(ord(body[-1]) + 0xFEE0)
     return f"[[BACKSTAGE, {where}. {note_text(note.label)}: {body}]]"
 
 
@@ -151,21 +160,30 @@ def render_fountain(script: Script) -> str:
             ]
         )
     ]
+    # (text, whether it is action): a direction right after action is two blank lines after it, or one
+    # reader joins the two into one paragraph.
+    elements: list[tuple[str, bool]] = []
+
+    def action(text: str) -> None:
+        if text.strip():
+            elements.append(("\n\n".join(action_paragraphs(text)), True))
+
     for block in script.blocks:
         if isinstance(block, Heading):
-            paragraphs.append("." + text_line(block.title))
-            if block.brief:
-                paragraphs.append("\n".join(action_lines(block.brief)))
+            elements.append(("." + inline(block.title), False))
+            action(block.brief)
         elif isinstance(block, Direction):
-            lines = action_lines(block.text)
-            if lines:
-                paragraphs.append("\n".join(lines))
+            action(block.text)
         elif isinstance(block, Speech):
-            paragraphs.append("\n".join(render_speech(block.character, block.parts)))
+            elements.append(("\n".join(render_speech(block.character, block.parts)), False))
         elif isinstance(block, Backstage):
-            paragraphs.append(render_note(block))
+            elements.append((render_note(block), False))
         elif isinstance(block, Epilogue):
-            paragraphs.append("===")
-            paragraphs.append(".EPILOGUE")
-            paragraphs.append("\n".join(render_speech(block.character, block.parts)))
-    return "\n\n".join(paragraphs) + "\n"
+            elements += [("===", False), (".EPILOGUE", False)]
+            elements.append(("\n".join(render_speech(block.character, block.parts)), False))
+    out = paragraphs[0]
+    after_action = False
+    for text, is_action in elements:
+        out += ("\n\n\n" if is_action and after_action else "\n\n") + text
+        after_action = is_action
+    return out + "\n"

@@ -23,6 +23,7 @@ strong character is right-to-left is right-aligned. A character no font has prin
 from __future__ import annotations
 
 import glob
+import math
 import os
 import unicodedata
 from collections.abc import Callable
@@ -42,12 +43,31 @@ FRAME_WIDTH = 6 * inch
 # Noto's script faces (PyPI: manimgx-fonts) come first for their scripts; these are tried after DejaVu.
 _NOTO_LATER = ("NotoSans[wght].ttf", "NotoSansSymbols[wght].ttf", "NotoEmoji[wght].ttf")
 _NOTO_SKIP = ("NotoSans-Italic[wght].ttf",)
-_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/NanumGothic.ttf",
-                 "/usr/share/fonts/**/Noto*.ttf")
+_SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts/**/NanumGothic.ttf")
+# Debian's fonts-noto-core (TrueType outlines, which reportlab embeds): a face for every script Noto covers,
+# Tibetan, Mongolian, Syriac, Thaana, N'Ko, Ol Chiki, Tifinagh, Cherokee, Canadian Syllabics, Yi and the
+# rest. Where the folder is missing those scripts print as boxes, and the warning names the package.
+NOTO_CORE = "/usr/share/fonts/truetype/noto"
+_NOTO_GENERAL = ("NotoSans-", "NotoSansSymbols", "NotoSansMath")  # faces of no one script
+
+
+def _shared(code: int) -> bool:
+    """Characters many scripts use: Latin and its punctuation, general punctuation and symbols, CJK
+    punctuation and kana, variation selectors, halfwidth and fullwidth forms, the private use area."""
+    return (code < 0x0370 or 0x2000 <= code <= 0x2BFF or 0x3000 <= code <= 0x30FF or 0xE000 <= code <= 0xF8FF
+            or 0xFE00 <= code <= 0xFFFF)
 # Faces HarfBuzz shapes: scripts that cannot be set glyph by glyph, and emoji sequences. Arabic and Hebrew
 # are not among them: they are joined and reordered before reportlab sees them (see `visual_lines`).
+# Right-to-left scripts HarfBuzz shapes (letters that join, which arabic-reshaper does not know, or marks
+# to place): their runs reach the shaper in display order and are turned back to the order they are read.
+_RTL_JOINING = ("Syriac", "NKo", "Adlam", "Mandaic", "HanifiRohingya", "Thaana")
 _SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", "Lao", "Malayalam", "Myanmar",
-           "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji")
+           "Oriya", "Sinhala", "Tamil", "Telugu", "Thai", "Emoji", "Tibetan", "Mongolian", "Thaana", "Javanese",
+           "Balinese", "Sundanese", "Buginese", "Batak", "Chakma", "Cham", "Lepcha", "Limbu", "TaiTham", "TaiViet",
+           "MeeteiMayek", "Saurashtra", "Sharada", "Siddham", "Tirhuta", "Takri", "Khojki", "Khudawadi", "Modi",
+           "Mahajani", "Grantha", "Newa", "Brahmi", "Kaithi", "KayahLi", "NewTaiLue", "Ahom", "Dogra", "Bhaiksuki",
+           "Marchen", "Soyombo", "ZanabazarSquare", "Masaram", "Gunjala", "Rejang", "Kharoshthi") + _RTL_JOINING
+
 _JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f\u20e3")
 EMOJI_FACE = "studio-NotoEmoji"
 
@@ -76,8 +96,8 @@ class Fonts:
 
     def face(self, ch: str, after: str = "") -> str | None:
         code = ord(ch)
-        if code in self.base_chars or ch in "\n\t ":
-            return BASE
+        if (code in self.base_chars and after not in ("\ufe0f", "\u20e3")) or ch in "\n\t ":
+            return BASE  # but a keycap's digit (`1` U+FE0F U+20E3) is the emoji's
         if _emoji_like(ch, after):
             for name, chars in self.fallbacks:
                 if name == EMOJI_FACE and code in chars:
@@ -112,6 +132,8 @@ class Fonts:
                 face = BOX
                 _box(ch)
                 message = f"{where}: no font has U+{ord(ch):04X} ({unicodedata.name(ch, 'unnamed')}); it prints as a box"
+                if not os.path.isdir(NOTO_CORE):
+                    message += " (Debian's fonts-noto-core has faces for most scripts)"
                 if report and message not in self.missing:
                     self.missing.append(message)
                     if self.warn:
@@ -151,16 +173,22 @@ class Fonts:
         broken into lines here, in logical order, then each line is put in display order, and a paragraph
         whose first strong character is right-to-left is right-aligned."""
         lines = [line for line in unicodedata.normalize("NFC", text).split("\n")]
-        if any(face in SHAPED_FACES for face, _ in self.runs(text, where, report=False)):
+        faces = {face for face, _ in self.runs(text, where, report=False)}
+        if faces & SHAPED_FACES:
             style = _shaping(style)  # only then: shaping every paragraph doubles a Latin script's time
+            style = _room_above(style, faces & SHAPED_FACES)
         if not any(_is_rtl(line) for line in lines):
             return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
         measure = FRAME_WIDTH - style.leftIndent - style.rightIndent
         rtl = _base_rtl(text)
         out = []
         for line in lines:
-            for visual_line in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
-                out.append(self.markup(visual_line, where, italic=italic, ordered=True))
+            for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
+                # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
+                label = _as_pdftotext_reads(read, rtl).encode("utf-16-be").hex().upper()
+                out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
+                           + self.markup(visual_line, where, italic=italic, ordered=True)
+                           + f'<onDraw name="{ACTUAL_CB}" label=""/>')
         if rtl and style.alignment == TA_LEFT:
             style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
         return Paragraph("<br/>".join(out), style)
@@ -174,6 +202,26 @@ def _shaping(style: ParagraphStyle) -> ParagraphStyle:
     if style.name not in _SHAPING:
         _SHAPING[style.name] = ParagraphStyle(style.name + "-shaped", parent=style, shaping=1)
     return _SHAPING[style.name]
+
+
+def _room_above(style: ParagraphStyle, faces: set[str]) -> ParagraphStyle:
+    """The style with lines far enough apart that a script whose marks stand above the letters (a
+    Devanagari vowel sign, a Tibetan stack) clears the descenders of the line above: set solid, at
+    Courier's 12 on 12, they touch."""
+    from reportlab.pdfbase import pdfmetrics
+
+    base = pdfmetrics.getFont(BASE).face
+    tallest = max(pdfmetrics.getFont(face).face.ascent for face in faces)
+    deepest = min([base.descent] + [pdfmetrics.getFont(face).face.descent for face in faces])
+    if tallest <= base.ascent:
+        return style
+    leading = math.ceil(style.fontSize * (tallest - deepest) / 1000)
+    if leading <= style.leading:
+        return style
+    key = f"{style.name}-{leading}"
+    if key not in _SHAPING:
+        _SHAPING[key] = ParagraphStyle(key, parent=style, leading=leading)
+    return _SHAPING[key]
 
 
 def _is_rtl(text: str) -> bool:
@@ -209,30 +257,65 @@ def visual(text: str) -> str:
         return text
 
 
-def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: bool) -> list[str]:
+def visual_lines(text: str, measure: float, width: Callable[[str], float], rtl: bool) -> list[tuple[str, str]]:
     """One logical line broken at spaces to fit `measure` points, in logical order (the order it is read),
     then each piece put in display order: so a wrapped Arabic or Hebrew sentence reads top to bottom,
-    and a mixed line breaks where its words fall, not where their mirror image would."""
+    and a mixed line breaks where its words fall, not where their mirror image would. Each piece comes
+    with its text as typed (before letters are joined), in the order it is read."""
     from bidi.algorithm import get_display
 
-    text = _reshaped(text)
-    pieces: list[str] = []
-    current = ""
-    for word in text.split(" "):
+    typed = text.split(" ")
+    words = [_reshaped(word) for word in typed]  # joining never crosses a space
+    pieces: list[tuple[str, str]] = []
+    current, first = "", 0
+    for i, word in enumerate(words):
         trial = f"{current} {word}" if current else word
         if current and width(trial) > measure:
-            pieces.append(current)
-            current = word
+            pieces.append((current, " ".join(typed[first:i])))
+            current, first = word, i
         else:
             current = trial
-    pieces.append(current)
+    pieces.append((current, " ".join(typed[first:])))
     out = []
-    for piece in pieces:
+    for piece, read in pieces:
         try:
-            out.append(get_display(piece, base_dir="R" if rtl else "L"))
+            out.append((get_display(piece, base_dir="R" if rtl else "L"), read))
         except Exception:  # noqa: BLE001 - as in `visual`
-            out.append(piece)
+            out.append((piece, read))
     return out
+
+
+ACTUAL_CB = "studio-actual"
+
+
+def _as_pdftotext_reads(text: str, rtl: bool) -> str:
+    """A line's text for its ActualText. poppler (pdftotext, and the viewers built on it) puts the
+    letters of the right-to-left scripts it knows (Hebrew, Arabic, Syriac, Thaana) back in reading
+    order itself, as if they were drawn: those lines are given in display order, any other (N'Ko,
+    Adlam) in the order it is read."""
+    known = all(not _is_rtl(c) or "\u0590" <= c <= "\u07bf" or "\ufb1d" <= c <= "\ufeff" for c in text)
+    if not known:
+        return text
+    if not any(unicodedata.bidirectional(c) in ("L", "EN", "AN") for c in text):
+        return text[::-1]  # character by character, marks too, as poppler turns it back
+    return _display(text, rtl)
+
+
+def _display(text: str, rtl: bool) -> str:
+    from bidi.algorithm import get_display
+
+    try:
+        return get_display(text, base_dir="R" if rtl else "L")
+    except Exception:  # noqa: BLE001 - as in `visual`
+        return text
+
+
+def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
+    """Opens (a label: the line's text, UTF-16 in hex) or closes (no label) a span of the text layer
+    that a PDF reader takes as that text: a right-to-left line drawn in display order copies as read."""
+    tx = canvas._curr_tx_info["tx"]
+    tx._code.append(f"/Span <</ActualText <FEFF{label}>>> BDC" if label else "EMC")
+    tx._in_marked_line = bool(label)
 
 
 # Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
@@ -281,7 +364,9 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
         for item in w[1:]:
             frag = item[0]
             name = getattr(frag, "fontName", None)
-            if groups and (hasattr(frag, "cbDefn") or getattr(groups[-1][0][0], "fontName", None) == name):
+            if hasattr(frag, "cbDefn") or (groups and hasattr(groups[-1][0][0], "cbDefn")):
+                groups.append([item])  # a marker (the text layer's, `_mark_actual`) is drawn as it is, in place
+            elif groups and getattr(groups[-1][0][0], "fontName", None) == name:
                 groups[-1].append(item)
             else:
                 groups.append([item])
@@ -294,11 +379,16 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
             name = getattr(frag, "fontName", "")
             size = getattr(frag, "fontSize", 12)
             text = "".join(t for f, t in group if not hasattr(f, "cbDefn"))
-            if name not in SHAPED_FACES:
+            if name not in SHAPED_FACES or hasattr(frag, "cbDefn"):
                 new.extend(tuple(item) for item in group)
                 total += pdfmetrics.stringWidth(text, name, size) if name else 0
                 continue
-            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **kwargs)
+            if any(script in name for script in _RTL_JOINING):
+                group = [(f, t[::-1]) for f, t in reversed(group)]
+                text = text[::-1]
+            # forced: a sequence a face draws as one glyph it already has (a skin tone on a monochrome emoji)
+            # is shaped too, not left as two glyphs
+            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **{**kwargs, "force": True})
             total += shaped[0]
             font = pdfmetrics.getFont(name)
             for f, s in shaped[1:]:
@@ -320,7 +410,10 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                             gid = font.face.charToGlyph.get(ord(chars[k]), 0)
                             chars[k] = _private(font, gid, source, k - i, font.face.charWidths.get(ord(chars[k]), 0))
                     i = j
-                new.append((f, ShapedStr("".join(chars), shapeData=data)))
+                shaped_str = ShapedStr("".join(chars), shapeData=data)
+                # The piece's own text, in the order it is read: the text layer's ActualText (`_with_actual`).
+                shaped_str._actual = "".join(text[c : ends.get(c, len(text))] for c in clusters)
+                new.append((f, shaped_str))
         new.insert(0, total)
         return new
 
@@ -328,6 +421,39 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 SHAPED_FACES: set[str] = set()
+
+
+def _keep_actual_when_joined(cls: Any) -> None:
+    """A line joins its words of one face (`word + " " + word`): the joined piece keeps their text."""
+    if getattr(cls, "_joins_actual", False):
+        return
+    add, radd = cls.__add__, cls.__radd__
+
+    def actual(s: Any) -> str:
+        return getattr(s, "_actual", None) or str(s)
+
+    def joined(result: Any, *parts: Any) -> Any:
+        if any(getattr(p, "_actual", None) for p in parts):
+            result._actual = "".join(actual(p) for p in parts)
+        return result
+
+    cls.__add__ = lambda self, other: joined(add(self, other), self, other)
+    cls.__radd__ = lambda self, other: joined(radd(self, other), other, self)
+    cls._joins_actual = True
+
+
+def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
+    """reportlab's text operators for a piece of text, marked with the text it stands for where shaping
+    drew it from glyphs that do not spell it (a Tamil two-part vowel drawn on both sides of its consonant,
+    a keycap): a reader of the PDF (copy, search, pdftotext) gets the characters typed, in order."""
+    def format_text(self: Any, text: str) -> str:
+        out = original(self, text)
+        actual = getattr(text, "_actual", None)
+        if actual and not getattr(self, "_in_marked_line", False):  # a marked line's text covers its pieces
+            return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
+        return out
+
+    return format_text
 
 
 def _to_unicode_cmap(fontname: str, subset) -> str:
@@ -338,7 +464,8 @@ def _to_unicode_cmap(fontname: str, subset) -> str:
         text = _ACTUAL.get(v, chr(v))
         return text.encode("utf-16-be").hex().upper()
 
-    pairs = ["<%02X> <%s>" % (i, target(v)) for i, v in enumerate(subset) if target(v)]
+    # A glyph that carries no text of its own (the second half of a cluster) maps to nothing, not to its code.
+    pairs = ["<%02X> <%s>" % (i, target(v)) for i, v in enumerate(subset)]
     return "\n".join(
         ["/CIDInit /ProcSet findresource begin", "12 dict begin", "begincmap", "/CIDSystemInfo",
          f"<< /Registry ({fontname})", f"/Ordering ({fontname})", "/Supplement 0", ">> def",
@@ -356,12 +483,27 @@ def font_files() -> list[str]:
     noto = os.path.dirname(manimgx_fonts.__file__)
     first = [f for f in sorted(glob.glob(os.path.join(noto, "NotoSans*.ttf")))
              if os.path.basename(f) not in _NOTO_LATER + _NOTO_SKIP]
+    # Debian's script faces before DejaVu, which has some of those scripts without their joining forms;
+    # its Latin, symbol and maths faces after, where the PyPI ones stand.
+    core = noto_core_files()
+    general = [f for f in core if os.path.basename(f).startswith(_NOTO_GENERAL)]
     mpl = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
-    files = first + [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
+    files = first + [f for f in core if f not in general]
+    files += [os.path.join(mpl, "DejaVuSansMono.ttf"), os.path.join(mpl, "DejaVuSans.ttf")]
     files += [os.path.join(noto, name) for name in _NOTO_LATER]
     for pattern in _SYSTEM_FONTS:
         files += sorted(glob.glob(pattern, recursive=True))
-    return files
+    return files + general
+
+
+def noto_core_files(folder: str = NOTO_CORE) -> list[str]:
+    """Debian's Noto faces, one a script: the regular Sans face, or the Serif one where a script has no
+    Sans (Tibetan); interface, display and monospaced variants add no script."""
+    regular = [os.path.basename(f) for f in glob.glob(os.path.join(folder, "Noto*-Regular.ttf"))]
+    regular = [f for f in regular if not any(v in f for v in ("UI-", "Display", "Mono"))]
+    sans = {f[len("NotoSans"):] for f in regular if f.startswith("NotoSans")}
+    keep = [f for f in regular if f.startswith("NotoSans") or (f.startswith("NotoSerif") and f[len("NotoSerif"):] not in sans)]
+    return [os.path.join(folder, f) for f in sorted(keep)]
 
 
 @lru_cache(maxsize=1)
@@ -369,9 +511,12 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
     import reportlab.platypus.paragraph as paragraph
     import screenplain.export.pdf as screenplain_pdf
     from reportlab.pdfbase import pdfmetrics, ttfonts
+    from reportlab.pdfgen import textobject
     from reportlab.pdfbase.ttfonts import TTFont
 
     ttfonts.makeToUnicodeCMap = _to_unicode_cmap
+    textobject.PDFTextObject._formatText = _with_actual(textobject.PDFTextObject._formatText)
+    _keep_actual_when_joined(ttfonts.ShapedStr)
     paragraph.shapeFragWord = _shape_by_font(ttfonts.shapeFragWord)
 
     prime = os.path.join(os.path.dirname(screenplain_pdf.__file__), "courier_prime")
@@ -398,7 +543,12 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
             SHAPED_FACES.add(name)
         pdfmetrics.registerFont(font)
         pdfmetrics.registerFontFamily(name, normal=name, bold=name, italic=name, boldItalic=name)
-        fallbacks.append((name, frozenset(font.face.charToGlyph)))
+        chars = frozenset(font.face.charToGlyph)
+        if file.startswith(NOTO_CORE) and not os.path.basename(file).startswith(_NOTO_GENERAL):
+            # A script's face sets its own script: the punctuation, symbols and Latin it also carries
+            # (Mongolian has the CJK full stop) stay with the faces of the text around them.
+            chars = frozenset(c for c in chars if not _shared(c))
+        fallbacks.append((name, chars))
     return tuple(fallbacks), base_chars
 
 
@@ -471,6 +621,7 @@ class Pages(BaseDocTemplate):
         self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number)])
 
     def _number(self, canvas, doc):
+        canvas.setNamedCB(ACTUAL_CB, _mark_actual)
         number = doc.page - self.front
         if number >= self.number_from:
             canvas.setFont(BASE, 12)

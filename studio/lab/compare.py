@@ -2,13 +2,14 @@
 
 One play, run N times without and N times with the superego; repetition r of every condition shares the
 seed base + r, so the runs of a repetition differ only by the inner voice. As the paper's critic did
-(section 5.1), the Critic reads the two scripts of a repetition together, the one without the superego
-first, and scores each on the four criteria, narrative divergence measured against the first
-(`reading = "paired"`, the default; `"single"` scores each run alone, blind to the other). The report
-gives each criterion's mean per condition with its 95% t interval, and the difference (with minus
-without) with its interval and the paired t test, pair by repetition: the conditions share a seed, so
-what a seed does to both cancels (a Wilcoxon signed-rank test cannot reach 5% below six pairs). An
-invalid critique is no score: it is counted and left out, never read as 0.
+(section 5.1), the Critic reads the two scripts of a repetition together and scores each on the four
+criteria (`reading = "paired"`, the default; `"single"` scores each run alone); unlike the paper's, it
+reads blind: the scripts are A and B, in an order drawn for each repetition, so neither what the Critic
+expects of an inner voice nor a leaning towards the script it reads second can pass for the inner
+voice's effect. The report gives each criterion's mean per condition with its 95% t interval; the
+difference, pair by repetition (what a seed does to both runs cancels), with the position's effect
+estimated beside it; and the four criteria of a comparison corrected together by Holm. An invalid
+critique is no score: it is counted and left out, never read as 0.
 
 In the paired reading a trial is a repetition: its runs, one per condition, are played in turn and
 read together; each is an ordinary run in the store (`studio show`, `export`, the app open it), the
@@ -31,13 +32,14 @@ from pydantic import Field, field_validator, model_validator
 
 from studio.lab.kinds import Bars, Cell, Report, Table, TrialContext, TrialSpec, register
 from studio.lab.settings import KindSettings, read
+from studio.lab.stats import holm
 from studio.lab.wording import Slot
 
 # The prompts an experiment's own prompt file may replace (studio.lab.wording).
 SLOTS = {
     "critic_system": Slot("the Critic's system message"),
     "critic_pair": Slot("the Critic's request to read both scripts of a repetition",
-                        ("ego", "others", "criteria", "script_1", "script_2")),
+                        ("ego", "others", "criteria", "script_a", "script_b", "script_1", "script_2")),
 }
 
 CONDITIONS = ("without", "with", "critic_loop")
@@ -121,7 +123,7 @@ class CompareKind:
                 for rep in reps for condition in own["conditions"]]
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
-        from studio.critic import critique_pair, critique_run
+        from studio.critic import critique_pair, critique_run, with_first
 
         own = ctx.spec["compare"]
         critic = own.get("critic") or ctx.model or None
@@ -148,9 +150,12 @@ class CompareKind:
         for condition in own["conditions"]:
             if condition == "without":
                 continue
+            # Which script is shown first is drawn for each repetition and reading, from the experiment's
+            # seed, so asking again (a trial cut off, a rerun) shows them in the same order.
+            first = "with" if with_first(own["seed"], trial.rep, condition) else "without"
             reference, other = await critique_pair(ctx.store, runs["without"], runs[condition], model=critic,
-                                                   gateway=ctx.gateway, wording=own.get("wording"))
-            readings[condition] = _scored(other)
+                                                   gateway=ctx.gateway, wording=own.get("wording"), first=first)
+            readings[condition] = {**_scored(other), "beside": _scored(reference)}
             readings.setdefault("without", _scored(reference))  # the first reading scores the reference run
         return {"rep": trial.rep, "seed": trial.params["seed"], "runs": runs, "readings": readings,
                 "run": runs[own["conditions"][-1]]}
@@ -188,7 +193,8 @@ async def _play(ctx: TrialContext, condition: str, seed: int, runs: dict[str, in
 def _scored(critique: Any) -> dict[str, Any]:
     scores = {k: v["score"] for k, v in (critique.criteria or {}).items()} if critique.valid else {}
     return {"run": critique.run_id, "valid": critique.valid, "scores": scores, "critique": critique.id,
-            "error": critique.error}
+            "error": critique.error, "character": critique.character,
+            **({"shown": critique.shown} if critique.shown is not None else {})}
 
 
 def readings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -203,8 +209,9 @@ def readings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
-    """The paper's Table 2 from finished trials: per criterion, each condition's mean and interval, and the
-    difference, pair by repetition, with its interval and the paired t test."""
+    """The paper's Table 2 from finished trials: per criterion, each condition's mean and interval; the
+    difference, pair by repetition, with its interval and test; and, beside it, what being shown second
+    rather than first did to a score. The four criteria of a comparison are one family, corrected together."""
     from studio.critic import CRITERIA
     from studio.lab.stats import mean_ci
 
@@ -218,71 +225,174 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     bars: dict[str, list[tuple[float, float, float]]] = {LABELS[c]: [] for c in conditions}
     for key, (title, _) in CRITERIA.items():
         row: list[Any] = [title]
-        by_rep = {c: {r["rep"]: float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})}
-                  for c in conditions}
         for c in conditions:
-            est = _within_scale(mean_ci(list(by_rep[c].values())))
+            est = _within_scale(mean_ci([float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})]))
             row.append(Cell(est.mean, est.low, est.high, est.n) if est.n else Cell(None, n=0))
             bars[LABELS[c]].append((est.mean, est.low, est.high))
-        for base, other in pairs:
-            row += _difference(by_rep[base], by_rep[other])
         rows.append(row)
-    columns = ["criterion"] + [f"{SHORT[c]}: mean" for c in conditions]
+    position_rows: list[list[Any]] = [[title] for title, _ in CRITERIA.values()]
     for base, other in pairs:
-        columns += [f"{SHORT[other]} - {SHORT[base]}", "p (paired t)", "differs at 5%"]
+        found = [effects(*_paired_scores(results, base, other, key)) for key in CRITERIA]
+        for family in ("effect", "position"):
+            adjusted = holm([f[family].p for f in found])
+            for i, (f, p_holm) in enumerate(zip(found, adjusted)):
+                (rows if family == "effect" else position_rows)[i] += f[family].cells(p_holm)
+    columns = ["criterion"] + [f"{SHORT[c]}: mean" for c in conditions]
+    position_columns = ["criterion"]
+    for base, other in pairs:
+        columns += [f"{SHORT[other]} - {SHORT[base]}", "p", "p (Holm)", "differs at 5%"]
+        position_columns += [f"{SHORT[other]} - {SHORT[base]} read: second - first", "p", "p (Holm)",
+                             "differs at 5%"]
     counts = "; ".join(f"{SHORT[c]} = {LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
     play = Path(own.get("play", "?")).name
+    tables = [Table(f"The Critic's scores (0-10), {play}", columns, rows, note=counts)]
+    if pairs and own.get("reading", "paired") == "paired":
+        tables.append(Table(
+            f"Where the Critic read a script: second minus first (0-10), {play}", position_columns, position_rows,
+            note="The Critic reads the two scripts as A and B in an order drawn for each repetition; this is what "
+                 "being shown second rather than first added to a score, estimated beside the inner voice's "
+                 "effect (both from one regression of each pair's difference on its order)."))
     return Report(
         title=f"Does the inner voice help? {play}",
-        tables=[Table(f"The Critic's scores (0-10), {play}", columns, rows, note=counts)],
+        tables=tables,
         figures=[Bars("compare", f"The Critic's scores, {play}", [t for t, _ in CRITERIA.values()], bars,
                       ylabel="score (0-10)")],
         notes=["An invalid critique is left out, never counted as 0.",
                "A score is 0 to 10, so a mean's interval is shown within 0 to 10 (with few repetitions the t "
                "interval runs far past both ends); the tests use the scores themselves.",
                "Each repetition's runs share a seed: they differ only by the inner voice, so each difference is "
-               "taken pair by pair (paired t; a repetition missing either score is left out of it)."],
+               "taken pair by pair (a repetition missing either score is left out of it). Where both orders "
+               "were shown, the difference and the position's effect are estimated together (the pair's "
+               "difference regressed on its order, t tests on n - 2 degrees of freedom); where every pair was "
+               "shown in one order, the paired t test, and the position cannot be told from the inner voice.",
+               "The four criteria of one comparison are corrected together by Holm's method (Holm, 1979, A "
+               "Simple Sequentially Rejective Multiple Test Procedure): 'differs at 5%' reads the corrected p."],
         protocol=protocol(own),
-        paper=_reproduction(rows, conditions),
+        paper=_reproduction(rows, conditions, _scenarios(results, own)),
     )
 
 
-def _difference(a: dict[int, float], b: dict[int, float]) -> list[Any]:
-    """b minus a over the repetitions both scored, its interval, the paired t test's p, and whether it differs at 5%."""
-    from studio.lab.stats import paired_t
+@dataclass(frozen=True)
+class Effect:
+    """An estimated difference with its 95% interval and two-sided p; `why` says why there is no test."""
 
-    both = sorted(set(a) & set(b))
-    if not both:
-        return [Cell(None, n=0), None, "too few data"]
-    test = paired_t([a[r] for r in both], [b[r] for r in both])
-    cell = Cell(test.diff, None if math.isnan(test.low) else test.low, None if math.isnan(test.high) else test.high,
-                test.n)
-    if test.n < 2:
-        return [cell, None, "too few data"]
-    if test.p is None:
-        return [cell, None, "no spread"]
-    return [cell, test.p, "yes" if test.p < 0.05 else "no"]
+    n: int
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    p: float | None = None
+    why: str = ""
+
+    def cells(self, p_holm: float | None) -> list[Any]:
+        cell = Cell(self.value, self.low, self.high, self.n)
+        if self.p is None:
+            return [cell, None, None, self.why]
+        return [cell, self.p, p_holm, "yes" if p_holm is not None and p_holm < 0.05 else "no"]
 
 
+def _paired_scores(results: list[dict[str, Any]], base: str, other: str,
+                   key: str) -> tuple[list[float], list[float]]:
+    """Each repetition's difference (other minus base) on one criterion, and its order: +1 where `other`'s
+    script was shown second and `base`'s first, -1 the other way round, 0 where both sat in the same place
+    (two readings). A score read beside `other` is taken from that reading. A reading from before the
+    scripts were shown in a drawn order showed the run without the inner voice first."""
+    def place(r: dict[str, Any], condition: str) -> int:
+        return int(r.get("shown", 1 if condition == "without" else 2))
+
+    base_by_rep = {r["rep"]: r for r in results if r.get("condition") == base and r.get("valid")}
+    diffs: list[float] = []
+    order: list[float] = []
+    for r in results:
+        if r.get("condition") != other or not r.get("valid") or key not in r.get("scores", {}):
+            continue
+        beside = r.get("beside") if base == "without" else None
+        a = beside if beside and beside.get("valid") else base_by_rep.get(r["rep"])
+        if a is None or key not in a.get("scores", {}):
+            continue
+        diffs.append(float(r["scores"][key]) - float(a["scores"][key]))
+        order.append(float((place(r, other) == 2) - (place(a, base) == 2)))
+    return diffs, order
+
+
+def effects(diffs: list[float], order: list[float]) -> dict[str, Effect]:
+    """The inner voice's effect and the position's, from each pair's difference and its order.
+
+    Where the pairs were shown in both orders, d = effect + position x order is fitted by least squares and
+    each coefficient tested by t on n - 2 degrees of freedom; where every pair came in one order the two
+    cannot be told apart, so the effect is the paired mean (its t test on n - 1) and the position has none."""
+    import numpy as np
+    from scipy import stats
+
+    from studio.lab.stats import mean_ci
+
+    n = len(diffs)
+    if n < 2:
+        est = mean_ci(diffs)
+        effect = Effect(n, est.mean if n else None, why="too few data")
+        return {"effect": effect, "position": Effect(n, None, why="too few data")}
+    if len(set(order)) < 2:
+        est = mean_ci(diffs)
+        spread = any(d != diffs[0] for d in diffs)
+        p = float(stats.ttest_1samp(diffs, 0.0).pvalue) if spread else None
+        effect = Effect(n, est.mean, est.low, est.high, p, "" if spread else "no spread")
+        why = "one order only" if order[0] else "same place in both"
+        return {"effect": effect, "position": Effect(n, None, why=why)}
+    if n < 3:
+        return {"effect": Effect(n, float(np.mean(diffs)), why="too few data"),
+                "position": Effect(n, None, why="too few data")}
+    x = np.column_stack([np.ones(n), np.asarray(order, dtype=float)])
+    y = np.asarray(diffs, dtype=float)
+    beta, *_ = np.linalg.lstsq(x, y, rcond=None)
+    residual = y - x @ beta
+    df = n - 2
+    variance = float(residual @ residual) / df
+    se = np.sqrt(np.diag(np.linalg.inv(x.T @ x)) * variance)
+    crit = float(stats.t.ppf(0.975, df))
+    out = {}
+    for name, b, e in zip(("effect", "position"), beta, se):
+        if variance <= 1e-12:
+            out[name] = Effect(n, float(b), why="no spread")
+        else:
+            t = float(b) / float(e)
+            out[name] = Effect(n, float(b), float(b - crit * e), float(b + crit * e), float(2 * stats.t.sf(abs(t), df)))
+    return out
+
+
+def _scenarios(results: list[dict[str, Any]], own: dict[str, Any]) -> list[str]:
+    """Which of the paper's scenarios this experiment played, by its protagonist: Jenny's interview or
+    Timothy's night with Sasha; a play of neither is none of them."""
+    names = {str(r.get("character", "")).split()[0].casefold() for r in results if r.get("character")}
+    if not names and own.get("play"):
+        try:
+            from studio.engine.forms import load_play
+
+            play = load_play(own["play"])
+            names = {str(play.cast.ego.character if play.cast.ego else "").casefold()}
+        except Exception:  # a play moved since: no scenario is claimed
+            names = set()
+    return [s for s in SCENARIOS if s in names]
+
+
+SCENARIOS = ("jenny", "timothy")  # the paper's two scenarios, as its Table 2 names their protagonists
 TABLE_2 = ("behavioural_change", "introspection", "narrative_divergence")  # the criteria the paper's Table 2 prints
 
 
-def _reproduction(rows: list[list[Any]], conditions: list[str]) -> Any:
-    """The paper's Table 2 (Jenny's and Timothy's scores without and with the superego) beside this play's means."""
+def _reproduction(rows: list[list[Any]], conditions: list[str], scenarios: list[str]) -> Any:
+    """The paper's Table 2 rows for the scenario this play is (Jenny's or Timothy's), beside this play's means;
+    a play that is neither sets none of its means beside the paper's."""
     from studio.critic import CRITERIA
     from studio.lab.papers import reproduction
 
     measured: dict[str, Cell] = {}
-    titles = [t for t, _ in CRITERIA.values()]
     for key in TABLE_2:
-        row = rows[list(CRITERIA).index(key)] if len(rows) == len(titles) else None
-        if row is None:
-            continue
+        row = rows[list(CRITERIA).index(key)]
         for i, c in enumerate(conditions):
             if c in ("without", "with"):
-                for who in ("jenny", "timothy"):
+                for who in scenarios:
                     measured[f"{who}.{c}.{key}"] = row[1 + i]
-    return reproduction("drama_machine", measured)
+    note = "" if scenarios else ("This play is neither of the paper's scenarios (Jenny's interview; Timothy and "
+                                 "Sasha), so none of its means is set beside the paper's.")
+    return reproduction("drama_machine", measured, only=tuple(f"{who}." for who in scenarios), note=note)
 
 
 def protocol(own: dict[str, Any]) -> list[str]:
@@ -290,24 +400,35 @@ def protocol(own: dict[str, Any]) -> list[str]:
     return [
         "Each repetition plays the play once per condition with the same seed, the runs differing only by "
         "the superego (Magee et al., 2024, section 4).",
-        ("The Critic reads the two scripts of a repetition together, the run without the superego first as "
-         "Script 1, and scores each (section 5.1); narrative divergence is how far the protagonist's change "
-         "departs from the pattern Script 1 shows, as the paper defines it (section 3.1)." if paired else
+        ("The Critic reads the two scripts of a repetition together, as Script A and Script B, and scores each "
+         "(section 5.1). It is never told which script has the inner voice, nor that one has: which is shown "
+         "first is drawn for each repetition from the experiment's seed, kept with each critique (`shown`) so "
+         "a rerun shows the same order, and the report sets the position's effect beside the inner voice's. "
+         "Narrative divergence is judged against the predictable arc, the other script being one telling of "
+         "the same play." if paired else
          "The Critic reads each run alone, blind to the other (reading = \"single\"); the paper's critic read "
          "both scripts together (section 5.1), and its narrative divergence is relative to the run without "
          "the superego, which a lone reading can only imagine."),
         "The Critic reads the stage and the protagonist's epilogue, never the backstage (the paper's note 13), "
         "and scores four criteria from 0 to 10 with an interpretation each, as defined in section 3.1.",
-        "Each difference is taken pair by pair over the repetitions (paired t test); the paper reports one "
-        "reading per character and no test.",
+        "Each difference is taken pair by pair over the repetitions, with the position's effect estimated beside "
+        "it, and the four criteria of a comparison corrected together (Holm); the paper reports one reading per "
+        "character and no test.",
         ("Prompts: the researcher's own texts from " + own["prompts"] + " for " + ", ".join(own.get("wording") or {})
          + ", the reply's JSON shape added after the text." if own.get("prompts") else
          "Prompts: the studio's own wording (`prompts = FILE` runs with a researcher's texts, e.g. the paper's "
          "command in section 5.1)."),
-        "Differs: the Critic knows which script runs without the inner voice (the paper's prompt names both "
-        "scripts as with and without, section 5.1); its model is the experiment's, not Claude 3.5 Sonnet.",
-        "Differs: the paper's Table 2 scores two plays (Jenny's interview, Timothy and Sasha) once each; the "
-        "studio repeats one play N times, so its means compare with each row in kind.",
+        "Differs: the paper's Critic was given both transcripts of a scenario and asked, in one short command, to "
+        "score the main character's development in the two scripts on the four criteria, named without their "
+        "definitions, and to interpret the result; the command did not say which script had the superego. Its "
+        "comments on both scenarios find the more developed character in Script 2, the one the paper reads as "
+        "the superego's; with one reading of each scenario in one order, a critic's leaning towards the second "
+        "script cannot be told from the superego's effect there. The studio's Critic is given the definitions, "
+        "and the order is drawn.",
+        "Differs: the paper's Critic is Claude 3.5 Sonnet; the studio's is the experiment's model.",
+        "Differs: the paper's Table 2 scores two scenarios (Jenny's interview, Timothy and Sasha) once each; the "
+        "studio repeats one play N times and sets its means beside the rows of that play's scenario only, so "
+        "they compare with them in kind, not in number.",
     ]
 
 

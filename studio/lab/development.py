@@ -81,10 +81,10 @@ class DevelopmentKind:
                 "model": model, "experiment": ctx.spec["name"], "after_scene": scene, "of_run": own["run"]})
         else:  # an interview cut off: it goes on in its own run
             interview_run = await iv.interview(ctx.store, ctx.gateway, run_id=ctx.run_id)
-        chosen = iv.answers(ctx.store, interview_run, own["scale"])
-        result = await iv.assess(chosen, own["methods"], gateway=ctx.gateway, model=assessor,
+        given = iv.answers(ctx.store, interview_run, own["scale"])
+        result = await iv.assess([a for a in given if a.usable], own["methods"], gateway=ctx.gateway, model=assessor,
                                  names=names_of(own["name"]))
-        return {"run": interview_run, "scene": scene, **result}
+        return {"run": interview_run, "scene": scene, "unanswered": iv.unanswered(given, own["scale"]), **result}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         own = spec["development"]

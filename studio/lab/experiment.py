@@ -114,9 +114,12 @@ def _by_contents(value: Any) -> Any:
     if isinstance(value, list):
         return [_by_contents(v) for v in value]
     if isinstance(value, str) and value.endswith(".toml"):
+        from studio.model.errors import InputError
+        from studio.model.outside_file import read_outside
+
         try:
-            return "file:" + hashlib.sha256(Path(value).read_bytes()).hexdigest()
-        except OSError:
+            return "file:" + hashlib.sha256(read_outside(value, "play")).hexdigest()
+        except InputError:  # not there, or not a file: the loading of the experiment says so
             return value
     return value
 

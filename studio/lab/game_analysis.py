@@ -169,13 +169,3 @@ def win_rate(name: str, wins: int, games: int, seats: int, players: int) -> WinR
     ci = test.proportion_ci(confidence_level=0.95, method="wilson")
     return WinRate(name, games, wins, seats, players, wins / games, float(ci.low), float(ci.high), chance,
                    float(test.pvalue))
-
-
-def proportion(hits: int, n: int) -> tuple[float, float, float]:
-    """A share with its Wilson 95% interval (nan when there is nothing to count)."""
-    from scipy import stats
-
-    if not n:
-        return math.nan, math.nan, math.nan
-    ci = stats.binomtest(hits, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return hits / n, float(ci.low), float(ci.high)

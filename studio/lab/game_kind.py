@@ -16,7 +16,8 @@ have 6).
 Each game is an ordinary run in the store (`studio show`, `export` and the app open it); a game cut off
 midway continues from its last event. The report (`studio.lab.game_analysis`) gives, per group: the
 games won with a Wilson interval and an exact binomial test against chance (seats/players), the mean
-placement (ANOVA or Welch's t, Tukey's HSD), the share of talk, move and other actions, and the audited
+placement (ANOVA or Welch's t, Tukey's HSD), the share of talk, move and other actions (its interval
+clustered by game: one game's actions share its players and its talk), and the audited
 goal-completion scores by priority; then the paper's published figures beside the studio's
 (`--paper`) and the protocol card. As in the paper, players voted out in the first round (a near-random
 vote) are left out of the placement comparison unless `first_round` is asked for.
@@ -202,6 +203,7 @@ def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, st
     from pydantic import ValidationError
 
     from studio.model import InputError
+    from studio.model.outside_file import read_outside
     from studio.model.island import GameRules
 
     base = Path(source).parent if source else Path(".")
@@ -209,7 +211,7 @@ def prompt_file(value: str, source: str) -> tuple[tuple[str, tuple[tuple[str, st
     if not path.is_file():
         raise InputError(source, "game.prompts", f"{value} is not a file", 'e.g. prompts = "my_prompts.toml"')
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "prompt table").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(str(path), None, f"is not readable TOML ({err})", "fix the file's syntax") from None
     if not all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values()) for v in data.values()):
@@ -316,7 +318,7 @@ def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Rep
     rates = _win_rates(records, order, label)
     shares, per_player = _action_counts(records, label)
     tables = [*_win_and_place_tables(rates, placed), *_action_and_goal_tables(records, shares)]
-    measured = _measured(own, records, placed, rates, shares, per_player)
+    measured = _measured(own, records, placed, rates, per_player)
     runs = sorted(r["run"] for r in records)
     what = "architecture" if experiment == "architecture" else f"persona {own['split'][0]}:{own['split'][1]}"
     return Report(
@@ -350,24 +352,41 @@ def _win_rates(records: list[dict[str, Any]], order: list[str], label: Any) -> l
     return rates
 
 
-def _action_counts(records: list[dict[str, Any]], label: Any) -> tuple[dict[str, dict[str, list[int]]],
+KINDS_OF_ACTION = ("talk", "move", "other")
+
+
+def _action_counts(records: list[dict[str, Any]], label: Any) -> tuple[dict[str, dict[str, list[tuple[int, int]]]],
                                                                        dict[str, dict[str, list[float]]]]:
-    """Actions by the paper's three kinds: per group, [count, all actions] of each kind; and per player, each
-    kind's count, by kind and group. A neutral player or one in no group counts in neither."""
-    shares: dict[str, dict[str, list[int]]] = {}
-    per_player: dict[str, dict[str, list[float]]] = {k: {} for k in ("talk", "move", "other")}
+    """Actions by the paper's three kinds: per group and kind, one (count, all actions) for each game the group
+    played, since a game's actions are not independent (the same players, the same talk); and per player,
+    each kind's count, by kind and group. A neutral player or one in no group counts in neither."""
+    shares: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    per_player: dict[str, dict[str, list[float]]] = {k: {} for k in KINDS_OF_ACTION}
     for record in records:
+        game: dict[str, dict[str, int]] = {}
         for name, counts in (record.get("actions") or {}).items():
             group = record["groups"].get(name)
             if group is None or group == "neutral":
                 continue
-            total = sum(counts.values())
-            tally = shares.setdefault(label(group), {"talk": [0, 0], "move": [0, 0], "other": [0, 0]})
-            for kind in tally:
-                tally[kind][0] += counts.get(kind, 0)
-                tally[kind][1] += total
+            tally = game.setdefault(label(group), {"all": 0, **dict.fromkeys(KINDS_OF_ACTION, 0)})
+            tally["all"] += sum(counts.values())
+            for kind in KINDS_OF_ACTION:
+                tally[kind] += counts.get(kind, 0)
                 per_player[kind].setdefault(label(group), []).append(float(counts.get(kind, 0)))
+        for group, tally in game.items():
+            for kind in KINDS_OF_ACTION:
+                shares.setdefault(group, {}).setdefault(kind, []).append((tally[kind], tally["all"]))
     return shares, per_player
+
+
+def _talk_by_game(records: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """Talk over all actions of every group, one (count, all) a game: the paper's share of talk."""
+    games = []
+    for record in records:
+        one = _action_counts([record], str)[0]
+        talk = [pair for tally in one.values() for pair in tally.get("talk", [])]
+        games.append((sum(h for h, _ in talk), sum(n for _, n in talk)))
+    return games
 
 
 def _win_and_place_tables(rates: list[Any], placed: Any) -> list[Table]:
@@ -387,22 +406,24 @@ def _win_and_place_tables(rates: list[Any], placed: Any) -> list[Table]:
     return tables
 
 
-def _action_and_goal_tables(records: list[dict[str, Any]], shares: dict[str, dict[str, list[int]]]) -> list[Table]:
+def _action_and_goal_tables(records: list[dict[str, Any]], shares: dict[str, dict[str, list[tuple[int, int]]]]) -> list[Table]:
     """The action shares per group with their intervals, and the audited goal scores by priority; each table
     only when there is something in it."""
-    from studio.lab.game_analysis import proportion
+    from studio.lab.stats import share_ci
 
     action_rows = []
     for group, tally in sorted(shares.items()):
-        row: list[Any] = [group, tally["talk"][1]]
-        for kind in ("talk", "move", "other"):
-            value, low, high = proportion(*tally[kind])
-            row.append(Cell(value, low, high, tally[kind][1]))
+        row: list[Any] = [group, sum(n for _, n in tally["talk"])]
+        for kind in KINDS_OF_ACTION:
+            est = share_ci(tally[kind])
+            row.append(Cell(est.mean, est.low, est.high, est.n))
         action_rows.append(row)
     tables = []
     if action_rows:
         tables.append(Table("Actions by kind (the paper's talk, move and other)", ["group", "actions", "talk", "move",
-                                                                                  "other"], action_rows))
+                                                                                  "other"], action_rows,
+                            note="Wilson 95% intervals clustered by game (n: games): a game's actions come from the "
+                                 "same players in the same talk, so each game counts for what its spread shows"))
     goal_rows = _goal_rows(records)
     if goal_rows:
         tables.append(Table("Goal completion audited, by priority (1-5)", ["priority", "mean score"], goal_rows))
@@ -425,9 +446,10 @@ def _goal_rows(records: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, rates: list[Any],
-              shares: dict[str, dict[str, list[int]]], per_player: dict[str, dict[str, list[float]]]) -> dict[str, Cell]:
+              per_player: dict[str, dict[str, list[float]]]) -> dict[str, Cell]:
     """The studio's value for each of the paper's figures this experiment measures, by the figure's id."""
-    from studio.lab.game_analysis import compare_placements, proportion
+    from studio.lab.game_analysis import compare_placements
+    from studio.lab.stats import share_ci
 
     games = len(records)
     out: dict[str, Cell] = {}
@@ -436,10 +458,9 @@ def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, r
             out["arch_anova_f"] = Cell(placed.statistic, n=games)
         if placed.p is not None:
             out["arch_anova_p"] = Cell(placed.p, n=games, digits=3)
-        talk = [sum(t["talk"][0] for t in shares.values()), sum(t["talk"][1] for t in shares.values())]
-        if talk[1]:
-            value, low, high = proportion(*talk)
-            out["talk_share"] = Cell(value, low, high, talk[1], digits=3)
+        talk = share_ci(_talk_by_game(records))
+        if talk.n:
+            out["talk_share"] = Cell(talk.mean, talk.low, talk.high, talk.n, digits=3)
         for kind, prefix in (("talk", "talk"), ("move", "move"), ("other", "other")):
             groups = per_player[kind]
             if len(groups) < 2:

@@ -89,6 +89,10 @@ class Answer:
     question: str
     answer: str
     event: int | None = None  # the answer's event in the run
+    # False when the character gave no answer to use: silence, or business with no word spoken (the stage
+    # records "Mara says nothing." when nothing of the reply was left). Such an item is invalid: counted,
+    # left out, never scored, never read as the middle of the scale.
+    usable: bool = True
 
 
 # -- the interview: a run in the store -----------------------------------------------------------------
@@ -184,7 +188,8 @@ async def interview(store: Any, gateway: Any, cast: Any | None = None, *, run_id
 
 
 def answers(store: Any, run_id: int, scale: str) -> list[Answer]:
-    """The character's answers, read back from the run: turn N answers item N, asked by the interviewer's line of turn N."""
+    """The character's answers, read back from the run: turn N answers item N, asked by the interviewer's
+    line of turn N. Every item answered is listed; one with nothing said is marked unusable."""
     from studio.lab.ipip import question
     from studio.store import events as ev
 
@@ -196,8 +201,16 @@ def answers(store: Any, run_id: int, scale: str) -> list[Answer]:
             asked[event.turn] = event.text
         if event.kind in (ev.STAGE, ev.DIRECTION) and event.role == "ego" and event.turn and event.turn <= len(items):
             i = event.turn - 1
-            out.append(Answer(i, items[i], asked.get(event.turn) or question(items[i], i), event.text, event.id))
+            spoken = event.kind == ev.STAGE and bool(event.text.strip())
+            out.append(Answer(i, items[i], asked.get(event.turn) or question(items[i], i), event.text, event.id,
+                              usable=spoken))
     return out
+
+
+def unanswered(chosen: list[Answer], scale: str) -> list[int]:
+    """The items (0-based) with no usable answer: silent, or never reached."""
+    used = {a.index for a in chosen if a.usable}
+    return [i for i in range(len(ipip.items(scale))) if i not in used]
 
 
 # -- the assessor ------------------------------------------------------------------------------------

@@ -87,12 +87,13 @@ def read_labels(path: Path, source: str) -> dict[str, dict[str, float | None]]:
 
     Keyed by the name folded to lower case. Bad input names the file, the field and the fix."""
     from studio.model import InputError
+    from studio.model.outside_file import read_outside
 
     if not path.is_file():
         raise InputError(source, "interview.labels", f"no label file '{path}'",
                          "give the path of a TOML file of Big-Five labels, relative to the experiment file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "label table").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(str(path), None, f"is not TOML: {exc}", "fix the file's syntax") from None
     out: dict[str, dict[str, float | None]] = {}
@@ -246,7 +247,8 @@ class InterviewKind:
             run_id = await iv.interview(ctx.store, ctx.gateway, cast, options=options, started=ctx.started)
         else:
             await iv.interview(ctx.store, ctx.gateway, run_id=run_id)
-        chosen = iv.answers(ctx.store, run_id, own["scale"])
+        given = iv.answers(ctx.store, run_id, own["scale"])
+        chosen = [a for a in given if a.usable]  # an item without an answer is invalid: left out, never scored
         assessor = own.get("assessor") or model
         if mode in iv.SELF_REPORTS:
             result = await iv.self_report(chosen, mode, gateway=ctx.gateway, model=assessor, names=names_of(sheet.name),
@@ -255,7 +257,7 @@ class InterviewKind:
             result = await iv.assess(chosen, own["methods"], gateway=ctx.gateway, model=assessor,
                                      names=names_of(sheet.name), shuffle=trial.rep or None, wording=own.get("wording"))
         return {"run": run_id, "rep": trial.rep, "seed": trial.params["seed"], "character": sheet.name,
-                "condition": mode, "answers": len(chosen), **result}
+                "condition": mode, "answers": len(chosen), "unanswered": iv.unanswered(given, own["scale"]), **result}
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         own = spec["interview"]
@@ -267,7 +269,7 @@ class InterviewKind:
         report = profile_report(targets, methods, list(results.values()),
                                 title=f"The personality interview: {who}, {SCALES[own['scale']]}")
         report.protocol = protocol(own, int(spec.get("reps", 1)))
-        report.paper = reproduction(report)
+        report.paper = reproduction(report, list(results.values()))
         return report
 
 
@@ -402,15 +404,22 @@ def profile_report(targets: dict[str, dict[str, float | None]], methods: list[st
         series["target"] = [targets[only].get(d) for d in DIMENSIONS]
         series.update(means)
     runs = ", ".join(str(r["run"]) for r in results if "run" in r)
+    silent = sum(len(r.get("unanswered", [])) for r in results)
+    asked = sum(int(r.get("answers", 0)) for r in results) + silent
     notes = [f"{len(results)} interviews (runs {runs or 'none'}).",
+             f"{silent} of {asked} items had no usable answer (the character said nothing of its own) and were "
+             "left out as invalid, never scored." if asked else "No item was asked.",
              "An assessor reply that was invalid twice is no score: it is left out, never guessed; a self-report "
              "with no option even after the assessor read it counts as the middle (invalid replies)."]
     figures: list[Any] = [Radar("interview", title, list(DIMENSIONS), series)] if series else []
     return Report(title=title, tables=[profiles, agreement_table], figures=figures, notes=notes)
 
 
-def reproduction(report: Report) -> Any:
-    """Table 2's Big Five columns (GPT-4 as the interviewer) beside the studio's, method by method."""
+def reproduction(report: Report, results: list[dict[str, Any]]) -> Any:
+    """Table 2's Big Five columns (GPT-4 as the interviewer) beside the studio's, method by method; each
+    figure's n is the interviews it rests on, as the paper's is (32 characters, three runs)."""
+    import dataclasses
+
     from studio.lab.papers import reproduction as beside
 
     measured: dict[str, Cell] = {}
@@ -421,9 +430,10 @@ def reproduction(report: Report) -> Any:
             method = key.get(row[0])
             if method is None:
                 continue
-            measured[f"bfi.{method}.acc_dim"] = row[1]
-            measured[f"bfi.{method}.acc_full"] = row[2]
-            measured[f"bfi.{method}.mae"] = row[3]
+            interviews = sum(1 for r in results if r.get("measured", {}).get(method) is not None)
+            for i, figure in ((1, "acc_dim"), (2, "acc_full"), (3, "mae")):
+                cell = row[i]
+                measured[f"bfi.{method}.{figure}"] = dataclasses.replace(cell, n=interviews) if isinstance(cell, Cell) else cell
     return beside("incharacter", measured)
 
 
@@ -441,7 +451,9 @@ def protocol(own: dict[str, Any], reps: int) -> list[str]:
         "both repeated, as the paper's three runs (section 4.1).",
         f"Interview: each item of {SCALES[own['scale']]} asked as an open question in the studio's wording, "
         "each in a fresh context holding only the character and that question (section 3.2; the paper's "
-        "repository clears the dialogue before every question).",
+        "repository clears the dialogue before every question); nothing said for one item is held against "
+        "another's answer, and an item left without an answer of the character's own is invalid, counted and "
+        "left out, never scored.",
         f"Assessment: {methods}, by an assessor told neither the character's name nor the scale's key, "
         "replies held to JSON and asked again once (appendix D.1).",
         f"ER (batch): {batch}; each repetition after the first shuffles a dimension's answers before batching, "

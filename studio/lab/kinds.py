@@ -126,6 +126,10 @@ class Reproduction:
     paper: str  # authors, year and title
     source: str  # where the published figures were read (the paper's table, its repository's data)
     figures: list[PaperFigure] = field(default_factory=list)
+    note: str = ""  # what the list leaves out and why (a scenario this experiment did not play)
+    # Empty when the studio's figures can stand beside the paper's; else why they cannot, in words that
+    # say "not a reproduction" (a scripted model's numbers, a model of 2B parameters or fewer).
+    not_a_reproduction: str = ""
 
 
 @dataclass

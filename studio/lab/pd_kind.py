@@ -24,6 +24,7 @@ from studio.lab.kinds import Bars, Cell, Grid, Report, Table, TrialContext, Tria
 from studio.lab.stats import ALPHA
 from studio.lab.settings import KindSettings, listed, read
 from studio.model import InputError
+from studio.model.outside_file import read_outside
 
 # The paper's sampling settings for the dilemma.
 TEMPERATURE = 0.2
@@ -197,8 +198,12 @@ def _notes(spec: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
             "Effects are differences of mean cooperation rates in the direction each hypothesis predicts (H4: the "
             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
             "part is, and its p is the largest part's.",
+            "Groups are compared persona by persona (H1-H5): every trial of a persona shares its text, so the unit is "
+            "the persona, its rate averaged over its trials, and the error is the spread between personas of a group; "
+            "partners are compared within a persona (H6-H9), paired by persona and repetition.",
             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
-            f"is below {ALPHA}; 'too few data' below two trials a side.",
+            f"is below {ALPHA}; 'too few data' when a side has no trials, a group comparison has no group of two "
+            "personas to measure their spread, or a paired one fewer than two trials a side.",
             "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
             "not independent); scores have 95% t intervals over trials."]
 
@@ -236,6 +241,7 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         f"Sampling: temperature {own.get('temperature')}, at most {own.get('max_tokens')} tokens a reply "
         "(Parameters and experimental protocol).",
         f"{reps} trials per group and partner, the group's personas {', '.join(str(w + 1) for w in wordings)} in turn.",
+        unit_of_replication(reps, wordings),
         "A move is read from the reply's 'Choice:' line, else from the one project (or move) it names, a negated "
         "one counting as the other (Data Collection and Analysis: a regular expression).",
     ]
@@ -250,15 +256,21 @@ def protocol(spec: dict[str, Any]) -> list[str]:
         "The simulacra's model is the run's own; the paper's was gpt-3.5-turbo (Participants and Simulacra).",
         "A reply that names no project is asked once more, in the conversation; the paper's script counted that "
         "trial as missing (Data Collection and Analysis).",
-        "The paper's third control persona was empty; the studio's control personas each say a sentence.",
         "The paper states N = 30 chats per condition (Experimental Design); its script at the time played 30 for "
         "each of a group's three personas, 90 per group and partner.",
         "The paper judged the hypotheses from its figures without tests (Conclusion); the studio tests each as its "
-        "words say, corrected by Holm's method.",
+        "words say, groups persona by persona, corrected by Holm's method.",
         "Tit-for-tat answers the simulacrum's previous choice, as the paper defines it (Experimental Conditions); as "
         "we read its script of the time, its tit-for-tat read the partner's own last announcement and so kept "
         "its first choice.",
     ]
+    empty = _empty_personas(own)
+    if empty:
+        steps.append(f"Control persona {', '.join(map(str, empty))} is empty, as the paper's third: the opening user "
+                     "message is the study's description alone (Appendix A).")
+    else:
+        differences.append("The paper's third control persona was empty; the control personas run here each say a "
+                           "sentence (an empty one in the prompts file runs as the paper's).")
     if own.get("hold_to_schema"):
         differences.append("Replies are held to a JSON shape naming a project ([pd] hold_to_schema); the paper's "
                            "were free text.")
@@ -268,6 +280,21 @@ def protocol(spec: dict[str, Any]) -> list[str]:
     if own.get("temperature") != TEMPERATURE or own.get("max_tokens") != MAX_TOKENS:
         differences.append(f"Sampling differs from the paper's temperature {TEMPERATURE} and {MAX_TOKENS} tokens.")
     return steps + ["Differences from the paper: " + d for d in differences]
+
+
+def unit_of_replication(reps: int, wordings: list[int]) -> str:
+    """The protocol card's line on what the group verdicts count as one replication, and what it costs."""
+    personas = min(reps, len(wordings))
+    line = (f"Unit of replication for the group hypotheses (H1-H5): the persona, {personas} a group, since every "
+            "trial of a persona shares its text; a t test on persona means, its error the spread between a "
+            "group's personas (pooled over the groups). Partner hypotheses (H6-H9) pair a persona's trials "
+            "against two partners.")
+    if personas < 2:
+        return line + " With one persona a group, a group cannot be told from its persona: H1-H5 have too few data."
+    if personas <= 3:
+        return line + (f" {personas} personas a group give little power: only a gap large against the persona "
+                       "spread is found, however many trials each persona plays (docs/lab/dilemma.md gives the power).")
+    return line
 
 
 def _model_table(trials: list[Any]) -> Table:
@@ -283,13 +310,24 @@ def _model_table(trials: list[Any]) -> Table:
     terms, spread = fitted
     return Table(title, columns, [[t.term, t.estimate, t.se, t.p] for t in terms],
                  note=f"linear mixed model of each trial's rate (statsmodels MixedLM, REML); estimates are differences "
-                      f"of rates from the references (control, always_defect); personas' sd {spread:.3f}; "
+                      f"of rates from the references (control, always_defect); personas' sd {spread:.3f}; its Wald p "
+                      f"reads the normal curve, as if the personas were many: the verdicts above test persona means; "
                       f"formula rate ~ {MIXED_FORMULA}")
 
 
 def trial_key(group: str, wording: int, partner: str, rep: int) -> str:
     """A trial's key, the same from one run of the command to the next (`lab pd` and `lab run` alike)."""
     return f"{group}/{wording}/{partner}/{rep}"
+
+
+# What an empty control persona's sheet says where the studio shows a cast; the model is never sent it.
+EMPTY_PERSONA = "No persona: the study's description alone, as the paper's empty control."
+
+
+def _empty_personas(own: dict[str, Any]) -> list[int]:
+    """The control personas the run plays that are empty (counted from 1)."""
+    control = ((own.get("texts") or {}).get("personas") or {}).get("control", [])
+    return [w + 1 for w in own.get("wordings", []) if "control" in own.get("groups", []) and w < len(control) and not control[w]]
 
 
 def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str = "") -> Any:
@@ -303,6 +341,9 @@ def trial_cast(spec: dict[str, Any], trial: TrialSpec, model: str, source: str =
     texts = own.get("texts") or {}
     persona = (texts.get("personas") or {}).get(group, pd.GROUPS[group])[p["wording"]]
     facts: dict[str, Any] = {"pd.schema": bool(own.get("hold_to_schema", False))}
+    if not persona:  # the paper's empty control: the study's description opens the conversation alone
+        facts["pd.no_persona"] = True
+        persona = EMPTY_PERSONA
     facts.update({f"pd.{name}": texts[name] for name in ("next_round", "again") if name in texts})
     me = f"Simulacrum {trial.rep + 1} ({group.replace('_', '-')})"
     them = f"Partner ({pd.PARTNER_WORDS[partner]})"
@@ -345,7 +386,7 @@ def read_prompts(name: str, source: str) -> dict[str, Any]:
         raise InputError(source, "pd.prompts", f"names {where}, which is not a file",
                          "give the path of a TOML file of your texts, relative to the experiment file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "prompt table").decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(where, None, f"is not UTF-8 TOML ({exc})", "fix the line it names") from None
     known = [*pd.PLACEHOLDERS, "personas"]
@@ -374,10 +415,13 @@ def read_prompts(name: str, source: str) -> dict[str, Any]:
         if group not in pd.GROUPS:
             raise InputError(where, f"personas.{group}", "is not a group", f"use some of {', '.join(pd.GROUPS)}")
         if (not isinstance(wordings, list) or not wordings
-                or any(not isinstance(w, str) or not w.strip() or len(w) > MAX_PROMPT for w in wordings)):
+                or any(not isinstance(w, str) or len(w) > MAX_PROMPT for w in wordings)):
             raise InputError(where, f"personas.{group}", f"must be a list of personas, each words (1 to {MAX_PROMPT} characters)",
                              f'e.g. {group} = ["You are ...", "You are ..."]')
-        out["personas"][group] = list(wordings)
+        if group != "control" and any(not w.strip() for w in wordings):
+            raise InputError(where, f"personas.{group}", "has an empty persona, which only the control group may have "
+                             "(the paper's third control persona was empty)", f"give each {group} persona words")
+        out["personas"][group] = [w if w.strip() else "" for w in wordings]
     return out
 
 

@@ -2,13 +2,15 @@
 
 - **table**: each table drawn by rich (every cell as plain text, never read as markup), then each figure
   as a terminal chart (`studio.lab.plots`), then the notes.
-- **csv**: each table as a block of rows whose first column names the table, blocks apart by a blank
-  line; the csv module (or a spreadsheet) reads it.
+- **csv**: one tidy table of every figure, a row each: `table, keys, measure, value, low, high, n`. `keys`
+  names the row (its text columns, `column=value` joined by "; "), `measure` the numeric column; `value`,
+  `low`, `high` and `n` are numbers or empty, so one `pandas.read_csv` gives numeric columns to filter,
+  pivot or plot.
 - **json**: the report as data: tables (columns and rows of numbers), figures (their numbers), notes, the
   protocol card and the paper's published figures beside the studio's.
 
-A figure with an interval (`Cell`) stays numbers in CSV and JSON: its column becomes `x`, `x_low`,
-`x_high` and `x_n`; only the terminal and Markdown format it.
+A figure with an interval (`Cell`) stays numbers in CSV and JSON: in JSON its column becomes `x`, `x_low`,
+`x_high` and `x_n`, in CSV its row has value, low, high and n; only the terminal and Markdown format it.
 - **md**: Markdown a user can attach to a paper: the tables, the notes, and each figure as a PNG written
   beside the Markdown file and linked from it.
 - **png**, **svg**: each figure as an image file.
@@ -45,6 +47,7 @@ def to_console(report: Report, console: Any, width: int | None = None) -> None:
     from studio.lab import plots
 
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     for table in report.tables:
         _console_table(console, table)
     for figure in report.figures:
@@ -67,6 +70,19 @@ def _console_reproduction(console: Any, report: Report) -> None:
             console.print(Text("- " + line))
 
 
+def standing(report: Report) -> str:
+    """Why the report's figures beside the paper's are not a reproduction, or "" (studio.lab.papers.judged)."""
+    return report.paper.not_a_reproduction if report.paper is not None else ""
+
+
+def _console_standing(console: Any, report: Report) -> None:
+    """Said before any figure, so no number is read as a match first."""
+    from rich.text import Text
+
+    if standing(report):
+        console.print(Text(standing(report), style="bold"))
+
+
 def _console_table(console: Any, table: Table) -> None:
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -87,15 +103,31 @@ def to_console_paper(report: Report, console: Any) -> bool:
     if report.paper is None and not report.protocol:
         return False
     console.print(Text(report.title, style="bold"))
+    _console_standing(console, report)
     _console_reproduction(console, report)
     return True
 
 
-def reproduction_table(paper: Reproduction) -> Table:
-    rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
-            for f in paper.figures]
-    return Table(f"Reproduction of {paper.paper}", ["where", "figure", "paper", "studio", "note"], rows,
-                 note=f"Published figures: {paper.source}")
+def _with_n(cell: Cell | None) -> str:
+    """A figure as read beside another: its value (and interval), and the n it rests on ("n ?": not given)."""
+    if cell is None or cell.value is None:
+        return "-"
+    return f"{cell} (n {cell.n if cell.n is not None else '?'})"
+
+
+def reproduction_table(paper: Reproduction, shown: bool = True) -> Table:
+    """The paper's figures beside the studio's. `shown` (a table to read, not data): each side with the n
+    it rests on; as data, each figure's n is a number of its own already (`_flat`)."""
+    note = f"Published figures: {paper.source}" + (f". {paper.note}" if paper.note else "")
+    title = ("Beside" if paper.not_a_reproduction else "Reproduction of") + f" {paper.paper}"
+    rows: list[list[Any]]
+    if shown:
+        note += ". Each figure with the n it rests on (n ?: the paper gives none)"
+        rows = [[f.where, f.label, _with_n(f.paper), _with_n(f.studio), f.note] for f in paper.figures]
+    else:
+        rows = [[f.where, f.label, f.paper, f.studio if f.studio is not None else Cell(None), f.note]
+                for f in paper.figures]
+    return Table(title, ["where", "figure", "paper", "studio", "note"], rows, note=note)
 
 
 def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
@@ -118,19 +150,41 @@ def _flat(table: Table) -> tuple[list[str], list[list[Any]]]:
 
 
 def _all_tables(report: Report) -> list[Table]:
-    return report.tables + ([reproduction_table(report.paper)] if report.paper is not None else [])
+    return report.tables + ([reproduction_table(report.paper, shown=False)] if report.paper is not None else [])
+
+
+TIDY = ("table", "keys", "measure", "value", "low", "high", "n")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Cell)) and not isinstance(value, bool)
+
+
+def _tidy(table: Table) -> list[list[Any]]:
+    """A table's rows as tidy rows: a column that holds a number (or a Cell) in any row is a measure, every
+    other column names the row; a measure with no number in a row keeps its row, with its value empty."""
+    numeric = {i for row in table.rows for i, v in enumerate(row) if _is_number(v)}
+    out = []
+    for row in table.rows:
+        keys = "; ".join(f"{table.columns[i]}={'' if v is None else v}" for i, v in enumerate(row) if i not in numeric)
+        for i in sorted(numeric):
+            value = row[i]
+            c = value if isinstance(value, Cell) else Cell(value if _is_number(value) else None)
+            out.append([table.title, keys, table.columns[i], *(_number(x) for x in (c.value, c.low, c.high, c.n))])
+    return out
+
+
+def _number(value: Any) -> Any:
+    """A number as CSV holds it, missing (None or NaN) as an empty field."""
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
 def to_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    for i, table in enumerate(_all_tables(report)):
-        if i:
-            writer.writerow([])
-        columns, rows = _flat(table)
-        writer.writerow(["table", *columns])
-        for row in rows:
-            writer.writerow([table.title, *("" if c is None else c for c in row)])
+    writer.writerow(TIDY)
+    for table in _all_tables(report):
+        writer.writerows(_tidy(table))
     return out.getvalue()
 
 
@@ -156,7 +210,8 @@ def _cell_data(cell: Cell | None) -> dict[str, Any] | None:
 def as_data(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     figures = [{"type": type(f).__name__.lower(), **asdict(f)} for f in report.figures]
     paper = None if report.paper is None else {
-        "paper": report.paper.paper, "source": report.paper.source,
+        "paper": report.paper.paper, "source": report.paper.source, "note": report.paper.note,
+        "reproduction": not report.paper.not_a_reproduction, "not_a_reproduction": report.paper.not_a_reproduction,
         "figures": [{"where": f.where, "label": f.label, "paper": _cell_data(f.paper), "studio": _cell_data(f.studio),
                      "note": f.note} for f in report.paper.figures],
     }
@@ -193,7 +248,8 @@ def to_markdown(report: Report, path: str | Path, header: list[str] | None = Non
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    lines = [f"# {report.title}", ""] + (header or [])
+    lines = [f"# {report.title}", ""] + ([f"**{_md_text(standing(report))}**", ""] if standing(report) else []) \
+        + (header or [])
     for table in report.tables:
         lines += _md_table(table)
     for figure in report.figures:

@@ -96,8 +96,11 @@ class Outcome:
     @cached_property
     def report(self) -> Report:
         """The kind's report on the finished trials, made when asked for: its statistics are not the
-        runner's cost, and a command that reads the results itself never pays for them."""
-        return self.experiment.kind.report(self.experiment.spec, self.finished)
+        runner's cost, and a command that reads the results itself never pays for them. A reproduction by a
+        scripted or small model says it is none (studio.lab.papers.judged)."""
+        from studio.lab.papers import judged
+
+        return judged(self.experiment.kind.report(self.experiment.spec, self.finished), self.experiment.spec)
 
 
 def slots(model: str | None, concurrency: int) -> int:

@@ -1,7 +1,8 @@
 """Statistics for the lab: means and rates with intervals, and the Prisoner's Dilemma hypotheses H1-H9.
 
-The tests are scipy's (Mann-Whitney U, Wilcoxon signed-rank, by their normal approximations, computed
-here and checked against scipy by the tests, since a report runs dozens of them). A hypothesis is read as its words say, so several of them are compound: H3 (the
+The rank tests are scipy's (Mann-Whitney U, Wilcoxon signed-rank, by their normal approximations, computed
+here and checked against scipy by the tests, since a report runs dozens of them); the persona-mean t test
+takes scipy's t distribution. A hypothesis is read as its words say, so several of them are compound: H3 (the
 mixed group lies between two others) is two comparisons, H4 ("every group differs from every other") is
 one comparison per pair of groups, H5 ("whatever the partner") one per partner, H6 and H7 ("compared to
 when paired with a defector or a tit-for-tat partner") one per other partner, H8 and H9 one per group they
@@ -13,12 +14,20 @@ twenty, so the nine p-values are corrected together by Holm's step-down method (
 Sequentially Rejective Multiple Test Procedure), which holds the chance of any false "supported" at 5%;
 the report shows the adjusted p beside the raw one.
 
-Every effect is a difference of mean cooperation rates (per trial), taken in the direction the claim
-predicts, so a positive effect is the predicted one; H4's parts are absolute differences. Groups are
-different simulacra, so they are compared with the one-sided Mann-Whitney U test (a rate over six rounds
-takes seven values and is nothing like normal). Partners met by the same simulacrum are paired: the plan
-gives a group's trial `rep` the same wording against every partner, so partner comparisons within a group
-use the Wilcoxon signed-rank test on those pairs, and fall back to Mann-Whitney only where no pairs exist.
+Every effect is a difference of mean cooperation rates, taken in the direction the claim predicts, so a
+positive effect is the predicted one; H4's parts are absolute differences.
+
+What the groups differ in is the persona text, and every trial of one persona shares it: trials are not
+independent replications of a group, personas are. The group hypotheses (H1-H5) therefore compare persona
+means (each persona's rate averaged over the partners it met, or against the one partner a part names)
+with a t test whose error is the persona-to-persona spread, pooled over all the groups run (the
+between-persona error of a mixed model with a random intercept per persona, exact for a balanced design):
+`k` personas in `g` groups give `k - g` degrees of freedom. Counting each trial as independent would put
+"supported" on data whose only difference is which three personas a group happened to get. With a
+group's three personas the tests see large gaps only (see docs/lab/dilemma.md for the power measured).
+Partners met by the same persona are paired: the plan gives a group's trial `rep` the same wording against
+every partner, so partner comparisons within a group (H6-H9) use the Wilcoxon signed-rank test on those
+pairs, where the persona's own level cancels, and fall back to Mann-Whitney only where no pairs exist.
 
 Rates get Wilson intervals, which lie within 0-1 by construction. The six moves of one trial are not
 independent, so the interval is taken on the effective number of moves: the moves divided by the design
@@ -78,25 +87,31 @@ def wilson(rate: float, n: float, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
-def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
-    """The cooperation rate of a cell of trials with a Wilson interval on the effective number of moves.
+def share_ci(clusters: Sequence[tuple[float, float]]) -> Estimate:
+    """A share counted in clusters (hits, of how many) with a Wilson interval on the effective count.
 
-    The moves within a trial are correlated (the same simulacrum, one conversation), so `trials x moves`
-    would overstate what is known. The effective n is `p(1-p) / var(mean of trial rates)`, kept between the
-    number of trials and the number of moves: independent moves give the moves, identical trials the trials.
-    """
-    k = len(rates)
+    Counts within a cluster (the moves of one trial, a player's actions in one game) are correlated, so the
+    pooled count would overstate what is known. The effective n is `p(1-p)` over the ratio estimator's
+    variance across clusters, kept between the number of clusters and the count: independent counts give
+    the count, clusters all alike the clusters. `n` of the estimate is the number of clusters."""
+    kept = [(float(h), float(n)) for h, n in clusters if n > 0]
+    k, total = len(kept), sum(n for _, n in kept)
     if k == 0:
         return Estimate(0, math.nan, math.nan, math.nan)
-    p = sum(rates) / k
-    moves = k * max(1, moves_each)
+    p = sum(h for h, _ in kept) / total
     if k == 1:
-        n_eff = float(moves_each)
+        n_eff = total
     else:
-        var = sum((r - p) ** 2 for r in rates) / (k - 1) / k
-        n_eff = float(moves) if var == 0 else min(float(moves), max(float(k), p * (1 - p) / var))
+        var = sum((h - p * n) ** 2 for h, n in kept) / (k * (k - 1) * (total / k) ** 2)
+        n_eff = total if var == 0 else min(total, max(float(k), p * (1 - p) / var))
     low, high = wilson(p, n_eff)
     return Estimate(k, p, low, high)
+
+
+def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
+    """The cooperation rate of a cell of trials, each trial a cluster of its moves (`share_ci`)."""
+    moves = max(1, moves_each)
+    return share_ci([(r * moves, moves) for r in rates])
 
 
 @dataclass(frozen=True)
@@ -219,6 +234,69 @@ def _unpaired(name: str, claim: str, a: list[float], b: list[float], two_sided: 
     return Finding(name, claim, test, effect, p, p < ALPHA)
 
 
+@dataclass(frozen=True)
+class Personas:
+    """Each group's persona means (a persona: a group's wording) and the persona-to-persona spread
+    within groups, pooled over every group with two personas or more: what a group comparison's error is."""
+
+    means: dict[str, list[float]]
+    sd: float
+    df: int
+
+    def of(self, groups: Iterable[str]) -> list[float]:
+        return [m for g in groups for m in self.means.get(g, [])]
+
+
+def persona_cells(trials: Sequence[Trial]) -> dict[tuple[str, int], dict[str, float]]:
+    """Each persona's (group and wording's) mean rate against each partner it met."""
+    rates: dict[tuple[str, int], dict[str, list[float]]] = {}
+    for t in trials:
+        rates.setdefault((t.group, t.wording), {}).setdefault(t.partner, []).append(t.cooperation)
+    return {key: {partner: _mean(rs) for partner, rs in by_partner.items()} for key, by_partner in rates.items()}
+
+
+def personas(cells: dict[tuple[str, int], dict[str, float]], partners: Iterable[str] | None = None) -> Personas:
+    """Persona means against `partners` (all when None): a persona's rate against each partner it met,
+    averaged over those partners, so a persona short of a few trials against one partner is not pulled
+    towards the others."""
+    wanted = set(partners) if partners is not None else None
+    means: dict[str, list[float]] = {}
+    for (group, _), by_partner in sorted(cells.items()):
+        rates = [r for partner, r in by_partner.items() if wanted is None or partner in wanted]
+        if rates:
+            means.setdefault(group, []).append(_mean(rates))
+    squares = sum((m - _mean(ms)) ** 2 for ms in means.values() for m in ms)
+    df = sum(len(ms) - 1 for ms in means.values())
+    return Personas(means, math.sqrt(squares / df) if df else math.nan, df)
+
+
+def _t_sf(t: float, df: int) -> float:
+    """Student's t upper tail, through scipy.special: `scipy.stats.t.sf` costs a hundred times more a call."""
+    from scipy.special import stdtr
+
+    return float(stdtr(df, -t))
+
+
+def _between(name: str, claim: str, spread: Personas, high: Sequence[str], low: Sequence[str],
+             two_sided: bool = False) -> Finding:
+    """Do the personas of `high` cooperate more than those of `low` (or, two-sided, differently)? A t test
+    on persona means with the pooled persona spread as its error; too few data without a persona a side
+    or without two personas in some group to measure the spread from."""
+    a, b = spread.of(high), spread.of(low)
+    test = (f"t test on persona means ({len(a)} vs {len(b)} personas, {spread.df} df), "
+            + ("two-sided" if two_sided else "one-sided"))
+    if not a or not b or spread.df < 1:
+        return Finding(name, claim, test, None, None, None)
+    effect = _difference(a, b)
+    shown = abs(effect) if two_sided else effect
+    se = spread.sd * math.sqrt(1 / len(a) + 1 / len(b))
+    if se == 0:  # every persona of every group alike: the difference is all there is
+        p = 0.0 if shown > 0 else 1.0
+    else:
+        p = min(1.0, 2 * _t_sf(abs(effect) / se, spread.df)) if two_sided else _t_sf(effect / se, spread.df)
+    return Finding(name, claim, test, shown, p, p < ALPHA)
+
+
 def _pairs(trials: Sequence[Trial], group: str, high: str, low: str) -> list[tuple[float, float]]:
     """One group's trials against partner `high` and partner `low`, matched by wording and repetition."""
     def keyed(partner: str) -> dict[tuple[int, int], float]:
@@ -274,26 +352,27 @@ def hypotheses(trials: Sequence[Trial], alpha: float = ALPHA) -> list[Finding]:
     """H1-H9 as their words say, each with its parts, corrected together by Holm."""
     groups = sorted({t.group for t in trials})
     partners = [p for p in ALL_PARTNERS if any(t.partner == p for t in trials)]
+    by_persona = persona_cells(trials)
+    spread = personas(by_persona)
     out = [
-        _unpaired("H1", "cooperative cooperate more than competitive", _rates(trials, ["cooperative"]),
-                  _rates(trials, ["competitive"])),
-        _unpaired("H2", "altruistic cooperate more than self-interested", _rates(trials, ["altruistic"]),
-                  _rates(trials, ["self_interested"])),
+        _between("H1", "cooperative cooperate more than competitive", spread, ["cooperative"], ["competitive"]),
+        _between("H2", "altruistic cooperate more than self-interested", spread, ["altruistic"], ["self_interested"]),
     ]
-    mixed, coop, comp = (_rates(trials, [g]) for g in ("mixed_motivation", "cooperative", "competitive"))
     out.append(_all_of("H3", "mixed-motivation cooperate between competitive and cooperative", [
-        _unpaired("H3 above competitive", "mixed-motivation cooperate more than competitive", mixed, comp),
-        _unpaired("H3 below cooperative", "cooperative cooperate more than mixed-motivation", coop, mixed),
-    ], "two one-sided Mann-Whitney U tests"))
-    h4 = [_unpaired(f"H4 {a} vs {b}", f"{a} and {b} differ", _rates(trials, [a]), _rates(trials, [b]), two_sided=True)
+        _between("H3 above competitive", "mixed-motivation cooperate more than competitive", spread,
+                 ["mixed_motivation"], ["competitive"]),
+        _between("H3 below cooperative", "cooperative cooperate more than mixed-motivation", spread,
+                 ["cooperative"], ["mixed_motivation"]),
+    ], "two one-sided t tests on persona means"))
+    h4 = [_between(f"H4 {a} vs {b}", f"{a} and {b} differ", spread, [a], [b], two_sided=True)
           for i, a in enumerate(groups) for b in groups[i + 1:]]
     out.append(_all_of("H4", "every group's cooperation rate differs from every other group's", h4 if len(groups) > 1 else [],
-                       "a two-sided Mann-Whitney U test per pair of groups"))
+                       "a two-sided t test on persona means per pair of groups"))
     others = [g for g in groups if g != "competitive"]
     out.append(_all_of("H5", "competitive defect more than the other groups, whatever the partner", [
-        _unpaired(f"H5 against {p}", f"against {p}, the other groups cooperate more than competitive",
-                  _rates(trials, others, [p]), _rates(trials, ["competitive"], [p])) for p in partners
-    ] if "competitive" in groups and others else [], "a one-sided Mann-Whitney U test per partner"))
+        _between(f"H5 against {p}", f"against {p}, the other groups cooperate more than competitive",
+                 personas(by_persona, [p]), others, ["competitive"]) for p in partners
+    ] if "competitive" in groups and others else [], "a one-sided t test on persona means per partner"))
     out.append(_all_of("H6", "altruistic cooperate more with an unconditional cooperator than with the others", [
         _paired(f"H6 vs {p}", f"altruistic cooperate more with always_cooperate than with {p}", trials,
                 ["altruistic"], "always_cooperate", p) for p in OTHERS_THAN_COOPERATOR

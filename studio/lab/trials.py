@@ -17,43 +17,14 @@ databases gain it, or the columns a lease names, and nothing else changes).
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import socket
 import threading
 import time
 from typing import Any
 
-# Seconds a lease lasts without a heartbeat; the heartbeat renews it three times in that span.
-LEASE = float(os.environ.get("STUDIO_LEASE_SECONDS") or 30.0)
+from studio.store.leases import LEASE, gone, heartbeat, holder_name
 
-
-def runner_name() -> str:
-    """A name for one runner's leases: the machine, the process and a draw of its own."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-
-
-def _gone(owner: str | None) -> bool:
-    """Whether the runner that leased a trial is known to be gone without waiting for its lease: only a
-    process of this machine can be asked, and one that has ended has let go."""
-    if not owner or owner.count(":") < 2:
-        return True
-    host, pid_text, _ = owner.rsplit(":", 2)
-    if host != socket.gethostname():
-        return False
-    try:
-        pid = int(pid_text)
-    except ValueError:
-        return True
-    if pid == os.getpid():
-        return False  # this process's own runners give their leases back as they stop
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OSError):
-        return False
-    return False
+# The store's leases (studio/store/leases.py): a trial is leased as a run open for playing is.
+runner_name = holder_name
 
 
 _SCHEMA = """
@@ -110,7 +81,7 @@ class Trials:
     @staticmethod
     def _held(holder: str | None, lease: float | None, owner: str, now: float) -> bool:
         """Whether another runner's lease on a running trial still holds."""
-        return holder != owner and lease is not None and lease > now and not _gone(holder)
+        return holder != owner and lease is not None and lease > now and not gone(holder)
 
     def renew(self, owner: str) -> None:
         """The heartbeat: every trial `owner` is playing stays its own for another LEASE seconds."""
@@ -142,17 +113,7 @@ class Trials:
     def heartbeat(self, owner: str) -> threading.Event:
         """Renew `owner`'s leases in a thread of their own until the returned event is set, so a trial
         that keeps the event loop busy (a long local call) never lets its lease run out."""
-        stop = threading.Event()
-
-        def beat() -> None:
-            while not stop.wait(LEASE / 3):
-                try:
-                    self.renew(owner)
-                except Exception:  # a busy or closed store: the next beat tries again, or the runner has ended
-                    pass
-
-        threading.Thread(target=beat, name="lab-lease", daemon=True).start()
-        return stop
+        return heartbeat(lambda: self.renew(owner), "lab-lease")
 
     def done(self, experiment: str) -> dict[str, dict[str, Any]]:
         with self.store.lock:

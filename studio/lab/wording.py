@@ -45,12 +45,13 @@ def fields(template: str) -> list[str]:
 def read(path: Path, slots: Mapping[str, Slot], source: str, field: str) -> dict[str, str]:
     """The file's prompts, each checked against its slot; `source` and `field` name where the file was given."""
     from studio.model import InputError
+    from studio.model.outside_file import read_outside
 
     if not path.is_file():
         raise InputError(source, field, f"no prompt file '{path}'",
                          "give the path of a TOML file of prompt texts, relative to the experiment file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_outside(path, "prompt table").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(str(path), None, f"is not TOML: {exc}", "fix the file's syntax") from None
     out: dict[str, str] = {}

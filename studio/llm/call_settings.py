@@ -42,6 +42,12 @@ class CallSettings:
     # from its last word. Not recorded in `public`: the line itself is in the log, and the new event says
     # which line it continues.
     prefill: str | None = None
+    # The seed of the sampling, for the embedded model: the run's seed mixed with the step, so the same seed
+    # writes the same scene and another seed another. None: the model's own (hosted models are not seeded).
+    seed: int | None = None
+    # A llama.cpp grammar (GBNF) the embedded model's line is held to (a question ends with "?"); others
+    # ignore it.
+    grammar: str | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -59,7 +65,7 @@ class CallSettings:
                 public[name] = list(value) if isinstance(value, tuple) else value
         if self.schema:
             public["schema"] = json.loads(self.schema)
-        for name in ("structured", "small"):
+        for name in ("structured", "small", "seed", "grammar"):
             if getattr(self, name) is not None:
                 public[name] = getattr(self, name)
         return public

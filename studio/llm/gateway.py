@@ -124,6 +124,11 @@ class Gateway:
         model stops sampling within a token) and ``CancelledError`` propagates.
         """
         started = time.monotonic()
+        from studio.settings import shared_embedded
+
+        shared = shared_embedded(settings.model)
+        if shared is not None:  # one embedded model served for every tab, not a copy loaded in each
+            settings = replace(settings, model=shared[0], api_base=shared[1])
         inside = names.builtin(names.route(settings.model))
         settings, router = await self._prepared(settings, ctx, inside)
         notices: list[str] = []

@@ -234,14 +234,16 @@ class EmbeddedModel:
         """Count the prompt as it will be sent, before spending time on it."""
         return len(self.prompt(messages)[0])
 
-    def grammar(self, schema: str):
-        """llama.cpp's grammar for a JSON schema, built once per schema: every token sampled keeps the
-        reply inside it, so a tiny model cannot answer a structured question in prose."""
+    def grammar(self, schema: str, gbnf: bool = False):
+        """llama.cpp's grammar for a JSON schema (or, `gbnf`, a grammar as it is), built once per schema:
+        every token sampled keeps the reply inside it, so a tiny model cannot answer a structured question
+        in prose."""
         import llama_cpp
 
         if schema not in self._grammars:
             try:
-                self._grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(words_first(schema), verbose=False)
+                self._grammars[schema] = (llama_cpp.LlamaGrammar.from_string(schema, verbose=False) if gbnf else
+                                          llama_cpp.LlamaGrammar.from_json_schema(words_first(schema), verbose=False))
             except Exception as exc:
                 raise ModelError(MODEL_NAME, f"{MODEL_NAME}: cannot hold a reply to this schema ({exc})") from None
         return self._grammars[schema]
@@ -310,6 +312,10 @@ class EmbeddedModel:
             options["logits_processor"] = [*options.get("logits_processor", []), going_on]
         if sampling.get("schema"):
             options["grammar"] = self.grammar(sampling["schema"])
+        elif sampling.get("grammar"):
+            options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
+        if sampling.get("seed") is not None:
+            options["seed"] = sampling["seed"]  # the run's, mixed with the step; None: llama.cpp's own chain goes on
         return options
 
     def _sample(self, tokens: list[int], temperature: float, budget: int, stops: list[str], options: dict[str, Any],
@@ -509,6 +515,8 @@ async def perform(
     repeat_penalty: float | None = None,
     schema: str | None = None,
     prefill: str | None = None,
+    seed: int | None = None,
+    grammar: str | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -519,7 +527,7 @@ async def perform(
     halt = threading.Event()
     handover = _Handover(asyncio.get_running_loop(), halt)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill}
+                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar}
     threading.Thread(target=handover.work, args=(_plain(messages), temperature, max_tokens, sampling),
                      name="studio-embedded", daemon=True).start()
     try:

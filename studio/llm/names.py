@@ -76,8 +76,10 @@ def needs_litellm(cast: Any) -> bool:
     A cast of built-in models never does, so a UI need not spend seconds of CPU importing it (on the
     embedded model those seconds are taken from the model's own first turn).
     """
+    from studio.settings import shared_embedded
+
     for role in getattr(cast, "roles", ()):
-        if not builtin(route(role.model)):
+        if not builtin(route(role.model)) or shared_embedded(role.model):
             return True
         memory = getattr(role.sheet, "memory", None)
         if getattr(memory, "embedding_model", None):

@@ -37,4 +37,6 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
         repeat_penalty=settings.repeat_penalty,
         schema=settings.schema,
         prefill=settings.prefill,
+        seed=settings.seed,
+        grammar=settings.grammar,
     )

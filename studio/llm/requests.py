@@ -54,9 +54,14 @@ def build_request(route: str, settings: CallSettings, messages: list[dict], mode
     elif schema and mode == "json":
         # JSON mode; llama.cpp's servers also hold the reply to a schema given beside it, others ignore it.
         request["response_format"] = {"type": "json_object", "schema": json.loads(schema)}
-    if own_server and (settings.repeat_penalty is not None or settings.min_p is not None):
-        extra = {"repeat_penalty": settings.repeat_penalty, "min_p": settings.min_p}
-        request["extra_body"] = {k: v for k, v in extra.items() if v is not None}
+    if own_server:
+        # llama.cpp's servers read these as the embedded model does: the studio's one shared model answers
+        # a seeded call with the same line, and a line held to a grammar keeps its shape there too.
+        extra = {"repeat_penalty": settings.repeat_penalty, "min_p": settings.min_p, "seed": settings.seed,
+                 "grammar": settings.grammar}
+        kept = {k: v for k, v in extra.items() if v is not None}
+        if kept:
+            request["extra_body"] = kept
     return request
 
 

@@ -206,8 +206,8 @@ def critic_report(seed_text: str) -> str:
 
 def critic_pair_report(seed_text: str) -> str:
     """A reading of two scripts: each side's verdict follows from its own script's text."""
-    first, _, second = seed_text.partition("END OF SCRIPT 1")
-    report = {"script_1": json.loads(critic_report(first)), "script_2": json.loads(critic_report(second)),
+    first, _, second = seed_text.partition("END OF SCRIPT A")
+    report = {"script_a": json.loads(critic_report(first)), "script_b": json.loads(critic_report(second)),
               "summary": "(scripted) " + _pick(_SPOKEN["critic"], seed_text)}
     return json.dumps(report)
 

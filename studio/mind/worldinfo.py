@@ -3,15 +3,24 @@
 An entry activates when one of its primary keys is found in the lines scanned (the newest `scan_depth`
 lines the character witnessed, as it heard them: the caller passes them from its lens, so lore never
 fires on words a character did not hear); a selective entry then also asks its secondary keys, by its
-logic (AND ANY, NOT ALL, NOT ANY, AND ALL). Keys match as plain text or, written `/pattern/flags`, as a
-regular expression; case-sensitively or not, as whole words or not. Constant entries are always active;
-disabled ones never. With recursive scanning, the text of what activated is scanned again for further
-entries, a bounded number of times. What activated is then held to a token budget, most important
-first, and never cut: an entry fits whole or waits for a later call. The survivors are placed before or
-after the character's definition, or into the history at a depth, in their insertion order.
+logic (AND ANY, NOT ALL, NOT ANY, AND ALL). A key is plain text, matched case-sensitively or not and as
+a whole word or not, unless it is written `/pattern/flags`: then it is a regular expression, whatever the
+entry's `use_regex` says (SillyTavern writes that flag on every entry it exports and reads keys this
+way). A lorebook is someone else's file and a pattern can be built to take forever, so patterns run in
+RE2, in time that grows with the text alone; the few RE2 cannot run go to the `regex` package with a time
+limit, and a key that does not finish is skipped with a note. Flagged entries also scan the character's
+own texts (its card's description, scenario...). Scanning goes in passes: constant and sticky entries
+need no key; entries on cooldown or delayed wait; of the entries found in a pass that share an
+inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
+lines with it, for further entries, a bounded number of times, entries delayed until recursion waiting
+for their level. What activated is then held to a token budget, most important first, and never cut: an
+entry fits whole or waits for a later call. The survivors are placed before or after the character's
+definition, or into the history at a depth, in their insertion order.
 
-Everything here is a pure function of the lines and the books, so a replay gives the same lore; an
-entry's probability is drawn from the run's seed and the moment, never from the clock.
+Everything here is a pure function of the lines, the books and the timed effects, which the caller reads
+back from the run's events, so a replay gives the same lore; probabilities and group draws come from the
+run's seed and the moment, never from the clock. Only a key RE2 cannot run may come out differently, on
+a machine too slow to finish it in time.
 """
 
 from __future__ import annotations
@@ -19,23 +28,158 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Literal
+
+import re2
+import regex
 
 from studio.model.lorebook import Lorebook, LoreEntry
 
 DEFAULT_SCAN_DEPTH = 2  # SillyTavern's default: the two newest lines
 MAX_RECURSION = 3  # passes over activated entries' text, when the book has no limit of its own
-MAX_PATTERN = 300  # a key's regular expression, in characters
+MAX_PASSES = 50  # passes of one call at most, whatever a book asks
 MAX_SCANNED = 50_000  # characters of history one key is matched against
 CHARS_PER_TOKEN = 4
+MATCH_SECONDS = 0.05  # one match of a key only the `regex` package can run (back-references, lookarounds)
+SLOW_SECONDS = 0.25  # all such matches of one call together; past it, the rest are skipped
 
-_REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
-# A quantified group holding a quantifier or an alternation ((a+)+, (a|aa)*...) or a back-reference can take
-# exponential time on a crafted line. Python's re has no timeout, and a timeout would make a replay depend
-# on the machine's speed, so such keys are refused by their shape: the same key is refused everywhere.
-_NESTED = re.compile(r"\([^()]*[+*}|][^()]*\)\s*[+*{]|\\[1-9]")
+# SillyTavern reads a key as a regular expression only when it is written /pattern/flags, with every `/`
+# inside escaped and JavaScript's flags after it; anything else, `use_regex` or not, is plain text.
+_REGEX_KEY = re.compile(r"^/([\s\S]+?)/([gimsuy]*)$")
+_BARE_SLASH = re.compile(r"(?:^|[^\\])/")
+_NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `regex` (?P=name)
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected (it goes to `regex`), not an error
+_RE2_OPTIONS.max_mem = 8 << 20
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key, prepared once: how it is matched and against what.
+
+    `plain` keys are found as text (folded when the entry is not case-sensitive), `word` ones as a
+    whole word; `re2` keys run in RE2, whose time grows with the text and never with the pattern, so
+    no key can stall a turn; `slow` keys need what RE2 lacks (back-references, lookarounds) and run in
+    the `regex` package under a time limit."""
+
+    text: str
+    kind: Literal["plain", "word", "re2", "slow"]
+    pattern: Any = None
+
+
+@lru_cache(maxsize=8192)
+def regex_key(key: str) -> Key | None:
+    """`key` as a regular expression when it is written /pattern/flags and compiles; otherwise None, and
+    the key is plain text, as SillyTavern treats it. Its own flags rule its case, never the entry's."""
+    found = _REGEX_KEY.match(key)
+    if not found or _BARE_SLASH.search(found.group(1)):
+        return None
+    body, flags = found.group(1), found.group(2)
+    inline = "".join(f for f in "ims" if f in flags)
+    try:
+        pattern = f"(?{inline}){body}" if inline else body
+        return Key(key, "re2", re2.compile(pattern.encode("utf-8", "surrogatepass"), _RE2_OPTIONS))
+    except re2.error:
+        pass
+    options = ((regex.IGNORECASE if "i" in flags else 0) | (regex.MULTILINE if "m" in flags else 0)
+               | (regex.DOTALL if "s" in flags else 0))
+    try:
+        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options))
+    except (regex.error, RecursionError, OverflowError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=8192)
+def _word(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
+
+
+@lru_cache(maxsize=8192)
+def prepare(key: str, *, case_sensitive: bool, whole_words: bool) -> Key | None:
+    """`key` ready to match, or None when it is empty."""
+    key = key.strip()
+    if not key:
+        return None
+    compiled = regex_key(key) if key.startswith("/") else None
+    if compiled is not None:
+        return compiled
+    folded = key if case_sensitive else key.casefold()
+    if whole_words and len(folded.split()) == 1:
+        return Key(folded, "word", _word(folded))
+    return Key(folded, "plain")
+
+
+class Text:
+    """Scanned text, folded once for every key that is matched against it."""
+
+    def __init__(self, text: str):
+        self.text = text[-MAX_SCANNED:]
+        self._folded: str | None = None
+        self._encoded: bytes | None = None
+
+    @property
+    def folded(self) -> str:
+        if self._folded is None:
+            self._folded = self.text.casefold()
+        return self._folded
+
+    @property
+    def encoded(self) -> bytes:
+        """The text as RE2 reads it: encoded once, not once per key."""
+        if self._encoded is None:
+            self._encoded = self.text.encode("utf-8", "surrogatepass")
+        return self._encoded
+
+
+class Matcher:
+    """Matches keys for one call, and keeps the time the slow keys may take and what was skipped."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.slow_left = SLOW_SECONDS
+        self.timed_out: set[int] = set()  # keys that ran out of time once: not tried again in this call
+
+    def found(self, key: Key, text: Text, *, case_sensitive: bool, entry: LoreEntry | None = None) -> bool:
+        if key.kind == "re2":
+            return key.pattern.search(text.encoded) is not None
+        if key.kind == "slow":
+            return self._slow(key, text, entry)
+        haystack = text.text if case_sensitive else text.folded
+        if key.text not in haystack:
+            return False
+        return key.kind == "plain" or key.pattern.search(haystack) is not None
+
+    def _slow(self, key: Key, text: Text, of: LoreEntry | None) -> bool:
+        entry = of.label if of is not None else "a lorebook entry"
+        if id(key) in self.timed_out:
+            return False
+        if self.slow_left <= 0:
+            self._note(f"skipped: the key {key.text} of {entry}, as this call's time for slow keys was spent")
+            return False
+        start = time.perf_counter()
+        try:
+            return key.pattern.search(text.text, timeout=min(MATCH_SECONDS, self.slow_left)) is not None
+        except TimeoutError:
+            self.timed_out.add(id(key))
+            self._note(f"skipped: the key {key.text} of {entry}, which did not finish matching in time")
+            return False
+        finally:
+            self.slow_left -= time.perf_counter() - start
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+
+def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False) -> bool:
+    """Whether `key` is found in `text`, the way SillyTavern matches a World Info key."""
+    prepared = prepare(key, case_sensitive=case_sensitive, whole_words=whole_words)
+    scanned = text if isinstance(text, Text) else Text(text)
+    return prepared is not None and Matcher().found(prepared, scanned, case_sensitive=case_sensitive)
 
 
 @dataclass
@@ -46,111 +190,107 @@ class Activated:
     after: list[str] = field(default_factory=list)  # after it
     depth: list[tuple[int, str, str]] = field(default_factory=list)  # (depth, role, text) into the history
     entries: list[LoreEntry] = field(default_factory=list)  # every entry used, in insertion order
+    names: list[str] = field(default_factory=list)  # their names (`named`), as the line records them
     skipped: list[LoreEntry] = field(default_factory=list)  # activated but over the budget
+    notes: list[str] = field(default_factory=list)  # keys that could not be matched in time, each once
 
     @property
     def texts(self) -> list[str]:
         return [e.content.strip() for e in self.entries]
 
-
-@lru_cache(maxsize=4096)
-def _compile(key: str, case_sensitive: bool) -> re.Pattern[str] | None:
-    """A `/pattern/flags` key, compiled if it is safe to run on any line (short, no nested quantifiers)."""
-    found = _REGEX_KEY.match(key.strip())
-    if not found or len(found.group(1)) > MAX_PATTERN or _NESTED.search(found.group(1)):
-        return None
-    flags = 0 if case_sensitive and "i" not in found.group(2) else re.IGNORECASE
-    flags |= re.MULTILINE if "m" in found.group(2) else 0
-    flags |= re.DOTALL if "s" in found.group(2) else 0
-    try:
-        return re.compile(found.group(1), flags)
-    except (re.error, RecursionError, OverflowError):
-        return None
-
-
-@lru_cache(maxsize=4096)
-def _word(key: str) -> re.Pattern[str]:
-    return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
-
-
-class Text:
-    """Scanned text, folded once for every key that is matched against it."""
-
-    def __init__(self, text: str):
-        self.text = text[-MAX_SCANNED:]
-        self._folded: str | None = None
-
     @property
-    def folded(self) -> str:
-        if self._folded is None:
-            self._folded = self.text.casefold()
-        return self._folded
+    def recorded(self) -> list[str]:
+        """What the line records as the lore that shaped it: the entries' names, then any key skipped (a
+        note names no entry, so it never counts in the timed effects read back from these)."""
+        return [*self.names, *self.notes]
 
 
-def matches(key: str, text: str | Text, *, case_sensitive: bool = False, whole_words: bool = False,
-            regex: bool = False) -> bool:
-    """Whether `key` is found in `text`, the way SillyTavern matches a World Info key."""
-    key = key.strip()
-    if not key:
-        return False
-    scanned = text if isinstance(text, Text) else Text(text)
-    if regex or (key.startswith("/") and _REGEX_KEY.match(key)):
-        pattern = _compile(key, case_sensitive)
-        if pattern is not None:
-            return pattern.search(scanned.text) is not None
-        if regex:
-            return False
-    haystack = scanned.text if case_sensitive else scanned.folded
-    if not case_sensitive:
-        key = key.casefold()
-    if whole_words and " " not in key:
-        return key in haystack and _word(key).search(haystack) is not None
-    return key in haystack
+def named(books: Sequence[Lorebook]) -> list[tuple[Lorebook, LoreEntry, str]]:
+    """Every entry of `books`, with its book and a name for people that no other entry of them shares:
+    its label, with " (2)", " (3)" after a label met before. A line records the entries it was given by
+    these names, and the timed effects of later calls are read back from them."""
+    seen: dict[str, int] = {}
+    out = []
+    for book in books:
+        for entry in book.entries:
+            label = entry.label
+            seen[label] = seen.get(label, 0) + 1
+            out.append((book, entry, label if seen[label] == 1 else f"{label} ({seen[label]})"))
+    return out
+
+
+@dataclass(frozen=True)
+class Timed:
+    """What earlier calls leave for this one: SillyTavern's timed effects, read from the run's events (the
+    lines the character witnessed and the entries each of its lines was given), never kept aside, so a
+    rewind, a take or a resumed run sees exactly what it saw the first time."""
+
+    lines: int = 0  # lines the character has witnessed so far: SillyTavern's length of the chat
+    sticky: frozenset[str] = frozenset()  # entries held active, by name
+    cooldown: frozenset[str] = frozenset()  # entries that may not activate yet, by name
+
+
+def timed(books: Sequence[Lorebook], calls: Sequence[tuple[int, Sequence[str]]], lines: int) -> Timed:
+    """The timed effects now, after `calls` (oldest first: how many lines the character had witnessed at
+    each of its earlier lines, and the names of the entries that line was given) and `lines` witnessed.
+
+    An entry given while it is not already sticky starts its time: `sticky` lines active whatever its
+    keys, then `cooldown` lines when it may not activate; given again while sticky, it keeps its time."""
+    spans = {name: (e.sticky, e.cooldown) for _, e, name in named(books) if e.sticky or e.cooldown}
+    if not spans:
+        return Timed(lines=lines)
+    began: dict[str, int] = {}
+    for at, names in calls:
+        for name in names:
+            if name in spans and not (name in began and at < began[name] + spans[name][0]):
+                began[name] = at
+    sticky = frozenset(n for n, at in began.items() if lines < at + spans[n][0])
+    cooldown = frozenset(n for n, at in began.items() if n not in sticky and lines < at + sum(spans[n]))
+    return Timed(lines=lines, sticky=sticky, cooldown=cooldown)
+
+
+def _draw(seed: int, moment: tuple[int, int], what: str) -> float:
+    """A number in [0, 1) from the run's seed, the moment and what is drawn: the same on every replay."""
+    key = f"{seed}:{moment}:{what}"
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")).random()
 
 
 class _Scan:
-    """One entry's keys, prepared once per call: folded, compiled, or refused."""
+    """One entry's keys, prepared once per call, with its book, its place among all entries and its name."""
 
-    def __init__(self, book: Lorebook, entry: LoreEntry, defaults: dict[str, bool]):
-        self.entry = entry
-        case = entry.case_sensitive_keys
-        whole = entry.match_whole_words
-        self.case = defaults["case_sensitive"] if case is None else case
-        self.whole = defaults["whole_words"] if whole is None else whole
-        self.regex = bool(entry.use_regex)
-        self.primary = [self._prepare(k) for k in entry.keys]
-        self.secondary = [self._prepare(k) for k in (entry.secondary_keys or []) if k.strip()]
+    def __init__(self, book: Lorebook, entry: LoreEntry, name: str, index: int):
+        self.book, self.entry, self.name, self.index = book, entry, name, index
+        ext = book.extensions or {}
+        case, whole = entry.case_sensitive_keys, entry.match_whole_words
+        self.case = bool(ext.get("case_sensitive", False)) if case is None else case
+        self.whole = bool(ext.get("match_whole_words", False)) if whole is None else whole
+        scoring = entry.use_group_scoring
+        self.scored = bool(ext.get("use_group_scoring", False)) if scoring is None else scoring
+        self.primary = self._prepare(entry.keys)
+        self.secondary = self._prepare(entry.secondary_keys or [])
+        # the settings every pass asks, read once from the entry's extensions
+        depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
+        self.depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
+        self.also = tuple(entry.also_scans)
+        self.constant = bool(entry.constant)
+        self.delay, self.delayed, self.excluded = entry.delay, entry.delay_until_recursion, entry.exclude_recursion
 
-    def _prepare(self, key: str) -> tuple[str, re.Pattern[str] | None, bool]:
-        """(the key as matched, its pattern if it is a regex or a whole word, whether it can match at all)."""
-        key = key.strip()
-        if not key:
-            return "", None, False
-        if self.regex or (key.startswith("/") and _REGEX_KEY.match(key)):
-            pattern = _compile(key, self.case)
-            if pattern is not None:
-                return key, pattern, True
-            if self.regex:
-                return key, None, False
-        folded = key if self.case else key.casefold()
-        return folded, _word(folded) if self.whole and " " not in folded else None, True
+    def _prepare(self, keys: list[str]) -> list[Key]:
+        prepared = (prepare(k, case_sensitive=self.case, whole_words=self.whole) for k in keys)
+        return [k for k in prepared if k is not None]
 
-    def found(self, prepared: tuple[str, re.Pattern[str] | None, bool], text: Text) -> bool:
-        key, pattern, usable = prepared
-        if not usable:
-            return False
-        if pattern is not None and key.startswith("/"):
-            return pattern.search(text.text) is not None
-        haystack = text.text if self.case else text.folded
-        return key in haystack and (pattern is None or pattern.search(haystack) is not None)
+    def found(self, key: Key, text: Text, matcher: Matcher) -> bool:
+        if key.kind == "plain":  # most keys: kept off the matcher's path, as every call tries every key
+            return key.text in (text.text if self.case else text.folded)
+        return matcher.found(key, text, case_sensitive=self.case, entry=self.entry)
 
-    def fires(self, text: Text) -> bool:
+    def fires(self, text: Text, matcher: Matcher) -> bool:
         entry = self.entry
-        if not any(self.found(k, text) for k in self.primary):
+        if not any(self.found(k, text, matcher) for k in self.primary):
             return False
         if not entry.selective or not self.secondary:
             return True
-        hits = [self.found(k, text) for k in self.secondary]
+        hits = [self.found(k, text, matcher) for k in self.secondary]
         logic = entry.logic
         if logic == "and_any":
             return any(hits)
@@ -160,89 +300,152 @@ class _Scan:
             return not any(hits)
         return all(hits)  # and_all
 
-
-def _chance(entry: LoreEntry, seed: int, moment: tuple[int, int], index: int) -> bool:
-    if entry.probability >= 100:
-        return True
-    key = f"{seed}:{moment}:{index}:{entry.id}"
-    draw = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")).random()
-    return draw * 100 < entry.probability
-
-
-_Candidate = tuple[Lorebook, _Scan, int]  # an entry that may activate, with its place among all the books' entries
-
-
-def _candidates(books: Sequence[Lorebook]) -> list[_Candidate]:
-    """Every entry that may activate, its keys prepared by its book's defaults."""
-    candidates: list[_Candidate] = []
-    for book in books:
-        ext = book.extensions or {}
-        defaults = {"case_sensitive": bool(ext.get("case_sensitive", False)),
-                    "whole_words": bool(ext.get("match_whole_words", False))}
-        for entry in book.entries:
-            if entry.active:
-                candidates.append((book, _Scan(book, entry, defaults), len(candidates)))
-    return candidates
+    def score(self, text: Text, matcher: Matcher) -> int:
+        """For group scoring: how many of its keys are found; secondary ones count under AND ANY, and
+        under AND ALL when all of them are found."""
+        if not self.primary:
+            return 0
+        primary = sum(self.found(k, text, matcher) for k in self.primary)
+        secondary = sum(self.found(k, text, matcher) for k in self.secondary)
+        if self.secondary and (self.entry.logic == "and_any" or
+                               (self.entry.logic == "and_all" and secondary == len(self.secondary))):
+            return primary + secondary
+        return primary
 
 
 class _History:
-    """The lines an entry scans, joined once per scan depth."""
+    """The text each entry scans: the newest lines by its scan depth, the character's texts its flags
+    name, and in a recursive pass the text of what activated before. Joined once per kind of entry."""
 
-    def __init__(self, lines: Sequence[str]):
+    def __init__(self, lines: Sequence[str], sources: dict[str, str]):
         self.lines = lines
-        self.scanned: dict[int, Text] = {}
+        self.sources = sources
+        self.recursed: list[str] = []
+        self.scanned: dict[tuple[int, tuple[str, ...], int], Text] = {}
 
-    def scanned_by(self, book: Lorebook, entry: LoreEntry) -> Text:
-        depth = entry.scan_depth if entry.scan_depth is not None else book.scan_depth
-        depth = max(DEFAULT_SCAN_DEPTH if depth is None else depth, 0)
-        if depth not in self.scanned:
-            self.scanned[depth] = Text("\n".join(self.lines[-depth:]) if depth > 0 else "")
-        return self.scanned[depth]
+    def text(self, scan: _Scan, recursing: bool) -> Text:
+        depth = scan.depth
+        extra = tuple(name for name in scan.also if self.sources.get(name, "").strip()) if scan.also else ()
+        recursed = len(self.recursed) if recursing else 0
+        key = (depth, extra, recursed)
+        if key not in self.scanned:
+            parts = [*(self.lines[-depth:] if depth > 0 else []), *(self.sources[n] for n in extra),
+                     *self.recursed[:recursed]]
+            self.scanned[key] = Text("\n".join(parts))
+        return self.scanned[key]
 
 
-def _recurse(books: Sequence[Lorebook], candidates: list[_Candidate],
-             chosen: dict[int, tuple[Lorebook, LoreEntry]]) -> None:
-    """Add to `chosen` the entries that what activated brings in, pass by pass, up to the books' limit."""
-    recursive = [b for b in books if b.recursive_scanning]
-    limit = min((int(b.extensions.get("max_recursion_steps") or MAX_RECURSION) for b in recursive), default=0)
-    fresh = dict(chosen)
-    for _ in range(max(limit, 0)):
-        joined = "\n".join(e.content for _, e in fresh.values() if not e.prevent_recursion)
-        if not joined:
-            break
-        text = Text(joined)
-        fresh = {}
-        for book, scan, index in candidates:
-            if index in chosen or not book.recursive_scanning or scan.entry.exclude_recursion:
+def _candidates(books: Sequence[Lorebook]) -> list[_Scan]:
+    """Every entry that may activate, its keys prepared, highest insertion order first (the order
+    SillyTavern rolls, draws and spends its budget in)."""
+    scans = [_Scan(book, entry, name, index) for index, (book, entry, name) in enumerate(named(books))
+             if entry.active]
+    scans.sort(key=lambda s: (-s.entry.insertion_order, s.index))
+    return scans
+
+
+def _suppressed(scan: _Scan, timed: Timed, recursing: bool, level: int) -> bool:
+    """Whether the entry may not activate in this pass, whatever its keys (SillyTavern's checks, in its
+    order: a delay holds even a sticky entry; a sticky one passes every other check)."""
+    if scan.delay and timed.lines < scan.delay:
+        return True
+    if scan.name in timed.sticky:
+        return False
+    if scan.name in timed.cooldown:
+        return True
+    if scan.delayed and (not recursing or scan.delayed > level):
+        return True
+    return recursing and (scan.excluded or not scan.book.recursive_scanning)
+
+
+def _steps(books: Sequence[Lorebook]) -> int:
+    """How many passes one call may make, the first over the lines included: the books' own
+    `max_recursion_steps` (SillyTavern's setting: 1 scans once, 0 has no limit of its own), else one
+    pass and MAX_RECURSION more."""
+    limits = [b.extensions.get("max_recursion_steps") for b in books if b.recursive_scanning]
+    set_ = [n for n in limits if isinstance(n, int) and not isinstance(n, bool) and n > 0]
+    if set_:
+        return min([*set_, MAX_PASSES])
+    if any(n is None for n in limits):
+        return 1 + MAX_RECURSION
+    return MAX_PASSES
+
+
+def _by_group(found: list[_Scan], used: list[_Scan], history: _History, recursing: bool, timed: Timed,
+              matcher: Matcher, seed: int, moment: tuple[int, int]) -> list[_Scan]:
+    """Of the entries found in one pass that share an inclusion group, one: a sticky one holds its group;
+    with group scoring, only those whose keys matched most stay; a group used in an earlier pass takes
+    no more; then an override entry wins (the highest insertion order among them), else one is drawn by
+    the entries' weights, from the run's seed and the moment."""
+    groups: dict[str, list[_Scan]] = {}
+    for scan in found:
+        for group in scan.entry.groups:
+            groups.setdefault(group, []).append(scan)
+    if not groups:
+        return found
+    done = {group for scan in used for group in scan.entry.groups}
+    out: set[int] = set()
+    for group, members in groups.items():
+        held = [m for m in members if m.name in timed.sticky]
+        if held:
+            out.update(m.index for m in members if m not in held)
+            continue
+        if any(m.scored for m in members):
+            scores = [m.score(history.text(m, recursing), matcher) for m in members]
+            out.update(m.index for m, score in zip(members, scores) if m.scored and score < max(scores))
+        members = [m for m in members if m.index not in out]
+        if group in done:
+            out.update(m.index for m in members)
+            continue
+        if len(members) < 2:
+            continue
+        winner = next((m for m in members if m.entry.group_override), None)  # found: highest order first
+        if winner is None:
+            total = sum(m.entry.group_weight for m in members)
+            if total <= 0:
                 continue
-            if scan.fires(text):
-                fresh[index] = chosen[index] = (book, scan.entry)
-        if not fresh:
-            break
+            roll, reached = _draw(seed, moment, f"group:{group}") * total, 0.0
+            for member in members:
+                reached += member.entry.group_weight
+                if roll < reached:
+                    winner = member
+                    break
+            winner = winner or members[-1]
+        out.update(m.index for m in members if m is not winner)
+    return [scan for scan in found if scan.index not in out]
 
 
-def _within_budget(picked: list[tuple[int, Lorebook, LoreEntry]], books: Sequence[Lorebook], budget_tokens: int,
-                   out: Activated) -> list[tuple[int, LoreEntry]]:
+def _passes(entry: LoreEntry, seed: int, moment: tuple[int, int], index: int) -> bool:
+    """The entry's probability, drawn from the run's seed and the moment, never the clock."""
+    return entry.probability >= 100 or _draw(seed, moment, f"{index}:{entry.id}") * 100 < entry.probability
+
+
+def _within_budget(picked: list[_Scan], books: Sequence[Lorebook], budget_tokens: int, timed: Timed,
+                   out: Activated) -> list[_Scan]:
     """The picked entries that fit the budget whole, in insertion order; the rest go to `out.skipped`.
-    The budget goes to constant entries first, then by priority, then by insertion order (higher first)."""
-    ranked = sorted(picked, key=lambda t: (not t[2].constant, -(t[2].priority or 0), -t[2].insertion_order, t[0]))
+    The budget goes to sticky entries first, then constant ones, then by priority, then by insertion
+    order (higher first)."""
+    ranked = sorted(picked, key=lambda s: (s.name not in timed.sticky, not s.entry.constant,
+                                           -(s.entry.priority or 0), -s.entry.insertion_order, s.index))
     budgets = [b.token_budget for b in books if b.token_budget]
     room = min([*budgets, budget_tokens]) * CHARS_PER_TOKEN if budget_tokens > 0 else 0
-    kept: list[tuple[int, LoreEntry]] = []
-    for index, _book, entry in ranked:
-        size = len(entry.content.strip()) + 1
-        if entry.extensions.get("ignore_budget") or size <= room:
-            room -= 0 if entry.extensions.get("ignore_budget") else size
-            kept.append((index, entry))
+    kept: list[_Scan] = []
+    for scan in ranked:
+        size = len(scan.entry.content.strip()) + 1
+        free = bool(scan.entry.extensions.get("ignore_budget"))
+        if free or size <= room:
+            room -= 0 if free else size
+            kept.append(scan)
         else:
-            out.skipped.append(entry)
-    kept.sort(key=lambda t: (t[1].insertion_order, t[0]))
+            out.skipped.append(scan.entry)
+    kept.sort(key=lambda s: (s.entry.insertion_order, s.index))
     return kept
 
 
-def _place(entry: LoreEntry, out: Activated) -> None:
+def _place(scan: _Scan, out: Activated) -> None:
     """Put an entry where its position says, and count it as used; an outlet is shown only where a prompt
     names it, and no studio prompt does, so it is left out."""
+    entry = scan.entry
     content = entry.content.strip()
     place = entry.place
     if place == "before_char":
@@ -256,45 +459,52 @@ def _place(entry: LoreEntry, out: Activated) -> None:
     else:
         return
     out.entries.append(entry)
+    out.names.append(scan.name)
 
 
 def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: int, seed: int = 0,
-             moment: tuple[int, int] = (0, 0)) -> Activated:
-    """The entries of `books` that `lines` (oldest first, as the character heard them) bring into play."""
+             moment: tuple[int, int] = (0, 0), timed: Timed | None = None,
+             sources: dict[str, str] | None = None) -> Activated:
+    """The entries of `books` that `lines` (oldest first, as the character heard them) bring into play,
+    after the timed effects `timed` (none: a chat of `lines` alone); `sources` are the character's own
+    texts (`SOURCES`' names) that flagged entries also scan.
+
+    Pass by pass, as SillyTavern scans: the entries found in a pass (constant and sticky ones without
+    looking) are narrowed by inclusion group, then drawn by probability; the text of those that passed
+    and allow it is added to what the next pass scans, until nothing new is found, the passes run out,
+    and no delayed level waits."""
     out = Activated()
-    candidates = _candidates(books)
-    if not candidates:
+    scans = _candidates(books)
+    if not scans:
         return out
-    history = _History(lines)
-    chosen: dict[int, tuple[Lorebook, LoreEntry]] = {}
-    for book, scan, index in candidates:
-        entry = scan.entry
-        if entry.constant or (not entry.delay_until_recursion and scan.fires(history.scanned_by(book, entry))):
-            chosen[index] = (book, entry)
-    _recurse(books, candidates, chosen)
-    picked = [(index, book, entry) for index, (book, entry) in chosen.items()
-              if _chance(entry, seed, moment, index)]
-    for _, entry in _within_budget(_one_per_group(picked), books, budget_tokens, out):
-        _place(entry, out)
-    return out
-
-
-def _one_per_group(picked: list[tuple[int, Lorebook, LoreEntry]]) -> list[tuple[int, Lorebook, LoreEntry]]:
-    """Of activated entries sharing an inclusion group, one: the group's override entry if it has one,
-    else the one with the highest insertion order (SillyTavern draws by weight here; a fixed choice keeps
-    a replay exact without a draw)."""
-    groups: dict[str, list[tuple[int, Lorebook, LoreEntry]]] = {}
-    out = []
-    for item in picked:
-        group = item[2].group.strip()
-        if group:
-            groups.setdefault(group, []).append(item)
-        else:
-            out.append(item)
-    for members in groups.values():
-        override = [m for m in members if m[2].extensions.get("group_override")]
-        pool = override or members
-        out.append(max(pool, key=lambda m: (m[2].insertion_order, -m[0])))
+    now = timed if timed is not None else Timed(lines=len(lines))
+    history = _History(lines, sources or {})
+    matcher = Matcher()
+    recursive = any(b.recursive_scanning for b in books)
+    levels = sorted({s.delayed for s in scans if s.delayed})
+    level = levels.pop(0) if levels else 0
+    used: list[_Scan] = []
+    tried: set[int] = set()  # used, or drawn and failed: never tried again in this call
+    recursing = False
+    for _ in range(_steps(books)):
+        found = [s for s in scans if s.index not in tried and not _suppressed(s, now, recursing, level)
+                 and (s.constant or s.name in now.sticky or s.fires(history.text(s, recursing), matcher))]
+        found.sort(key=lambda s: s.name not in now.sticky)  # stable: sticky first, then insertion order
+        found = _by_group(found, used, history, recursing, now, matcher, seed, moment)
+        passed = [s for s in found if s.name in now.sticky or _passes(s.entry, seed, moment, s.index)]
+        tried.update(s.index for s in found)
+        used.extend(passed)
+        feed = "\n".join(s.entry.content for s in passed if not s.entry.prevent_recursion)
+        if not (recursive and feed):
+            if not levels:
+                break
+            level = levels.pop(0)
+        if feed:
+            history.recursed.append(feed)
+        recursing = True
+    for scan in _within_budget(used, books, budget_tokens, now, out):
+        _place(scan, out)
+    out.notes = matcher.notes
     return out
 
 

@@ -89,6 +89,10 @@ def check_types(path: Path | str, data: dict[str, Any], prefix: str) -> None:
         if value is not None and not isinstance(value, str):
             raise card_error(path, f"is {_kind(value)}, not text", "write it as text in quotes",
                             field=prefix + f"extensions.studio.{key}")
+    assets = data.get("assets")
+    if assets is not None and not isinstance(assets, list):
+        raise card_error(path, f"is {_kind(assets)}, not a list of assets", "write it as a list, [ ... ], or remove it",
+                        field=prefix + "assets")
     world = (extensions or {}).get("world")
     if world is not None and not isinstance(world, str):
         raise card_error(path, f"is {_kind(world)}, not text", "write the World Info file's name in quotes",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from studio.model.errors import InputError
+from studio.model.outside_file import read_outside
 from studio.model.lorebook import loads
 
 MAX_CARD_BYTES = 16 * 1024 * 1024
@@ -118,17 +119,7 @@ def png_with_texts(path: Path | str, raw: bytes, texts: dict[str, str]) -> bytes
 
 
 def read_card_bytes(path: Path) -> bytes:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise card_error(path, f"cannot be read ({exc.strerror})", "check the path") from None
-    if size > MAX_CARD_BYTES:
-        raise card_error(path, f"is {size / 1e6:.1f} MB; a card is at most {MAX_CARD_BYTES // (1024 * 1024)} MB",
-                        "check that this is a character card, or shrink its image")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise card_error(path, f"cannot be read ({exc.strerror})", "check the path") from None
+    return read_outside(path, "card", MAX_CARD_BYTES, fix="check the path")
 
 
 def is_charx(path: Path | str, raw: bytes) -> bool:
@@ -203,8 +194,8 @@ def charx_avatar(path: Path | str, raw: bytes, card: dict[str, Any]) -> tuple[by
     """The CHARX card's own portrait as PNG bytes (its `icon` asset named `main`, else its first icon),
     and a note when the card has a portrait the studio cannot keep (not PNG, or not in the zip)."""
     data = card.get("data")
-    listed = (data.get("assets") or []) if isinstance(data, dict) else []
-    assets = [a for a in listed if isinstance(a, dict) and a.get("type") == "icon"]
+    listed = data.get("assets") if isinstance(data, dict) else None
+    assets = [a for a in listed if isinstance(a, dict) and a.get("type") == "icon"] if isinstance(listed, list) else []
     if not assets:
         return None, None
     icon = next((a for a in assets if a.get("name") == "main"), assets[0])
@@ -283,7 +274,56 @@ def card_png(card: dict[str, Any], image: bytes, source: str = "image") -> bytes
     def b64(value: dict[str, Any]) -> str:
         return base64.b64encode(json.dumps(value, ensure_ascii=False).encode("utf-8")).decode("ascii")
 
+    card = card_for_form(card, "png")
     texts = {"chara": b64(card_as(card, "v2"))}
     if card_spec(card) == "v3":
         texts["ccv3"] = b64(card)
     return png_with_texts(source, image, texts)
+
+
+# -- assets in each form ---------------------------------------------------------------------------
+
+# Where a CHARX written here keeps the portrait, as CHARX writers lay their zips out.
+CHARX_ICON = "assets/icon/images/main.png"
+Form = Literal["json", "png", "charx"]
+
+
+def _main_icon(asset: dict[str, Any]) -> bool:
+    return asset.get("type") == "icon" and asset.get("name") in ("main", None)
+
+
+def card_for_form(card: dict[str, Any], form: Form) -> dict[str, Any]:
+    """The card with its V3 `assets` fitted to the file it goes in.
+
+    An `embeded://` link names a file inside a CHARX zip, and no JSON or PNG card has one: there, the main
+    portrait becomes `ccdefault:` (the PNG's own image, or the reader's default) and the other embedded
+    assets are left out. A CHARX written here holds the portrait alone, so its list names that file as
+    the main icon and keeps only the links that lead outside the zip. The card on the sheet is unchanged."""
+    data = card.get("data")
+    assets = data.get("assets") if isinstance(data, dict) else None
+    if not isinstance(assets, list) and form != "charx":
+        return card
+    kept: list[Any] = []
+    for asset in assets if isinstance(assets, list) else []:
+        uri = asset.get("uri") if isinstance(asset, dict) else None
+        embedded = isinstance(uri, str) and uri.startswith("embeded://")
+        if isinstance(asset, dict) and _main_icon(asset) and (embedded or form == "charx"):
+            if form != "charx":
+                kept.append({**asset, "uri": "ccdefault:", "ext": "png"})
+        elif not embedded:
+            kept.append(asset)
+    if form == "charx":
+        kept.insert(0, {"type": "icon", "uri": f"embeded://{CHARX_ICON}", "name": "main", "ext": "png"})
+    out = dict(card)
+    out["data"] = {**(data if isinstance(data, dict) else {}), "assets": kept}
+    return out
+
+
+def card_charx(card: dict[str, Any], image: bytes, source: str = "image") -> bytes:
+    """A CHARX card: a zip holding card.json at its top and the portrait (a PNG without card chunks) where
+    the card's assets name it."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("card.json", json.dumps(card_for_form(card, "charx"), ensure_ascii=False, indent=2) + "\n")
+        archive.writestr(CHARX_ICON, png_without_card(source, image), compress_type=zipfile.ZIP_STORED)
+    return buffer.getvalue()

@@ -100,7 +100,7 @@ def _toml_string(value: str) -> Any:
     return tomlkit.string(value, multiline="\n" in value)
 
 
-def _original_string(value: str) -> Any:
+def original_string(value: str) -> Any:
     """The card's JSON as a TOML literal block: no escapes, so it reads like the JSON file it was."""
     text = value.replace("\x7f", "\\u007f")
     if "'''" in text:
@@ -126,7 +126,7 @@ def _card_table(card_table: dict[str, Any]) -> Any:
         table[key] = _toml_string(value) if isinstance(value, str) else value
     if original is not None:
         table.add(tomlkit.comment("The card as imported; export-card writes it back with the fields above"))
-        table["original"] = _original_string(original)
+        table["original"] = original_string(original)
     return table
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from studio.model.lorebook import without_template_code
+from studio.model.macros import without_code
 from studio.model.limits import MAX_DESCRIPTION, MAX_PROMPT
 
 
@@ -30,7 +30,7 @@ def _field(card: dict[str, Any], key: str, name: str) -> str:
     value = card.get(key)
     # Macros stay as the card writes them: a prompt fills them when it is built (studio.model.macros), where
     # who {{user}} is, is known.
-    return without_template_code(value).strip() if isinstance(value, str) else ""
+    return without_code(value).strip() if isinstance(value, str) else ""
 
 
 def card_prompt(card: dict[str, Any], name: str) -> str:

@@ -25,6 +25,8 @@ from studio.model.card_file import (
     ZIP_SIGNATURES,
     Spec,
     card_as,
+    card_charx,
+    card_for_form,
     card_json,
     card_png,
     card_spec,
@@ -40,7 +42,7 @@ from studio.model.card_import import card_to_toml, sheet_from_card
 
 __all__ = [
     "MAX_CARD_BYTES", "MAX_CHARX_MEMBERS", "PNG_SIGNATURE", "SPECS", "ZIP_SIGNATURES", "Spec", "card_as",
-    "card_data", "card_from_sheet", "card_json", "card_png", "card_spec", "card_to_toml", "charx_avatar",
+    "card_charx", "card_data", "card_for_form", "card_from_sheet", "card_json", "card_png", "card_spec", "card_to_toml", "charx_avatar",
     "is_charx", "png_chunks", "png_with_texts", "png_without_card", "read_card", "read_card_bytes",
     "sheet_from_card",
 ]

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from tomlkit.items import AoT, Array, String, StringType, Table, Trivia
 
 from studio.model.errors import InputError
+from studio.model.toml_file import read_toml
 from studio.model.play import CharacterSheet, Play
 
 M = TypeVar("M", bound=BaseModel)
@@ -177,7 +178,7 @@ def with_suppressed_unlink(tmp: str) -> None:
         pass
 
 
-def _validated_text(model: type[M], text: str, path: Path) -> M:
+def validated_text(model: type[M], text: str, path: Path) -> M:
     from studio.model.loading import _validate
 
     try:
@@ -196,13 +197,11 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
     p = Path(path)
     kind = type(model_obj)
     if p.exists():
-        from studio.model.loading import _read_toml  # the same messages for a bad file as loading
-
-        _read_toml(p, "character" if kind is CharacterSheet else "play")
-        original = p.read_text(encoding="utf-8")
+        read_toml(p, "character" if kind is CharacterSheet else "play")
+        original = p.read_text(encoding="utf-8")  # a regular file within bounds: read_toml has just said so
         doc = tomlkit.parse(original)
         if previous is None:
-            previous = _validated_text(kind, original, p)
+            previous = validated_text(kind, original, p)
         _merge(doc, _diff(_dump(previous), _dump(model_obj)))
         text = tomlkit.dumps(doc)
     else:
@@ -212,7 +211,7 @@ def save_model(model_obj: M, path: str | os.PathLike[str], *, previous: M | None
         text = tomlkit.dumps(doc)
     if text == original:
         return False
-    _validated_text(kind, text, p)
+    validated_text(kind, text, p)
     write_atomically(p, text)
     return True
 
@@ -232,11 +231,12 @@ def set_values(path: str | os.PathLike[str], model: type[M], changes: dict[str, 
     `changes` maps a field to its new value (None removes it); nested dicts merge into tables.
     """
     p = Path(path)
+    read_toml(p, "character" if model is CharacterSheet else "play")  # a regular file within bounds, as TOML
     original = p.read_text(encoding="utf-8")
     doc = tomlkit.parse(original)
     _merge(doc, changes)
     text = tomlkit.dumps(doc)
-    result = _validated_text(model, text, p)
+    result = validated_text(model, text, p)
     if text != original:
         write_atomically(p, text)
     return result

@@ -14,6 +14,7 @@ contributors, 2023, "Character Card V2") and the World Info settings SillyTavern
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from studio.model.errors import InputError
+from studio.model.outside_file import read_outside
 
 MAX_LOREBOOK_BYTES = 8 * 1024 * 1024
 MAX_ENTRIES = 2000
@@ -46,6 +48,9 @@ LOGIC: dict[int, Logic] = {
 }
 # extensions.role, for an entry at a depth: who appears to say it.
 ROLES = {0: "system", 1: "user", 2: "assistant"}
+# extensions.match_NAME: texts besides the lines that an entry's keys are also matched in.
+SOURCES = ("character_description", "character_personality", "scenario", "persona_description",
+           "character_depth_prompt", "creator_notes")
 
 
 def _opt_bool(value: Any) -> bool | None:
@@ -163,15 +168,63 @@ class LoreEntry(BaseModel):
         return bool(self._ext("prevent_recursion", False))
 
     @property
-    def delay_until_recursion(self) -> bool:
-        """It activates only from other entries' text, never from the history."""
-        return bool(self._ext("delay_until_recursion", False))
+    def delay_until_recursion(self) -> int:
+        """0, or the recursion level from which it may activate: only from other entries' text, never from
+        the history (SillyTavern writes `true` for level 1, or the level's number)."""
+        value = self._ext("delay_until_recursion", False)
+        if value is True:
+            return 1
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    def _count(self, key: str) -> int:
+        value = self._ext(key, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    @property
+    def sticky(self) -> int:
+        """Once activated, it stays active for this many more lines of the chat (0: not sticky)."""
+        return self._count("sticky")
+
+    @property
+    def cooldown(self) -> int:
+        """Once activated (after its sticky lines, if any), it cannot activate for this many lines."""
+        return self._count("cooldown")
+
+    @property
+    def delay(self) -> int:
+        """It cannot activate before the chat has this many lines."""
+        return self._count("delay")
 
     @property
     def group(self) -> str:
-        """Inclusion group: of the activated entries sharing a group, one is used."""
+        """Inclusion group(s), comma-separated: of the activated entries sharing a group, one is used."""
         value = self._ext("group", "")
         return value if isinstance(value, str) else ""
+
+    @property
+    def groups(self) -> list[str]:
+        return [g for g in re.split(r",\s*", self.group.strip()) if g]
+
+    @property
+    def group_override(self) -> bool:
+        """Wins its group outright (the highest insertion order among such entries)."""
+        return bool(self._ext("group_override", False))
+
+    @property
+    def group_weight(self) -> float:
+        """Its weight in its group's draw (SillyTavern's default 100)."""
+        value = self._ext("group_weight", 100)
+        return abs(float(value)) if isinstance(value, int | float) and not isinstance(value, bool) else 100.0
+
+    @property
+    def use_group_scoring(self) -> bool | None:
+        """In its group, only the entries whose keys matched most stay in the draw (None: the book's default)."""
+        return _opt_bool(self._ext("use_group_scoring"))
+
+    @property
+    def also_scans(self) -> list[str]:
+        """Which of the character's texts its keys are matched in besides the lines: among `SOURCES`."""
+        return [name for name in SOURCES if self._ext(f"match_{name}")]
 
     @property
     def label(self) -> str:
@@ -282,13 +335,7 @@ def book_from_data(data: Any, source: str, field: str) -> Lorebook:
 def read_json(path: Path, limit: int = MAX_LOREBOOK_BYTES) -> Any:
     """A JSON file someone else wrote, within a size limit; every failure is one InputError."""
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(str(path), None, f"is {size / 1e6:.1f} MB; at most {limit // (1024 * 1024)} MB is read",
-                             "check that this is the right file")
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check the path") from None
+        text = read_outside(path, "lorebook", limit, fix="check the path").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(str(path), None, "is not UTF-8 text", "save it as UTF-8 JSON") from None
     return loads(text, str(path))
@@ -369,14 +416,27 @@ def without_template_code(text: str) -> str:
 # -- finding the lorebooks a sheet or play names -----------------------------------------------------
 
 
-def lorebook_path(ref: str, near: Path) -> Path | None:
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` lies in `folder`, judged on the written path with `..` folded (a link someone put
+    there on purpose is theirs to follow)."""
+    return Path(os.path.normpath(path.absolute())).is_relative_to(os.path.normpath(folder.absolute()))
+
+
+def lorebook_path(ref: str, near: Path, field: str = "lorebooks") -> Path | None:
     """Where a named lorebook lives: a path (relative to the file naming it), or a stem looked up in the
     lorebooks/ folder beside that file's folder (characters/ and plays/ sit beside lorebooks/), beside
-    the file itself, or here."""
-    if ref.endswith(".json") or "/" in ref:
+    the file itself, or here.
+
+    The names come from sheets and cards, which are other people's files: a path is followed only to a
+    file beside the one naming it or in the project's lorebooks/ folder, never elsewhere on the machine."""
+    folders = (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks"))
+    if ref.endswith(".json") or "/" in ref or "\\" in ref:
         candidate = Path(ref) if Path(ref).is_absolute() else near.parent / ref
+        if not any(_inside(candidate, folder) for folder in (near.parent, *folders)):
+            raise InputError(str(near), field, f"names {ref!r}, outside this file's folder and the project's lorebooks/",
+                             "put the lorebook in lorebooks/ and name it by its stem, e.g. lorebooks = [\"eldoria\"]")
         return candidate if candidate.is_file() else None
-    for folder in (near.parent.parent / "lorebooks", near.parent / "lorebooks", Path("lorebooks")):
+    for folder in folders:
         candidate = folder / f"{ref}.json"
         if candidate.is_file():
             return candidate

@@ -12,7 +12,13 @@ rewind or a take is sent the very prompt it was sent the first time.
 
 Template code written for other apps' extensions (EJS blocks, variables, scripts) is kept in the card
 and on the sheet but never sent to a model: studio.model.lorebook.template_code names it, for `import`
-to warn about, and `resolve` removes it, with the text inside EJS conditions that nothing here can decide.
+to warn about, and `resolve` removes it, with the text inside EJS conditions that nothing here can decide
+(`without_code` does the same for text taken from a card at import).
+
+A card is someone else's text: a macro is filled from the inside out (`{{random::{{char}}::b}}` draws
+between the name and "b"), dice are bounded, and no text makes `resolve` fail, since a failure here would
+stop every run of that character. A macro this studio does not know is left as written, a roll that
+names no dice is left out, and `import` lists both.
 """
 
 from __future__ import annotations
@@ -41,7 +47,13 @@ _MACRO = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 _START = re.compile(r"^[ \t]*<START>[ \t]*$\n?", re.MULTILINE | re.IGNORECASE)
 _OLD = {"<bot>": "{{char}}", "<user>": "{{user}}"}
 _OLD_NAMES = re.compile(r"<BOT>|<USER>", re.IGNORECASE)
-_DICE = re.compile(r"^\s*(\d{0,3})\s*d\s*(\d{1,6})\s*([+-]\s*\d{1,6})?\s*$", re.IGNORECASE)
+# Dice as `N`, `dS`, `NdS`, `NdS+B`; ASCII digits only (a superscript two is a digit to str.isdigit,
+# not to int). Numbers past the bounds are brought within them, so a roll is always a number.
+_HELD = re.compile(r"\x00(\d+)\x00")  # a macro held aside while the one around it is read
+_DICE = re.compile(r"^\s*([0-9]*)\s*(?:d\s*([0-9]+))?\s*(?:([+-])\s*([0-9]+))?\s*$", re.IGNORECASE | re.ASCII)
+MAX_DICE, MAX_SIDES, MAX_BONUS = 100, 1_000_000, 1_000_000
+# How many macros deep a text is filled from the inside out; no card nests more.
+MAX_NESTING = 8
 
 
 @dataclass(frozen=True)
@@ -84,14 +96,36 @@ def _without_ejs(text: str) -> str:
     return "".join(out)
 
 
+def without_code(text: str) -> str:
+    """`text` without other apps' template code, EJS conditions with the text inside them included: what
+    a prompt may take from a card before its macros are filled."""
+    return without_template_code(_without_ejs(text))
+
+
 def unknown_macros(text: str) -> list[str]:
-    """Macros neither filled here nor known as template code, each once: left in the text as written."""
+    """Macros this studio cannot fill, each once, outer ones included (with what they hold as written):
+    ones it does not know and are not template code, and known ones it cannot read (`{{roll:x}}`).
+    They are left in the text as written."""
     found: list[str] = []
-    for match in _MACRO.finditer(text):
-        head = _head(match.group(1))
-        if (head not in KNOWN and head not in TEMPLATE_MACROS and not template_code(match.group(0))
-                and match.group(0) not in found):
-            found.append(match.group(0))
+    held: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        whole = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", match.group(0))
+        body = match.group(1)
+        head = _head(body)
+        unread = head == "roll" and _dice(body) is None and "\x00" not in body
+        if ((head not in KNOWN and head not in TEMPLATE_MACROS and not template_code(whole)) or unread) \
+                and whole not in found:
+            found.append(whole)
+        held.append(whole)
+        return f"\x00{len(held) - 1}\x00"
+
+    text = text.replace("\x00", "")
+    for _ in range(MAX_NESTING):
+        before = text
+        text = _MACRO.sub(one, text)
+        if text == before:
+            break
     return found
 
 
@@ -107,16 +141,26 @@ def _choices(body: str) -> list[str]:
     return [c.strip() for c in rest.split(",")]
 
 
-def _roll(body: str, rng: random.Random) -> str:
+def _dice(body: str) -> tuple[int, int, int] | None:
+    """(count, sides, bonus) of a `{{roll:...}}`, within the bounds; None when it names no dice."""
     spec = body.split(":", 1)[1] if ":" in body else ""
     dice = _DICE.match(spec)
-    if spec.strip().isdigit():
-        return str(rng.randint(1, max(int(spec), 1)))
-    if not dice:
+    if not dice or not (dice.group(1) or dice.group(2)):
+        return None
+    if dice.group(2) is None:  # `{{roll:20}}` is one twenty-sided die
+        count, sides = 1, int(dice.group(1)[:8])
+    else:
+        count, sides = int(dice.group(1)[:8] or 1), int(dice.group(2)[:8])
+    bonus = min(int(dice.group(4)[:8]), MAX_BONUS) if dice.group(4) else 0
+    return min(max(count, 1), MAX_DICE), min(max(sides, 1), MAX_SIDES), -bonus if dice.group(3) == "-" else bonus
+
+
+def _roll(body: str, rng: random.Random) -> str:
+    dice = _dice(body)
+    if dice is None:  # as SillyTavern does; import lists it
         return ""
-    count, sides = int(dice.group(1) or 1), max(int(dice.group(2)), 1)
-    bonus = int(dice.group(3).replace(" ", "")) if dice.group(3) else 0
-    return str(sum(rng.randint(1, sides) for _ in range(max(count, 1))) + bonus)
+    count, sides, bonus = dice
+    return str(sum(rng.randint(1, sides) for _ in range(count)) + bonus)
 
 
 def _idle(seconds: float | None) -> str:
@@ -137,45 +181,64 @@ def resolve(text: str, ctx: MacroContext) -> str:
     stay as written."""
     if "{{" not in text and "<" not in text:
         return text
-    text = without_template_code(_without_ejs(_COMMENT.sub("", text)))
+    text = without_code(_COMMENT.sub("", text))
     text = _OLD_NAMES.sub(lambda m: _OLD[m.group(0).casefold()], text)
     text = _START.sub("\n", text)
-    when = datetime.fromtimestamp(ctx.when or 0.0, tz=UTC)
+    try:
+        when = datetime.fromtimestamp(ctx.when or 0.0, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        when = datetime.fromtimestamp(0.0, tz=UTC)
     place = 0
+    # Each macro's result (or the macro itself, when it is not filled) is held aside under a mark, so
+    # the macro around it reads the result as text and nothing filled is filled a second time.
+    held: list[str] = []
 
     def one(match: re.Match[str]) -> str:
         nonlocal place
         place += 1
-        body = match.group(1)
-        head = _head(body)
-        if head in ("char", "bot", "charname"):
-            return ctx.char
-        if head == "user":
-            return ctx.user
-        if head == "original":
-            return ctx.original
-        if head == "random":
-            options = _choices(body)
-            return _draw(ctx, place, per_moment=True).choice(options) if options else ""
-        if head == "pick":
-            options = _choices(body)
-            return _draw(ctx, place, per_moment=False).choice(options) if options else ""
-        if head == "roll":
-            return _roll(body, _draw(ctx, place, per_moment=True))
-        if head == "time":
-            return when.strftime("%H:%M")
-        if head == "date":
-            return when.strftime("%Y-%m-%d")
-        if head == "idle_duration":
-            return _idle(ctx.idle)
-        if head == "newline":
-            return "\n"
-        if head in ("trim", "noop") or head in TEMPLATE_MACROS:
-            return ""
-        return match.group(0)
+        filled = _fill(match.group(1), ctx, place, when)
+        held.append(match.group(0) if filled is None else filled)
+        return f"\x00{len(held) - 1}\x00"
 
-    out = _MACRO.sub(one, text)
+    out = text.replace("\x00", "")
+    for _ in range(MAX_NESTING):
+        before = out
+        out = _MACRO.sub(one, out)
+        if out == before:
+            break
+    for _ in range(MAX_NESTING + 1):
+        if "\x00" not in out:
+            break
+        out = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", out)
+    out = out.replace("\x00", "")
     return re.sub(r"\n{3,}", "\n\n", out).strip() if out != text else out
+
+
+def _fill(body: str, ctx: MacroContext, place: int, when: datetime) -> str | None:
+    """What one macro stands for, or None when it is not one this studio fills (it stays as written)."""
+    head = _head(body)
+    if head in ("char", "bot", "charname"):
+        return ctx.char
+    if head == "user":
+        return ctx.user
+    if head == "original":
+        return ctx.original
+    if head in ("random", "pick"):
+        options = _choices(body)
+        return _draw(ctx, place, per_moment=head == "random").choice(options) if options else ""
+    if head == "roll":
+        return _roll(body, _draw(ctx, place, per_moment=True))
+    if head == "time":
+        return when.strftime("%H:%M")
+    if head == "date":
+        return when.strftime("%Y-%m-%d")
+    if head == "idle_duration":
+        return _idle(ctx.idle)
+    if head == "newline":
+        return "\n"
+    if head in ("trim", "noop") or head in TEMPLATE_MACROS:
+        return ""
+    return None
 
 
 def macro_notes(data: object) -> list[str]:
@@ -199,4 +262,4 @@ def macro_notes(data: object) -> list[str]:
         unknown += [u for u in unknown_macros(text) if u not in unknown]
     if not unknown:
         return []
-    return ["macros this studio does not fill, left as written: " + ", ".join(u[:40] for u in unknown[:12])]
+    return ["macros this studio cannot fill, left as written: " + ", ".join(u[:40] for u in unknown[:12])]

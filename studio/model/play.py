@@ -14,7 +14,7 @@ from studio.model.island import GameRules
 from studio.model.lorebook import Lorebook
 from studio.model.facts import fact_problem
 from studio.model.inner_life import MindFields
-from studio.model.limits import MAX_DESCRIPTION, MAX_NAME, MAX_PROMPT
+from studio.model.limits import MAX_DESCRIPTION, MAX_MODEL_NAME, MAX_NAME, MAX_PROMPT
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -77,7 +77,7 @@ def check_facts(value: object) -> object:
 class ModelFields(_Strict):
     """Settings any role or character may carry; unset fields fall back to the next layer."""
 
-    model: str | None = Field(default=None, min_length=1, max_length=200)
+    model: str | None = Field(default=None, min_length=1, max_length=MAX_MODEL_NAME)
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, ge=1, le=32768)
     context_tokens: int | None = Field(default=None, ge=256, le=1_000_000)

@@ -51,13 +51,27 @@ def _block(text: str) -> str:
     return f'"""\n{body}\n"""'
 
 
-def character_text(name: str) -> str:
-    prompt = (
+STARTER_PREMISE = "Say in a sentence or two where we are and what is at stake."
+STARTER_SCENE = "The first scene: where we are, who is there, and what has just happened."
+
+
+def starter_prompt(name: str) -> str:
+    """The prompt a new character's file starts with: what to write there, in its place. The editors show it
+    as a hint in an empty box rather than as text to delete."""
+    return (
         f"You are {name}. Say here, in the second person, who {name} is: their age, work and history, "
         "what they want in this play and what they hide, and how they speak (short or long sentences, "
         "plain or ornate, warm or guarded). "
         "Say only what they speak aloud; keep replies to two or three sentences."
     )
+
+
+def starter_description(name: str) -> str:
+    return f"{name}, as the others see them."
+
+
+def character_text(name: str) -> str:
+    prompt = starter_prompt(name)
     return f"""# A character for the studio. Each field is explained on the line above it; the optional
 # ones are commented out: delete the "# " in front of one to use it.
 
@@ -65,7 +79,7 @@ def character_text(name: str) -> str:
 name = {_q(name)}
 
 # What the other characters know of them: a sentence or two anyone in the room could see or know.
-description = {_q(f"{name}, as the others see them.")}
+description = {_q(starter_description(name))}
 
 # Who they are and how they speak, addressed to the model. {{ego}}, {{superego}}, {{other}} and
 # {{director}} are replaced by the names of whoever sits in those seats.
@@ -143,14 +157,14 @@ title = {_q(title)}
 # author = "Anonymous"
 
 # What the play is about, for the director and the characters.
-premise = {_q("Say in a sentence or two where we are and what is at stake.")}
+premise = {_q(STARTER_PREMISE)}
 
 # Turns per scene: in a turn the other speaks and the protagonist answers.
 turns = 6
 
 # One brief per scene (the director and the characters read it), or just a number of scenes.
 scenes = [
-    {_q("The first scene: where we are, who is there, and what has just happened.")},
+    {_q(STARTER_SCENE)},
 ]
 
 # Seeds whatever fires by probability, so a run can be replayed exactly.

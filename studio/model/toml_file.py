@@ -9,18 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from studio.model.errors import InputError
+from studio.model.outside_file import read_outside
 
 
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """`what` names the kind of file in the message: "play", "character", "experiment"."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(str(path), None, f"no such {what} file", f"check the path; {what}s live in {what}s/") from None
-    except IsADirectoryError:
-        raise InputError(str(path), None, "is a folder, not a file", f"name a {what} .toml file") from None
-    except OSError as exc:
-        raise InputError(str(path), None, f"cannot be read ({exc.strerror})", "check its permissions") from None
+    raw = read_outside(path, what)
     try:
         # utf-8-sig: a byte-order mark some editors write is accepted, not reported as bad TOML at line 1.
         text = raw.decode("utf-8-sig")

@@ -1,15 +1,24 @@
 """The stage printed to a plain terminal with rich: the face of `studio run` and `studio show`.
 
 How each kind of event reads is `studio.present`'s, shared with the app; this module adds what only a
-terminal needs: streaming a line as it is written, and saying whom it waits for."""
+terminal needs: streaming a line as it is written, and saying whom it waits for.
+
+What streams is the model's raw answer, not yet the line: the guard may cut it, or drop it and ask
+again. So nothing streamed stays on screen as said unless it was: on a terminal the streamed rows are
+erased and the line is printed as kept, a dropped attempt struck through and dim with why; printed to a
+pipe or a file, which cannot be erased, a line is printed once it is committed."""
 
 from __future__ import annotations
 
 import threading
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.control import Control
 from rich.markup import escape
+from rich.segment import ControlType
+from rich.text import Text
 
 from studio.present.stage import NOTICE_KINDS, backstage_label, line_style
 from studio.store import events as ev
@@ -21,9 +30,13 @@ WAIT_NOTICE = 3.0
 PALETTE = ("cyan", "magenta", "green", "yellow", "bright_blue", "bright_red", "bright_green", "orange3")
 
 class StagePrinter:
-    def __init__(self, console: Console, cast: Any, backstage: bool = False):
+    def __init__(self, console: Console, cast: Any, backstage: bool = False, live: bool | None = None):
         self.console = console
         self.backstage = backstage
+        # stream a line as it is written and erase it in place; False: print each line once committed
+        self.live = console.is_terminal if live is None else live
+        self.shown = ""  # the raw words of the answer streaming now
+        self._lead_now = ""
         self.colours = {role.name: PALETTE[i % len(PALETTE)] for i, role in enumerate(cast.roles)}
         self.role_names = {role.key: role.name for role in cast.roles}
         from studio.engine.lens import voice_owners
@@ -61,19 +74,46 @@ class StagePrinter:
             self.end_line()
             role = step.role
             character = self.role_names.get(role) if role else None
-            self.console.print(self._lead(step.kind, character, role), end="")
+            self._lead_now = self._lead(step.kind, character, role)
+            if self.live:
+                self.console.print(self._lead_now, end="")
             self.streaming = step
-        self.console.print(escape(token), end="", style=self._style(step.kind, step.role))
+        self.shown += token
+        if self.live:
+            self.console.print(escape(token), end="", style=self._style(step.kind, step.role))
 
     def retry(self, step: Any, attempt: int, reason: str) -> None:
-        """A call starts over: close the void partial line and say so, so no text is shown twice.
-        Said even before any token came: a wait of seconds must not look like a hang."""
+        """A call starts over: what it streamed is void, so it is struck through with why, never left as
+        said. Said even before any token came: a wait of seconds must not look like a hang."""
         self.quiet()
-        broke = self.streaming is step
-        self.end_line()
-        what = "that line broke off" if broke else f"{self._who(step)} is not answering yet"
-        self.console.print(f"[dim]  ({what}: {escape(reason)})[/]")
+        if self.streaming is step and self.shown.strip():
+            self.dropped(reason)
+        else:
+            self.end_line()
+            self.console.print(f"[dim]  ({escape(self._who(step))} is not answering yet: {escape(reason)})[/]")
         self.calling(step, "")
+
+    def dropped(self, reason: str) -> None:
+        """The answer streaming now is void: off the screen, and back struck through and dim, with why."""
+        text = self.shown.strip()
+        self._erase()
+        who = Text.from_markup(self._lead_now).plain.strip()
+        self.console.print(f"[dim]  ✗ {escape(who)} [strike]{escape(text)}[/strike] (dropped: {escape(reason)})[/]")
+
+    def _erase(self) -> None:
+        """Take the streaming answer off the screen: its rows are cleared from the last up (a terminal
+        only; printed elsewhere, it was never shown)."""
+        if self.streaming is not None and self.live:
+            width = max(self.console.width, 1)
+            written = Text.from_markup(self._lead_now).plain + self.shown
+            rows = sum(max(1, -(-cell_len(part) // width)) for part in written.split("\n"))
+            clear = Control((ControlType.ERASE_IN_LINE, 2))
+            codes = [Control.move_to_column(0), clear]
+            for _ in range(rows - 1):
+                codes += [Control.move(0, -1), clear]
+            self.console.control(*codes)
+        self.streaming = None
+        self.shown = ""
 
     def calling(self, step: Any, model: str) -> None:
         """A model is asked. If nothing has come back after WAIT_NOTICE seconds, say whom we wait for."""
@@ -101,26 +141,27 @@ class StagePrinter:
         """The stream stopped mid-line (Ctrl-C, an error): the words shown were never saved, and the
         half line says so instead of standing on screen as if it had been said."""
         if self.streaming is not None:
+            if not self.live:  # never shown yet: the half line, marked
+                self.console.print(self._lead_now + f"[dim]{escape(self.shown)}[/]", end="")
             self.console.print(" [dim]… (cut off here; not saved)[/]")
             self.streaming = None
+            self.shown = ""
 
     def end_line(self) -> None:
-        if self.streaming is not None:
+        if self.streaming is not None and self.live:
             self.console.print()
-            self.streaming = None
+        self.streaming = None
+        self.shown = ""
 
     def event(self, event: Event) -> None:
         self.quiet()
-        streamed = self.streaming is not None
+        if self.streaming is not None and event.origin == "model":
+            if self.live and self.shown.strip() == event.text.strip() and self._visible(event.kind):
+                self.end_line()  # the line is what streamed, word for word
+                return
+            # the guard cut the raw words the stream showed: the line as kept stands in their place
+            self._erase()
         self.end_line()
-        if streamed and event.origin == "model":
-            # The stream showed the model's raw words; say what the line guard kept of them.
-            cuts = event.data.get("guard") or []
-            if "asked again" in cuts:
-                cuts = cuts[len(cuts) - cuts[::-1].index("asked again") :]
-            if cuts and self._visible(event.kind):
-                self.console.print(f"[dim]  (kept: {escape(event.text)})[/]")
-            return
         self.print_event(event)
 
     def print_event(self, event: Event) -> None:

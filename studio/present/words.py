@@ -37,6 +37,7 @@ TASK_VERBS = {
     "jury": "votes as the jury",
     "goals": "sets goals",
     "reflect": "looks back on the round",
+    "audit": "has the round's goals scored by an outside judge",
 }
 
 

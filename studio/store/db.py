@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from studio.store.events import Event
+from studio.store.leases import LEASE, holds
 
 SCHEMA_VERSION = 1
 
@@ -86,6 +87,10 @@ BEGIN SELECT RAISE(ABORT, 'events are never deleted one by one; only a whole run
 
 DAY = 24 * 60 * 60
 
+# SQLite keeps a row's id in eight signed bytes: no run or event can be numbered higher, and a larger
+# number handed to a query is an OverflowError instead of "no such run".
+LARGEST_ID = 2**63 - 1
+
 _EVENT_COLUMNS = (
     "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
 )
@@ -101,6 +106,10 @@ class StoreError(Exception):
 
 class HeadMoved(StoreError):
     """Another process (or window) advanced this run since we read it."""
+
+
+class RunGone(StoreError):
+    """The run was deleted while this process played it: nothing more of it can be saved."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +139,18 @@ class RunInfo:
             "archived": self.archived,
             "options": self.options,
         }
+
+
+def parse_id(text: str | int, what: str) -> int:
+    """A run or event number as typed, the one reading of them all: digits only, from 1 up to what the
+    store can hold. `what` is "run" or "event"; anything else is a StoreError saying so."""
+    typed = str(text).strip()
+    if not typed.isascii() or not typed.isdigit() or len(typed) > len(str(LARGEST_ID)) or \
+            not 1 <= int(typed) <= LARGEST_ID:
+        shown = typed if len(typed) <= 30 else typed[:27] + "..."
+        raise StoreError(f"'{shown}' is not {'an' if what[0] in 'aeiou' else 'a'} {what} number "
+                         f"({what}s are numbered from 1 to {LARGEST_ID})")
+    return int(typed)
 
 
 def default_db_path() -> Path:
@@ -211,6 +232,8 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
             self._bring_up_to_date()
+            # what other connections have committed is counted from here (changed_elsewhere)
+            self._data_version: int = self.conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
 
@@ -222,7 +245,8 @@ class Store:
         mean what the old database meant (no name, not archived), so running it twice changes nothing."""
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
         for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
-                                    ("deleting", "INTEGER NOT NULL DEFAULT 0")):
+                                    ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"),
+                                    ("lease", "REAL")):
             if column not in have:
                 self.conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
         marks = {row[1] for row in self.conn.execute("PRAGMA table_info(take_marks)")}
@@ -336,16 +360,39 @@ class Store:
                 "SELECT 1 FROM lab_trials WHERE json_valid(result) AND json_extract(result, '$.run') = ?",
                 (run_id,)).fetchone() is not None
 
+    def hold(self, run_id: int, holder: str) -> None:
+        """Lease the run to `holder` (studio/store/leases.py) for LEASE seconds: it is open for playing
+        there, so it is not deleted. A run is held by its newest player."""
+        self._run("UPDATE runs SET player = ?, lease = ? WHERE id = ?", (holder, time.time() + LEASE, run_id))
+
+    def renew(self, run_id: int, holder: str) -> None:
+        """The heartbeat: the run stays `holder`'s for another LEASE seconds, if it is still theirs."""
+        self._run("UPDATE runs SET lease = ? WHERE id = ? AND player = ?", (time.time() + LEASE, run_id, holder))
+
+    def let_go(self, run_id: int, holder: str) -> None:
+        """`holder` has stopped playing the run: it may be deleted at once (unless another holds it now)."""
+        self._run("UPDATE runs SET player = NULL, lease = NULL WHERE id = ? AND player = ?", (run_id, holder))
+
+    def _refuse_if_played(self, run_id: int) -> None:
+        """Inside delete_run's transaction: a run some process plays under a lease that still holds stays."""
+        row = self.conn.execute("SELECT player, lease FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None or not holds(row[0], row[1], time.time()):
+            return
+        host, pid, _ = str(row[0]).rsplit(":", 2)
+        raise StoreError(f"run {run_id} is open for playing (process {pid} on {host}): stop it there first, "
+                         f"or wait; a run left open by a process that has died is free within {LEASE:g} s")
+
     def delete_run(self, run_id: int) -> int:
         """Delete a whole run: its events, take marks and critiques, then the run. Only as one transaction,
-        and only for a run the playwright chose and confirmed; a lab trial's run is refused. The number
-        of events deleted is returned."""
+        and only for a run the playwright chose and confirmed, that no one is playing; a lab trial's run is
+        refused. The number of events deleted is returned."""
         self.run(run_id)
         if self.trial_of(run_id):
             raise StoreError(f"run {run_id} is a lab trial's run: the lab's results are read from it, so it "
                              "is kept; 'studio archive' hides it")
         conn = self.conn
         with self.lock, _Immediate(conn):
+            self._refuse_if_played(run_id)
             conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
             conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
@@ -371,6 +418,17 @@ class Store:
         can still be about to write their first line, so they only clutter the lists."""
         rows = self._all(f"SELECT id FROM runs WHERE created < ? AND {self._EMPTY}", (time.time() - older_than,))
         return [run for (run,) in rows if run != keep and self.remove_if_empty(run)]
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (another window, tab or process) has committed since the last ask
+        (or since this store was opened).
+
+        SQLite's data_version moves only for other connections' commits, and asking costs no read of any
+        table, so an open run can ask twice a second and reread itself only when something did change."""
+        with self.lock:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        seen, self._data_version = self._data_version, version
+        return version != seen
 
     def head(self, run_id: int) -> int | None:
         row = self._one("SELECT head FROM runs WHERE id = ?", (run_id,))
@@ -418,7 +476,12 @@ class Store:
         row = (run_id, parent, kind, role, character, text, scene, turn, origin, json.dumps(data, ensure_ascii=False),
                model, json.dumps(settings), json.dumps(usage), created)
         with self.lock, _Immediate(self.conn):
-            event_id = _inserted(self.conn.execute(_INSERT_EVENT, row))
+            try:
+                event_id = _inserted(self.conn.execute(_INSERT_EVENT, row))
+            except sqlite3.IntegrityError:
+                if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                    raise self._gone(run_id) from None
+                raise
             self._move_head(run_id, parent, event_id, branch)
         return Event(
             id=event_id,
@@ -446,10 +509,13 @@ class Store:
         if self.conn.execute(f"UPDATE runs SET head = ? WHERE id = ?{guard}", params).rowcount != 1:
             row = self.conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
-                raise StoreError(f"{self.path}: no run {run_id}")
+                raise self._gone(run_id)
             raise HeadMoved(
                 f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
             )
+
+    def _gone(self, run_id: int) -> RunGone:
+        return RunGone(f"run {run_id} was deleted while it was being played; nothing more of it is saved")
 
     def event(self, event_id: int) -> Event:
         row = self._one(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (event_id,))

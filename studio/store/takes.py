@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from studio.store.db import Store, StoreError
+from studio.store.db import Store, StoreError, parse_id
 
 _NAME = re.compile(r"^[\w][\w .'-]{0,59}$")
 
@@ -114,7 +114,7 @@ def resolve_take(store: Store, run_id: int, take: str | int | None) -> int | Non
         return None
     text = str(take).strip()
     if text.isdigit():
-        event = store.event(int(text))
+        event = store.event(parse_id(text, "event"))
         if event.run_id != run_id:
             raise StoreError(f"event {text} belongs to run {event.run_id}, not run {run_id}")
         return event.id

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,12 +82,19 @@ class StudioApp(App[None]):
         _esc_waits_only_its_delay()
         self.store = store
         self._engine: EngineView | None = None
+        # The run on screen is leased to this window (studio/store/leases.py), so no other process deletes
+        # it while it plays here; a heartbeat renews the lease while the app lives.
+        from studio.store.leases import holder_name
+
+        self._holder = holder_name()
+        self._beating: threading.Event | None = None
         self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line
         self.gateway = gateway
         self.model = model
         self.roles = dict(roles or {})
         self.plays_dir = plays_dir
         self._start_play = play
+        self.pane_layout: dict[str, object] | None = None
         self._start_run = run_id
         # A play named on the command line and not read yet: bad input found after the first frame ends
         # the app, and `studio open` prints it and exits 2, as if it had been found before the app started.
@@ -97,6 +105,7 @@ class StudioApp(App[None]):
         self._held_keys: list[events.Key] = []
         self._key_in_flight = False
         self._held_since = 0.0
+        self._scratch: Any = None  # a browser tab's folder for exports on their way to the browser
         self._remember_theme()
 
     def on_mount(self) -> None:
@@ -213,7 +222,12 @@ class StudioApp(App[None]):
             self.post_message(key)
 
     def on_unmount(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+        if self._beating is not None:
+            self._beating.set()
         if self._engine is not None:
+            self.store.let_go(self._engine.run_id, self._holder)
             self.clear_away(self._engine.run_id)
         gen0, gen1, _ = gc.get_threshold()
         gc.set_threshold(gen0, gen1, 10)
@@ -281,7 +295,21 @@ class StudioApp(App[None]):
         old = self._engine
         self._engine = engine
         if old is not None and (engine is None or engine.run_id != old.run_id):
+            self.store.let_go(old.run_id, self._holder)
             self.clear_away(old.run_id)
+        if engine is not None:
+            self._hold(engine.run_id)
+
+    def _hold(self, run_id: int) -> None:
+        from studio.store.leases import heartbeat
+
+        self.store.hold(run_id, self._holder)
+        if self._beating is None:
+            def renew() -> None:
+                if self._engine is not None:
+                    self.store.renew(self._engine.run_id, self._holder)
+
+            self._beating = heartbeat(renew, "run-lease")
 
     def clear_away(self, run_id: int) -> bool:
         """Remove a run this app created that the playwright left with no line, take mark or critique, so
@@ -409,7 +437,10 @@ class StudioApp(App[None]):
         markup: bool = True,
     ) -> None:
         """Always plain text: messages carry model output, paths and provider errors, and any of them may
-        hold square brackets that markup would swallow or choke on."""
+        hold square brackets that markup would swallow or choke on. A message taller than the screen has
+        room for is shortened to what fits, ending in `…`, rather than cut at the screen's edge."""
+        width, height = self.size
+        message = fit_toast(message, width, height, titled=bool(title))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
@@ -429,6 +460,57 @@ class StudioApp(App[None]):
         if passing:
             self._refresh_notifications()
 
+    # -- what differs between a terminal and a browser tab ----------------------------------------
+
+    @property
+    def delivers_files(self) -> bool:
+        return self.is_web
+
+    def export_folder(self) -> str | None:
+        """Where an export is written before it is delivered: a private folder of this tab's in a browser
+        tab (the file leaves it as it is sent), None in a terminal (the exporter's own default)."""
+        if not self.is_web:
+            return None
+        if self._scratch is None:
+            import tempfile
+
+            self._scratch = tempfile.TemporaryDirectory(prefix="studio-tab-")
+        return self._scratch.name + os.sep
+
+    def deliver(self, path: Path) -> None:
+        """A finished export reaches the playwright: in a browser tab as a download, in a terminal where it is."""
+        if not self.is_web:
+            self.notify(f"Exported to {path}", title="Export")
+            return
+        import mimetypes
+
+        handle = path.open("rb")
+        path.unlink(missing_ok=True)  # the open handle keeps it readable; nothing stays behind on the server
+        mime, _ = mimetypes.guess_type(path.name)
+        self.deliver_binary(handle, save_filename=path.name, mime_type=mime or "application/octet-stream")
+        self.notify(f"Exported {path.name}: your browser downloads it.", title="Export")
+
+    def edit_text(self, text: str, done: Callable[[str], None], suffix: str = ".txt") -> None:
+        """ctrl+e in a text box: in a terminal the playwright's $EDITOR, in a browser tab the studio's own
+        editor (an editor started on the serving machine would take its terminal, and outlive the tab).
+        `done` hears the edited text; nothing, if the edit was left or failed."""
+        if self.is_web:
+            from studio.tui.screens.editor import EditorScreen
+
+            if isinstance(self.screen, EditorScreen):
+                self.notify("This is the studio's editor: ctrl+s keeps the text, Esc leaves it as it was.")
+                return
+            self.push_screen(EditorScreen(text), lambda edited: None if edited is None else done(edited))
+            return
+        from studio.tui.widgets.longtext import edit_in_editor
+
+        async def external() -> None:
+            edited = await edit_in_editor(self, text, suffix)
+            if edited is not None:
+                done(edited)
+
+        self.run_worker(external(), group="editor", exit_on_error=False)
+
     async def action_quit(self) -> None:
         """Quit at once: committed events are already on disk; a line being written is dropped."""
         self.exit()
@@ -439,6 +521,25 @@ if TYPE_CHECKING:
     def _offers_what_screens_ask(app: StudioApp) -> StudioView:
         """Never called: the type check holds the app to the interface its screens are written against."""
         return app
+
+
+TOAST_WIDTH = 60
+"""A toast's width as the stylesheet sets it (studio.tcss), at most 70% of the screen's."""
+
+
+def fit_toast(message: str, width: int, height: int, titled: bool = False) -> str:
+    """The message cut to the lines a toast has room for on a `width` x `height` screen, ending in `…`."""
+    import textwrap
+
+    if not width or not height:
+        return message
+    inner = min(TOAST_WIDTH, width * 7 // 10) - 3  # the padding and the coloured edge
+    rows = max(2, height - 6 - (1 if titled else 0))  # the toast's own padding and margins, the footer
+    lines = [part for para in message.splitlines() for part in (textwrap.wrap(para, max(inner, 10)) or [""])]
+    if len(lines) <= rows:
+        return message
+    kept = " ".join(lines[:rows])
+    return kept[: max(0, len(kept) - 2)].rstrip() + " …"
 
 
 def check_models(cast: Any) -> None:

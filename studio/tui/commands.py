@@ -1,5 +1,5 @@
 """The command palette's view of the controls: every binding by name, plus one command per role and
-per strategy so the palette can do in one step what a dialog does in two."""
+per strategy and per character's sheet, so the palette can do in one step what a dialog does in two."""
 
 from __future__ import annotations
 
@@ -38,6 +38,13 @@ class ControlsProvider(Provider):
                 f"{verb} {role.name} ({role.key})",
                 partial(screen.cast_controls.toggle_role, role.key),
                 "You write their lines from their next turn." if not human else f"{role.model} plays them again.",
+            )
+        for key in screen.cast_controls.sheet_files():
+            role = engine.cast.role(key)
+            yield (
+                f"Edit {role.name}'s sheet ({key})",
+                partial(screen.cast_controls.edit_character, key),
+                "Prompt, model, traits, moods, knowledge and goals; saved to characters/.",
             )
         if engine.cast.has("superego") and engine.cast.superego.enabled:
             for name in ("rewrite_prompt", "rewrite_speech", "critique"):

@@ -134,7 +134,8 @@ MAIN: tuple[Control, ...] = (
         "G",
         "direct",
         "Direct",
-        "Regenerate the selected line with a direction: a short note and a temperature, kept with the take.",
+        "Regenerate the selected line with a direction: a short note and a temperature, kept with the take; "
+        "or tick its box to continue the line (as C does) with the note.",
         LINES,
         show=False,
     ),
@@ -227,8 +228,8 @@ MAIN: tuple[Control, ...] = (
         "c",
         "edit_character",
         "Edit sheet",
-        "Edit the highlighted character's sheet (prompt, model, traits, moods, knowledge, goals); validated "
-        "as you type, saved to characters/.",
+        "Choose a character (the cast pane's first in line) and edit its sheet (prompt, model, traits, moods, "
+        "knowledge, goals); validated as you type, saved to characters/.",
         CAST,
         show=False,  # the footer keeps to what fits in 120 columns; ? and the palette list the rest
     ),
@@ -239,6 +240,16 @@ MAIN: tuple[Control, ...] = (
         "Mind",
         "By hand, for the highlighted character with an inner life: set its mood (one its sheet lists), unlock "
         "an item it does not know yet, rewrite its goals, or set a world fact; each is your event, like a note.",
+        CAST,
+        show=False,
+    ),
+    Control(
+        "lorebook",
+        "b",
+        "lorebook",
+        "World Info",
+        "The highlighted character's World Info: every entry of its card's book and of the lorebooks its sheet "
+        "names, to read and edit; saved to the book's own file, read by new runs (the mind dialog opens it too).",
         CAST,
         show=False,
     ),
@@ -384,6 +395,10 @@ TEXT: tuple[Control, ...] = (
     ),
     Control("submit-text", "ctrl+s", "submit_text", "Done", "Commit the text in the box.", EDITING,
             key_display="ctrl+s"),
+    Control("select-all-text", "ctrl+a", "select_all", "Select all", "Select the whole text: what you type "
+            "next replaces it (home goes to the start of the line).", EDITING, key_display="ctrl+a"),
+    Control("clear-text", "ctrl+l", "clear_text", "Clear", "Empty the box; ctrl+z brings the text back.", EDITING,
+            key_display="ctrl+l"),
 )
 
 # The take tree.
@@ -408,6 +423,8 @@ PICKER: tuple[Control, ...] = (
             "nothing is deleted.", APP),
     Control("show-archived", "h", "show_archived", "Archived", "Show or hide the archived runs.", APP),
     Control("lab", "l", "lab", "Lab", "The lab: every experiment in this store, live, and each trial's run.", APP),
+    Control("picker-runs", "tab", "to_runs", "Runs", "Go to the first run, or from a run back to the first play.",
+            APP, show=False),
     Control("filter-picker", "slash", "filter", "Filter", "Type to keep only the plays and runs whose line has "
             "the text; Esc clears it.", APP, key_display="/"),
     # last: where the footer is narrow, the keys a playwright reaches for daily come first

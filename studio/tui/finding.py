@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from studio.store import events as ev
 
@@ -217,12 +217,45 @@ def author(event: Any) -> str:
     return event.model or event.origin
 
 
-def describe_hit(event: Any, found: re.Pattern[str] | None) -> Any:
-    """A search result as a line of the results list, the match marked."""
+def take_labeller(nodes: list[Any], on_path: Any, names: dict[int, str]) -> Callable[[int], str]:
+    """Names the take a line belongs to, for a search over every take: `this take` for the take on stage,
+    else the take's name if it has one, or which take it is at the moment it forks from the one on stage
+    (`take 2/3 from s1 t4`). The run's rows are indexed once; each line then costs its walk to the fork."""
+    by_id = {n.id: n for n in nodes}
+    children: dict[int | None, list[int]] = {}
+    for n in nodes:
+        children.setdefault(n.parent, []).append(n.id)
+
+    def label(event_id: int) -> str:
+        if event_id in on_path:
+            return "this take"
+        node = by_id.get(event_id)
+        if node is None:
+            return "another take"
+        name = names.get(node.id)
+        while node.parent is not None and node.parent not in on_path and node.parent in by_id:
+            node = by_id[node.parent]
+            name = name or names.get(node.id)
+        if name:
+            return f"“{name}”"
+        siblings = children.get(node.parent, [])
+        where = " ".join(f for f in (f"s{node.scene}" if node.scene else "", f"t{node.turn}" if node.turn else "")
+                         if f)
+        number = f"take {siblings.index(node.id) + 1}/{len(siblings)}" if len(siblings) > 1 else "another take"
+        return f"{number} from {where}" if where else number
+
+    return label
+
+
+def describe_hit(event: Any, found: re.Pattern[str] | None, take: str | None = None) -> Any:
+    """A search result as a line of the results list, the match marked; `take` names the take it is in,
+    when the search goes over every take."""
     from rich.text import Text
 
     where = " ".join(f for f in (f"s{event.scene}" if event.scene else "", f"t{event.turn}" if event.turn else "") if f)
     text = Text(f"{where:>9}  ", style="dim")
+    if take is not None:
+        text.append(f"{take}  ", style="italic")
     text.append(f"{(event.character or 'Scene').upper()}  ", style="bold")
     body = " ".join(event.text.split())
     start = 0

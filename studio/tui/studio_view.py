@@ -4,10 +4,15 @@ Textual types a screen's `app` as its base `App`, which knows nothing of the sto
 The app's module imports the screens (when it shows them), so the screens name the app by what it
 offers rather than import it, as they name the engine by `EngineView`; `StudioApp` is checked against
 this interface where it is defined.
+
+The app runs in a terminal or in a browser tab (`studio serve`). What differs between the two is asked of
+the app, never decided by a screen: where an export goes (`delivers_files`, `deliver`) and which editor
+ctrl+e opens (`edit_text`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
@@ -25,6 +30,7 @@ class StudioView(Protocol):
 
     store: Store
     plays_dir: Path
+    pane_layout: dict[str, object] | None  # the panes `R` leaves open, for the new run's screen to open with
 
     @property
     def engine(self) -> EngineView | None: ...
@@ -40,6 +46,13 @@ class StudioView(Protocol):
     def open_failed(self, error: BaseException) -> None: ...
     def show_critiques(self, engine: EngineView) -> None: ...
     def clear_passing_notes(self) -> None: ...
+    @property
+    def delivers_files(self) -> bool:
+        """True where a file made for the playwright goes to them as a download (a browser tab), so no path
+        on the serving machine is theirs to name; False where it stays where it was written."""
+    def export_folder(self) -> str | None: ...
+    def deliver(self, path: Path) -> None: ...
+    def edit_text(self, text: str, done: Callable[[str], None], suffix: str = ".txt") -> None: ...
 
 
 class StudioScreen(Screen[Result]):

@@ -87,7 +87,36 @@ def backstage(engine: EngineView, event_id: int | None, takes: dict[int, tuple[i
         parts += _section("The scene's brief", brief or "(none: the director reads the premise)", "italic")
     elif event.kind in (ev.STAGE, ev.DIRECTION):
         parts += _backstage_other(engine, event)
+    parts += lore_given(engine, event)
     return Group(*parts)
+
+
+def lore_given(engine: EngineView, event: Event) -> list[RenderableType]:
+    """The World Info entries the line's call was given, as the engine recorded them with the line (`lore`:
+    the entries' names, then any key skipped for time), each with the start of its text as the run's
+    books hold it. A line given none says nothing, so a play without lore shows no empty section."""
+    recorded = event.data.get("lore") if event.kind == ev.STAGE else None
+    if not isinstance(recorded, list) or not recorded:
+        return []
+    from studio.mind.worldinfo import named
+
+    try:
+        books = engine.cast.role(event.role or "").lore
+    except KeyError:
+        books = []
+    texts = {name: entry.content for _book, entry, name in named(books)}
+    body = Text()
+    for item in (r for r in recorded if isinstance(r, str)):
+        if body:
+            body.append("\n")
+        if item.startswith("skipped: "):
+            body.append(item, style="dim")
+            continue
+        body.append("• ").append(item, style="bold")
+        text = " ".join(texts.get(item, "").split())
+        if text:
+            body.append(" · " + (text if len(text) <= 90 else text[:89] + "…"), style="dim")
+    return _section("World Info given to this line", body)
 
 
 def _backstage_plain(engine: EngineView, event: Event) -> list[RenderableType]:

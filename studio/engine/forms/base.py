@@ -188,6 +188,11 @@ class Form:
         the model can be held (the embedded model's grammar, providers that take one); None: free text."""
         return None
 
+    def grammar(self, state: Any, step: Step, role: ResolvedRole) -> str | None:
+        """A llama.cpp grammar (GBNF) this step's line is held to on the embedded model: the shape a line
+        must have that a tiny model will not keep to when asked in words; None: any line."""
+        return None
+
     def choices(self, state: Any, step: Step, role: ResolvedRole) -> list[str] | None:
         """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
         allows only some answers; None: any line. The app's input box lists them."""
@@ -230,6 +235,12 @@ class Form:
     def stage_after(self, state: Any, move: dict[str, str]) -> list[str]:
         """Who is on stage after one entrance (`{"enter": key}`) or exit (`{"exit": key}`)."""
         raise NotImplementedError(f"everyone stays on stage in a {self.name} play")
+
+    def repeat_window(self, state: Any, path: list[Event], step: Step) -> list[Event]:
+        """The part of the take whose stage lines a new line may not say again (studio.engine.lines cuts a
+        repeat): the whole take, of which the engine reads the latest lines. A form whose steps stand apart
+        (an interview's items) gives only the step's own part."""
+        return path
 
     def reworked_line(self, state: Any, step: Step) -> Event | None:
         """The line an inner voice rewrites at this step (its speaker is the one the rewrite speaks for)."""

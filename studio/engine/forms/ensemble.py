@@ -137,7 +137,7 @@ class Ensemble(Form):
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept
-        self.lore = [e.label for e in book.lore(role).entries]
+        self.lore = book.lore(role).recorded
         return messages
 
     def scene_data(self, state: EnsembleState, step: Step) -> dict[str, Any]:

@@ -11,7 +11,8 @@ import re
 from typing import TYPE_CHECKING
 
 from studio.engine.forms.base import Message, Reply
-from studio.engine.forms.drama.prompts import PromptBook, critic_note
+from studio.engine.forms.drama.prompts import PromptBook, beat, critic_note
+from studio.llm.sampling import is_small
 from studio.engine.lens import View
 from studio.engine.forms.base import Step
 from studio.model.loading import fill
@@ -57,6 +58,8 @@ class EnsembleBook(PromptBook):
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             chat.append({"role": "user", "content": f"It is {role.name}'s turn to speak."})
+        elif is_small(role.model, role.small):
+            chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak

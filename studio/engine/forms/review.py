@@ -231,32 +231,35 @@ def messages_for(script: Script, budget: int) -> list[dict[str, str]]:
     ]
 
 
-# -- both scripts together, as the paper compared them --------------------------------------------------
+# -- both scripts together, blind to which is which --------------------------------------------------------
 
-# The criteria as the paper defines them (section 3.1) for a reading of two scripts of the same play, the
-# first without the inner voice: narrative divergence is measured against that first script's pattern.
+# The criteria for a reading of two scripts of the same play (after section 3.1). The Critic is never told
+# which script has the inner voice, nor that one of them does: the scripts are "A" and "B", in an order drawn
+# for each reading, so what the Critic expects of a script, or of a position, cannot pass for the inner
+# voice's effect. Narrative divergence is therefore judged against the arc the other script shows, both ways.
 PAIRED_CRITERIA: dict[str, str] = {
     "behavioural_change": "a measure, for better or worse, of how {ego}'s behaviour towards {others} changes "
                           "over the script, judged from what {ego} says",
     "introspection": "a measure, never negative, of the reflection on themselves that {ego} shows while "
                      "performing, closing notes included",
-    "narrative_divergence": "how far {ego}'s behavioural change departs from the pattern expected without the "
-                            "inner voice, which Script 1 shows (Script 1 scored against that expectation too)",
+    "narrative_divergence": "how far {ego}'s behavioural change departs from the predictable arc such a "
+                            "character would follow, the other script being one telling of the same play",
     "successful_adaptation": "whether the change helped {ego} adapt to their changing circumstances",
 }
+LETTERS = ("A", "B")  # the scripts as the Critic sees them, in the order shown
 
 _ONE = ", ".join(f'"{k}": {{"score": <0-10>, "interpretation": "<one or two sentences>"}}' for k in CRITERIA)
-PAIR_SHAPE = ('{"script_1": {' + _ONE + '}, "script_2": {' + _ONE + '}, '
+PAIR_SHAPE = ('{"script_a": {' + _ONE + '}, "script_b": {' + _ONE + '}, '
               '"summary": "<a short interpretation comparing the two>"}')
-_SIDES = {"script_1": ("script_1", "script1", "first", "1", "script_one", "a"),
-          "script_2": ("script_2", "script2", "second", "2", "script_two", "b")}
+_SIDES = {"script_a": ("script_a", "scripta", "a", "first", "script_1", "script1", "1"),
+          "script_b": ("script_b", "scriptb", "b", "second", "script_2", "script2", "2")}
 
 
 class PairVerdict(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
-    script_1: Verdict
-    script_2: Verdict
+    script_a: Verdict
+    script_b: Verdict
     summary: str = ""
 
     _summary = field_validator("summary", mode="before")(classmethod(lambda cls, value: _summary_text(value)))
@@ -277,32 +280,31 @@ def parse_pair(text: str) -> tuple[PairVerdict | None, str | None]:
     return structured.read(text, PairVerdict, _normalise_pair)
 
 
-def pair_messages(reference: Script, other: Script, budget: int, *, own: str | None = None,
+def pair_messages(first: Script, second: Script, budget: int, *, own: str | None = None,
                   system: str | None = None) -> list[dict[str, str]]:
-    """Both scripts in one message, the run without the inner voice first, as the paper's critic read them
-    (Magee et al., 2024, section 5.1): each criterion scored for each script, narrative divergence against
-    the first's pattern. Each script gets half the budget. `own`: a researcher's template for the request
-    (checked by the lab: {ego}, {others}, {criteria}, {script_1}, {script_2}); the reply's JSON shape is
-    added after it either way, and `system` replaces the critic's system message."""
-    ego = other.protagonist
-    others = ", ".join(c.name for c in other.on_stage_cast if c.kind != "ego") or "the others"
+    """Both scripts in one message, as Script A and Script B in the order given, neither named as the one
+    with or without the inner voice (the caller draws the order). Each script gets half the budget. `own`:
+    a researcher's template for the request (checked by the lab: {ego}, {others}, {criteria}, {script_a},
+    {script_b}; {script_1} and {script_2} are the same two); the reply's JSON shape is added after it either
+    way, and `system` replaces the critic's system message."""
+    ego = second.protagonist
+    others = ", ".join(c.name for c in second.on_stage_cast if c.kind != "ego") or "the others"
     criteria = "\n".join(f"- {CRITERIA[k][0]}: {meaning.format(ego=ego, others=others)}."
                          for k, meaning in PAIRED_CRITERIA.items())
     half = max(budget // 2, 1000)
-    first, second = transcript(reference, half), transcript(other, half)
+    a, b = transcript(first, half), transcript(second, half)
     shape = ("Reply with one JSON object and nothing else, in exactly this shape, scores as whole numbers "
              f"from 0 to 10:\n{PAIR_SHAPE}")
     if own is not None:
-        user = own.format_map({"ego": ego, "others": others, "criteria": criteria, "script_1": first,
-                               "script_2": second}) + "\n\n" + shape
+        user = own.format_map({"ego": ego, "others": others, "criteria": criteria, "script_a": a,
+                               "script_b": b, "script_1": a, "script_2": b}) + "\n\n" + shape
     else:
         user = (
             f"In your role as a theatrical critic, score and evaluate the development of the main character, {ego}, "
             f"in the following two scripts of the same play, each criterion from 0 to 10 for each script:\n{criteria}\n"
-            "Script 1 is the play as it runs without the inner voice; Script 2 runs with it. Give a short "
-            "interpretation of each score, and a short interpretation comparing the two.\n\n"
-            f"SCRIPT 1\n\n{first}\n\nEND OF SCRIPT 1\n\n"
-            f"SCRIPT 2\n\n{second}\n\nEND OF SCRIPT 2\n\n" + shape
+            "Give a short interpretation of each score, and a short interpretation comparing the two.\n\n"
+            f"SCRIPT A\n\n{a}\n\nEND OF SCRIPT A\n\n"
+            f"SCRIPT B\n\n{b}\n\nEND OF SCRIPT B\n\n" + shape
         )
     return [{"role": "system", "content": system or "You are a theatre critic. You answer in JSON when asked to."},
             {"role": "user", "content": user}]
@@ -310,11 +312,12 @@ def pair_messages(reference: Script, other: Script, budget: int, *, own: str | N
 
 @dataclass
 class PairAnswer:
-    """What the Critic answered about two scripts: each side's criteria when valid, every reply either way."""
+    """What the Critic answered about two scripts: each side's criteria (as shown: A first, B second) when
+    valid, every reply either way."""
 
     valid: bool = False
-    reference: dict[str, dict[str, Any]] | None = None
-    other: dict[str, dict[str, Any]] | None = None
+    first: dict[str, dict[str, Any]] | None = None
+    second: dict[str, dict[str, Any]] | None = None
     summary: str = ""
     error: str | None = None
     attempts: int = 0
@@ -337,7 +340,7 @@ async def ask_pair(gateway: Any, model: str, messages: list[dict[str, str]], *,
         verdict, error = parse_pair(reply)
         if verdict is not None:
             answer.valid, answer.error = True, None
-            answer.reference, answer.other = verdict.script_1.criteria(), verdict.script_2.criteria()
+            answer.first, answer.second = verdict.script_a.criteria(), verdict.script_b.criteria()
             answer.summary = verdict.summary
             break
         answer.error = error

@@ -59,27 +59,50 @@ class CastControls(ControlGroup):
         self.notify(f"Superego {name.replace('_', ' ')} {'on' if enabled else 'off'} from the next step.")
 
     def action_edit_character(self) -> None:
+        """A picker of the characters with a sheet, the cast pane's highlighted one first in line."""
         if not self._ready():
             return
+        from studio.tui.screens.dialogs import CharactersScreen
+
+        sheets = self.sheet_files()
+        if not sheets:
+            self.notify("No character in this run has a sheet file here.", severity="warning")
+            return
         cast = self.screen.query_one(CastPane)
-        if not cast.display:
-            self.screen.room.show_pane("cast")
-        key = cast.role_key or "ego"
-        if self.screen.focused is not cast and not cast.has_focus:
-            cast.focus()
-        self.edit_character(key)
+        rows = [(key, self.engine.cast.role(key).name, path.name) for key, path in sheets.items()]
+        self.app.push_screen(CharactersScreen(rows, cast.role_key or "ego"), self._edit_chosen)
+
+    def _edit_chosen(self, key: str | None) -> None:
+        if key is not None and self.screen.engine is not None:
+            self.edit_character(key)
+
+    def sheet_files(self) -> dict[str, Path]:
+        """Each role whose character is a file on disk, by role key, in cast order: what `c` can edit."""
+        from studio.model.loading import character_path, members
+
+        cast = self.engine.cast
+        files = {}
+        for key, _kind, member, _field in members(cast.play):
+            path = character_path(member.character, Path(cast.play_path))
+            if path is not None and cast.has(key):
+                files[key] = path
+        return files
 
     def edit_character(self, key: str) -> None:
         from studio.model import load_character
-        from studio.model.loading import character_path
         from studio.tui.screens.character import CharacterScreen
 
         cast = self.engine.cast
-        member = _member(cast.play.cast, key)
-        path = character_path(member.character, Path(cast.play_path)) if member is not None else None
+        path = self.sheet_files().get(key)
         if path is None:
             self.notify(f"No character file found for {cast.role(key).name}.", severity="error")
             return
+        cast_pane = self.screen.query_one(CastPane)
+        if not cast_pane.display:
+            self.screen.room.show_pane("cast")
+        cast_pane.highlight_role(key)
+        if not cast_pane.has_focus:
+            cast_pane.focus()
         try:
             sheet = load_character(path)
         except Exception as exc:  # noqa: BLE001
@@ -93,6 +116,32 @@ class CastControls(ControlGroup):
                             title="Character saved")
 
         self.app.push_screen(CharacterScreen(sheet, path, f"{role.name} ({key})"), saved)
+
+    def action_lorebook(self) -> None:
+        if not self._ready():
+            return
+        cast = self.screen.query_one(CastPane)
+        key = cast.role_key or "ego"
+        self.lorebook(key if self.engine.cast.has(key) else self.engine.cast.roles[0].key)
+
+    def lorebook(self, key: str) -> None:
+        """The World Info dialog on one character's books, read from their files as saved now."""
+        from studio.model import load_character
+        from studio.model.book_edit import character_books
+        from studio.tui.screens.lore import LorebookScreen
+
+        role = self.engine.cast.role(key)
+        path = self.sheet_files().get(key)
+        if path is None:
+            self.notify(f"No character file found for {role.name}: World Info lives with a sheet.",
+                        severity="warning", markup=False)
+            return
+        try:
+            books = character_books(load_character(path), path)
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc, "open the World Info")
+            return
+        self.app.push_screen(LorebookScreen(role.name, path, books))
 
     def living_roles(self) -> list[Any]:
         """The characters with an inner life (moods, knowledge or goals on their sheet): what `m` acts on."""
@@ -130,12 +179,16 @@ class CastControls(ControlGroup):
         def chosen(fields: dict[str, Any] | None) -> None:
             if fields is None or self.screen.engine is not engine:
                 return
+            if fields.get("open") == "lorebook":
+                self.lorebook(role.key)
+                return
             event = engine.mind_event(fields)
             self.refresh_panes()
             self.notify(event.text, title=f"Your event #{event.id}", markup=False)
 
+        lore = sum(len(book.entries) for book in role.lore)
         self.app.push_screen(MindScreen(role.sheet, role.name, mind, current_goals(role.sheet, mind, at["scene"]),
-                                        dict(folded.facts), at), chosen)
+                                        dict(folded.facts), at, lore=lore), chosen)
 
     def action_export(self) -> None:
         if not self._ready():
@@ -152,7 +205,7 @@ class CastControls(ControlGroup):
                 self.screen.run_worker(partial(self._export, choice), thread=True, group="export",
                                        exit_on_error=False, name="export")
 
-        self.app.push_screen(ExportScreen(), chosen)
+        self.app.push_screen(ExportScreen(ask_path=not self.studio.delivers_files), chosen)
 
     def _export(self, choice: dict[str, Any]) -> Path:
         """In a thread with a store of its own: a long export must not hold the screen's."""
@@ -160,8 +213,10 @@ class CastControls(ControlGroup):
         from studio.store import Store
 
         store = Store(self.engine.store.path)
+        # where the file goes to the playwright as a download, it is written in the app's own folder
+        out = self.studio.export_folder() or choice["out"]
         try:
-            return export_run(store, self.engine.run_id, choice["fmt"], choice["out"], choice["backstage"])
+            return export_run(store, self.engine.run_id, choice["fmt"], out, choice["backstage"])
         finally:
             store.close()
 
@@ -190,18 +245,6 @@ class CastControls(ControlGroup):
         stays = (f"run {run} stays, o lists it" if self.engine.store.events(run)
                  else f"run {run} held no line yet and is cleared away")
         self.notify(f"A new run of {Path(source).name}; {stays}.")
+        self.studio.pane_layout = self.screen.room.layout()  # the panes open now stay open
         self.studio.open_play(Path(source))
 
-
-def _member(cast: Any, key: str) -> Any:
-    if key == "ego":
-        return cast.ego
-    if key == "superego":
-        return cast.superego
-    if key == "director":
-        return cast.director
-    if key == "other":
-        return cast.others[0]
-    if key.startswith("other"):
-        return cast.others[int(key[5:]) - 1]
-    return None

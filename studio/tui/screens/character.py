@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 from studio.model import CharacterSheet, InputError
 from studio.model.edit import save_model
 from studio.model.inner_life import Traits
+from studio.model.starter import starter_description, starter_prompt
 from studio.model.sheet_lines import LISTS, LineProblem, from_lines, to_lines
 from studio.tui.widgets.longtext import LongText
 
@@ -63,9 +64,12 @@ class CharacterScreen(ModalScreen[Path | None]):
                 yield Label("Name")
                 yield Input(sheet.name, id="field-name", select_on_focus=False)  # a stray key must not wipe it
                 yield Label("Public description: what the others know of them")
-                yield Input(sheet.description, id="field-description")
+                starts = sheet.description == starter_description(sheet.name)  # a new file's advice: a hint
+                yield Input("" if starts else sheet.description, id="field-description",
+                            placeholder=sheet.description if starts else "")
                 yield Label("Prompt: who they are and how they speak")
-                yield LongText(sheet.prompt.strip(), id="field-prompt", suffix=".md")
+                yield LongText(sheet.prompt.strip(), id="field-prompt", suffix=".md",
+                               starter=starter_prompt(sheet.name))
                 with Horizontal(id="character-settings"):
                     with Vertical():
                         yield Label("Model (empty: the play's)")
@@ -95,8 +99,8 @@ class CharacterScreen(ModalScreen[Path | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="character-save")
                 yield Button("Cancel", id="character-cancel")
-            yield Label("ctrl+e opens the box in $EDITOR. This run keeps the cast it started with; new runs "
-                        "read the saved sheet.",
+            yield Label("In a box: ctrl+a selects all, ctrl+l clears, ctrl+e opens $EDITOR; dim text is a hint, "
+                        "kept if you leave the box empty. This run keeps its cast; new runs read the saved sheet.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
@@ -109,9 +113,10 @@ class CharacterScreen(ModalScreen[Path | None]):
         problems: dict[str, str] = {}
         for field in FIELDS:
             if field == "prompt":
-                raw = self.query_one("#field-prompt", TextArea).text
+                raw = self.query_one("#field-prompt", LongText).kept_text
             else:
-                raw = self.query_one(f"#field-{field}", Input).value
+                box = self.query_one(f"#field-{field}", Input)
+                raw = box.value if box.value.strip() or field != "description" else box.placeholder
             raw = raw.strip()
             if field in NUMBERS:
                 if not raw:

@@ -6,6 +6,7 @@ every action here ends in the same engine calls and screen refreshes the other c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from studio.tui.finding import (
     pattern,
     search_all,
     search_take,
+    take_labeller,
     take_tree,
     tree_events,
 )
@@ -39,13 +41,25 @@ class DeskControls(ControlGroup):
         ids = search_take(self.screen.ensemble.stage_events(), query)  # what a "view as" shows
         return [engine.by_id[i] for i in ids]
 
+    def take_namer(self, hits: list[Any]) -> Callable[[Any], str]:
+        """For a search over every take: names the take each hit is in, read from the same light rows the
+        take tree keeps."""
+        engine = self.engine
+        known = self._tree_nodes or []
+        known = known + tree_events(engine.store, engine.run_id, known[-1].id if known else 0)
+        self._tree_nodes = known
+        names = {event_id: mark.name for event_id, mark in self.screen.marks.items() if mark.name}
+        label = take_labeller(known, engine.by_id, names)
+        return lambda event: label(event.id)
+
     def action_search(self) -> None:
         if not self._ready():
             return
         from studio.tui.screens.finding import SearchScreen
 
         last = self._search
-        screen = SearchScreen(self.run_search, last.query if last else "", last.all_takes if last else False)
+        screen = SearchScreen(self.run_search, last.query if last else "", last.all_takes if last else False,
+                              self.take_namer)
         self.app.push_screen(screen, self._searched)
 
     def _searched(self, choice: Any) -> None:
@@ -171,36 +185,41 @@ class DeskControls(ControlGroup):
         role = self.engine.cast.role(event.role) if event.role else None
         title = f"A new take of {event.character or 'the line'}'s line · turn {event.turn}"
 
-        def chosen(direction: Any) -> None:
-            if direction is not None:
-                self.screen.run_worker(self._directed(event.id, direction), group="direct", exit_on_error=False)
+        def chosen(choice: tuple[Any, bool] | None) -> None:
+            if choice is None:
+                return
+            direction, go_on = choice
+            if go_on and not self.screen.lines.continuable(event):
+                return
+            self.screen.run_worker(self._directed(event.id, direction, go_on), group="direct", exit_on_error=False)
 
         self.app.push_screen(DirectScreen(title, role.temperature if role else 1.0), chosen)
 
-    async def _directed(self, event_id: int, direction: Any) -> None:
+    async def _directed(self, event_id: int, direction: Any, go_on: bool = False) -> None:
         await self.pause()
-        self._start(self.screen.turns.write_take(event_id, direction))
+        self._start(self.screen.turns.write_take(event_id, direction, go_on=go_on))
 
-    # -- one-line boxes out to $EDITOR ------------------------------------------------------------
+    # -- one-line boxes out to an editor ----------------------------------------------------------
 
-    async def action_editor_line(self) -> None:
-        """ctrl+e in the note box or a human role's box: the text goes out to $EDITOR and is sent back."""
-        from studio.tui.widgets.longtext import edit_in_editor
-
+    def action_editor_line(self) -> None:
+        """ctrl+e in the note box or a human role's box: the text goes out to an editor and is sent back."""
         focused = self.screen.focused
         if not isinstance(focused, Input) or focused.id not in ("note-input", "human-line"):
             self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
-        text = await edit_in_editor(self.app, focused.value)
-        if text is None or not text.strip():
-            return
-        if focused.id == "note-input":
-            if self._ready():
-                self.engine.note(text)
-                focused.value = ""
-                self.notify("Noted: the director and the characters hear it next turn.")
-        else:
-            self.screen.human.give(text.strip())
+
+        def send(text: str) -> None:
+            if not text.strip():
+                return
+            if focused.id == "note-input":
+                if self._ready():
+                    self.engine.note(text)
+                    focused.value = ""
+                    self.notify("Noted: the director and the characters hear it next turn.")
+            else:
+                self.screen.human.give(text.strip())
+
+        self.studio.edit_text(focused.value, send)
 
     # -- the play itself -------------------------------------------------------------------------
 

@@ -37,9 +37,18 @@ if TYPE_CHECKING:
 
 class Dialog(ModalScreen[Any]):
     BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close-dialog")]
+    _handed_back = False
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+    def dismiss(self, result: Any = None) -> Any:
+        """Once only: a second Enter already on its way to a closing dialog would hand its choice back again
+        and pop whatever screen is on top by then (Textual pops the top screen, not this one)."""
+        if self._handed_back or self.app.screen is not self:
+            return None
+        self._handed_back = True
+        return super().dismiss(result)
 
 
 class EditLineScreen(Dialog):
@@ -58,7 +67,7 @@ class EditLineScreen(Dialog):
             yield LongText(self._text, id="edit-line-input")
             yield Label(
                 "ctrl+s commits: your line replaces it and the run branches from here; the old future stays a take. "
-                "ctrl+e opens it in $EDITOR. Esc cancels.",
+                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels.",
                 classes="dialog-help",
             )
 
@@ -101,6 +110,39 @@ class RolesScreen(Dialog):
         self.dismiss(event.option.id)
 
 
+class CharactersScreen(Dialog):
+    """Which character's sheet to edit: every seat with a file, the cast pane's choice highlighted, so no
+    character is reached only by moving through another pane first."""
+
+    def __init__(self, rows: list[tuple[str, str, str]], highlighted: str | None = None) -> None:
+        super().__init__()
+        self._rows = rows
+        self._highlighted = highlighted
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="characters-dialog"):
+            yield Label("Edit a character's sheet", classes="dialog-title")
+            options = []
+            for key, name, file in self._rows:
+                text = Text()
+                text.append(f"{name} ", style="bold")
+                text.append(f"({key})  ", style="dim")
+                text.append(file)
+                options.append(Option(text, id=key))
+            yield OptionList(*options, id="characters-list")
+            yield Label("Enter edits the highlighted character's sheet; Esc closes.", classes="dialog-help")
+
+    def on_mount(self) -> None:
+        listing = self.query_one("#characters-list", OptionList)
+        keys = [key for key, _, _ in self._rows]
+        listing.highlighted = keys.index(self._highlighted) if self._highlighted in keys else 0
+        listing.focus()
+
+    @on(OptionList.OptionSelected, "#characters-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
 class StrategiesScreen(Dialog):
     """The superego's three strategies as switches; each flip is sent to the engine at once."""
 
@@ -135,13 +177,19 @@ class StrategiesScreen(Dialog):
 
 
 class ExportScreen(Dialog):
-    """Format, backstage or not, and where: handed back as a dict for the exporter."""
+    """Format, backstage or not, and where: handed back as a dict for the exporter. Enter exports from any
+    field (a radio set and a checkbox would take it as a choice, and the dialog seemed to do nothing);
+    space picks the format or the backstage."""
 
-    def __init__(self, default_dir: str = "exports") -> None:
+    BINDINGS = [Binding("enter", "export", "Export", priority=True, id="export-enter")]
+
+    def __init__(self, default_dir: str = "exports", ask_path: bool = True) -> None:
+        """`ask_path` False where the file goes to the playwright as a download: no path is theirs to name."""
         from studio.export import FORMATS
 
         super().__init__()
         self._default_dir = default_dir
+        self._ask_path = ask_path
         self._formats = {name: f.description for name, f in FORMATS.items()}
 
     def compose(self) -> ComposeResult:
@@ -151,15 +199,20 @@ class ExportScreen(Dialog):
                 for i, (fmt, label) in enumerate(self._formats.items()):
                     yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
             yield Checkbox("Include the backstage", id="export-backstage")
-            yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
+            if self._ask_path:
+                yield Input(placeholder=f"Path (empty: a new file in {self._default_dir}/)", id="export-path")
+            else:
+                yield Label("The file comes to you as a download.", classes="dialog-help")
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
+            yield Label("↑/↓ and space pick the format and the backstage; Enter exports; Esc cancels.",
+                        classes="dialog-help")
 
     def _choice(self) -> dict[str, Any]:
         radio = self.query_one("#export-format", RadioSet)
         index = radio.pressed_index if radio.pressed_index >= 0 else 0
-        path = self.query_one("#export-path", Input).value.strip()
+        path = self.query_one("#export-path", Input).value.strip() if self._ask_path else ""
         return {
             "fmt": list(self._formats)[index],
             "backstage": self.query_one("#export-backstage", Checkbox).value,
@@ -168,7 +221,10 @@ class ExportScreen(Dialog):
 
     @on(Button.Pressed, "#export-go")
     @on(Input.Submitted, "#export-path")
-    def _go(self) -> None:
+    def action_export(self) -> None:
+        if self.focused is not None and self.focused.id == "export-cancel":
+            self.dismiss(None)
+            return
         self.dismiss(self._choice())
 
     @on(Button.Pressed, "#export-cancel")

@@ -1,4 +1,5 @@
-"""`G`: regenerate the selected line with a direction, a short note and a temperature for that take."""
+"""`G`: regenerate the selected line with a direction, a short note and a temperature for that take, or let
+the model go on from where the line stops with the note alone (as `studio continue --direction`)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from studio.engine.steer import Direction
 from studio.tui.screens.dialogs import Dialog
 
 
 class DirectScreen(Dialog):
-    """Returns a Direction, checked as you type; the line's old take stays."""
+    """Returns (a Direction, whether to continue the line rather than write it anew), checked as you type;
+    the line's old take stays."""
 
     def __init__(self, title: str, temperature: float) -> None:
         super().__init__()
@@ -28,17 +30,23 @@ class DirectScreen(Dialog):
             yield Input(placeholder="e.g. angrier · she lies here · shorter, colder", id="direct-note")
             yield Label(f"Temperature 0-2 for this take (empty: the role's {self._temperature:g})")
             yield Input(placeholder=f"{self._temperature:g}", id="direct-temperature")
+            yield Checkbox("Go on from where the line stops instead (as C does), with the note", id="direct-continue")
             yield Static(id="direct-problem")
             with Horizontal(classes="buttons"):
                 yield Button("Write the take", variant="primary", id="direct-go")
-            yield Label("Enter writes a new take of the line; the old one stays. Esc cancels.",
+            yield Label("Enter writes a new take of the line, or its continuation; the old one stays. Esc cancels.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
         self.query_one("#direct-note", Input).focus()
         self._check()
 
+    @property
+    def go_on(self) -> bool:
+        return self.query_one("#direct-continue", Checkbox).value
+
     @on(Input.Changed)
+    @on(Checkbox.Changed)
     def _check(self) -> None:
         note = self.query_one("#direct-note", Input).value.strip()
         raw = self.query_one("#direct-temperature", Input).value.strip()
@@ -57,6 +65,10 @@ class DirectScreen(Dialog):
         if self.direction is not None and self.direction.empty:
             problem = "Give a note, a temperature or both (g regenerates without a direction)."
             self.direction = None
+        elif self.direction is not None and self.go_on and (temperature is not None or not note):
+            problem = ("A continuation takes a note alone: it goes on at the role's temperature."
+                       if temperature is not None else "Give a note for the continuation (C continues without one).")
+            self.direction = None
         self.query_one("#direct-problem", Static).update(Text(problem, style="yellow"))
         self.query_one("#direct-temperature").set_class(problem.startswith("temperature"), "-invalid")
         self.query_one("#direct-go", Button).disabled = self.direction is None
@@ -67,4 +79,4 @@ class DirectScreen(Dialog):
         self._check()
         if self.direction is None:
             return
-        self.dismiss(self.direction)
+        self.dismiss((self.direction, self.go_on))

@@ -11,10 +11,17 @@ if TYPE_CHECKING:
 def report(screen: RunScreen, error: BaseException | None, where: str = "") -> None:
     from studio.engine import EngineError, RunFinished
     from studio.model import InputError
-    from studio.store import HeadMoved, StoreError
+    from studio.store import HeadMoved, RunGone, StoreError
 
     engine = screen.engine
-    if isinstance(error, EngineError):
+    if isinstance(error, RunGone):
+        # Deleted elsewhere after its lease ran out (a window that slept past it): nothing can be played or
+        # saved here any more, so the window goes back to the picker and says why, once.
+        screen.notify(f"{error}. Pick another run, or start one.", title="Run deleted", severity="error",
+                      timeout=12)
+        screen.studio.engine = None
+        screen.studio.show_picker()
+    elif isinstance(error, EngineError):
         screen.set_activity("Model error: the run is kept where it was.")
         run = engine.run_id if engine is not None else "RUN"
         screen.notify(

@@ -52,9 +52,11 @@ class SearchScreen(Dialog):
         Binding("up", "results(-1)", show=False),
     ]
 
-    def __init__(self, run: Callable[[str, bool], list[Any]], query: str = "", all_takes: bool = False) -> None:
+    def __init__(self, run: Callable[[str, bool], list[Any]], query: str = "", all_takes: bool = False,
+                 take_of: Callable[[list[Any]], Callable[[Any], str]] | None = None) -> None:
         super().__init__()
         self._run = run
+        self._take_of = take_of  # given every take's hits, a namer of the take each is in
         self._query = query
         self._all = all_takes
         self.hits: list[Any] = []
@@ -100,8 +102,10 @@ class SearchScreen(Dialog):
         found = pattern(query)
         listing = self.query_one("#search-results", OptionList)
         listing.clear_options()
-        for index, event in enumerate(self.hits[:MAX_SHOWN]):
-            listing.add_option(Option(describe_hit(event, found), id=str(index)))
+        shown = self.hits[:MAX_SHOWN]
+        name = self._take_of(shown) if all_takes and self._take_of is not None and shown else None
+        for index, event in enumerate(shown):
+            listing.add_option(Option(describe_hit(event, found, name(event) if name else None), id=str(index)))
         if self.hits:
             listing.highlighted = 0
         where = "in every take" if all_takes else "in this take"

@@ -35,6 +35,7 @@ class RunScreen(Protocol):
     # the other groups and the human's box, for the few controls that hand over to them
     ensemble: Any
     turns: Any
+    lines: Any
     room: Any
 
     @property

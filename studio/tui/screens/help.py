@@ -17,7 +17,8 @@ PANES_HELP = (
     ("Backstage", "For the selected line: what was said and what the protagonist heard, the draft, the "
                   "superego's critique, kept or revised, and prompt rewrites as a diff."),
     ("Notes", "Scene briefs, the director's interventions and your notes; type a note and press Enter."),
-    ("Cast", "Each character with the prompt they play under now; Enter or c edits a sheet."),
+    ("Cast", "Each character with the prompt they play under now; Enter edits the highlighted sheet, c "
+             "chooses whose."),
 )
 
 
@@ -27,17 +28,17 @@ def help_table() -> Table:
     table.add_column("what")
     table.add_column("id", style="dim", no_wrap=True)
     for group in (RUN, LINES, FINDING, EDITING, CAST, PANES, APP):
-        table.add_row(Text(group, style="bold underline"), "", "")
+        table.add_row("", Text(group, style="bold underline"), "")  # not in the key column: it would widen it
         for control in ALL:
             if control.group == group:
                 table.add_row(control.keys, control.help, control.id)
         table.add_row("", "", "")
     for title, controls in (("In a text box", TEXT), ("In the take tree", TREE), ("In the picker", PICKER)):
-        table.add_row(Text(title, style="bold underline"), "", "")
+        table.add_row("", Text(title, style="bold underline"), "")
         for control in controls:
             table.add_row(control.keys, control.help, control.id)
         table.add_row("", "", "")
-    table.add_row(Text("Panes", style="bold underline"), "", "")
+    table.add_row("", Text("Panes", style="bold underline"), "")
     for name, text in PANES_HELP:
         table.add_row(name, text, "")
     table.add_row("", "", "")

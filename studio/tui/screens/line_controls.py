@@ -3,6 +3,8 @@ the playwright's own edit. Each moves the run's head, so each first pauses what 
 
 from __future__ import annotations
 
+from typing import Any
+
 from studio.store import events as ev
 from studio.tui.screens.group import ControlGroup
 
@@ -26,17 +28,21 @@ class LineControls(ControlGroup):
         await self.pause()
         self._start(self.screen.turns.write_take(event.id))
 
-    async def action_continue_line(self) -> None:
-        event = self._selected_take()
-        if event is None:
-            return
+    def continuable(self, event: Any) -> bool:
+        """Whether the model can go on from this line; if not, the playwright is told why and what to do."""
         if event.kind != ev.STAGE or event.role in (None, "director"):
             self.notify("Only a character's spoken line can be continued; select a line of dialogue "
                         "(g writes a new take of any line).", severity="warning")
-            return
+            return False
         if event.role in self.engine.humans():
             self.notify(f"You play {event.character} now: e edits the line to make it longer, or t hands the role "
                         "back to its model.", severity="warning")
+            return False
+        return True
+
+    async def action_continue_line(self) -> None:
+        event = self._selected_take()
+        if event is None or not self.continuable(event):
             return
         await self.pause()
         self._start(self.screen.turns.write_take(event.id, go_on=True))

@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
+from studio.store import RunGone
 from studio.store import events as ev
 from studio.store.takes import hidden_events
 from studio.store.takes import marks as take_marks
@@ -65,6 +66,14 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 WIDE = 150  # columns from which the cast pane is shown from the start
+WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export")
+"""Keys the footer names after the rest, where a wide terminal leaves it room."""
+ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
+"""Keys that act on lines already written: the footer leaves them out until there is one."""
+
+
+FOLLOW_EVERY = 0.4
+"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
 
 
 class MainScreen(StudioScreen[None]):
@@ -80,6 +89,7 @@ class MainScreen(StudioScreen[None]):
         self.engine: EngineView | None = None
         self.job: Worker[Any] | None = None
         self._view_head: int | None = None
+        self._restored = False  # the panes were laid out as the run before this one left them (R)
         self.takes: dict[int, tuple[int, int]] = {}
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self.hidden: set[int] = set()  # the events of hidden takes, left out of the take counts
@@ -119,9 +129,38 @@ class MainScreen(StudioScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
         self.query_one("#cast-pane").display = self.app.size.width >= WIDE
+        layout, self.studio.pane_layout = self.studio.pane_layout, None
+        self._restored = layout is not None
+        if layout is not None:
+            self.room.restore(layout)
         self.room.fit()
         self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
+        self._controls_seen: int | None = None
+        self.set_interval(FOLLOW_EVERY, self._follow_others)
+
+    def _follow_others(self) -> None:
+        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over): this
+        one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
+        the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
+        engine = self.engine
+        if engine is not None and self._controls_seen is None:  # the first look: what the run opened with
+            self._controls_seen = len(engine.store.controls(engine.run_id))
+        if engine is None or self.busy or not engine.store.changed_elsewhere():
+            return
+        store, run = engine.store, engine.run_id
+        controls = len(store.controls(run))
+        if store.head(run) == engine.head and controls == self._controls_seen:
+            return
+        self._controls_seen = controls
+        humans = engine.humans()
+        engine.reload()
+        self.resync()
+        # who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here
+        for key, taken in [(k, True) for k in engine.humans() - humans] + [(k, False) for k in humans - engine.humans()]:
+            name = engine.cast.role(key).name
+            self.notify(f"{name} ({key}) is played by a playwright now." if taken
+                        else f"{name} ({key}) goes back to the model.", title="From another window")
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
@@ -129,18 +168,23 @@ class MainScreen(StudioScreen[None]):
 
     def footer_actions(self) -> list[str]:
         """The footer's keys, most important first; an ensemble's own keys come right after step and play,
-        since nothing else on screen says they exist."""
-        actions = [control.action for control in MAIN if control.show]
+        since nothing else on screen says they exist. The keys kept to the help screen at 80 columns follow
+        where the width has room for them; before the first line, the keys that act on lines are left out."""
+        actions = [control.action for control in MAIN if control.show] + [
+            a for a in WIDE_FOOTER if a not in (c.action for c in MAIN if c.show)]
+        if self.engine is not None and self.engine.head is None:
+            actions = [a for a in actions if a not in ON_LINES]
         if self.engine is not None and not self._has_inner_voice():
             actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
         if self.engine is not None and self.ensemble_run:
             at = actions.index("play") + 1
             actions[at:at] = ["who_next", "enter_exit"]
-            at = actions.index("regenerate") + 1
+            at = actions.index("regenerate") + 1 if "regenerate" in actions else actions.index("enter_exit") + 1
             actions[at:at] = ["view_as"]
         if self.engine is not None and self.cast_controls.living_roles():
             # m only where a character has an inner life to set by hand; elsewhere it only says so
-            at = actions.index("view_as" if "view_as" in actions else "regenerate") + 1
+            after = next((a for a in ("view_as", "regenerate", "play") if a in actions), None)
+            at = actions.index(after) + 1 if after is not None else len(actions)
             actions[at:at] = ["mind"]
         return actions + ["help"]
 
@@ -197,6 +241,10 @@ class MainScreen(StudioScreen[None]):
         self.query_one(StatusLine).show(engine)
         # the footer names an ensemble's keys, and drops v where nothing has an inner voice, once it knows
         self.query_one(StudioFooter).refresh_keys()
+        from studio.present.game import is_game
+
+        if is_game(engine) and not self._restored:  # a game's map, alliances and votes: in sight from the start
+            self.room.show_pane("game")
         self.set_activity(self.idle_hint())
         # the stage in one frame, the side panes in the next: each half repaints in time
         stage.replace(entries)
@@ -243,6 +291,7 @@ class MainScreen(StudioScreen[None]):
         entries = [entry_for(e, tag(e, self.takes, self.marks)) for e in self.ensemble.stage_events()]
         self.query_one("#stage", StageView).replace(entries, select=select)
         self.refresh_panes(select)
+        self.query_one(StudioFooter).refresh_keys()  # rewound to before the first line, or away from it
         if not self.busy:
             self.set_activity(self.idle_hint())
 
@@ -302,6 +351,8 @@ class MainScreen(StudioScreen[None]):
                     stage.drop_live()
         soon = self.busy
         self.tell_panes(lambda: EventCommitted(event, engine, self.takes, soon))
+        if event.parent is None:  # the run's first event: the keys that act on lines have something to act on
+            self.query_one(StudioFooter).refresh_keys()
 
     def recount_takes(self) -> None:
         """After takes were hidden or shown again: the counts on stage from the store afresh."""
@@ -366,15 +417,16 @@ class MainScreen(StudioScreen[None]):
             self.query_one("#stage", StageView).drop_live()
             self.query_one(HumanInput).close()
             self.set_activity(None, reset=True)
-            self.refresh_panes()
+            if not isinstance(worker.error, RunGone):  # nothing is left of a deleted run to show
+                self.refresh_panes()
             if state == WorkerState.CANCELLED:
                 self.set_activity("Paused. Nothing half-written was kept. " + self.idle_hint())
             elif state == WorkerState.SUCCESS:
                 self.set_activity(self.idle_hint())
         if state == WorkerState.ERROR:
             self.report(worker.error, worker.name)
-        elif state == WorkerState.SUCCESS and worker.name == "export":
-            self.notify(f"Exported to {worker.result}", title="Export")
+        elif state == WorkerState.SUCCESS and worker.name == "export" and worker.result is not None:
+            self.studio.deliver(worker.result)
 
     def report(self, error: BaseException | None, where: str = "") -> None:
         report(self, error, where)

@@ -32,8 +32,9 @@ class MindScreen(Dialog):
     """
 
     def __init__(self, sheet: Any, name: str, mind: Any, goals: list[str], facts: dict[str, Any],
-                 at: dict[str, int]) -> None:
+                 at: dict[str, int], lore: int = 0) -> None:
         super().__init__()
+        self._lore = lore
         self._sheet = sheet
         self._character = name
         self._mind = mind
@@ -63,6 +64,10 @@ class MindScreen(Dialog):
             if not options:
                 options.append(Option(Text("no moods on the sheet and nothing left to unlock", style="dim"),
                                       disabled=True))
+            book = Text("book    ", style="bold")
+            book.append(f"World Info: {self._lore} entr{'y' if self._lore == 1 else 'ies'} in the books this run "
+                        "holds; Enter opens them to read and edit (b does too)", style="italic")
+            options.append(Option(book, id="book:"))
             yield OptionList(*options, id="mind-choices")
             yield Label("Goals, one per line; ctrl+s sets them:", classes="dialog-help")
             yield LongText("\n".join(self._goals), id="mind-goals", classes="short")
@@ -95,6 +100,8 @@ class MindScreen(Dialog):
             self._try(lambda: edits.mood(self._sheet, self._character, mood, **self._at))
         elif kind == "unlock":
             self._try(lambda: edits.unlock(self._sheet, self._character, self._mind, int(value), **self._at))
+        elif kind == "book":
+            self.dismiss({"open": "lorebook"})
 
     def on_long_text_submitted(self, event: Any) -> None:
         self._try(lambda: edits.goals(self._character, event.text.splitlines(), **self._at))

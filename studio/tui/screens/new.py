@@ -26,7 +26,7 @@ class Seats(TypedDict):
 
 
 class NewPlayScreen(Dialog):
-    """Returns the new play's path once its file (and any missing character's) is written."""
+    """Returns the new play's path and the character sheets written for it, once they are written."""
 
     DEFAULT_CSS = """
     #new-play-dialog .row { height: auto; }
@@ -95,9 +95,16 @@ class NewPlayScreen(Dialog):
             if len(set(stems)) != len(stems):
                 problem = "Two seats name the same character: give each its own."
         self.problem = problem
-        self.query_one("#new-problem", Static).update(Text(problem or "Ready.", style="yellow" if problem else ""))
+        said = problem or "Enter writes " + ", ".join(self._files(fields)) + "."
+        self.query_one("#new-problem", Static).update(Text(said, style="yellow" if problem else ""))
         self.query_one("#new-title").set_class(bool(problem) and "title" in problem.lower(), "-invalid")
         self.query_one("#new-create", Button).disabled = bool(problem)
+
+    def _files(self, fields: Seats) -> list[str]:
+        """Every file Enter will write: the play, and a starting sheet for each seat with none yet."""
+        names = [fields["ego"], *fields["others"], *(n for n in (fields["superego"], fields["director"]) if n)]
+        sheets = [f"characters/{slug(n)}.toml" for n in names if not (self._root / "characters" / f"{slug(n)}.toml").exists()]
+        return [f"plays/{slug(fields['title'])}.toml", *sheets]
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#new-create")
@@ -111,12 +118,12 @@ class NewPlayScreen(Dialog):
             return
         fields = self._fields()
         try:
-            path, _ = new_play(self._root, fields["title"], fields["ego"], fields["others"],
-                               fields["superego"], fields["director"])
+            path, sheets = new_play(self._root, fields["title"], fields["ego"], fields["others"],
+                                    fields["superego"], fields["director"])
         except InputError as exc:
             self.notify(exc.message, severity="error")
             return
-        self.dismiss(path)
+        self.dismiss((path, sheets))
 
 
 class NewCharacterScreen(Dialog):

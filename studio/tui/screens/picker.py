@@ -20,7 +20,8 @@ from studio.tui.studio_view import StudioScreen
 
 class PickerScreen(StudioScreen[None]):
     BINDINGS = [Binding("escape", "back", "Back", id="picker-back"), *(c.binding() for c in PICKER),
-                Binding("q", "app.quit", "Quit", id="picker-quit")]
+                Binding("q", "app.quit", "Quit", id="picker-quit"),
+                Binding("down", "to_list", "Matches", show=False, id="picker-filter-down")]
     DEFAULT_CSS = """
     #run-name { display: none; }
     #run-name.-open { display: block; }
@@ -43,7 +44,7 @@ class PickerScreen(StudioScreen[None]):
             yield Input(placeholder="type to filter plays and runs (Enter keeps it, Esc clears it)", id="picker-filter")
             yield OptionList(id="picker-list")
             yield Input(placeholder="a name for this run (Enter saves, empty clears, Esc cancels)", id="run-name")
-            yield Label("Enter opens · / filters · n new play · c new character · m renames a run · a archives it · d deletes it · "
+            yield Label("Enter opens · Tab goes to the runs · / filters · n new play · c new character · m renames a run · a archives it · d deletes it · "
                         f"h shows archived runs · l the lab{back} · q quits · ? every key.", classes="dialog-help")
         yield StudioFooter()  # the keys that fit, Help and the palette always
 
@@ -97,7 +98,7 @@ class PickerScreen(StudioScreen[None]):
         picker.clear_options()
         picker.add_options(options)
         ids = [o.id for o in options if o is not None]
-        if keep in ids:
+        if keep is not None and keep in ids:  # a heading's id is None too: no keep is not a heading kept
             picker.highlighted = ids.index(keep)
         else:
             first = next((i for i, o in enumerate(options) if o is not None and not o.disabled), None)
@@ -114,17 +115,56 @@ class PickerScreen(StudioScreen[None]):
         elif kind == "run":
             self.studio.open_run(int(value))
 
-    def _highlighted_run(self) -> int | None:
+    def _highlighted_run(self, does: str) -> int | None:
+        """The run under the highlight, or None with a word on why `does` (what the key does to a run) did not
+        happen and how to reach a run."""
         picker = self.query_one("#picker-list", OptionList)
         option = picker.get_option_at_index(picker.highlighted) if picker.highlighted is not None else None
         kind, _, value = ((option.id if option else None) or "").partition(":")
-        if kind != "run":
-            self.notify("Highlight a run first.", severity="warning")
-            return None
-        return int(value)
+        if kind == "run":
+            return int(value)
+        if not self._run_rows():
+            hidden = "" if self._archived else " (h shows archived ones)"
+            self.notify(f"{does} a saved run, and there is none yet{hidden}.", severity="warning")
+        else:
+            row = "a play" if kind == "play" else "not a run"
+            self.notify(f"{does} a saved run; this row is {row}: Tab goes to the runs.", severity="warning")
+        return None
+
+    def _run_rows(self) -> list[int]:
+        """Where each run is in the list, top to bottom."""
+        picker = self.query_one("#picker-list", OptionList)
+        return [i for i in range(picker.option_count) if (picker.get_option_at_index(i).id or "").startswith("run:")]
+
+    def _play_rows(self) -> list[int]:
+        picker = self.query_one("#picker-list", OptionList)
+        return [i for i in range(picker.option_count) if (picker.get_option_at_index(i).id or "").startswith("play:")]
+
+    def action_to_runs(self) -> None:
+        """Tab: from the plays (or the filter box) to the first run, from a run back to the first play."""
+        picker = self.query_one("#picker-list", OptionList)
+        runs, plays = self._run_rows(), self._play_rows()
+        on_run = picker.has_focus and picker.highlighted in runs
+        rows = plays if on_run else runs
+        if not rows:
+            rows = runs or plays
+        if rows:
+            picker.highlighted = rows[0]
+            picker.scroll_to_highlight()
+        picker.focus()
+
+    def action_to_list(self) -> None:
+        """↓ in the filter box goes on to the matches, so the filter never traps the keys that pick."""
+        if not self.query_one("#picker-filter", Input).has_focus:
+            return
+        picker = self.query_one("#picker-list", OptionList)
+        picker.focus()
+        rows = self._play_rows() + self._run_rows()
+        if rows and picker.highlighted not in rows:
+            picker.highlighted = min(rows)
 
     def action_rename_run(self) -> None:
-        run_id = self._highlighted_run()
+        run_id = self._highlighted_run("m renames")
         if run_id is None:
             return
         box = self.query_one("#run-name", Input)
@@ -163,7 +203,7 @@ class PickerScreen(StudioScreen[None]):
     def action_archive_run(self) -> None:
         from studio.present.runs import archive
 
-        run_id = self._highlighted_run()
+        run_id = self._highlighted_run("a archives")
         if run_id is None:
             return
         store = self.studio.store
@@ -177,7 +217,7 @@ class PickerScreen(StudioScreen[None]):
         from studio.store import StoreError
         from studio.tui.screens.dialogs import ConfirmScreen
 
-        run_id = self._highlighted_run()
+        run_id = self._highlighted_run("d deletes")
         if run_id is None:
             return
         store = self.studio.store
@@ -214,9 +254,11 @@ class PickerScreen(StudioScreen[None]):
     def action_new_play(self) -> None:
         from studio.tui.screens.new import NewPlayScreen
 
-        def created(path: Path | None) -> None:
-            if path is not None:
-                self.notify(f"Wrote {path}; the run opens ready to step (s). P edits the play, c a sheet.")
+        def created(written: tuple[Path, list[Path]] | None) -> None:
+            if written is not None:
+                path, sheets = written
+                files = ", ".join(str(f) for f in (path, *sheets))
+                self.notify(f"Wrote {files}; the run opens ready to step (s). P edits the play, c a sheet.")
                 self.studio.open_play(path)
 
         self.app.push_screen(NewPlayScreen(self._root), created)
@@ -272,11 +314,12 @@ class PickerScreen(StudioScreen[None]):
 def _play_card(path: Path) -> Text:
     """A play by its title, the file beside it: read with the standard library alone, so the picker opens
     as fast as before; a file that does not parse is still listed, by its name."""
-    import tomllib
+    from studio.model.errors import InputError
+    from studio.model.toml_file import read_toml
 
     try:
-        title = str(tomllib.loads(path.read_text(encoding="utf-8")).get("title") or "").strip()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        title = str(read_toml(path, "play").get("title") or "").strip()
+    except InputError:  # a pipe or a device among the plays is listed too, never read
         title = ""
     text = Text("  ")
     text.append(title or path.stem, style="bold")

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from studio.model import InputError
 from studio.model.play import CastMember, Play, SceneBrief, StrategySchedule, SuperegoMember
+from studio.model.starter import STARTER_PREMISE, STARTER_SCENE
 from studio.tui.widgets.longtext import LongText
 
 STRATEGY_FIELDS = (
@@ -116,9 +117,9 @@ class PlayScreen(ModalScreen[Path | None]):
                         yield Label("Scene count")
                         yield Input(str(play.scenes) if isinstance(play.scenes, int) else "", id="play-scene-count")
                 yield Label("Premise: what the play is about")
-                yield LongText(play.premise, id="play-premise", classes="short")
+                yield LongText(play.premise, id="play-premise", classes="short", starter=STARTER_PREMISE)
                 yield Label("Scene briefs: one paragraph per scene, a blank line between (none: the scene count above)")
-                yield LongText(briefs_text(play), id="play-scenes")
+                yield LongText(briefs_text(play), id="play-scenes", starter=STARTER_SCENE)
                 yield Label("Cast: a character's file name in characters/ (without .toml)")
                 with Horizontal(classes="row"):
                     with Vertical():
@@ -145,7 +146,8 @@ class PlayScreen(ModalScreen[Path | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="play-save")
                 yield Button("Cancel", id="play-cancel")
-            yield Label("ctrl+e in a text box opens it in $EDITOR. This run keeps its play; new runs read the saved one.",
+            yield Label("In a text box: ctrl+a selects all, ctrl+l clears, ctrl+e opens $EDITOR; dim text is a hint, kept "
+                        "if you leave the box empty. This run keeps its play; new runs read the saved one.",
                         classes="dialog-help")
 
     def on_mount(self) -> None:
@@ -155,8 +157,8 @@ class PlayScreen(ModalScreen[Path | None]):
 
     def _value(self, field: str) -> str:
         widget = self.query_one(f"#play-{field}")
-        if isinstance(widget, TextArea):
-            return widget.text.strip()
+        if isinstance(widget, LongText):
+            return widget.kept_text.strip()
         return self.query_one(f"#play-{field}", Input).value.strip()
 
     def _build(self) -> tuple[Play | None, dict[str, str]]:

@@ -20,6 +20,23 @@ class PaneRoom(ControlGroup):
         else:
             self.show_pane(name)
 
+    PANES = ("stage", "backstage", "notes", "cast", "game")
+
+    def layout(self) -> dict[str, object]:
+        """Which panes are open and how wide the side is, for a new run of the same play to open alike."""
+        shown = {name: bool(self.screen.query_one(f"#{name}-pane").display) for name in self.PANES}
+        return {"shown": shown, "side_width": self.side_width}
+
+    def restore(self, layout: dict[str, object]) -> None:
+        shown = layout.get("shown")
+        if isinstance(shown, dict):
+            for name, display in shown.items():
+                self.screen.query_one(f"#{name}-pane").display = bool(display)
+        width = layout.get("side_width")
+        if isinstance(width, int):
+            self.side_width = width
+        self.fit()
+
     def show_pane(self, name: str) -> None:
         """Shown, a pane draws itself if the run moved while it was hidden."""
         self.screen.query_one(f"#{name}-pane").display = True

@@ -10,11 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Tree
+from textual.widgets.tree import TreeNode
 
 from studio.store.takes import TakeMark
 from studio.tui.controls import TREE
@@ -50,6 +52,21 @@ def branch_label(branch: Branch, mark: TakeMark | None) -> Text:
     return text
 
 
+class TakeTree(Tree[Branch]):
+    """The tree whose rows end in `…` where the dialog is too narrow for them, instead of being cut off
+    mid-word at its edge (at 80 columns a take's first line rarely fits)."""
+
+    def render_label(self, node: TreeNode[Branch], base_style: Style, style: Style) -> Text:
+        label = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        room = self.scrollable_content_region.width - depth * max(2, self.guide_depth)
+        if room > 1 and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
+
+
 class TakeTreeScreen(Dialog):
     """Returns ("follow", event id) to follow a take; names and stars are saved from here directly.
 
@@ -75,7 +92,7 @@ class TakeTreeScreen(Dialog):
         with Vertical(classes="dialog", id="take-tree-dialog"):
             yield Label("Takes · every branch of the run", classes="dialog-title")
             # the root shown, so the take on stage has a guide like every take beside it
-            tree: Tree[Branch] = Tree(Text("the run", style="bold"), id="take-tree")
+            tree = TakeTree(Text("the run", style="bold"), id="take-tree")
             tree.show_root = True
             tree.guide_depth = 2
             yield tree

@@ -84,8 +84,11 @@ class ActivityLine(RunPane, Static):
         role = engine.cast.role(step.role) if step.role else None
         name = role.name if role else "The studio"
         verb = TASK_VERBS.get(step.task, step.task)
-        tail = " ".join(self.writing.split())[-60:]
-        self.say(f"● {name} {verb} · {self.tokens} tokens · {tail}")
+        said = " ".join(self.writing.split())
+        if said[:1] in ("{", "["):  # an answer read as data (a move, a vote): the stage shows it once read
+            self.say(f"● {name} {verb} · {self.tokens} tokens")
+            return
+        self.say(f"● {name} {verb} · {self.tokens} tokens · {said[-60:]}")
 
     def idle(self, engine: EngineView) -> None:
         self.say(idle_hint(engine))
@@ -103,4 +106,7 @@ def idle_hint(engine: EngineView | None) -> str:
         return f"{views.next_step(engine)} · w or s opens the choice · E enters/exits · ? every key"
     if views.ens.is_ensemble(engine):
         return f"{views.next_step(engine)} · s steps a turn · w picks who speaks · E enters/exits · ? every key"
-    return f"{views.next_step(engine)} · s steps a turn · p plays the scene · ? lists every key"
+    from studio.present.game import is_game
+
+    stretch = "round" if is_game(engine) else "scene"  # a game is told in rounds everywhere
+    return f"{views.next_step(engine)} · s steps a turn · p plays the {stretch} · ? lists every key"

@@ -8,6 +8,7 @@ exist. A new pane subclasses `RunPane`, says when an event concerns it, and is c
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -17,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from studio.present.words import TASK_VERBS
 from studio.store import events as ev
@@ -149,7 +150,8 @@ class NotesPane(RunPane, Vertical):
 
 
 class CastPane(RunPane, OptionList):
-    """The cast with the prompt each is playing under now; Enter or `c` edits the highlighted sheet."""
+    """The cast with the prompt each is playing under now; Enter edits the highlighted sheet, `c` offers it
+    first among the others."""
 
     BORDER_TITLE = "Cast"
 
@@ -175,6 +177,16 @@ class CastPane(RunPane, OptionList):
             return None
         option = self.get_option_at_index(self.highlighted)
         return option.id
+
+    def highlight_role(self, key: str) -> None:
+        """The pane points at the character being edited, so Enter afterwards edits the same one."""
+        with suppress(OptionDoesNotExist):
+            self.highlighted = self.get_option_index(key)
+
+
+KEYS_SAID = " (Enter sends, Esc pauses)"
+"""How the line's box is answered, said once: in its placeholder, or, when what is asked wraps above the
+box, by the box's own placeholder alone."""
 
 
 class HumanInput(Vertical):
@@ -256,7 +268,7 @@ class HumanInput(Vertical):
         hint = ("one of: " + " · ".join(choices)) if choices else (answer or f"{role.name}'s line")
         if refused:
             hint = f"that could not be used ({refused}); {hint}"
-        self.open(label, f"{hint} (Enter sends, Esc pauses)")
+        self.open(label, hint + KEYS_SAID)
 
     @on(Input.Submitted, "#human-line")
     def _line(self, event: Input.Submitted) -> None:
@@ -311,5 +323,5 @@ class HumanInput(Vertical):
         room = (self.size.width or self.app.size.width) - 2  # the box's padding
         whole = cell_len(self._hint) <= room
         hint.display = not whole
-        hint.update(Text(self._hint))
+        hint.update(Text(self._hint.removesuffix(KEYS_SAID)))  # the box under it says the keys
         line.placeholder = self._hint if whole else "type here · Enter sends, Esc pauses"

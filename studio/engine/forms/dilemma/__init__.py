@@ -12,7 +12,9 @@ partner's project. A move is read by `game.read_move` (the game's own rules, bes
 text unless the play's `pd.schema` fact holds replies to the move schema; a reply that names no project
 is kept backstage and asked again once, in the conversation, with what was wrong; a second one ends the
 run as invalid (the lab records the trial as failed; nothing is guessed). The play's facts `pd.next_round`
-and `pd.again` may carry the user's own wording of those two messages. The last event is the result: both
+and `pd.again` may carry the user's own wording of those two messages; `pd.no_persona` opens with the
+study alone, as the paper's empty control persona did (a sheet's prompt cannot be empty, so the sheet
+says so for the reader instead). The last event is the result: both
 scores (dollars) and the simulacrum's cooperation rate.
 """
 
@@ -137,7 +139,8 @@ class Dilemma(Form):
         study = play.premise or pd.instructions(state.rounds)
         turns = list(zip(state.replies, state.partner))
         partner = next((r.name for r in state.cast.roles if r.key != role.key), role.name)
-        persona = resolve(role.sheet.prompt, MacroContext(char=role.name, user=partner, seed=play.seed))
+        persona = ("" if play.facts.get("pd.no_persona")
+                   else resolve(role.sheet.prompt, MacroContext(char=role.name, user=partner, seed=play.seed)))
         return pd.conversation(persona, study, turns, state.rounds, state.unreadable, state.problem, texts)
 
     def schema(self, state: DilemmaState, step: Step, role: ResolvedRole) -> str | None:

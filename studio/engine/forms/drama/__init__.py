@@ -7,12 +7,14 @@ tests/data/golden_calls.json.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.lines import same_line
+from studio.llm.sampling import is_small
 from studio.store import events as ev
-from studio.engine.forms.drama.prompts import PromptBook
+from studio.engine.forms.drama.prompts import PromptBook, asks
 from studio.engine.forms.base import Step
 from studio.engine.forms.drama.state import RunState
 from studio.engine.forms.review import review
@@ -21,6 +23,19 @@ from studio.store.events import Event
 if TYPE_CHECKING:
     from studio.engine.lens import InnerVoices
     from studio.model.play import Play, ResolvedCast, ResolvedRole
+
+
+# A line that may open with a remark but ends with its one question (and holds no other); at most 160
+# characters before it, so the token budget never cuts the question off.
+QUESTION = 'root ::= [^\\n?]{8,160} "?"'
+
+
+def lost_question(said: str, heard: str) -> str:
+    """The last question of a line that its rewrite no longer asks, else ''."""
+    if "?" not in said or "?" in heard:
+        return ""
+    asked = [part.strip() for part in re.split(r"(?<=[.!?])\s+", said) if part.strip().endswith("?")]
+    return asked[-1] if asked else ""
 
 
 class DramaMachine(Form):
@@ -74,7 +89,7 @@ class DramaMachine(Form):
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept
-        self.lore = [e.label for e in book.lore(role).entries]
+        self.lore = book.lore(role).recorded
         return messages
 
     def read(self, state: RunState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
@@ -82,6 +97,10 @@ class DramaMachine(Form):
         data: dict = {}
         if step.kind == ev.REWRITE_SPEECH and state.other_line is not None:
             data["source"] = state.other_line.id
+            question = lost_question(state.other_line.text, text)
+            if question and role is not None and is_small(role.model, role.small):
+                # a tiny model's rewrite often loses the question; the ego would answer nothing asked
+                text, data["question_kept"] = f"{text.rstrip()} {question}".strip(), True
         if step.kind == ev.REWRITE_PROMPT:
             data["replaces"] = state.ego_prompt
             data["source"] = state.last_line_id
@@ -94,6 +113,12 @@ class DramaMachine(Form):
             if state.draft is not None:
                 data["kept_draft"] = same_line(state.draft.text, text)
         return Reply(text, data=data)
+
+    def grammar(self, state: RunState, step: Step, role: ResolvedRole) -> str | None:
+        """An interviewer's line on a small model is one question: it ends with its question mark."""
+        if step.kind == ev.STAGE and is_small(role.model, role.small) and asks(role):
+            return QUESTION
+        return None
 
     def reworked_line(self, state: RunState, step: Step) -> Event | None:
         return state.other_line if step.task == "rewrite_speech" else None

@@ -9,6 +9,7 @@ context budget by walking back from the newest line, so the cost of a call does 
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections import Counter
 from functools import lru_cache
@@ -16,7 +17,9 @@ from typing import Any
 
 from studio.engine.forms.base import Step
 from studio.engine.lens import Lens, View
-from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, activate, at_depth
+from studio.llm.sampling import is_small
+from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, Timed, activate, at_depth, timed
+from studio.model.lorebook import Lorebook
 from studio.model.loading import fill
 from studio.model.macros import MacroContext, resolve
 from studio.model.play import ResolvedRole
@@ -26,6 +29,7 @@ from studio.store.events import Event
 CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
 SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
 WINDOWS_PER_SEAT = 4  # the counts of that history kept between calls, one per budget a seat is shown at
+TIMED_REACH = 1000  # lines read back for World Info's sticky and cooldown times (SillyTavern's deepest scan)
 
 Message = dict[str, str]
 
@@ -159,6 +163,28 @@ def _slid(windows: list[_Window], path: list[Event], at: int, seat: str | None) 
     return window
 
 
+_ASKS = re.compile(r"\bask\w*\b[^.]*\bquestions?\b|\binterview", re.IGNORECASE)
+
+
+def asks(role: ResolvedRole) -> bool:
+    """Whether a character's part is to ask (an interviewer): its sheet says it asks questions."""
+    return bool(_ASKS.search(role.sheet.prompt or ""))
+
+
+def beat(role: ResolvedRole, view: View) -> str:
+    """What a small model's next line is for, said after the line it answers: a 135M model told only who
+    it is drifts off the scene, but follows a plain ask about the line in front of it. An interviewer asks
+    one question about what was just said; anyone else answers it from their own life."""
+    heard = next(((e, text) for e, text in reversed(view.lines) if e.role != role.key and e.kind == ev.STAGE), None)
+    partner = heard[0].character if heard is not None and heard[0].character else "them"
+    if asks(role):
+        return (f"({role.name} now asks {partner} one short question about what {partner} just said. "
+                "One sentence, ending with a question mark.)")
+    if heard is not None and "?" in heard[1]:
+        return f"({role.name} now answers {partner}'s question plainly, from {role.name}'s own life, in one or two short sentences.)"
+    return f"({role.name} now answers {partner} in one or two short sentences.)"
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
@@ -231,12 +257,49 @@ class PromptBook:
                       + [e.scan_depth or 0 for b in books for e in b.entries])
         last = self.path[-1] if self.path else None
         found = activate(books, self.heard(role.key, min(deepest, 1000)), budget_tokens=role.context_tokens // 4,
-                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0))
+                         seed=self.cast.play.seed, moment=((last.scene or 0), (last.turn or 0)) if last else (0, 0),
+                         timed=self.timed_lore(role, books), sources=self.lore_sources(role, books))
         found.before = [self.card_text(role, t) for t in found.before]
         found.after = [self.card_text(role, t) for t in found.after]
         found.depth = [(d, r, self.card_text(role, t)) for d, r, t in found.depth]
         self._lore[role.key] = found
         return found
+
+    def timed_lore(self, role: ResolvedRole, books: list[Lorebook]) -> Timed:
+        """`role`'s World Info timed effects now (studio.mind.worldinfo.timed), read back from the take: the
+        lines it witnessed, and the entries each of its own lines was given (`lore` in the line's data).
+        Only the newest TIMED_REACH lines are read (or as many as the longest delay asks), so a long run
+        costs no more per call."""
+        entries = [e for b in books for e in b.entries]
+        if not any(e.sticky or e.cooldown or e.delay for e in entries):
+            return Timed(lines=0)
+        reach = max([TIMED_REACH, *(e.delay for e in entries)])
+        count, own = 0, []
+        for event in reversed(self.path):
+            if count >= reach:
+                break
+            if event.kind in (ev.STAGE, ev.DIRECTION) and (event.role == role.key or event.witnessed_by(role.key)):
+                count += 1
+                names = event.data.get("lore") if event.kind == ev.STAGE and event.role == role.key else None
+                if isinstance(names, list):
+                    own.append((count, [n for n in names if isinstance(n, str)]))
+        return timed(books, [(count - back, names) for back, names in reversed(own)], count)
+
+    def lore_sources(self, role: ResolvedRole, books: list[Lorebook]) -> dict[str, str]:
+        """The texts of `role` that flagged entries also scan: its card's description, personality,
+        scenario, Character's Note and creator's notes, and as the persona the description of whom it faces."""
+        if not any(e.also_scans for b in books for e in b.entries):
+            return {}
+        card = role.sheet.card
+        faced = facing(self.cast, self.path, role)
+        persona = next((r.sheet.description for r in self.cast.roles if r.name == faced and r.key != role.key), "")
+        note = character_note(card.original) if card is not None and card.original else None
+        return {"character_description": (card.description if card is not None else "") or role.sheet.description,
+                "character_personality": card.personality if card is not None else "",
+                "scenario": card.scenario if card is not None else "",
+                "persona_description": persona or "",
+                "character_depth_prompt": note[2] if note is not None else "",
+                "creator_notes": card.creator_notes if card is not None else ""}
 
     def heard(self, seat: str, count: int) -> list[str]:
         """The newest `count` lines `seat` witnessed, oldest first, as it heard them (through its lens)."""
@@ -397,7 +460,11 @@ class PromptBook:
             # Plain words, not a stage direction in italics: a small model echoes a direction back.
             partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
+            if partner and is_small(role.model, role.small) and asks(role):
+                ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
+        elif is_small(role.model, role.small):
+            chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
@@ -439,6 +506,9 @@ class PromptBook:
             f"Rewrite that line the way {ego} will hear it, coloured by you. "
             "Reply with the rewritten line alone, in the speaker's voice."
         )
+        if "?" in said and is_small(role.model, role.small):
+            # a tiny model's rewrite drifts into a sermon; the question is what the ego must still hear
+            user += " Keep it a question about the same thing."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:

@@ -1,0 +1,83 @@
+"""The embedded model served once for every tab of `studio serve`.
+
+Each tab is a process of its own; loaded in each, the embedded model took about 300 MB per tab. Served
+once on 127.0.0.1 by llama-cpp-python's own OpenAI-compatible server (its `[server]` extra), every tab's
+`local/smollm2` calls go there instead (studio.settings.shared_embedded). The server starts with `studio
+serve` and stops with it; where the extra is not installed, each tab loads its own copy as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+from studio.settings import SHARED_EMBEDDED, SHARED_EMBEDDED_NAME
+
+SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+
+
+def unavailable() -> str | None:
+    """Why the model cannot be served once here, or None."""
+    for module in SERVER_MODULES:
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (llama-cpp-python's [server] extra)"
+    try:
+        from studio.llm.local import gguf_path
+
+        gguf_path()
+    except Exception as exc:  # noqa: BLE001 - any reason the weights are absent means no shared copy
+        return str(exc)
+    return None
+
+
+def _die_with_parent() -> None:
+    """On Linux the model server is told to stop when `studio serve` dies, however it dies."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class SharedModel:
+    """llama-cpp-python's server on a free port of 127.0.0.1, loading while the first tabs open."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        self.threads = threads or max(1, (os.cpu_count() or 2) - 1)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> str:
+        """Start the server and name it to the tabs to come (they inherit the environment); its address."""
+        from studio.llm.local import N_CTX, gguf_path
+
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
+                   "--model_alias", SHARED_EMBEDDED_NAME, "--host", "127.0.0.1", "--port", str(self.port),
+                   "--n_ctx", str(N_CTX), "--n_threads", str(self.threads), "--verbose", "False"]
+        # keys for hosted models are no business of a local model server
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                        start_new_session=True, preexec_fn=_die_with_parent)
+        os.environ[SHARED_EMBEDDED] = self.url
+        return self.url
+
+    def stop(self) -> None:
+        os.environ.pop(SHARED_EMBEDDED, None)
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)

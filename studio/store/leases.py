@@ -1,0 +1,68 @@
+"""Leases: how a process says it is using something in the store (a lab trial it plays, a run open in a
+window or a terminal) so another process leaves it alone, without a lock that a crash would leave held.
+
+A lease names its holder (the machine, the process and a draw of its own) and when it runs out; a
+heartbeat renews it while the holder lives. A lease stops holding when it runs out, or at once when its
+holder was a process of this machine that has ended (kill -9 included): a process of another machine
+cannot be asked, so its lease is waited out.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+from collections.abc import Callable
+
+# Seconds a lease lasts without a heartbeat; the heartbeat renews it three times in that span.
+LEASE = float(os.environ.get("STUDIO_LEASE_SECONDS") or 30.0)
+
+
+def holder_name() -> str:
+    """A name for one holder's leases: the machine, the process and a draw of its own."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def gone(holder: str | None) -> bool:
+    """Whether the holder of a lease is known to be gone without waiting for the lease to run out: only a
+    process of this machine can be asked, and one that has ended has let go."""
+    if not holder or holder.count(":") < 2:
+        return True
+    host, pid_text, _ = holder.rsplit(":", 2)
+    if host != socket.gethostname():
+        return False
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return True
+    if pid == os.getpid():
+        return False  # this process gives its own leases back as it stops
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        return False
+    return False
+
+
+def holds(holder: str | None, until: float | None, now: float) -> bool:
+    """Whether a lease still holds: not run out, and its holder not known to be gone."""
+    return bool(holder) and until is not None and until > now and not gone(holder)
+
+
+def heartbeat(renew: Callable[[], None], name: str) -> threading.Event:
+    """Call `renew` in a thread of its own, three times a lease, until the returned event is set, so a
+    holder whose event loop is busy (a long local call) never lets its lease run out."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(LEASE / 3):
+            try:
+                renew()
+            except Exception:  # a busy or closed store: the next beat tries again, or the holder has ended
+                pass
+
+    threading.Thread(target=beat, name=name, daemon=True).start()
+    return stop
