@@ -90,15 +90,30 @@ _OPEN_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*|\x1b[ -/]*")
 
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
-# A key passed in an address's query (`?key=...`, `&api_key=...`, `?access_token=...`, `&sig=...`).
-_QUERY_SECRET = re.compile(r"(?i)([?&;][\w.-]*(?:key|token|secret|password|passwd|pwd|sig|signature|auth|credential)"
-                           r"[\w.-]*=)[^&#;\s\"'<>]+")
+# One field of an address's query (`?key=...`, `&api_key=...`, Azure Functions' `?code=...`), its name
+# perhaps percent-encoded (`?ke%79=...`), and an address's fragment (`#access_token=...`).
+_QUERY_FIELD = re.compile(r"([?&;])([^=&#;?\s\"'<>]+)=([^&#;\s\"'<>]*)")
+_SECRET_FIELD = re.compile(r"key|token|secret|password|passwd|pwd|sig|auth|credential|code", re.I)
+_FRAGMENT = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s#\"'<>]*#)[^\s\"'<>]+")
+
+
+def _masked_field(match: re.Match[str]) -> str:
+    from urllib.parse import unquote
+
+    mark, name, value = match.groups()
+    if value and _SECRET_FIELD.search(unquote(name)):
+        return f"{mark}{name}=***"
+    return match.group(0)
 
 
 def redact_url_credentials(text: str) -> str:
-    """`http://user:KEY@host/v1` becomes `http://***@host/v1` and `...?key=KEY` becomes `...?key=***`: a key
-    in an address is never shown or stored."""
-    return _QUERY_SECRET.sub(r"\1***", _URL_CREDENTIALS.sub(r"\1***@", text))
+    """`http://user:KEY@host/v1` becomes `http://***@host/v1`, `...?key=KEY` (or `code`, `token`, `sig`...,
+    its name spelled plainly or percent-encoded) becomes `...?key=***`, and a fragment `#...` becomes `#***`:
+    the one masker of addresses, used wherever one is shown, stored or logged, so a key in an address is
+    never seen again."""
+    text = _URL_CREDENTIALS.sub(r"\1***@", text)
+    text = _FRAGMENT.sub(r"\1***", text)
+    return _QUERY_FIELD.sub(_masked_field, text)
 
 
 def url_credentials(address: str) -> tuple[str, str | None]:
@@ -113,6 +128,34 @@ def url_credentials(address: str) -> tuple[str, str | None]:
     return urlunsplit(parts._replace(netloc=host)), unquote(userinfo)
 
 
+def joined_address(base: str, path: str) -> str:
+    """`path` put after the path of `base`, its query and fragment kept after it where they belong:
+    `http://host/v1?key=K` and `/models` make `http://host/v1/models?key=K`, never `...?key=K/models`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path.lstrip("/")))
+
+
+def address_problem(address: str) -> str | None:
+    """What is wrong with a server's address (None when nothing is): it must be one line of http:// or
+    https:// with a host and a sound port, so a typing slip is refused at once, with its field, rather
+    than called, failed and retried as if the server were down. Its problem never quotes a key."""
+    from urllib.parse import urlsplit
+
+    shown = one_line(redact_url_credentials(address))[:80] or "(empty)"
+    if LINE_CONTROLS.search(address) or _SEQUENCES.search(address) or any(c.isspace() for c in address):
+        return f"'{shown}' holds spaces, line breaks or control characters"
+    parts = urlsplit(address)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or port == -1:
+        return f"'{shown}' is not an http:// or https:// address with a host"
+    return None
+
+
 # Shapes of provider keys (OpenAI, Anthropic, Groq, xAI, Hugging Face...): never echoed, never stored.
 SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
 
@@ -125,6 +168,6 @@ def redact_secrets(text: str) -> str:
 def shown_value(value: object, limit: int = 60) -> str:
     """A rejected value as an error message may echo it: short, and never a key."""
     text = repr(value)
-    if SECRET_SHAPE.search(text) or _URL_CREDENTIALS.search(text) or _QUERY_SECRET.search(text):
+    if SECRET_SHAPE.search(text) or redact_url_credentials(text) != text:
         return "(a value that looks like a secret; not shown)"
     return text if len(text) <= limit else text[: limit - 1] + "…"

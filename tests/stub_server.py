@@ -26,7 +26,8 @@ repeats when the list runs out; a callable ``default`` can decide instead). Beha
 ``concurrency`` N serves at most N chat requests at once, as a real server with N slots does: the
 rest wait their turn inside the server. ``peak`` is the most chat requests that were open at once
 (arrived and not yet answered, waiting ones included): what a client's own limit has to keep down.
-``GET /v1/models`` lists ``models``. Every request body received is kept in ``requests``.
+``GET /v1/models`` lists ``models``. Every request body received is kept in ``requests``, every path asked
+(with its query) in ``paths``.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class StubServer:
         self.lifetime = lifetime
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # each chat request's headers, in the order they came
+        self.paths: list[str] = []  # every request's path and query, as the server was asked, in order
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -187,7 +189,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        with self.server_stub._lock:
+            self.server_stub.paths.append(self.path)
+        if self.path.split("?")[0].split("#")[0].rstrip("/").endswith("/models"):
             data = {"object": "list", "data": [{"id": m, "object": "model"} for m in self.server_stub.models]}
             self._json(200, data)
         else:
@@ -196,6 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         stub = self.server_stub
         with stub._lock:
+            stub.paths.append(self.path)
             stub.open += 1
             stub.peak = max(stub.peak, stub.open)
         try:

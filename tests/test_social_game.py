@@ -42,7 +42,7 @@ def test_a_whole_game_ends_with_a_winner_chosen_by_the_jury(store):
         assert counts.get(result["eliminated"], 0) == top or result.get("draw") is not None
 
 
-def test_an_impossible_action_is_asked_again_once_then_becomes_wait(store):
+def test_a_models_impossible_action_is_asked_again_once_then_its_turn_is_lost(store):
     scripted.queue("fly to the moon", task="act")
     scripted.queue("swim to Ocean", task="act")  # not one walk from where anyone starts... still impossible
     engine = island(store)
@@ -52,7 +52,9 @@ def test_an_impossible_action_is_asked_again_once_then_becomes_wait(store):
     choice = [e for e in engine.path if e.kind == ev.CHOICE]
     action = next(e for e in engine.path if e.data.get("task") == "act" and e.kind == ev.DIRECTION)
     assert len(choice) == 1 and "say one action" in choice[0].data["invalid"]
-    assert " waits at " in action.text and action.data["forced"]
+    # said to be lost, not shown as a wait it chose; the refused text is kept as refused, never as its reply
+    assert "loses the turn" in action.text and action.data["forced"] and action.data["action"] == "wait"
+    assert action.data["refused"] == "swim to Ocean" and "reply" not in action.data
     assert choice[0].data["private"] == action.role  # the unusable answer is the player's own business
 
 

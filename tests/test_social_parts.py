@@ -130,7 +130,7 @@ def test_a_vote_for_nobody_is_asked_again_until_a_person_passes():
     again = reading.read(state, step, role, "someone")
     assert again.kind == CHOICE and "(or 'pass')" in again.data["invalid"]
     passed = reading.read(state, step, role, "Pass")
-    assert passed.kind is None and passed.data["vote"] is None and "casts no valid vote" in passed.text
+    assert passed.kind is None and passed.data["vote"] is None and "casts no vote" in passed.text
 
 
 # -- asking: what a player may answer ------------------------------------------------------------

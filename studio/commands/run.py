@@ -135,14 +135,15 @@ class _Prompt:
         self.engine = engine
 
     def ask(self, pending: Any) -> str:
+        from studio.engine.forms.base import refusal
+
         self.printer.end_line()
         role = pending.role
         if role is None:  # the turn policy leaves the next speaker to the playwright
             return self.pick(pending)
-        last = self.engine.path[-1] if self.engine.path else None
-        if last is not None and last.role == role.key and last.data.get("invalid"):
-            # the answer before was refused (a vote for nobody in the game): say why before asking again
-            self.out.print(f"[dim]  (that could not be used: {esc(last.data['invalid'])})[/]")
+        refused = refusal(self.engine.path, role.key)
+        if refused:  # the answer before was refused (a vote for nobody in the game): say why before asking again
+            self.out.print(f"[dim]  (that could not be used: {esc(refused)})[/]")
         label = esc(f"{role.name} ({role.key}, {pending.step.task.replace('_', ' ')})")
         while True:
             text = self._input(f"[bold]{label} ›[/] ")

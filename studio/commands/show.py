@@ -35,7 +35,7 @@ def show(args: argparse.Namespace) -> int:
     path = engine.path
     if args.take is not None:
         path = store.take(number, take_head(store, number, args.take))
-    if args.as_name:
+    if args.as_name is not None:  # `--as ""` is a name given, and refused, never the whole run
         from studio.engine.lens import through_eyes
 
         path = through_eyes(engine.cast, path, args.as_name)

@@ -251,9 +251,11 @@ def seat_named(cast: Cast, name: str) -> str:
     """The character seat a user means by `name` (`--as`, view-as); one clear error if none or several."""
     from studio.model.errors import InputError
 
+    names = ", ".join(r.name for r in cast.roles if r.kind in ("ego", "other") and not r.key.endswith(VOICE))
+    if not name.strip():
+        raise InputError("--as", None, "names nobody (it is empty)", f"use one of: {names}")
     matches = [r for r in cast.matching(name) if r.kind in ("ego", "other") and not r.key.endswith(VOICE)]
     if len(matches) != 1:
-        names = ", ".join(r.name for r in cast.roles if r.kind in ("ego", "other") and not r.key.endswith(VOICE))
         raise InputError("--as", name, "is not one character of this run", f"use one of: {names}")
     return matches[0].key
 

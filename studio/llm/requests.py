@@ -4,9 +4,12 @@ sampling fields llama.cpp's servers read, and the Basic credentials its address 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
+import weakref
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from studio.clean import url_credentials
 from studio.llm.call_settings import CallSettings
@@ -67,13 +70,40 @@ def _addressed(route: str, api_base: str) -> dict:
     # `http://user:KEY@host` is what a browser or curl would send as Basic credentials; litellm's
     # async client drops them from the address, so they travel as the header the address means.
     base, userinfo = url_credentials(api_base)
-    fields: dict = {"api_base": base}
+    parts = urlsplit(base)
+    fields: dict = {"api_base": urlunsplit(parts._replace(query="", fragment=""))}
     if route.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
         # A server of one's own rarely checks keys, but the OpenAI client insists on one.
         fields["api_key"] = "none"
     if userinfo is not None:
         fields["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(userinfo.encode()).decode()}
+    if parts.query and route.startswith("openai/"):
+        # litellm puts the path after the whole address, query included (`?key=K/chat/completions`); a
+        # client of its own, given the query apart, puts it back after the path where the server reads it.
+        fields["client"] = _client(fields["api_base"], parts.query, fields.get("api_key") or os.environ["OPENAI_API_KEY"])
     return fields
+
+
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, str], object]] = weakref.WeakKeyDictionary()
+
+
+def _client(base: str, query: str, key: str) -> object:
+    """An OpenAI client for one address whose query goes with every call, one per event loop (a client's
+    connections belong to the loop that opened them)."""
+    from openai import AsyncOpenAI
+
+    def made() -> object:
+        return AsyncOpenAI(base_url=base, api_key=key, default_query=dict(parse_qsl(query, keep_blank_values=True)),
+                           max_retries=0)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return made()
+    held = _CLIENTS.setdefault(loop, {})
+    if (base, query, key) not in held:
+        held[(base, query, key)] = made()
+    return held[(base, query, key)]
 
 
 def whole(request: dict) -> dict:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
-from studio.clean import redact_url_credentials
+from studio.clean import address_problem, one_line, redact_url_credentials
 
 DEFAULT_MAX_PARALLEL = 4
 # An endpoint that failed is passed over for this long while another endpoint has a free slot.
@@ -49,16 +49,13 @@ def check_endpoints(values: Iterable[object], where: str, field_name: str | None
         if not isinstance(value, str):
             raise InputError(where, name, f"must be a URL in quotes, not {type(value).__name__}", fix)
         url = value.strip()
-        shown = redact_url_credentials(url)[:80] or "(empty)"
-        if not url or len(url) > 500 or any(c.isspace() for c in url):
-            raise InputError(where, name, f"'{shown}' is not a URL (empty, too long or with spaces)", fix)
+        shown = one_line(redact_url_credentials(url))[:80] or "(empty)"
+        if not url or len(url) > 500:
+            raise InputError(where, name, f"'{shown}' is not a URL (empty or too long)", fix)
+        problem = address_problem(url)
+        if problem:
+            raise InputError(where, name, problem, fix)
         parts = urlsplit(url)
-        try:
-            port = parts.port
-        except ValueError:
-            port = -1
-        if parts.scheme not in ("http", "https") or not parts.hostname or port == -1:
-            raise InputError(where, name, f"'{shown}' is not an http:// or https:// URL with a host", fix)
         if parts.username is not None or parts.password is not None:
             raise InputError(where, name, f"'{shown}' has a user or password in it; keys are never kept in a URL",
                              "give the bare URL and put the key in the provider's variable, e.g. OPENAI_API_KEY")

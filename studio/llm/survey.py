@@ -10,6 +10,7 @@ will be asked of it (see studio.llm.structured_replies.STRUCTURED): a schema it 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import threading
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio import usage
+from studio.clean import address_problem, joined_address, one_line, redact_url_credentials, url_credentials
 
 PROBE_SECONDS = 1.0
 OLLAMA_DEFAULT = "http://localhost:11434"
@@ -51,8 +53,19 @@ class Server:
     structured_note: str = ""
 
 
+def _headers(url: str, **more: str) -> tuple[str, dict[str, str]]:
+    """The address without its `user:password@` part, and the headers for it: that part travels as the
+    Basic credentials it stands for (urllib cannot send it inside the address)."""
+    bare, userinfo = url_credentials(url)
+    headers = {"Accept": "application/json", **more}
+    if userinfo is not None:
+        headers["Authorization"] = "Basic " + base64.b64encode(userinfo.encode()).decode()
+    return bare, headers
+
+
 def _get_json(url: str, timeout: float) -> Any:
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    url, headers = _headers(url)
+    request = urllib.request.Request(url, headers=headers)
     with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 (a URL the user named)
         return json.loads(reply.read(2_000_000).decode("utf-8", "replace"))
 
@@ -61,8 +74,8 @@ PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "re
 
 
 def _post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+    url, headers = _headers(url, **{"Content-Type": "application/json"})
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 (a URL the user named)
         return json.loads(reply.read(200_000).decode("utf-8", "replace"))
 
@@ -72,7 +85,7 @@ def _held(server: Server, deadline: float) -> None:
     schema beside it (as llama.cpp's servers read it): the first whose reply is that object is how the
     studio will ask it; a refusal of both is "words". Whatever the remaining time does not allow is left
     unknown, never guessed."""
-    url = server.url.rstrip("/") + server.chat
+    url = joined_address(server.url, server.chat)
     formats = (("schema", {"type": "json_schema", "json_schema": {"name": "probe", "schema": PROBE_SCHEMA}}),
                ("json", {"type": "json_object", "schema": PROBE_SCHEMA}))
     for way, response_format in formats:
@@ -101,7 +114,7 @@ def _held(server: Server, deadline: float) -> None:
 
 def _ask(server: Server, path: str, read: Any, deadline: float | None = None) -> None:
     try:
-        server.models = read(_get_json(server.url.rstrip("/") + path, PROBE_SECONDS))
+        server.models = read(_get_json(joined_address(server.url, path), PROBE_SECONDS))
         server.answered = True
         if server.models and deadline is not None:
             _held(server, deadline)
@@ -112,7 +125,7 @@ def _ask(server: Server, path: str, read: Any, deadline: float | None = None) ->
         if isinstance(reason, TimeoutError):  # the socket's own second can end just before the probe's does
             server.problem = f"no answer within {PROBE_SECONDS:g} s"
         else:
-            server.problem = "nothing is listening" if "refused" in str(reason).lower() else f"no answer ({reason})"
+            server.problem = "nothing is listening" if "refused" in str(reason).lower() else f"no answer ({redact_url_credentials(one_line(reason))})"
     except (ValueError, TypeError, KeyError, AttributeError):
         server.problem = f"answered {path}, but not with a model list"
 
@@ -164,7 +177,9 @@ def survey() -> dict[str, Any]:
     wanted: list[tuple[Server, str, Any]] = [(ollama, "/api/tags", _ollama_models)]
     base = os.environ.get("STUDIO_API_BASE", "").strip()
     compatible = Server("STUDIO_API_BASE", base, "openai/") if base else None
-    if compatible:
+    if compatible and (problem := address_problem(base)):
+        compatible.problem = f"{problem}; set it to the server's base address, e.g. http://localhost:8080/v1"
+    elif compatible:
         wanted.append((compatible, "/models", _openai_models))
     probe(wanted)
     servers = []
@@ -172,7 +187,7 @@ def survey() -> dict[str, Any]:
         if server is None:
             continue
         servers.append({
-            "server": server.label, "url": server.url, "answered": server.answered, "problem": server.problem,
+            "server": server.label, "url": redact_url_credentials(server.url), "answered": server.answered, "problem": server.problem,
             "structured": server.structured, "structured_note": server.structured_note,
             "models": [{"model": server.prefix + m, "use": f"--model {server.prefix}{m}"} for m in server.models],
         })

@@ -342,9 +342,15 @@ def resolve_roles(
     # An OpenAI-compatible server the playwright named once (see `studio models`) serves openai/NAME.
     from studio.settings import served_api_base
 
+    from studio.clean import address_problem
+
     for role in cast.roles:
         if role.api_base is None:
             role.api_base = served_api_base(role.model)
+            problem = address_problem(role.api_base) if role.api_base else None
+            if problem:
+                raise InputError("STUDIO_API_BASE", None, problem,
+                                 "set it to the server's base address, e.g. http://127.0.0.1:8080/v1, or unset it")
     return cast
 
 

@@ -89,6 +89,16 @@ class ModelFields(_Strict):
     # The small-model sampling for a served model (unset: decided by the model's name).
     small: bool | None = None
 
+    @field_validator("api_base")
+    @classmethod
+    def _an_address(cls, value: str | None) -> str | None:
+        from studio.clean import address_problem
+
+        problem = address_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(f"{problem}; give the server's base address, e.g. http://127.0.0.1:8000/v1")
+        return value
+
 
 class CharacterSheet(ModelFields, MindFields):
     _one_line_name = field_validator("name")(classmethod(lambda cls, v: one_line(v)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from studio.engine.forms.base import FILLS, RULES, Form, Reply, Seat, fold_facts, rule
+from studio.engine.forms.base import FILLS, RULE_FORMS, RULES, Form, Reply, Seat, fold_facts, rule
 from studio.engine.forms.drama import DramaMachine
 from studio.engine.forms.ensemble import Ensemble
 from studio.engine.forms.interview import Interview
@@ -45,10 +45,16 @@ def check_play(play: Play, path: str | os.PathLike[str]) -> None:
     where = str(path)
     if play.form not in FORMS:
         raise InputError(where, "form", f"unknown form {play.form!r}", f"use one of {', '.join(sorted(FORMS))}")
+    fitting = sorted(name for name in RULES if RULE_FORMS.get(name, play.form) == play.form)
     for _, _, member, field in members(play):
-        if member.rule is not None and member.rule not in RULES:
-            raise InputError(where, f"{field}.rule", f"unknown rule {member.rule!r}",
-                             f"use one of {', '.join(sorted(RULES))}")
+        if member.rule is not None and member.rule not in fitting:
+            known = "unknown rule" if member.rule not in RULES else f"rule of the {RULE_FORMS[member.rule]} form,"
+            raise InputError(where, f"{field}.rule", f"{known} {member.rule!r}, not one a {play.form} play can use",
+                             f"use one of {', '.join(fitting)}")
+    for policy, seat in (("moderator", play.cast.moderator), ("director", play.cast.director)):
+        if play.next == policy and seat is None:
+            raise InputError(where, "next", f"is {policy!r}, but the play has no {policy} to choose who speaks",
+                             f'add [cast.{policy}] character = "...", or use next = "round_robin"')
     FORMS[play.form].check_cast(play, where)
 
 

@@ -72,16 +72,30 @@ def fold_facts(facts: dict[str, Any], event: Event) -> None:
             facts[key] = value
 
 
+def refusal(path: list[Any], key: str) -> str | None:
+    """Why the seat's last answer was refused, when the run's last event is that refusal (a form commits
+    an unusable answer with `invalid` in its data): what whoever is asked again must be told first."""
+    last = path[-1] if path else None
+    if last is not None and last.role == key and last.data.get("invalid"):
+        return str(last.data["invalid"])
+    return None
+
+
 # A rule fills a seat without a model: given the form's state, the step and the seat's role, it answers.
 Rule = Callable[[Any, "Step", "ResolvedRole"], str]
 RULES: dict[str, Rule] = {}
+# The one form a rule was written for (it reads that form's state); a rule not named here fits any form.
+RULE_FORMS: dict[str, str] = {}
 
 
-def rule(name: str) -> Callable[[Rule], Rule]:
-    """Register a rule seat's answer under a name a play file can use (`rule = "tit_for_tat"`)."""
+def rule(name: str, form: str | None = None) -> Callable[[Rule], Rule]:
+    """Register a rule seat's answer under a name a play file can use (`rule = "tit_for_tat"`); `form`: the
+    only form whose state it reads, so a play of another form naming it is refused rather than run."""
 
     def register(fn: Rule) -> Rule:
         RULES[name] = fn
+        if form is not None:
+            RULE_FORMS[name] = form
         return fn
 
     return register

@@ -35,6 +35,11 @@ class Ensemble(Form):
 
         if len(play.cast.characters) < 2:
             raise InputError(where, "cast.characters", "an ensemble needs at least two", "add [[cast.characters]] tables")
+        # An ensemble plays only its [[cast.characters]]; a Drama Machine's seat here would never speak.
+        for field, seat in (("ego", play.cast.ego), ("superego", play.cast.superego), ("others", play.cast.others)):
+            if seat:
+                raise InputError(where, f"cast.{field}", "is a Drama Machine's seat, which an ensemble never plays",
+                                 "make it one of the [[cast.characters]] (an inner voice: [cast.characters.voice])")
 
     @classmethod
     def check_resolved(cls, cast: ResolvedCast) -> None:

@@ -243,6 +243,8 @@ class HumanInput(Vertical):
         """Queued behind the tokens and events before it: the box opens once the stage shows them."""
         if not self.waiting:
             return  # paused before the box could open
+        from studio.engine.forms.base import refusal
+
         engine, pending = message.engine, message.pending
         role, task = pending.role, pending.step.task
         label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your line"
@@ -254,11 +256,18 @@ class HumanInput(Vertical):
         elif answer:  # goals, a summary, impressions: what is asked and how it is read, not "your line"
             label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your answer"
             say = f"Your turn as {role.name}: {answer}. Enter sends, Esc pauses."
+        refused = refusal(engine.path, role.key) if engine is not None else None
+        if refused:  # the answer before was refused: say why, and ask again, never let the turn go unsaid
+            say = f"That could not be used: {refused}. {say}"
+            label = f"{label} · asked again"
+            self.notify(f"That could not be used: {refused}", severity="warning", markup=False)
         self.post_message(self.Opened(say))
         if engine is not None:  # the run's own human lines first, so a reopened run remembers them too
             typed = [e.text for e in engine.path if e.origin == "human" and e.on_stage]
             self.history = list(dict.fromkeys(typed + [t for t in self.history if t not in typed]))
         hint = ("one of: " + " · ".join(choices)) if choices else (answer or f"{role.name}'s line")
+        if refused:
+            hint = f"that could not be used ({refused}); {hint}"
         self.open(label, hint + KEYS_SAID)
 
     @on(Input.Submitted, "#human-line")

@@ -79,7 +79,7 @@ def _partner_rule(name: str):
 
 
 for _name in ("always_defect", "always_cooperate", "tit_for_tat_c", "tit_for_tat_d"):
-    rule(f"pd_{_name}")(_partner_rule(_name))
+    rule(f"pd_{_name}", form="dilemma")(_partner_rule(_name))
 
 
 class Dilemma(Form):

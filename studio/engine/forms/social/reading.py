@@ -15,7 +15,7 @@ from studio.store import events as ev
 if TYPE_CHECKING:
     from studio.model.play import ResolvedRole
 
-PASS_WORDS = ("pass", "no vote", "abstain")  # what a person types to cast no vote
+PASS_WORDS = ("pass", "no vote", "abstain")  # what a person types to cast no vote, or to let a turn go
 
 
 def read(state: SocialState, step: Step, role: ResolvedRole | None, text: str) -> Reply:
@@ -60,19 +60,22 @@ def _private(role: ResolvedRole) -> dict[str, Any]:
 
 
 def _act(state: SocialState, role: ResolvedRole, text: str) -> Reply:
-    """An action, applied by the rules; an unreadable one is asked again once, then becomes a wait."""
+    """An action, applied by the rules. An unreadable one is refused with its reason and asked again: a
+    model's once, after which its turn is lost (and said to be lost, never shown as its own choice); a
+    person's until it is valid or they pass, since a typing slip must never cost a player their turn."""
     game, name = state.game, role.name
     action, problem = rules.read_action(state.rules, game, name, answers.as_reply(text))
-    if action is None:
-        if state.problem is None:  # asked again once
-            return Reply(text, kind=CHOICE, data={"invalid": problem, **_private(role)})
-        action = rules.Action(rules.WAIT)
-        forced = problem
-    else:
-        forced = None
+    human = role.key in state.humans
+    if action is None and human and _passes(text):
+        action, problem = rules.Action(rules.WAIT), None
+    if action is None and (human or state.problem is None):
+        return Reply(text, kind=CHOICE, data={"invalid": (problem or "no action") + (" (or 'pass')" if human else ""),
+                                              **_private(role)})
+    forced = problem if action is None else None
+    action = action or rules.Action(rules.WAIT)
     roll = rules.search_roll(state.seed, game, name) if action.verb == rules.SEARCH else None
     _, facts = rules.act(state.rules, game, name, action, roll)
-    data = {"action": action.verb, "target": action.target, "outcome": facts, "reply": text,
+    data = {"action": action.verb, "target": action.target, "outcome": facts,
             "present": sorted(state.key(p) for p in _witnesses(state, name, action))}
     if action.item is not None:
         data["item"] = action.item
@@ -80,9 +83,15 @@ def _act(state: SocialState, role: ResolvedRole, text: str) -> Reply:
         data["facts"] = {"idol.holder": name}
         # what a searcher finds, only they know
         data["present"] = [role.key]
-    if forced:
-        data["forced"] = forced
+    if forced:  # the refused answer is kept as refused, never as what the player chose
+        data.update(forced=forced, refused=text)
+        return Reply(f"{name} loses the turn: the answer could not be used ({forced}).", kind=ev.DIRECTION, data=data)
+    data["reply"] = text
     return Reply(facts["outcome"], kind=ev.DIRECTION, data=data)
+
+
+def _passes(text: str) -> bool:
+    return text.strip().casefold().rstrip(".!") in PASS_WORDS
 
 
 def _witnesses(state: SocialState, name: str, action: rules.Action) -> set[str]:
@@ -110,11 +119,14 @@ def _vote(state: SocialState, role: ResolvedRole, text: str) -> Reply:
     name = role.name
     vote, reason, problem = rules.read_vote(state.game, name, answers.as_reply(text))
     human = role.key in state.humans
-    passes = human and text.strip().casefold() in PASS_WORDS
+    passes = human and _passes(text)
     if vote is None and not passes and (human or state.problem is None):
         return Reply(text, kind=CHOICE, data={"invalid": (problem or "no vote") + (" (or 'pass')" if human else ""),
                                               **_private(role)})
-    shown = f"{name} votes for {vote}." if vote else f"{name} casts no valid vote."
+    if vote is None and not passes:  # a model's second unusable vote: lost, and said to be, not chosen
+        return Reply(f"{name}'s vote is lost: the answer could not be used ({problem or 'no vote'}).",
+                     data={"vote": None, "reason": None, "forced": problem or "no vote", "refused": text, **_private(role)})
+    shown = f"{name} votes for {vote}." if vote else f"{name} casts no vote."
     if reason:
         shown += f" Reason: {reason}"
     return Reply(shown, data={"vote": vote, "reason": reason, "reply": text, **_private(role)})
