@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
-    override.error = _override_error(override.error)  # type: ignore[method-assign]
+    override.error = _override_error(override.error)  # type: ignore[method-assign]  # argparse has no hook for one parser's message
     go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
     go_on.add_argument("run", help="a run number")
     go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")

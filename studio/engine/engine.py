@@ -213,11 +213,12 @@ class Engine(Controls):
             if pending is None:
                 return done
             text = None
-            if pending.human and pending.role is None and human is None:
-                raise NeedsPick(pending.step, self.stage_choices(), self.suggestion())
             if pending.human:
+                if human is None and pending.role is None:
+                    raise NeedsPick(pending.step, self.stage_choices(), self.suggestion())
                 if human is None:
-                    raise NeedsHuman(pending.step, pending.role)  # type: ignore[arg-type]
+                    assert pending.role is not None  # a human's step without a role was a pick, raised above
+                    raise NeedsHuman(pending.step, pending.role)
                 text = human(pending)
                 if inspect.isawaitable(text):
                     text = await text
