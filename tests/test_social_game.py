@@ -107,7 +107,11 @@ def test_a_human_can_play_a_contestant(store):
     asked = []
 
     def human(pending):
+        from studio.engine.forms.base import refusal
+
         asked.append(pending.step.task)
+        if refusal(engine.path, pending.role.key):
+            return "pass"  # told the answer was refused (Bruno gone, say), she lets the turn go by, as a person would
         return {"act": "talk to Bruno", "talk": "Bruno, stay close to me tonight.", "summary": "Bruno listened.",
                 "impressions": '{"Bruno Keller": {"trust": 1, "liking": 1, "wants": "an ally"}}',
                 "goals": '{"goals": ["Win Bruno over"]}', "vote": "Hiro Tanaka", "reflect": "Quiet round.",
