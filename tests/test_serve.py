@@ -126,6 +126,8 @@ async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
     if why:
         pytest.skip(why)
     monkeypatch.delenv("STUDIO_EMBEDDED_SERVER", raising=False)
+    loads = []
+    monkeypatch.setattr(local, "load", lambda: loads.append(1) or pytest.fail("the tab loaded its own copy"))
     shared = SharedModel(threads=1)
     shared.start()
     try:
@@ -142,7 +144,7 @@ async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
             Gateway().complete(settings, [{"role": "user", "content": "Say yes."}], CallContext("ego", "speak", "A")),
             120)
         assert reply.text.strip()
-        assert local._loaded is None, "the tab loaded its own copy of the model"
+        assert loads == [], "the tab loaded its own copy of the model"
     finally:
         shared.stop()
     import os
