@@ -56,6 +56,25 @@ def _no_macro_reaches_a_model(monkeypatch):
     monkeypatch.setattr(scripted, "perform", checked)
 
 
+@pytest.fixture
+def ctrl_c_mid_line(monkeypatch):
+    """Ctrl-C pressed while a line streams, once its third piece is on screen: the pieces shown, which
+    the interrupted command must mark as never saved."""
+    from studio.present import terminal
+
+    shown = terminal.StagePrinter.token
+    pieces: list[str] = []
+
+    def token(self, step, piece):
+        shown(self, step, piece)
+        pieces.append(piece)
+        if len(pieces) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(terminal.StagePrinter, "token", token)
+    return pieces
+
+
 class RecordingGateway:
     """The real gateway, with a note of every call: who was asked, for what, shown which messages."""
 

@@ -2,8 +2,9 @@
 
 A real server with a real model behind it: it validates requests, refuses what it does not take, streams,
 counts tokens and holds replies to a schema the way servers users run do, where tests/stub_server.py only
-answers what it was written to answer. It listens on 127.0.0.1 on a free port, lives at most `lifetime`
-seconds (a timer stops it if a test forgets), and is stopped when the `with` block ends.
+answers what it was written to answer. It is the one `studio serve` starts (studio.serve.model), on a
+free port of 127.0.0.1; it lives at most `lifetime` seconds (stopped then if a test forgets) and is
+stopped when the `with` block ends.
 
     with LlamaServer() as server:
         ... model "openai/smollm2", api_base server.url ...
@@ -13,104 +14,41 @@ seconds (a timer stops it if a test forgets), and is stopped when the `with` blo
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import json
 import os
-import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-import urllib.request
 from pathlib import Path
 
-ALIAS = "smollm2"
+from studio.serve.model import SharedModel
+from studio.settings import SHARED_EMBEDDED_NAME
 
-
-def missing() -> str | None:
-    """Why the server cannot run here, or None."""
-    for module in ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed (llama-cpp-python's [server] extra)"
-    try:
-        from studio.llm.local import gguf_path
-
-        gguf_path()
-    except Exception as exc:  # noqa: BLE001 - any reason the model is absent is a reason to skip
-        return f"the bundled model is not installed ({exc})"
-    return None
-
-
-def _die_with_parent() -> None:
-    """On Linux, the server is sent SIGTERM when the test process that started it dies (a killed run
-    must not leave a model server behind)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-            import signal
-
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+ALIAS = SHARED_EMBEDDED_NAME
 
 
 class LlamaServer:
-    def __init__(self, *, lifetime: float = 600.0, n_ctx: int = 2048, startup: float = 120.0, threads: int = 1):
-        self.lifetime = lifetime
-        self.n_ctx = n_ctx
+    def __init__(self, *, lifetime: float = 600.0, startup: float = 120.0, threads: int = 1):
         self.startup = startup
-        self.threads = threads
-        self.port = _free_port()
-        self.process: subprocess.Popen[bytes] | None = None
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
-        self._timer: threading.Timer | None = None
+        self.model = SharedModel(threads, lifetime=lifetime, log=self._log)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return self.model.url
 
     def start(self) -> LlamaServer:
-        from studio.llm.local import gguf_path
-
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--model_alias", ALIAS,
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-                   "--verbose", "False"]
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        if shutil.which("timeout"):  # bounded even if this process dies without stopping it
-            command = ["timeout", "--signal=TERM", "--kill-after=10", f"{self.lifetime:.0f}", *command]
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=env,
-                                        start_new_session=True, preexec_fn=_die_with_parent)
-        self._timer = threading.Timer(self.lifetime, self.stop)
-        self._timer.daemon = True
-        self._timer.start()
+        self.model.launch()
         deadline = time.monotonic() + self.startup
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if self.model.process is not None and self.model.process.poll() is not None:
                 raise RuntimeError(f"llama-cpp-python's server exited at start:\n{self.log()[-2000:]}")
-            with contextlib.suppress(OSError, ValueError):
-                with urllib.request.urlopen(self.url + "/models", timeout=1) as reply:  # noqa: S310 - 127.0.0.1
-                    if json.loads(reply.read())["data"]:
-                        return self
+            if self.model.answers():
+                return self
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"llama-cpp-python's server did not answer within {self.startup:g} s")
 
     def stop(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+        self.model.stop()
 
     def log(self) -> str:
         return Path(self._log.name).read_text(encoding="utf-8", errors="replace")
@@ -124,5 +62,6 @@ class LlamaServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+        self._log.close()
         with contextlib.suppress(OSError):
             os.unlink(self._log.name)

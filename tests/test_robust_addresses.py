@@ -55,7 +55,7 @@ def test_models_reaches_a_server_whose_address_carries_keys_and_never_prints_the
     assert headers and headers[0]["authorization"] == "Basic " + base64.b64encode(b"reader:hunter2secret").decode()
 
 
-def test_a_query_in_an_address_reaches_the_server_after_the_path():
+def test_a_call_sends_an_address_query_after_the_path_and_its_password_as_basic_credentials():
     import asyncio
 
     from stub_server import Reply, StubServer
@@ -63,28 +63,32 @@ def test_a_query_in_an_address_reaches_the_server_after_the_path():
     from studio.llm import CallContext, CallSettings, Gateway
 
     with StubServer([Reply("Here I am.")], max_requests=3, lifetime=30) as server:
-        settings = CallSettings(model="openai/stub", temperature=0.2, max_tokens=20, retries=0,
-                                api_base=server.url + "?key=QUERYKEY77&code=AZCODE55")
+        address = server.url.replace("http://", "http://reader:hunter2secret@") + "?key=QUERYKEY77&code=AZCODE55"
+        settings = CallSettings(model="openai/stub", temperature=0.2, max_tokens=20, retries=0, api_base=address)
         ctx = CallContext(role="other", task="line", character="Jenny")
         reply = asyncio.run(Gateway(backoff=0.001).complete(settings, [{"role": "user", "content": "Speak."}], ctx))
         assert reply.text == "Here I am."
         assert server.paths == ["/v1/chat/completions?key=QUERYKEY77&code=AZCODE55"]
+        sent = {k.lower(): v for k, v in server.headers[0].items()}
+    assert sent["authorization"] == "Basic " + base64.b64encode(b"reader:hunter2secret").decode()
 
 
-def test_no_key_of_an_address_reaches_the_store_or_an_export(workdir):
+@pytest.mark.parametrize("address, sent", [(lambda url: url + "?key=QUERYKEY77", "key=QUERYKEY77"),
+                                           (_address, "code=AZCODE55")], ids=["a query key", "every kind of key"])
+def test_no_key_of_an_address_reaches_the_store_or_an_export(workdir, address, sent):
     from stub_server import Reply, StubServer
 
     with StubServer([Reply("Tell me where you grew up.")], max_requests=20, lifetime=120) as server:
         sheet = workdir / "characters" / "jenny.toml"
-        sheet.write_text(f'api_base = "{_address(server.url)}"\nmodel = "openai/stub"\n' + sheet.read_text())
+        sheet.write_text(f'api_base = "{address(server.url)}"\nmodel = "openai/stub"\n' + sheet.read_text())
         play = workdir / "plays" / "interview.toml"
         play.write_text(play.read_text().replace("turns = 10", "turns = 1"))
         db = workdir / "s.db"
         run = studio("run", play, "--role", "superego=scripted", "--role", "other=scripted", db=db)
         assert run.returncode == 0, run.stdout + run.stderr
-        assert server.paths and all(p.startswith("/v1/chat/completions?") and "code=AZCODE55" in p for p in server.paths)
-        outs = [studio(*command, db=db) for command in (["show", "1", "--json", "--all"], ["runs", "--json"],
-                                                        ["export", "1", "-o", workdir / "out.md"])]
+        assert server.paths and all(p.startswith("/v1/chat/completions?") and sent in p for p in server.paths)
+        outs = [studio(*command, db=db) for command in (["show", "1"], ["show", "1", "--json", "--all"],
+                                                        ["runs", "--json"], ["export", "1", "-o", workdir / "out.md"])]
     stored = b"".join(p.read_bytes() for p in workdir.glob("s.db*")) + b"".join(
         p.read_bytes() for p in workdir.glob("out*"))
     for secret in SECRETS:

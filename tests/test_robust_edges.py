@@ -156,25 +156,13 @@ def test_a_model_name_with_terminal_control_is_refused(tmp_path):
 # -- Ctrl-C in `studio continue` -----------------------------------------------------------------------
 
 
-def test_ctrl_c_while_a_line_is_continued_marks_it_unsaved_and_keeps_the_run(played, tmp_path, monkeypatch):
-    from studio.present import terminal
-
+def test_ctrl_c_while_a_line_is_continued_marks_it_unsaved_and_keeps_the_run(played, tmp_path, ctrl_c_mid_line):
     db = _copy(played, tmp_path)
     line = _spoken(db)
     before = studio("show", "1", "--json", db=db).stdout
-    shown = terminal.StagePrinter.token
-    pieces: list[str] = []
-
-    def token(self, step, piece):
-        shown(self, step, piece)
-        pieces.append(piece)
-        if len(pieces) == 3:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(terminal.StagePrinter, "token", token)
     result = studio("continue", "1", line, db=db)
     assert result.returncode == 130
-    half = "".join(pieces).strip()
+    half = "".join(ctrl_c_mid_line).strip()
     said = next(row for row in result.stdout.splitlines() if half and half in row)
     assert "not saved" in said  # the half line itself says it was never kept
     assert studio("show", "1", "--json", db=db).stdout == before  # the run stands where it stood

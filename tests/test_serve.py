@@ -117,7 +117,6 @@ async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
     """With `studio serve`'s shared model named, a `local/smollm2` call is answered by that server and
     loads no copy of the model in the calling process."""
     import asyncio
-    import urllib.request
 
     from studio.llm import CallContext, CallSettings, Gateway, local
     from studio.serve.model import SharedModel, unavailable
@@ -132,13 +131,9 @@ async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
     shared.start()
     try:
         deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(shared.url + "/models", timeout=1):  # noqa: S310 - 127.0.0.1
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the shared model never answered"
-                await asyncio.sleep(0.3)
+        while not shared.answers():
+            assert time.monotonic() < deadline, "the shared model never answered"
+            await asyncio.sleep(0.3)
         settings = CallSettings(model="local/smollm2", temperature=0, max_tokens=8)
         reply = await asyncio.wait_for(
             Gateway().complete(settings, [{"role": "user", "content": "Say yes."}], CallContext("ego", "speak", "A")),

@@ -14,13 +14,14 @@ import json
 
 import pytest
 
-from llama_server import ALIAS, LlamaServer, missing
+from llama_server import ALIAS, LlamaServer
 from studio.llm import CallContext, CallSettings, Gateway
+from studio.serve.model import unavailable
 from test_cli import studio
 
 # The real model runs here behind the real server: the quick path leaves them to the full run, and
 # tests/test_served.py plays the same road against the stub server.
-pytestmark = [pytest.mark.embedded, pytest.mark.server, pytest.mark.skipif(missing() is not None, reason=missing() or "")]
+pytestmark = [pytest.mark.embedded, pytest.mark.server, pytest.mark.skipif(unavailable() is not None, reason=unavailable() or "")]
 MODEL = f"openai/{ALIAS}"
 ONE_SERVER: dict[str, dict] = {}  # the one-server report, for the two-server run to be compared with
 

@@ -106,11 +106,9 @@ def test_keys_with_nested_quantifiers_answer_at_once_on_a_long_line(key, found):
 
 
 def test_a_key_only_the_slow_engine_runs_is_skipped_with_a_note_when_it_runs_long():
-    # The quick key comes first: on a loaded machine one runaway match can overrun its own limit and spend the
-    # call's whole time for slow keys, and what this shows is the runaway one skipped, not the order.
     book = Lorebook.model_validate({"entries": [
-        _entry(["/(\\w)\\1/"], "A doubled letter.", comment="double"),
         _entry(["/((a+)+)\\1b/"], "Backreference lore.", comment="echo"),
+        _entry(["/(\\w)\\1/"], "A doubled letter.", comment="double"),
         _entry(["tide"], "The tide turns at six.")]})
     start = time.perf_counter()
     found = activate([book], ["the tide " + "a" * 40_000 + "!", "look: ee"], budget_tokens=500)
@@ -118,6 +116,19 @@ def test_a_key_only_the_slow_engine_runs_is_skipped_with_a_note_when_it_runs_lon
     assert found.texts == ["A doubled letter.", "The tide turns at six."]
     (note,) = found.notes
     assert "echo" in note and "did not finish" in note
+
+
+def test_each_slow_key_has_its_own_time_and_each_entry_it_stands_in_is_named_once():
+    runaway = [f"/((a+)+)\\{n}b/" for n in (1, 2)]  # each runs long on a long run of "a"
+    book = Lorebook.model_validate({"entries": [
+        *(_entry([key], "Echo lore.", comment=f"echo {n}") for n, key in enumerate(runaway)),
+        _entry([runaway[0]], "The same key, in another entry.", comment="echo again"),
+        _entry(["/(\\w)\\1/"], "A doubled letter.", comment="double")]})
+    found = activate([book], ["the tide " + "a" * 40_000 + "!", "look: ee"], budget_tokens=500)
+    assert found.texts == ["A doubled letter."]
+    assert sorted(found.notes) == sorted(f"skipped: the key {key} of {entry}, which did not finish matching in time"
+                                         for key, entry in [(runaway[0], "echo 0"), (runaway[1], "echo 1"),
+                                                            (runaway[0], "echo again")])
 
 
 def test_what_is_a_regex_key_follows_sillytavern():

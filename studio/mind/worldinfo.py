@@ -44,8 +44,8 @@ MAX_RECURSION = 3  # passes over activated entries' text, when the book has no l
 MAX_PASSES = 50  # passes of one call at most, whatever a book asks
 MAX_SCANNED = 50_000  # characters of history one key is matched against
 CHARS_PER_TOKEN = 4
-MATCH_SECONDS = 0.05  # one match of a key only the `regex` package can run (back-references, lookarounds)
-SLOW_SECONDS = 0.25  # all such matches of one call together; past it, the rest are skipped
+MATCH_SECONDS = 0.05  # all matches of one call of a key only the `regex` package runs (back-references...)
+SLOW_SECONDS = 1.0  # all such keys of one call together; past it, the rest are skipped
 
 # SillyTavern reads a key as a regular expression only when it is written /pattern/flags, with every `/`
 # inside escaped and JavaScript's flags after it; anything else, `use_regex` or not, is plain text.
@@ -136,12 +136,12 @@ class Text:
 
 
 class Matcher:
-    """Matches keys for one call, and keeps the time the slow keys may take and what was skipped."""
+    """Matches keys for one call, and keeps the time each slow key may still take and what was skipped."""
 
     def __init__(self) -> None:
         self.notes: list[str] = []
         self.slow_left = SLOW_SECONDS
-        self.timed_out: set[int] = set()  # keys that ran out of time once: not tried again in this call
+        self.key_left: dict[str, float] = {}  # each slow key's own time, by its text, for all its matches
 
     def found(self, key: Key, text: Text, *, case_sensitive: bool, entry: LoreEntry | None = None) -> bool:
         if key.kind == "re2":
@@ -154,21 +154,29 @@ class Matcher:
         return key.kind == "plain" or key.pattern.search(haystack) is not None
 
     def _slow(self, key: Key, text: Text, of: LoreEntry | None) -> bool:
+        """A key's time is its own: one that runs long is skipped for the rest of the call (named once for
+        each entry it stands in), while the other keys keep theirs; the call's limit only stops a book
+        full of slow keys."""
+        left = self.key_left.setdefault(key.text, MATCH_SECONDS)
+        if left > 0 and self.slow_left > 0:
+            limit = min(left, self.slow_left)
+            start = time.perf_counter()
+            try:
+                return key.pattern.search(text.text, timeout=limit) is not None
+            except TimeoutError:
+                pass
+            finally:
+                spent = time.perf_counter() - start
+                self.slow_left -= spent
+                self.key_left[key.text] = left - spent
+            if limit == left:
+                self.key_left[key.text] = 0.0
         entry = of.label if of is not None else "a lorebook entry"
-        if id(key) in self.timed_out:
-            return False
-        if self.slow_left <= 0:
-            self._note(f"skipped: the key {key.text} of {entry}, as this call's time for slow keys was spent")
-            return False
-        start = time.perf_counter()
-        try:
-            return key.pattern.search(text.text, timeout=min(MATCH_SECONDS, self.slow_left)) is not None
-        except TimeoutError:
-            self.timed_out.add(id(key))
+        if self.key_left[key.text] <= 0:
             self._note(f"skipped: the key {key.text} of {entry}, which did not finish matching in time")
-            return False
-        finally:
-            self.slow_left -= time.perf_counter() - start
+        else:
+            self._note(f"skipped: the key {key.text} of {entry}, as this call's time for slow keys was spent")
+        return False
 
     def _note(self, note: str) -> None:
         if note not in self.notes:

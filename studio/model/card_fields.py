@@ -67,9 +67,7 @@ def check_types(path: Path | str, data: dict[str, Any], prefix: str) -> None:
     """The fields the studio reads have the types the specification gives them; the first that has not
     is one message naming it (a card is never half-read)."""
     for key in ("name", *TEXT_FIELDS.values()):
-        value = data.get(key)
-        if value is not None and not isinstance(value, str):
-            raise card_error(path, f"is {_kind(value)}, not text", "write it as text in quotes", field=prefix + key)
+        _expect(path, data.get(key), str, "text", "write it as text in quotes", prefix + key)
     for key in LIST_FIELDS.values():
         value = data.get(key)
         if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
@@ -77,26 +75,22 @@ def check_types(path: Path | str, data: dict[str, Any], prefix: str) -> None:
             raise card_error(path, f"is {what}, not a list of texts", 'write it as a list of texts, ["..."]',
                             field=prefix + key)
     extensions = data.get("extensions")
-    if extensions is not None and not isinstance(extensions, dict):
-        raise card_error(path, f"is {_kind(extensions)}, not an object", "write it as an object, { ... }",
-                        field=prefix + "extensions")
+    _expect(path, extensions, dict, "an object", "write it as an object, { ... }", prefix + "extensions")
     studio = (extensions or {}).get("studio")
-    if studio is not None and not isinstance(studio, dict):
-        raise card_error(path, f"is {_kind(studio)}, not an object", "write it as an object, or remove it",
-                        field=prefix + "extensions.studio")
+    _expect(path, studio, dict, "an object", "write it as an object, or remove it", prefix + "extensions.studio")
     for key in ("prompt", "description"):
-        value = (studio or {}).get(key)
-        if value is not None and not isinstance(value, str):
-            raise card_error(path, f"is {_kind(value)}, not text", "write it as text in quotes",
-                            field=prefix + f"extensions.studio.{key}")
-    assets = data.get("assets")
-    if assets is not None and not isinstance(assets, list):
-        raise card_error(path, f"is {_kind(assets)}, not a list of assets", "write it as a list, [ ... ], or remove it",
-                        field=prefix + "assets")
-    world = (extensions or {}).get("world")
-    if world is not None and not isinstance(world, str):
-        raise card_error(path, f"is {_kind(world)}, not text", "write the World Info file's name in quotes",
-                        field=prefix + "extensions.world")
+        _expect(path, (studio or {}).get(key), str, "text", "write it as text in quotes",
+                prefix + f"extensions.studio.{key}")
+    _expect(path, data.get("assets"), list, "a list of assets", "write it as a list, [ ... ], or remove it",
+            prefix + "assets")
+    _expect(path, (extensions or {}).get("world"), str, "text", "write the World Info file's name in quotes",
+            prefix + "extensions.world")
+
+
+def _expect(path: Path | str, value: object, kind: type, what: str, fix: str, field: str) -> None:
+    """A field that is absent is left to its default; one of another type is refused, naming it."""
+    if value is not None and not isinstance(value, kind):
+        raise card_error(path, f"is {_kind(value)}, not {what}", fix, field=field)
 
 
 def field_text(value: str | None) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -107,17 +108,29 @@ def unknown_macros(text: str) -> list[str]:
     ones it does not know and are not template code, and known ones it cannot read (`{{roll:x}}`).
     They are left in the text as written."""
     found: list[str] = []
-    held: list[str] = []
 
-    def one(match: re.Match[str]) -> str:
-        whole = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", match.group(0))
+    def one(match: re.Match[str], held: list[str]) -> str:
+        whole = _unheld(match.group(0), held)
         body = match.group(1)
         head = _head(body)
         unread = head == "roll" and _dice(body) is None and "\x00" not in body
         if ((head not in KNOWN and head not in TEMPLATE_MACROS and not template_code(whole)) or unread) \
                 and whole not in found:
             found.append(whole)
-        held.append(whole)
+        return whole
+
+    _inside_out(text, one)
+    return found
+
+
+def _inside_out(text: str, read: Callable[[re.Match[str], list[str]], str]) -> tuple[str, list[str]]:
+    """`text` with each macro, innermost first, held aside under a mark, and what the marks hold: `read`
+    says what a macro stands for (given what is held so far). Held aside, a result is plain text to the
+    macro around it, so nothing a card wrote is read twice, and nesting stops at MAX_NESTING."""
+    held: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        held.append(read(match, held))
         return f"\x00{len(held) - 1}\x00"
 
     text = text.replace("\x00", "")
@@ -126,7 +139,12 @@ def unknown_macros(text: str) -> list[str]:
         text = _MACRO.sub(one, text)
         if text == before:
             break
-    return found
+    return text, held
+
+
+def _unheld(text: str, held: list[str]) -> str:
+    """`text` with each mark replaced by what it holds, one level deep."""
+    return _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", text)
 
 
 def _draw(ctx: MacroContext, place: int, *, per_moment: bool) -> random.Random:
@@ -189,27 +207,18 @@ def resolve(text: str, ctx: MacroContext) -> str:
     except (OverflowError, OSError, ValueError):
         when = datetime.fromtimestamp(0.0, tz=UTC)
     place = 0
-    # Each macro's result (or the macro itself, when it is not filled) is held aside under a mark, so
-    # the macro around it reads the result as text and nothing filled is filled a second time.
-    held: list[str] = []
 
-    def one(match: re.Match[str]) -> str:
+    def one(match: re.Match[str], held: list[str]) -> str:
         nonlocal place
         place += 1
         filled = _fill(match.group(1), ctx, place, when)
-        held.append(match.group(0) if filled is None else filled)
-        return f"\x00{len(held) - 1}\x00"
+        return match.group(0) if filled is None else filled
 
-    out = text.replace("\x00", "")
-    for _ in range(MAX_NESTING):
-        before = out
-        out = _MACRO.sub(one, out)
-        if out == before:
-            break
+    out, held = _inside_out(text, one)
     for _ in range(MAX_NESTING + 1):
         if "\x00" not in out:
             break
-        out = _HELD.sub(lambda m: held[int(m.group(1))] if int(m.group(1)) < len(held) else "", out)
+        out = _unheld(out, held)
     out = out.replace("\x00", "")
     return re.sub(r"\n{3,}", "\n\n", out).strip() if out != text else out
 

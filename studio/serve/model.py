@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import urllib.request
+from typing import IO
 
 from studio.settings import SHARED_EMBEDDED, SHARED_EMBEDDED_NAME
 
@@ -45,35 +50,68 @@ def _die_with_parent() -> None:
 
 
 class SharedModel:
-    """llama-cpp-python's server on a free port of 127.0.0.1, loading while the first tabs open."""
+    """llama-cpp-python's server on 127.0.0.1, loading while the first tabs open.
 
-    def __init__(self, threads: int | None = None) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = int(probe.getsockname()[1])
+    `port` 0 takes a free one. A `lifetime` (seconds) stops the server then, even when the process that
+    started it dies without stopping it: a server started for a bounded task never outlives it. `log`
+    keeps what the server prints (its access log counts the requests it served); by default nothing is
+    kept."""
+
+    def __init__(self, threads: int | None = None, *, port: int = 0, lifetime: float | None = None,
+                 log: IO[bytes] | None = None) -> None:
+        if not port:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = int(probe.getsockname()[1])
+        self.port = port
         self.threads = threads or max(1, (os.cpu_count() or 2) - 1)
+        self.lifetime = lifetime
+        self.log = log
         self.process: subprocess.Popen[bytes] | None = None
+        self._timer: threading.Timer | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> str:
-        """Start the server and name it to the tabs to come (they inherit the environment); its address."""
+    def launch(self) -> str:
+        """Start the server without naming it to anyone; its address."""
         from studio.llm.local import N_CTX, gguf_path
 
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
                    "--model_alias", SHARED_EMBEDDED_NAME, "--host", "127.0.0.1", "--port", str(self.port),
                    "--n_ctx", str(N_CTX), "--n_threads", str(self.threads), "--verbose", "False"]
+        if self.lifetime is not None and shutil.which("timeout"):
+            command = ["timeout", "--signal=TERM", "--kill-after=10", f"{self.lifetime:.0f}", *command]
         # keys for hosted models are no business of a local model server
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        out = self.log if self.log is not None else subprocess.DEVNULL
+        self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True, preexec_fn=_die_with_parent)
-        os.environ[SHARED_EMBEDDED] = self.url
+        if self.lifetime is not None:
+            self._timer = threading.Timer(self.lifetime, self.stop)
+            self._timer.daemon = True
+            self._timer.start()
         return self.url
 
+    def start(self) -> str:
+        """Start the server and name it to the tabs to come (they inherit the environment); its address."""
+        os.environ[SHARED_EMBEDDED] = self.launch()
+        return self.url
+
+    def answers(self) -> bool:
+        """Whether the server has loaded the model and lists it (it takes a while to load)."""
+        try:
+            with urllib.request.urlopen(self.url + "/models", timeout=1) as reply:  # noqa: S310 - 127.0.0.1
+                return bool(json.loads(reply.read())["data"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+
     def stop(self) -> None:
-        os.environ.pop(SHARED_EMBEDDED, None)
+        if self._timer is not None:
+            self._timer.cancel()
+        if os.environ.get(SHARED_EMBEDDED) == self.url:
+            del os.environ[SHARED_EMBEDDED]
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
