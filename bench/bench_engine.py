@@ -8,11 +8,12 @@
    budget, and the tokens sent in the first and second hundred turns. Goal: bounded per call, so
    the total grows linearly with turns.
 
-Run: .venv/bin/python bench/bench_engine.py
+Run: .venv/bin/python bench/bench_engine.py [--only instant] [--turns 10 100 1000]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -101,19 +102,24 @@ async def prompt_growth(turns: int = 200) -> None:
         print(f"  ratio second/first half: {second / first:.2f} (1.00 = linear growth; quadratic would be ~3)")
 
 
-async def main() -> None:
+async def main(only_instant: bool, lengths: list[int]) -> None:
     for instant, label in (
         (False, "the scripted model through litellm, time inside the gateway subtracted"),
         (True, "an instant in-process model, no litellm: the engine and the store alone"),
     ):
+        if only_instant and not instant:
+            continue
         print(f"Engine time per turn, excluding the model call ({label}; all three strategies on):")
         medians = {}
-        for turns in (10, 100, 1000):
+        for turns in lengths:
             times = await per_turn(turns, instant)
             medians[turns] = statistics.median(times)
             p95 = sorted(times)[int(len(times) * 0.95) - 1] if len(times) > 1 else times[0]
             print(f"  {turns:5d} turns: median {medians[turns] * 1000:.3f} ms  p95 {p95 * 1000:.3f} ms")
-        print(f"  flatness: median at 1000 turns / median at 10 turns = {medians[1000] / medians[10]:.2f}\n")
+        first, last = lengths[0], lengths[-1]
+        print(f"  flatness: median at {last} turns / median at {first} turns = {medians[last] / medians[first]:.2f}\n")
+    if only_instant:
+        return
     await prompt_growth()
     from bench_ensemble import ensemble_rows
 
@@ -122,4 +128,10 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--only", choices=["instant"], help="only the instant in-process model's rows (the "
+                        "engine and the store alone), without litellm, the prompt sizes or the ensemble")
+    parser.add_argument("--turns", type=int, nargs="+", default=[10, 100, 1000], metavar="N",
+                        help="run lengths to time, shortest first (default: 10 100 1000)")
+    args = parser.parse_args()
+    asyncio.run(main(args.only == "instant", sorted(args.turns)))

@@ -136,6 +136,8 @@ async def _rows(names: list[str], label: str) -> None:
 
 
 if __name__ == "__main__":
+    import argparse
     import asyncio
 
+    argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0]).parse_args()
     asyncio.run(ensemble_rows())

@@ -12,6 +12,7 @@ median; every call within its role's budget.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -77,8 +78,10 @@ async def one_game(db: Path) -> tuple[list[float], list[float], TimedGateway, in
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--games", type=int, default=3, help="games to play (default: 3)")
+    games = parser.parse_args().games
     os.environ["STUDIO_SCRIPTED_DELAY"] = "0"
-    games = int(sys.argv[sys.argv.index("--games") + 1]) if "--games" in sys.argv else 3
     steps: list[float] = []
     turns: list[float] = []
     by_round: dict[int, list[int]] = {}
