@@ -48,6 +48,8 @@ class Pending:
 # `***@host`. This process remembers the full address for the runs it created; a later process reads it
 # again from the play file, where the playwright wrote it.
 class Engine(Controls):
+    _mind_runner: Any  # the inner lives' runner (or None), set by studio.engine.minds when first asked
+
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
         self.store = store
         self.run_id = run_id
@@ -184,9 +186,12 @@ class Engine(Controls):
     # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 
     def _minds(self) -> Any:
-        from studio.engine.minds import minds
+        try:  # asked several times a step: the runner, once made, is kept on the engine
+            return self._mind_runner
+        except AttributeError:
+            from studio.engine.minds import minds
 
-        return minds(self)
+            return minds(self)
 
     def mind_event(self, fields: dict[str, Any]) -> Event:
         """Commit a change to a character's inner life built by studio.mind.moments (a mood set by hand, an

@@ -26,6 +26,7 @@ from studio.store.events import Event
 
 VOICE = ".voice"  # an ensemble character's inner voice sits at KEY.voice
 LINE_COST = 24  # what a line costs beyond its text in a budget: the speaker's name and the layout
+_SHOWN = frozenset((ev.STAGE, ev.DIRECTION))  # the events a view of the stage holds
 
 
 class Role(Protocol):
@@ -223,19 +224,21 @@ class Lens:
         lines: list[tuple[Event, str]] = []
         used, trimmed = 0, False
         summary: tuple[Event, int] | None = None
-        for event in reversed(self.path):
+        rewrites = seat is not None and bool(self.voices.heard)  # most seats hear no rewrite: skip the look-up
+        for event in reversed(self.path):  # every prompt of every turn walks here: the cheap tests first
             if summary is not None and event.id <= summary[1]:
                 said = summary[0]
                 lines.append((dataclasses.replace(said, kind=ev.DIRECTION),
                               f"(Earlier, as {said.character} remembers it: {said.text})"))
                 trimmed = False
                 break
-            if seat is not None and summary is None and event.kind == ev.SUMMARY and event.role == seat:
-                summary = event, int(event.data.get("upto") or 0)  # met before any line it covers
+            if event.kind not in _SHOWN:
+                if seat is not None and summary is None and event.kind == ev.SUMMARY and event.role == seat:
+                    summary = event, int(event.data.get("upto") or 0)  # met before any line it covers
                 continue
-            if event.kind not in (ev.STAGE, ev.DIRECTION) or (seat is not None and not event.witnessed_by(seat)):
+            if seat is not None and not event.witnessed_by(seat):
                 continue  # a line is public: known if witnessed
-            text = self.as_heard(seat, event)
+            text = self.as_heard(seat, event) if rewrites else event.text
             used += len(text) + LINE_COST
             if used > budget_chars and lines:
                 trimmed = True

@@ -94,6 +94,7 @@ LARGEST_ID = 2**63 - 1
 _EVENT_COLUMNS = (
     "id, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created"
 )
+_AS_WRITTEN = json.JSONEncoder(ensure_ascii=False)  # one encoder for every event's data: made once, not per append
 _INSERT_EVENT = (
     "INSERT INTO events (run_id, parent, kind, role, character, text, scene, turn, origin, data, "
     "model, settings, usage, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -473,7 +474,7 @@ class Store:
         data = data or {}
         settings = settings or {}
         usage = usage or {}
-        row = (run_id, parent, kind, role, character, text, scene, turn, origin, json.dumps(data, ensure_ascii=False),
+        row = (run_id, parent, kind, role, character, text, scene, turn, origin, _AS_WRITTEN.encode(data),
                model, json.dumps(settings), json.dumps(usage), created)
         with self.lock, _Immediate(self.conn):
             try:
