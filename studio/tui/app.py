@@ -35,22 +35,43 @@ sequences arrive in one write, well inside 30 ms. `ESCDELAY` in the environment 
 curses) still decides."""
 
 
-def _esc_waits_only_its_delay() -> None:
-    """Textual's input parser checks an ESC's wait only when its reading loop wakes, every 100 ms or on the
-    next input; the next key, arriving first, was read as the rest of an escape sequence however long after
-    the ESC it came. The parser now settles an ESC whose wait is over before it reads what follows (once
-    per process; Textual is pinned below 8.3 in pyproject.toml, where the parser is as read here)."""
-    from textual._xterm_parser import XTermParser
+def settle_escapes() -> str | None:
+    """Make a lone ESC the Escape key once its wait is over, whatever key comes next; None when done, else
+    why not (Textual then reads keys its own way, and the app says so in its log).
 
-    feed = XTermParser.feed
-    if feed.__qualname__.startswith(f"{_esc_waits_only_its_delay.__qualname__}."):  # patched already
-        return
+    Textual has no public setting for this. Its input parser checks an ESC's wait only when its reading
+    loop wakes, every 100 ms or on the next input, so the next key, arriving first, was read as the rest of
+    an escape sequence however long after the ESC it came. The parser's `feed` is wrapped to settle the
+    wait (its `tick`) before reading what follows: private to Textual, so its shape is checked first and a
+    Textual that changed it is left alone. What Textual would need instead is in docs/app.md."""
+    import inspect
+
+    import textual.constants
+
+    try:
+        from textual._xterm_parser import XTermParser
+    except ImportError:
+        return "Textual's input parser has moved"
+    if not isinstance(getattr(textual.constants, "ESCAPE_DELAY", None), float):
+        return "Textual no longer has ESCAPE_DELAY"
+    if "ESCDELAY" not in os.environ:
+        textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # Final to Textual, yet read at each ESC
+    feed, tick = getattr(XTermParser, "feed", None), getattr(XTermParser, "tick", None)
+    if feed is not None and feed.__qualname__.startswith(f"{settle_escapes.__qualname__}."):
+        return None  # wrapped already, once per process
+    shapes = {name: list(inspect.signature(method).parameters) if inspect.isfunction(method) else None
+              for name, method in (("feed", feed), ("tick", tick))}
+    if shapes != {"feed": ["self", "data"], "tick": ["self"]}:
+        return f"Textual's input parser is not the shape the studio knows ({shapes})"
+    original = XTermParser.feed
 
     def _settled_feed(self: Any, data: str) -> Any:
         yield from self.tick()  # an ESC whose wait ran out is the Escape key, whatever comes next
-        yield from feed(self, data)
+        yield from original(self, data)
 
-    XTermParser.feed = _settled_feed  # type: ignore[method-assign]  # the patch itself: the parser has no hook
+    XTermParser.feed = _settled_feed  # type: ignore[method-assign]
+    return None
+
 
 CRITIQUE_VIEW = "studio.tui.critique"
 """A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
@@ -75,11 +96,9 @@ class StudioApp(App[None]):
         plays_dir: Path = Path("plays"),
     ) -> None:
         super().__init__()
-        if "ESCDELAY" not in os.environ:
-            import textual.constants
-
-            textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # Final to Textual, yet read at each ESC
-        _esc_waits_only_its_delay()
+        unsettled = settle_escapes()
+        if unsettled:
+            self.log.warning(f"Esc waits as Textual makes it wait: {unsettled}")
         self.store = store
         self._engine: EngineView | None = None
         # The run on screen is leased to this window (studio/store/leases.py), so no other process deletes
