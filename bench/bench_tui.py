@@ -1,4 +1,4 @@
-"""The app's three budgets.
+"""The app's budgets, measured.
 
 1. Launch to first frame: `studio open plays/interview.toml --model scripted` in a fresh interpreter,
    in a real terminal (tmux) when there is one, until the app has drawn its first screen. Also says

@@ -185,7 +185,8 @@ class StudioApp(App[None]):
                 return
             target = self.focused or self.screen
             await super().on_event(event)  # handed to `target`'s queue (or a priority binding ran)
-            self._follow_key(target)
+            if getattr(event, "_studio_followed", False):
+                self._follow_key(target)
             return
         await super().on_event(event)
 
@@ -195,7 +196,8 @@ class StudioApp(App[None]):
         """One key at a time reaches the screens: each goes on once the one before it has been handled. A
         key can open or close a dialog (`:`, Esc), and Textual hands every key already typed to the widget
         focused when it arrived, so `:` `s9` Esc `:` `foo` typed in one breath lost `foo` or put it into the
-        jump box that was closing. Keys typed at human speed never wait; a burst waits its turn."""
+        jump box that was closing. Keys typed at human speed never wait; a burst waits its turn, except
+        letters typed into a text box, which open and close nothing (see `_types_in_place`)."""
         if getattr(key, "_studio_released", False):
             return True
         if self._key_in_flight or self._held_keys:
@@ -205,8 +207,28 @@ class StudioApp(App[None]):
                 self._held_since = time.monotonic()
                 self.set_timer(0.3, self._key_watchdog)
             return False
-        self._key_in_flight = True
+        self._follow(key)
         return True
+
+    def _follow(self, key: events.Key) -> None:
+        """Mark a key the next waits for, unless it only types into the box that has the focus."""
+        if not self._types_in_place(key):
+            self._key_in_flight = True
+            key._studio_followed = True  # type: ignore[attr-defined]  # a mark on Textual's event, read in on_event
+
+    def _types_in_place(self, key: events.Key) -> bool:
+        """A printable key bound to nothing before the box with the focus is typed into that box and moves no
+        focus, so the key after it need not wait. Waiting for each key to climb the screen's widgets one
+        at a time made 200 keys pasted or typed on a busy machine take seconds to appear."""
+        from textual.widgets import Input, TextArea
+
+        focused = self.focused
+        if not key.is_printable or not isinstance(focused, (Input, TextArea)):
+            return False
+        if isinstance(focused, TextArea) and focused.read_only:
+            return False
+        bound = self.active_bindings.get(key.key)
+        return bound is None or not bound.binding.priority
 
     def _key_watchdog(self) -> None:
         if self._held_keys and time.monotonic() - self._held_since >= 0.3:
@@ -232,12 +254,12 @@ class StudioApp(App[None]):
 
     def _release_key(self) -> None:
         self._key_in_flight = False
-        if self._held_keys:
+        while self._held_keys and not self._key_in_flight:  # keys typed in place go on together, in order
             self._held_since = time.monotonic()
             held = self._held_keys.pop(0)
             key = events.Key(held.key, held.character)
             key._studio_released = True  # type: ignore[attr-defined]  # a mark on Textual's event, read in _pass_key
-            self._key_in_flight = True
+            self._follow(key)
             self.post_message(key)
 
     def on_unmount(self) -> None:
