@@ -1,4 +1,4 @@
-"""The app's three budgets.
+"""The app's budgets, measured.
 
 1. Launch to first frame: `studio open plays/interview.toml --model scripted` in a fresh interpreter,
    in a real terminal (tmux) when there is one, until the app has drawn its first screen. Also says
@@ -291,7 +291,7 @@ class InstantGateway:
     async def complete(self, settings, messages, ctx, on_token=None, on_retry=None):
         from studio.llm import Completion, scripted
 
-        text = scripted.compose(ctx.role, ctx.task, ctx.character, ctx.scene, ctx.turn, messages)
+        text = scripted.compose(ctx.role, ctx.task, ctx.character, ctx.scene, ctx.turn, messages, ctx.take)
         return Completion(text, settings.model, {"prompt_tokens": 1, "completion_tokens": 1}, 1, 0.0)
 
 

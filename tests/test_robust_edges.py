@@ -252,6 +252,29 @@ async def test_the_app_holds_the_run_it_plays_and_leaves_it_when_the_run_vanishe
     other.close()
 
 
+
+async def test_a_run_deleted_while_its_window_sits_idle_sends_the_window_back_to_the_picker(tmp_path, monkeypatch):
+    from conftest import make_cast
+    from test_tui import notifications, opened, step, wait_for
+
+    from studio.store import Store
+    from studio.tui.app import StudioApp
+
+    monkeypatch.setenv("STUDIO_TUI_NO_WARMUP", "1")
+    db = tmp_path / "studio.db"
+    cast = make_cast("interview.toml")
+    app = StudioApp(Store(db), play=(Path(cast.play_path), cast, {}), model="scripted")
+    other = Store(db)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        run = screen.engine.run_id
+        _stale(db, run)
+        other.delete_run(run)
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")  # no key pressed
+        assert notifications(app).count("was deleted while it was being played") == 1
+    other.close()
+
 # -- properties over the other surfaces ----------------------------------------------------------------
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -40,6 +40,23 @@ async def test_a_directed_regenerate_steers_one_new_take_and_keeps_the_note(engi
     assert store.event(new.id).data["direction"]["note"] == "angrier; she lies here"
 
 
+async def test_the_scripted_voice_writes_each_take_of_a_line_anew_and_the_same_take_alike_in_every_run(engine_for):
+    async def three_takes():
+        engine = engine_for(turns=3)
+        await engine.play_turn()
+        await engine.play_turn()
+        line = next(e for e in engine.path if e.kind == ev.STAGE and e.role == "other" and e.turn == 2)
+        await engine.regenerate(line.id)
+        await engine.regenerate(line.id)
+        return [t.text for t in engine.takes(line.id)]
+
+    first = await three_takes()
+    assert len(set(first)) == 3, first  # a new take is a new line, not the old one again
+    assert all(text.startswith("(scripted)") for text in first), first
+    assert "take" not in first[0] and ", take 2:" in first[1] and ", take 3:" in first[2], first
+    assert await three_takes() == first  # another run of the same play writes the same takes
+
+
 async def test_a_bad_temperature_is_refused_before_the_run_moves(engine_for):
     engine = engine_for(turns=2)
     await engine.play_turn()

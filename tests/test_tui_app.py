@@ -311,6 +311,28 @@ def test_a_word_diff_marks_only_the_words_that_changed():
     assert merged.plain == "Where were you that on Tuesday night?"
 
 
+async def test_g_with_the_scripted_voice_writes_a_new_take_that_reads_differently(studio):
+    app = studio()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        line = screen.engine.stage()[-1]
+        stage(app).select_event(line.id)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: len(screen.engine.takes(line.id)) == 2, "the new take")
+        await idle(pilot)
+        new = screen.engine.stage()[-1]
+        assert new.id != line.id and new.text != line.text, (line.text, new.text)
+        box = stage(app).region
+        rows = screen_text(app).splitlines()[box.y:box.bottom]
+        shown = " ".join(" ".join(row[box.x + 1:box.right - 1].strip("▌ ") for row in rows).split())
+        assert "take 2:" in shown, shown  # the new take says which it is, on the stage itself
+        stage(app).select_event(new.id)
+        await dialog(pilot, "d", screen="DiffScreen")
+        await pilot.pause()
+        assert "take 1 of 2" in screen_text(app) and "take 2 of 2" in screen_text(app)
+
+
 async def test_two_takes_of_a_line_are_compared_from_the_stage_and_the_take_tree(studio):
     from studio.llm import scripted
 

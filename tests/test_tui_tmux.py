@@ -49,7 +49,7 @@ class Tmux:
         self("send-keys", "-t", "studio", *keys)
 
     def type(self, text: str) -> None:
-        self("send-keys", "-t", "studio", "-l", text)
+        self("send-keys", "-t", "studio", "-l", "--", text)  # "--": a text may start with a dash
 
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
@@ -134,5 +134,49 @@ def test_keys_typed_right_after_esc_in_a_real_terminal_are_keys_not_an_alt_chord
     assert "s9:foo" not in screen and "s9" not in screen, screen
     tmux.keys("Escape")
     time.sleep(0.2)
+    tmux.keys("q")
+    tmux.wait_for("studio exited 0")
+
+
+def test_two_hundred_characters_typed_into_the_new_play_form_beside_a_busy_cpu_all_arrive_in_order(tmux, tmp_path):
+    """A real terminal's reader hands the app whatever arrived since it last looked, so on a loaded machine
+    keys come in bursts: each must reach the form, in the order typed, and soon."""
+    import random
+    import tomllib
+
+    (tmp_path / "plays").mkdir()
+    words = ("the", "visit", "at", "dusk", "by", "9", "quiet", "rooms,", "and", "a", "door.", "Kept", "0", "late",
+             "(again)", "O'Hara's", "50%", "-", "ends")
+    typed = ""
+    while len(typed) < 200:
+        typed += random.Random(len(typed)).choice(words) + " "
+    typed = typed[:199] + "x"
+    command = (
+        f"unset COLUMNS LINES; cd {shlex.quote(str(tmp_path))} && STUDIO_DB={shlex.quote(str(tmp_path / 'studio.db'))} "
+        f"PYTHONPATH={shlex.quote(str(ROOT))} STUDIO_TUI_NO_WARMUP=1 {shlex.quote(sys.executable)} -m studio.cli open; "
+        "echo studio exited $?; sleep 60"
+    )
+    tmux("new-session", "-d", "-s", "studio", "-x", "100", "-y", "30", command)
+    tmux.wait_for("New play")
+    tmux.keys("n")
+    tmux.wait_for("A new play")
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        chunks = random.Random(7)
+        at = 0
+        while at < len(typed):  # a fast typist's keys, read a few at a time
+            size = chunks.randint(1, 9)
+            tmux.type(typed[at:at + size])
+            at += size
+        tmux.wait_for(typed[-20:], timeout=60)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    tmux.keys("Enter")
+    tmux.wait_for("Nothing on stage yet", timeout=60)  # the new play's run, open
+    written = list((tmp_path / "plays").glob("*.toml"))
+    assert len(written) == 1, written
+    title = tomllib.loads(written[0].read_text())["title"]
+    assert title == typed.strip(), (title, typed)
     tmux.keys("q")
     tmux.wait_for("studio exited 0")

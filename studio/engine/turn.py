@@ -206,10 +206,17 @@ def call_seed(engine: Any, step: Step, role: ResolvedRole) -> int:
     """The embedded model's seed for this call: the run's seed, the step, and how many takes already stand
     at this point of the run, so the same seed writes the same scene, another seed another, and a new take
     of a line is a new draw rather than the old line again."""
-    head = engine.head
-    takes = len(engine.store.children(head)) if head is not None else 0
-    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes}"
+    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes_standing(engine)}"
     return zlib.crc32(key.encode())
+
+
+def takes_standing(engine: Any) -> int:
+    """How many takes already stand where the next line goes: 0 on a fresh path, one more for each
+    earlier take left behind by a rewind or a new take."""
+    head = engine.head
+    if head is None:
+        return sum(1 for e in engine.store.events(engine.run_id) if e.parent is None)
+    return len(engine.store.children(head))
 
 
 def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[int, str], None]]:
@@ -236,7 +243,8 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     from studio.llm import CallContext, ModelError
 
     step, role, continuing = turn.step, turn.role, turn.continuing
-    ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn)
+    ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn,
+                      take=takes_standing(engine))
     on_token, on_retry = streams(engine, turn)
     for listener in engine.call_listeners:
         listener(step, settings.model)

@@ -44,13 +44,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CallContext:
-    """Who is asking and for what: the engine records it, the scripted voice performs from it."""
+    """Who is asking and for what: the engine records it, the scripted voice performs from it. ``take``
+    counts the takes that already stand where the line will go (0 for the first), so a built-in voice
+    can write a new take differently and the same take the same way again."""
 
     role: str
     task: str
     character: str
     scene: int = 0
     turn: int = 0
+    take: int = 0
 
 
 @dataclass

@@ -24,6 +24,7 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
             character=ctx.character,
             scene=ctx.scene,
             turn=ctx.turn,
+            take=ctx.take,
             max_tokens=settings.max_tokens,
             prefill=settings.prefill,
         )

@@ -172,9 +172,11 @@ def _take_cue(task: str, role: str) -> str | None:
     return None
 
 
-def _pick(bank: tuple[str, ...], *keys: object) -> str:
+def _pick(bank: tuple[str, ...], *keys: object, take: int = 0) -> str:
+    """One of ``bank`` chosen by a hash of ``keys``; each later take moves one further along the bank,
+    so a new take of a line never repeats the take before it while the first take stays as it always was."""
     digest = hashlib.sha256("|".join(map(str, keys)).encode()).digest()
-    return bank[int.from_bytes(digest[:8], "big") % len(bank)]
+    return bank[(int.from_bytes(digest[:8], "big") + take) % len(bank)]
 
 
 def _last_user_text(messages: list[dict]) -> str:
@@ -241,10 +243,11 @@ def mind_reflection(character: str, turn: int, prompt: str) -> str:
     })
 
 
-def compose(role: str, task: str, character: str, scene: int, turn: int, messages: list[dict]) -> str:
-    """The line the understudy says for this call: a pure function of who asks, for what, and when."""
+def compose(role: str, task: str, character: str, scene: int, turn: int, messages: list[dict], take: int = 0) -> str:
+    """The line the understudy says for this call: a pure function of who asks, for what, when, and which
+    take of the line it is (a later take names itself, so two takes differ on sight)."""
     keys = (role, task, character, scene, turn)
-    where = f"scene {scene} turn {turn}"
+    where = f"scene {scene} turn {turn}" + (f", take {take + 1}" if take else "")
     if task == "critic":
         return critic_report(_last_user_text(messages))
     if task == "critic_pair":
@@ -259,7 +262,7 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         move = "C" if digest[0] % 3 else "D"
         return json.dumps({"move": move, "reason": f"(scripted) round {turn}: {'trust' if move == 'C' else 'caution'}"})
     if task in ("act", "vote", "jury", "goals", "impressions", "audit"):
-        return _game_reply(task, character, turn, _last_user_text(messages))
+        return _game_reply(task, character, turn, _last_user_text(messages), take)
     if task in ("oc", "doc", "er", "extract"):
         # A personality assessor's reading (the lab's interview): a pure function of the answer it is shown,
         # so a scripted interview reports numbers, the same ones on every rerun.
@@ -267,12 +270,12 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
         key = "score" if task == "er" else "choice"
         return json.dumps({"reason": f"(scripted) the {task} reading of this answer", key: digest[0] % 5 + 1})
     if task == "direct":
-        return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys).format(name=character)}*"
+        return f"*(scripted) {where}: {_pick(_DIRECTIONS, *keys, take=take).format(name=character)}*"
     if task == "pick":
         offered = re.search(r"Choose one of: ([^\n]+)\.", _last_user_text(messages))
         names = offered.group(1).split(", ") if offered else [character]
-        return f"{_pick(tuple(names), *keys)} - (scripted) their turn, {where}"
-    spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys)
+        return f"{_pick(tuple(names), *keys, take=take)} - (scripted) their turn, {where}"
+    spoken = _pick(_SPOKEN.get(role, _SPOKEN["ego"]), *keys, take=take)
     if task == "speak":
         return f"(scripted) {character} as {role}, {where}: {spoken}"
     if task == "rewrite_speech":
@@ -280,17 +283,17 @@ def compose(role: str, task: str, character: str, scene: int, turn: int, message
     if task == "draft":
         return f"(scripted) draft of {character}'s speech, {where}: {spoken}"
     if task == "critique":
-        return f"(scripted) critique of {character}'s draft, {where}: {_pick(_CRITIQUES, *keys)}"
+        return f"(scripted) critique of {character}'s draft, {where}: {_pick(_CRITIQUES, *keys, take=take)}"
     if task == "revise":
         return f"(scripted) revision of {character}'s speech, {where}: {spoken}"
     if task == "rewrite_prompt":
-        return f"(scripted) rewritten brief for {character}, {where}: {_pick(_BRIEFS, *keys).format(name=character)}"
+        return f"(scripted) rewritten brief for {character}, {where}: {_pick(_BRIEFS, *keys, take=take).format(name=character)}"
     if task == "epilogue":
-        return f"(scripted) epilogue for {character} after scene {scene}: {_pick(_EPILOGUES, *keys).format(name=character)}"
+        return f"(scripted) epilogue for {character} after scene {scene}: {_pick(_EPILOGUES, *keys, take=take).format(name=character)}"
     return f"(scripted) {character} ({role}, {task}), {where}: {spoken}"
 
 
-def _game_reply(task: str, character: str, turn: int, asked: str) -> str:
+def _game_reply(task: str, character: str, turn: int, asked: str, take: int = 0) -> str:
     """A social-game choice: one of the options the prompt lists, picked by a hash, so a replay agrees."""
     if task == "goals":
         return json.dumps({"high": f"(scripted) keep {character} in the game", "medium": "(scripted) find an ally",
@@ -306,7 +309,7 @@ def _game_reply(task: str, character: str, turn: int, asked: str) -> str:
     found = re.search(r"(?:one of|from): (.+?)\.(?:\n|$| Give| Reply)", asked) if task != "jury" else \
         re.search(r"finalists are (.+?)\.", asked)
     options = re.split(r"; | and |, ", found.group(1)) if found else ["wait"]
-    choice = _pick(tuple(o.strip() for o in options if o.strip()), character, task, turn, asked[-200:])
+    choice = _pick(tuple(o.strip() for o in options if o.strip()), character, task, turn, asked[-200:], take=take)
     if task == "act":
         return f"{choice} (scripted)"
     return json.dumps({"vote": choice, "reason": f"(scripted) {character} chooses {choice}"})
@@ -350,20 +353,21 @@ def _failure(kind: str, model: str) -> Exception:
     return ValueError(f"unknown scripted error marker {kind!r}")
 
 
-def go_on(role: str, task: str, character: str, scene: int, turn: int, so_far: str) -> str:
+def go_on(role: str, task: str, character: str, scene: int, turn: int, so_far: str, take: int = 0) -> str:
     """What the understudy adds to a line it is asked to continue: a new sentence after the line's last
     word (so the stream adds up to the line), saying it is scripted; a pure function of the line so far."""
     bank = tuple(line for line in _SPOKEN.get(role, _SPOKEN["ego"]) if line not in so_far)
-    spoken = _pick(bank or _SPOKEN["ego"], role, task, character, scene, turn, so_far)
-    return f" (scripted) {character} goes on, scene {scene} turn {turn}: {spoken}"
+    spoken = _pick(bank or _SPOKEN["ego"], role, task, character, scene, turn, so_far, take=take)
+    return f" (scripted) {character} goes on, scene {scene} turn {turn}{f', take {take + 1}' if take else ''}: {spoken}"
 
 
 async def perform(
     model: str, messages: list[dict], role: str, task: str, character: str, scene: int, turn: int, max_tokens: int | None,
-    prefill: str | None = None,
+    prefill: str | None = None, take: int = 0,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` word by word, then ``("", usage)``; with a ``prefill`` (the line so far),
-    only what comes after it (see :func:`go_on`).
+    only what comes after it (see :func:`go_on`). ``take`` counts the takes already standing where the
+    line goes (see :func:`compose`).
 
     A generated line is cut at ``max_tokens`` words like a real model's would
     be; a queued cue and the critic's JSON are never cut, since tests and the
@@ -377,9 +381,9 @@ async def perform(
             failure = kind.strip()
         pieces = words(text)
     elif prefill:
-        pieces = words(go_on(role, task, character, scene, turn, prefill))
+        pieces = words(go_on(role, task, character, scene, turn, prefill, take))
     else:
-        pieces = words(compose(role, task, character, scene, turn, messages))
+        pieces = words(compose(role, task, character, scene, turn, messages, take))
         if task not in WHOLE_REPLIES and max_tokens and len(pieces) > max_tokens:
             pieces = pieces[:max_tokens]
     delay = _delay()

@@ -35,22 +35,43 @@ sequences arrive in one write, well inside 30 ms. `ESCDELAY` in the environment 
 curses) still decides."""
 
 
-def _esc_waits_only_its_delay() -> None:
-    """Textual's input parser checks an ESC's wait only when its reading loop wakes, every 100 ms or on the
-    next input; the next key, arriving first, was read as the rest of an escape sequence however long after
-    the ESC it came. The parser now settles an ESC whose wait is over before it reads what follows (once
-    per process; Textual is pinned below 8.3 in pyproject.toml, where the parser is as read here)."""
-    from textual._xterm_parser import XTermParser
+def settle_escapes() -> str | None:
+    """Make a lone ESC the Escape key once its wait is over, whatever key comes next; None when done, else
+    why not (Textual then reads keys its own way, and the app says so in its log).
 
-    feed = XTermParser.feed
-    if feed.__qualname__.startswith(f"{_esc_waits_only_its_delay.__qualname__}."):  # patched already
-        return
+    Textual has no public setting for this. Its input parser checks an ESC's wait only when its reading
+    loop wakes, every 100 ms or on the next input, so the next key, arriving first, was read as the rest of
+    an escape sequence however long after the ESC it came. The parser's `feed` is wrapped to settle the
+    wait (its `tick`) before reading what follows: private to Textual, so its shape is checked first and a
+    Textual that changed it is left alone. What Textual would need instead is in docs/app.md."""
+    import inspect
+
+    import textual.constants
+
+    try:
+        from textual._xterm_parser import XTermParser
+    except ImportError:
+        return "Textual's input parser has moved"
+    if not isinstance(getattr(textual.constants, "ESCAPE_DELAY", None), float):
+        return "Textual no longer has ESCAPE_DELAY"
+    if "ESCDELAY" not in os.environ:
+        textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # Final to Textual, yet read at each ESC
+    feed, tick = getattr(XTermParser, "feed", None), getattr(XTermParser, "tick", None)
+    if feed is not None and feed.__qualname__.startswith(f"{settle_escapes.__qualname__}."):
+        return None  # wrapped already, once per process
+    shapes = {name: list(inspect.signature(method).parameters) if inspect.isfunction(method) else None
+              for name, method in (("feed", feed), ("tick", tick))}
+    if shapes != {"feed": ["self", "data"], "tick": ["self"]}:
+        return f"Textual's input parser is not the shape the studio knows ({shapes})"
+    original = XTermParser.feed
 
     def _settled_feed(self: Any, data: str) -> Any:
         yield from self.tick()  # an ESC whose wait ran out is the Escape key, whatever comes next
-        yield from feed(self, data)
+        yield from original(self, data)
 
-    XTermParser.feed = _settled_feed  # type: ignore[method-assign]  # the patch itself: the parser has no hook
+    XTermParser.feed = _settled_feed  # type: ignore[method-assign]
+    return None
+
 
 CRITIQUE_VIEW = "studio.tui.critique"
 """A module that, once it exists, provides `CritiqueScreen(engine)`: the `k` control shows it instead of
@@ -75,11 +96,9 @@ class StudioApp(App[None]):
         plays_dir: Path = Path("plays"),
     ) -> None:
         super().__init__()
-        if "ESCDELAY" not in os.environ:
-            import textual.constants
-
-            textual.constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]  # Final to Textual, yet read at each ESC
-        _esc_waits_only_its_delay()
+        unsettled = settle_escapes()
+        if unsettled:
+            self.log.warning(f"Esc waits as Textual makes it wait: {unsettled}")
         self.store = store
         self._engine: EngineView | None = None
         # The run on screen is leased to this window (studio/store/leases.py), so no other process deletes
@@ -166,7 +185,8 @@ class StudioApp(App[None]):
                 return
             target = self.focused or self.screen
             await super().on_event(event)  # handed to `target`'s queue (or a priority binding ran)
-            self._follow_key(target)
+            if getattr(event, "_studio_followed", False):
+                self._follow_key(target)
             return
         await super().on_event(event)
 
@@ -176,7 +196,8 @@ class StudioApp(App[None]):
         """One key at a time reaches the screens: each goes on once the one before it has been handled. A
         key can open or close a dialog (`:`, Esc), and Textual hands every key already typed to the widget
         focused when it arrived, so `:` `s9` Esc `:` `foo` typed in one breath lost `foo` or put it into the
-        jump box that was closing. Keys typed at human speed never wait; a burst waits its turn."""
+        jump box that was closing. Keys typed at human speed never wait; a burst waits its turn, except
+        letters typed into a text box, which open and close nothing (see `_types_in_place`)."""
         if getattr(key, "_studio_released", False):
             return True
         if self._key_in_flight or self._held_keys:
@@ -186,8 +207,28 @@ class StudioApp(App[None]):
                 self._held_since = time.monotonic()
                 self.set_timer(0.3, self._key_watchdog)
             return False
-        self._key_in_flight = True
+        self._follow(key)
         return True
+
+    def _follow(self, key: events.Key) -> None:
+        """Mark a key the next waits for, unless it only types into the box that has the focus."""
+        if not self._types_in_place(key):
+            self._key_in_flight = True
+            key._studio_followed = True  # type: ignore[attr-defined]  # a mark on Textual's event, read in on_event
+
+    def _types_in_place(self, key: events.Key) -> bool:
+        """A printable key bound to nothing before the box with the focus is typed into that box and moves no
+        focus, so the key after it need not wait. Waiting for each key to climb the screen's widgets one
+        at a time made 200 keys pasted or typed on a busy machine take seconds to appear."""
+        from textual.widgets import Input, TextArea
+
+        focused = self.focused
+        if not key.is_printable or not isinstance(focused, (Input, TextArea)):
+            return False
+        if isinstance(focused, TextArea) and focused.read_only:
+            return False
+        bound = self.active_bindings.get(key.key)
+        return bound is None or not bound.binding.priority
 
     def _key_watchdog(self) -> None:
         if self._held_keys and time.monotonic() - self._held_since >= 0.3:
@@ -213,12 +254,12 @@ class StudioApp(App[None]):
 
     def _release_key(self) -> None:
         self._key_in_flight = False
-        if self._held_keys:
+        while self._held_keys and not self._key_in_flight:  # keys typed in place go on together, in order
             self._held_since = time.monotonic()
             held = self._held_keys.pop(0)
             key = events.Key(held.key, held.character)
             key._studio_released = True  # type: ignore[attr-defined]  # a mark on Textual's event, read in _pass_key
-            self._key_in_flight = True
+            self._follow(key)
             self.post_message(key)
 
     def on_unmount(self) -> None:

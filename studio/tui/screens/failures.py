@@ -16,7 +16,10 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
     engine = screen.engine
     if isinstance(error, RunGone):
         # Deleted elsewhere after its lease ran out (a window that slept past it): nothing can be played or
-        # saved here any more, so the window goes back to the picker and says why, once.
+        # saved here any more, so the window goes back to the picker and says why, once (a step that failed
+        # and the idle window's own look may both find out).
+        if screen.studio.engine is None:
+            return
         screen.notify(f"{error}. Pick another run, or start one.", title="Run deleted", severity="error",
                       timeout=12)
         screen.studio.engine = None

@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
-from studio.store import RunGone
+from studio.store import RunGone, StoreError
 from studio.store import events as ev
 from studio.store.takes import hidden_events
 from studio.store.takes import marks as take_marks
@@ -150,7 +150,12 @@ class MainScreen(StudioScreen[None]):
             return
         store, run = engine.store, engine.run_id
         controls = len(store.controls(run))
-        if store.head(run) == engine.head and controls == self._controls_seen:
+        try:
+            head = store.head(run)
+        except StoreError:  # deleted elsewhere once its lease ran out, while this window was idle
+            report(self, store.gone(run))
+            return
+        if head == engine.head and controls == self._controls_seen:
             return
         self._controls_seen = controls
         humans = engine.humans()
