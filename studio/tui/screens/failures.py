@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def report(screen: RunScreen, error: BaseException | None, where: str = "") -> None:
-    from studio.engine import EngineError, RunFinished
+    from studio.engine import EngineError, HeldElsewhere, RunFinished
     from studio.model import InputError
     from studio.store import HeadMoved, RunGone, StoreError
 
@@ -31,6 +31,9 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
             severity="error",
             timeout=12,
         )
+    elif isinstance(error, HeldElsewhere):
+        screen.notify(f"{error}; this window shows it when it lands.", title="Played elsewhere",
+                      severity="warning")
     elif isinstance(error, RunFinished):
         screen.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
     elif isinstance(error, HeadMoved):

@@ -140,27 +140,60 @@ class MainScreen(StudioScreen[None]):
         self.set_interval(FOLLOW_EVERY, self._follow_others)
 
     def _follow_others(self) -> None:
-        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over): this
-        one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
-        the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
+        if not self.busy:  # while it writes, its own commit is the check (below)
+            self.catch_up()
+
+    def catch_up(self) -> bool:
+        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over or
+        handed back): this one rereads the run and shows it. Called while idle, and by a step waiting for a
+        line another window holds; while this window writes, its own commit is the check: the head moved
+        elsewhere, so the commit is refused and the run reloaded (failures.py). A role held by a window
+        that has gone is handed back here too. True when the run was reread."""
+        from studio.store import StoreError
+
         engine = self.engine
         if engine is not None and self._controls_seen is None:  # the first look: what the run opened with
             self._controls_seen = len(engine.store.controls(engine.run_id))
-        if engine is None or self.busy or not engine.store.changed_elsewhere():
+        if engine is None:
+            return False
+        humans, holders = engine.humans(), engine.holders()
+        reread = False
+        if engine.store.changed_elsewhere():
+            store, run = engine.store, engine.run_id
+            controls = len(store.controls(run))
+            if store.head(run) != engine.head or controls != self._controls_seen:
+                self._controls_seen = controls
+                engine.reload()
+                self.resync()
+                reread = True
+        freed = []
+        if any(holder != engine.holder for holder in engine.holders().values()):
+            try:
+                freed = engine.free_gone()
+            except StoreError:
+                pass  # another window handed them back first, or wrote meanwhile: the next look rereads
+        if reread or freed:
+            self._say_who_plays(humans, holders)
+        return reread
+
+    def _say_who_plays(self, humans: set[str], holders: dict[str, str]) -> None:
+        """Who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here."""
+        from studio.store.leases import window_name
+
+        engine = self.engine
+        if engine is None:
             return
-        store, run = engine.store, engine.run_id
-        controls = len(store.controls(run))
-        if store.head(run) == engine.head and controls == self._controls_seen:
-            return
-        self._controls_seen = controls
-        humans = engine.humans()
-        engine.reload()
-        self.resync()
-        # who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here
-        for key, taken in [(k, True) for k in engine.humans() - humans] + [(k, False) for k in humans - engine.humans()]:
-            name = engine.cast.role(key).name
-            self.notify(f"{name} ({key}) is played by a playwright now." if taken
-                        else f"{name} ({key}) goes back to the model.", title="From another window")
+        now, held = engine.humans(), engine.holders()
+        for key in sorted(humans | now):
+            name = f"{engine.cast.role(key).name} ({key})"
+            before, after = holders.get(key), held.get(key)
+            if key in now and (key not in humans or before != after) and after != engine.holder:
+                self.notify(f"{name} is played by {window_name(after)} now." if after
+                            else f"{name} is played by a playwright now.", title="From another window")
+            elif key in humans and key not in now:  # in the words of the hand-back: why, if it says
+                said = next((e.text for e in reversed(engine.store.controls(engine.run_id))
+                             if key in (e.data.get("human") or {})), f"{name} goes back to the model.")
+                self.notify(said, title="From another window")
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
@@ -210,6 +243,7 @@ class MainScreen(StudioScreen[None]):
         gc.disable()
         try:
             engine = self._opener()
+            self.studio.seat(engine)  # before any role is taken: they are held in this window's name
             said = self._after_open(engine) if self._after_open else []
             self.hidden = hidden_events(engine.store, engine.run_id)
             takes = take_counts(engine.store.events(engine.run_id), self.hidden)
