@@ -497,7 +497,7 @@ class Store:
                 event_id = _inserted(self.conn.execute(_INSERT_EVENT, row))
             except sqlite3.IntegrityError:
                 if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
-                    raise self._gone(run_id) from None
+                    raise self.gone(run_id) from None
                 raise
             self._move_head(run_id, parent, event_id, branch)
         return Event(
@@ -526,12 +526,12 @@ class Store:
         if self.conn.execute(f"UPDATE runs SET head = ? WHERE id = ?{guard}", params).rowcount != 1:
             row = self.conn.execute("SELECT head FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
-                raise self._gone(run_id)
+                raise self.gone(run_id)
             raise HeadMoved(
                 f"run {run_id} moved on (now at event {row[0]}, expected {parent}); reopen it to continue"
             )
 
-    def _gone(self, run_id: int) -> RunGone:
+    def gone(self, run_id: int) -> RunGone:
         return RunGone(f"run {run_id} was deleted while it was being played; nothing more of it is saved")
 
     def event(self, event_id: int) -> Event:

@@ -20,6 +20,7 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
         screen.notify(f"{error}. Pick another run, or start one.", title="Run deleted", severity="error",
                       timeout=12)
         screen.studio.engine = None
+        screen.engine = None  # nothing more is asked of it, by a key or by the next look for others' lines
         screen.studio.show_picker()
     elif isinstance(error, EngineError):
         screen.set_activity("Model error: the run is kept where it was.")

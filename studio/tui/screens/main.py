@@ -161,7 +161,12 @@ class MainScreen(StudioScreen[None]):
         if engine.store.changed_elsewhere():
             store, run = engine.store, engine.run_id
             controls = len(store.controls(run))
-            if store.head(run) != engine.head or controls != self._controls_seen:
+            try:
+                head = store.head(run)
+            except StoreError:  # deleted elsewhere, past a lease that ran out: said once, back to the picker
+                self.report(store.gone(run))
+                return False
+            if head != engine.head or controls != self._controls_seen:
                 self._controls_seen = controls
                 engine.reload()
                 self.resync()
