@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 Found = TypeVar("Found", bound="Widget")
 
+FOLLOW_EVERY = 0.4
+"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
+
 
 class RunScreen(Protocol):
     """What a group of controls may ask of the run screen it serves (the screen's module imports the

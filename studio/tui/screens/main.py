@@ -46,6 +46,7 @@ from studio.tui.screens.cast_actions import CastControls
 from studio.tui.screens.desk import DeskControls
 from studio.tui.screens.ensemble import EnsembleControls
 from studio.tui.screens.failures import report
+from studio.tui.screens.group import FOLLOW_EVERY
 from studio.tui.screens.line_controls import LineControls
 from studio.tui.screens.room import PaneRoom
 from studio.tui.screens.turns import TurnControls
@@ -70,10 +71,6 @@ WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
 ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
 """Keys that act on lines already written: the footer leaves them out until there is one."""
-
-
-FOLLOW_EVERY = 0.4
-"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
 
 
 class MainScreen(StudioScreen[None]):

@@ -10,7 +10,7 @@ from textual.worker import Worker
 
 from studio.store import events as ev
 from studio.tui.screens.failures import finished
-from studio.tui.screens.group import ControlGroup
+from studio.tui.screens.group import FOLLOW_EVERY, ControlGroup
 from studio.tui.widgets.stage import StageView
 
 
@@ -92,8 +92,6 @@ class TurnControls(ControlGroup):
         """The next line is a role another window holds: this window asks no one, shows whose line it is,
         and rereads the run until that line lands (or the role is handed back, or its window goes)."""
         import asyncio
-
-        from studio.tui.screens.main import FOLLOW_EVERY
 
         engine = self.engine
         self._set_activity(f"… {held.role.name}'s line is {held.window}'s to write: waiting for it; "
