@@ -33,41 +33,40 @@ async def test_a_role_taken_in_one_window_is_written_there_and_only_shown_in_the
     first = studio()
     async with first.run_test(size=SIZE) as one:
         mine = await opened(one)
-        await step(one)  # the opening turn: Sasha's question comes next
+        await step(one)
         run = mine.engine.run_id
         second = studio(run_id=run)
         async with second.run_test(size=SIZE) as two:
             theirs = await opened(two)
-            await take(one, "other")
+            await take(one, "ego")
             holder = window_name(mine.engine.holder)
-            assert "you play Sasha" in screen_text(first)
-            await wait_for(two, lambda: f"{holder} plays Sasha" in screen_text(second), "who holds Sasha, shown")
-            assert f"Sasha (other) is played by {holder} now." in notifications(second)
-            assert f"Next: Sasha ({holder}) speaks: their line comes from there" in screen_text(second)
+            assert "you play Jenny" in screen_text(first)
+            await wait_for(two, lambda: f"{holder} plays Jenny" in screen_text(second), "who holds Jenny, shown")
+            assert f"Jenny (ego) is played by {holder} now." in notifications(second)
 
             # the second window may not take the role too: it is told who holds it
-            await take(two, "other")
-            assert f"Sasha (other) is played by {holder}: only that window hands it back" in notifications(second)
-            assert theirs.engine.holders() == {"other": mine.engine.holder}
+            await take(two, "ego")
+            assert f"Jenny (ego) is played by {holder}: only that window hands it back" in notifications(second)
+            assert theirs.engine.holders() == {"ego": mine.engine.holder}
 
-            # stepping in the second window asks no one there: it waits for the first window's line
+            # a step in the second window writes the models' lines, then asks no one there for Jenny's:
+            # it waits, and the window holding Jenny asks its playwright by itself
             await two.press("s")
-            await wait_for(two, lambda: f"Sasha's line is {holder}'s to write" in screen_text(second),
+            await wait_for(two, lambda: f"Jenny's line is {holder}'s to write" in screen_text(second),
                            "the second window waiting")
-            assert not theirs.query_one("#human").display, "the second window asked its playwright for Sasha"
-
-            await one.press("s")
-            await wait_for(one, lambda: mine.query_one("#human").display, "the first window asking for Sasha")
-            await one.press(*"Where did you grow up?")
+            assert not theirs.query_one("#human").display, "the second window asked its playwright for Jenny"
+            await wait_for(one, lambda: "JENNY (ego) · speaks · your line" in screen_text(first),
+                           "the first window asking for Jenny")
+            await one.press(*"I grew up by the docks.")
             await one.press("enter")
             await idle(one)
-            await wait_for(two, lambda: "Where did you grow up?" in screen_text(second), "the line in the other")
-            landed = [e for e in theirs.engine.stage() if e.role == "other"][-1]
-            assert (landed.text, landed.origin) == ("Where did you grow up?", "human")
-            assert not theirs.query_one("#human").display
+            await wait_for(two, lambda: "I grew up by the docks." in screen_text(second), "the line in the other")
             await idle(two)  # the wait is over once the line is in
+            landed = [e for e in theirs.engine.stage() if e.role == "ego"][-1]
+            assert (landed.text, landed.origin) == ("I grew up by the docks.", "human")
+            assert not theirs.query_one("#human").display
         # the second window quits first: it held nothing, so nothing changes for the first
-        assert mine.engine.holders() == {"other": mine.engine.holder}
+        assert mine.engine.holders() == {"ego": mine.engine.holder}
 
 
 async def test_a_window_that_quits_hands_its_roles_back_and_the_others_see_it(studio, tmp_path):
@@ -118,6 +117,7 @@ async def test_a_role_whose_window_stopped_beating_goes_back_to_its_model(studio
             store.hold(run, other.holder)
             other.take_over("other")
             await wait_for(pilot, lambda: "window 0dea plays Sasha" in screen_text(app), "the other's hold")
+            assert "Next: Sasha (window 0dea) speaks: their line comes from there" in screen_text(app)
             conn = sqlite3.connect(tmp_path / "studio.db")
             with conn:
                 conn.execute("UPDATE run_players SET lease = 0 WHERE holder = ?", (other.holder,))

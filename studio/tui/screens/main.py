@@ -176,7 +176,22 @@ class MainScreen(StudioScreen[None]):
                 pass  # another window handed them back first, or wrote meanwhile: the next look rereads
         if reread or freed:
             self._say_who_plays(humans, holders)
+        if reread:
+            self._ask_if_mine()
         return reread
+
+    def _ask_if_mine(self) -> None:
+        """Another window brought the run to a line of a role this window holds: the other windows wait for
+        it, so this one opens its input box at once, unless its playwright is busy with a dialog or a box."""
+        engine = self.engine
+        if engine is None or engine.holder is None or self.busy or engine.finished or self.app.screen is not self \
+                or isinstance(self.focused, Input):
+            return
+        pending = engine.pending()
+        if pending is None or not pending.human or pending.role is None \
+                or engine.holders().get(pending.role.key) != engine.holder:
+            return
+        self.turns.action_step()  # the box, opening, is what the playwright sees: toasts make way for it
 
     def _say_who_plays(self, humans: set[str], holders: dict[str, str]) -> None:
         """Who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here."""

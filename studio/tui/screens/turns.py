@@ -94,8 +94,9 @@ class TurnControls(ControlGroup):
         import asyncio
 
         engine = self.engine
-        self._set_activity(f"… {held.role.name}'s line is {held.window}'s to write: waiting for it; "
-                           "p stops waiting")
+        # through the screen's queue, behind the tokens of the line just written, so none of them covers it
+        self.screen.call_later(self._set_activity, f"… {held.role.name}'s line is {held.window}'s to write: "
+                               "waiting for it; p stops waiting")
         while True:
             await asyncio.sleep(FOLLOW_EVERY)
             self.screen.catch_up()
