@@ -57,23 +57,25 @@ class Controls:
     def take_over(self, role_key: str) -> Event:
         """A human plays the role from its next line: in this engine's window when it has one, so every
         other window on the run shows who holds it and leaves its lines to that window."""
-        role = self.cast.role(role_key)
-        elsewhere = self._live_holder(seat_holders(self.store.controls(self.run_id)).get(role_key))
-        if elsewhere is not None:
-            raise ValueError(f"{role.name} ({role_key}) is played by {window_name(elsewhere)}: only that "
-                             "window hands it back")
+        role = self._not_held_elsewhere(role_key)
         if self.holder is None:
             return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
         return self._control({"human": {role_key: True}, "held_by": {role_key: self.holder}},
                              f"A human takes over {role.name} ({role_key}) in {window_name(self.holder)}.")
 
     def release(self, role_key: str) -> Event:
+        self._not_held_elsewhere(role_key)
+        return self._hand_back(role_key)
+
+    def _not_held_elsewhere(self, role_key: str) -> ResolvedRole:
+        """The role, unless another window that still plays the run holds it (asked of the store, not of
+        this engine's take, which may be a moment old): then a ValueError naming that window."""
         role = self.cast.role(role_key)
         elsewhere = self._live_holder(seat_holders(self.store.controls(self.run_id)).get(role_key))
         if elsewhere is not None:
             raise ValueError(f"{role.name} ({role_key}) is played by {window_name(elsewhere)}: only that "
                              "window hands it back")
-        return self._hand_back(role_key)
+        return role
 
     def _hand_back(self, role_key: str, why: str = "") -> Event:
         role = self.cast.role(role_key)
@@ -238,7 +240,6 @@ class Controls:
     def note(self, text: str) -> Event:
         """A playwright's note: the director and the characters hear it on the next turn."""
         return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
-
 
 
 def seat_holders(controls: list[Event]) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Why a step stops short of a committed line: a human's line or a pick is awaited (here, or in the
-window that holds the role), the run is over, or a model gave up. Raised by a turn (studio/engine/turn.py) and caught by whoever drives the engine."""
+window that holds the role), the run is over, or a model gave up. Raised by a turn
+(studio/engine/turn.py) and caught by whoever drives the engine."""
 
 from __future__ import annotations
 

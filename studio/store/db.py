@@ -250,6 +250,8 @@ class Store:
         """Bring an older database up to date in place: columns are only ever added, with defaults that
         mean what the old database meant (no name, not archived), so running it twice changes nothing."""
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+        # `player` and `lease` held a run's one lease before each player had its own (run_players); they
+        # are left unread rather than dropped, as columns are only ever added.
         for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
                                     ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"),
                                     ("lease", "REAL")):
