@@ -73,3 +73,33 @@ async def test_moving_the_head_in_memory_gives_the_state_a_fresh_reopen_gives(en
     same(engine, Engine(store, engine.run_id, gateway=object()))
     engine.rewind_to(None)
     same(engine, Engine(store, engine.run_id, gateway=object()))
+
+
+async def test_a_role_held_in_another_window_is_never_asked_here_and_its_hold_is_replayed(store, engine_for, gateway):
+    from studio.engine import Engine, HeldElsewhere
+    from studio.store.leases import holder_name, window_name
+
+    engine = engine_for(turns=4, epilogue=False)
+    await engine.play_turn()
+    there = Engine(store, engine.run_id, gateway=gateway)
+    there.holder, engine.holder = holder_name(), holder_name()
+    for window in (there, engine):
+        store.hold(engine.run_id, window.holder)
+    there.take_over("other")
+    engine.reload()
+    asked = []
+    with pytest.raises(HeldElsewhere, match=f"Sasha \\(other\\) is played by {window_name(there.holder)}"):
+        await engine.play_turn(human=lambda pending: asked.append(pending) or "Mine.")
+    with pytest.raises(ValueError, match=f"played by {window_name(there.holder)}: only that window"):
+        engine.take_over("other")
+    with pytest.raises(ValueError, match="only that window"):
+        engine.release("other")
+    engine.rewind(1)  # who holds a role is a control: kept across a rewind and a reopen
+    engine.reload()
+    assert engine.holders() == {"other": there.holder} and asked == []
+    store.let_go(engine.run_id, there.holder)  # that window has gone without handing the role back
+    await engine.play_turn(human=lambda pending: asked.append(pending) or "Mine.")
+    assert asked == [] and "other" not in engine.humans()
+    freed = [e for e in engine.path if e.kind == ev.CONTROL][-1]
+    assert freed.text == f"Sasha (other) goes back to the model: {window_name(there.holder)} has gone."
+    assert [e for e in engine.stage() if e.role == "other"][-1].origin == "model"

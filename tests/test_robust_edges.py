@@ -177,7 +177,7 @@ def _stale(db: Path, run: int) -> None:
 
     conn = sqlite3.connect(db)
     with conn:
-        conn.execute("UPDATE runs SET player = 'elsewhere:1:0', lease = 0 WHERE id = ?", (run,))
+        conn.execute("UPDATE run_players SET holder = 'elsewhere:1:0', lease = 0 WHERE run_id = ?", (run,))
     conn.close()
 
 

@@ -59,7 +59,7 @@ def switch_voices(engine: Any, switches: list[str]) -> None:
 
 
 def cmd_step(args: argparse.Namespace) -> int:
-    from studio.engine import EngineError, NeedsHuman, NeedsPick
+    from studio.engine import EngineError, HeldElsewhere, NeedsHuman, NeedsPick
     from studio.present.terminal import StagePrinter
 
     engine = open_engine(args, args.run)
@@ -79,6 +79,9 @@ def cmd_step(args: argparse.Namespace) -> int:
         return 0
     except NeedsHuman as exc:
         out.print(f"{esc(exc)}: 'studio resume {engine.run_id}' asks for the line.")
+        return 0
+    except HeldElsewhere as exc:
+        out.print(f"{esc(exc)}; 'studio step {engine.run_id}' goes on once it is written.")
         return 0
     except EngineError as exc:
         out.print(f"[red]Model error:[/] {esc(exc)}")

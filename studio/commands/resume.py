@@ -43,7 +43,11 @@ def resume(args: argparse.Namespace) -> int:
         if not roles:
             raise InputError("--role", word, "this run has no such role or character", "see 'studio show RUN'")
         for role in roles:
-            (engine.take_over if choice == "human" else engine.release)(role.key)
+            try:
+                (engine.take_over if choice == "human" else engine.release)(role.key)
+            except ValueError as refused:  # a window of the app holds the role
+                raise InputError("--role", word, str(refused), "close that window, or hand the role back "
+                                 "there (t)") from None
     if not engine.finished and (args.next or args.policy):
         from studio.commands.ensemble import steer
 

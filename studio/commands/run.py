@@ -66,7 +66,7 @@ class _Stop(Exception):
 def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
     import asyncio  # here: `studio --help` and the listing commands need no event loop
 
-    from studio.engine import EngineError
+    from studio.engine import EngineError, HeldElsewhere
     from studio.present.terminal import StagePrinter
     from studio.store import RunGone
 
@@ -96,6 +96,10 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
         printer.broke_off()
         out.print(f"Paused. Everything committed is kept; 'studio resume {engine.run_id}' continues.")
         return 130
+    except HeldElsewhere as exc:
+        printer.end_line()
+        out.print(f"Paused: {esc(exc)}. 'studio resume {engine.run_id}' continues once it is written.")
+        return 0
     except EngineError as exc:
         printer.broke_off()
         out.print(f"[red]Model error:[/] {esc(exc)}")

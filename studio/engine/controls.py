@@ -16,6 +16,7 @@ from studio.engine.lens import Lens, voice_owners
 from studio.model.play import STRATEGIES, ResolvedCast, ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event
+from studio.store.leases import window_name
 
 
 class Controls:
@@ -27,6 +28,12 @@ class Controls:
     state: Any
     path: list[Event]
     by_id: dict[int, Event]
+    store: Any
+    run_id: int
+    _controls: list[Event]  # the run's control events of every take, oldest first
+    # The window (or command) this engine plays for, as its run lease names it (studio/store/leases.py):
+    # the roles it takes are held in that name, and only it is asked for their lines. None: no one's.
+    holder: str | None
 
     @property
     def head(self) -> int | None:
@@ -39,18 +46,83 @@ class Controls:
     def _commit(self, kind: str, text: str, **fields: Any) -> Event:
         raise NotImplementedError
 
+    def reload(self) -> None:
+        raise NotImplementedError
+
     # -- the playwright's controls --------------------------------------------------------------
 
     def _control(self, data: dict[str, Any], text: str) -> Event:
         return self._commit(ev.CONTROL, text, origin="human", data=data, scene=self.state.scene)
 
     def take_over(self, role_key: str) -> Event:
-        role = self.cast.role(role_key)
-        return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
+        """A human plays the role from its next line: in this engine's window when it has one, so every
+        other window on the run shows who holds it and leaves its lines to that window."""
+        role = self._not_held_elsewhere(role_key)
+        if self.holder is None:
+            return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
+        return self._control({"human": {role_key: True}, "held_by": {role_key: self.holder}},
+                             f"A human takes over {role.name} ({role_key}) in {window_name(self.holder)}.")
 
     def release(self, role_key: str) -> Event:
+        self._not_held_elsewhere(role_key)
+        return self._hand_back(role_key)
+
+    def _not_held_elsewhere(self, role_key: str) -> ResolvedRole:
+        """The role, unless another window that still plays the run holds it (asked of the store, not of
+        this engine's take, which may be a moment old): then a ValueError naming that window."""
         role = self.cast.role(role_key)
-        return self._control({"human": {role_key: False}}, f"{role.name} ({role_key}) goes back to the model.")
+        elsewhere = self._live_holder(seat_holders(self.store.controls(self.run_id)).get(role_key))
+        if elsewhere is not None:
+            raise ValueError(f"{role.name} ({role_key}) is played by {window_name(elsewhere)}: only that "
+                             "window hands it back")
+        return role
+
+    def _hand_back(self, role_key: str, why: str = "") -> Event:
+        role = self.cast.role(role_key)
+        return self._control({"human": {role_key: False}},
+                             f"{role.name} ({role_key}) goes back to the model{': ' + why if why else ''}.")
+
+    def holders(self) -> dict[str, str]:
+        """Who holds each role a human plays in a window, by role key, as the run's controls say (a role
+        taken where there is no window, or by the play itself, is no one's: whoever reaches its line asks)."""
+        humans = self.humans()
+        return {key: holder for key, holder in seat_holders(self._controls).items() if key in humans}
+
+    def _live_holder(self, holder: str | None) -> str | None:
+        """`holder`, if it is another window that still plays the run."""
+        if holder is None or holder == self.holder or holder not in self.store.players(self.run_id):
+            return None
+        return holder
+
+    def seat_holder(self, role_key: str) -> str | None:
+        """The other window whose playwright writes this role's lines, if one does. A role held by a
+        window that has gone (closed, or its lease run out) goes back to its model first, said in the
+        log, so the run never waits on a line no one will write."""
+        holder = self.holders().get(role_key)
+        if holder is None or holder == self.holder:
+            return None
+        if self._live_holder(holder) is not None:
+            return holder
+        self._hand_back(role_key, f"{window_name(holder)} has gone")
+        return None
+
+    def free_gone(self) -> list[Event]:
+        """Every role held by a window that has gone goes back to its model (see seat_holder)."""
+        others = {key: holder for key, holder in self.holders().items() if holder != self.holder}
+        if not others:
+            return []
+        players = self.store.players(self.run_id)
+        return [self._hand_back(key, f"{window_name(holder)} has gone")
+                for key, holder in others.items() if holder not in players]
+
+    def leave(self) -> list[Event]:
+        """This engine's window stops playing the run (it closes, or opens another): each role it holds
+        goes back to its model, so no other window waits for a line from it."""
+        if self.holder is None or self.holder not in seat_holders(self.store.controls(self.run_id)).values():
+            return []
+        self.reload()  # committed at the run's head as it is now, whoever moved it last
+        mine = [key for key, holder in self.holders().items() if holder == self.holder]
+        return [self._hand_back(key, f"{window_name(self.holder)} left") for key in mine]
 
     def switch_strategy(self, strategy: str, enabled: bool, voice: str | None = None) -> Event:
         """`voice`: one inner voice of an ensemble ("c1.voice"); without it, the superego or every voice."""
@@ -169,3 +241,16 @@ class Controls:
         """A playwright's note: the director and the characters hear it on the next turn."""
         return self._commit(ev.NOTE, text.strip(), origin="human", scene=self.state.scene, turn=self.state.turn)
 
+
+def seat_holders(controls: list[Event]) -> dict[str, str]:
+    """Role key → the window holding it, folded from control events oldest first: a take-over made in a
+    window names it; any other take-over, or a hand-back, leaves the role in no window's hands."""
+    held: dict[str, str] = {}
+    for event in controls:
+        named = event.data.get("held_by") or {}
+        for key, on in (event.data.get("human") or {}).items():
+            if on and named.get(key):
+                held[key] = str(named[key])
+            else:
+                held.pop(key, None)
+    return held

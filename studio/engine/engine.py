@@ -24,13 +24,13 @@ from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
-from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
+from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
 from studio.engine.turn import take_step
 from studio.model.play import ResolvedCast, ResolvedRole
 from studio.store import Store, StoreError, events as ev
 from studio.store.events import Event
 
-__all__ = ["Engine", "EngineError", "NeedsHuman", "NeedsPick", "Pending", "RunFinished"]
+__all__ = ["Engine", "EngineError", "HeldElsewhere", "NeedsHuman", "NeedsPick", "Pending", "RunFinished"]
 
 TokenListener = Callable[[Step, str], None]
 RetryListener = Callable[[Step, int, str], None]
@@ -69,6 +69,7 @@ class Engine(Controls):
         # told when a model is asked, before any token: a view can say whom it waits for
         self.call_listeners: list[Callable[[Step, str], None]] = []
         self._sentences: dict[int, list[tuple[str, ...]]] = {}  # a stage line's sentences, split once
+        self.holder: str | None = None  # the window this engine plays for, if any (Controls.holder)
         self.reload()
 
     # -- opening -------------------------------------------------------------------------
@@ -210,7 +211,8 @@ class Engine(Controls):
         """Step until the ego's line of this turn is on stage (or the epilogue, or the end).
 
         `human`, if given, is called for a human role's line (it may be async); without it a human
-        step raises NeedsHuman, leaving the run exactly where it was.
+        step raises NeedsHuman, leaving the run exactly where it was. A role another window holds raises
+        HeldElsewhere instead: that window's playwright writes it, never this one's.
         """
         done: list[Event] = []
         while True:
@@ -218,6 +220,12 @@ class Engine(Controls):
             if pending is None:
                 return done
             text = None
+            if pending.human and pending.role is not None:
+                holder = self.seat_holder(pending.role.key)
+                if holder is not None:
+                    raise HeldElsewhere(pending.step, pending.role, holder)
+                if not self._is_human(pending.role.key):
+                    continue  # its window had gone: the role went back to its model
             if pending.human:
                 if human is None and pending.role is None:
                     raise NeedsPick(pending.step, self.stage_choices(), self.suggestion())

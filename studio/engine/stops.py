@@ -1,5 +1,6 @@
-"""Why a step stops short of a committed line: a human's line or a pick is awaited, the run is over, or
-a model gave up. Raised by a turn (studio/engine/turn.py) and caught by whoever drives the engine."""
+"""Why a step stops short of a committed line: a human's line or a pick is awaited (here, or in the
+window that holds the role), the run is over, or a model gave up. Raised by a turn
+(studio/engine/turn.py) and caught by whoever drives the engine."""
 
 from __future__ import annotations
 
@@ -15,6 +16,18 @@ class NeedsHuman(Exception):
         self.step = step
         self.role = role
         super().__init__(f"{role.name} ({role.key}) is played by a human: waiting for their line")
+
+
+class HeldElsewhere(Exception):
+    """The next step belongs to a role another window holds: its line comes from there, so this one waits
+    for it (or leaves the run where it is) rather than ask its own playwright."""
+
+    def __init__(self, step: Step, role: ResolvedRole, holder: str):
+        from studio.store.leases import window_name
+
+        self.step, self.role, self.holder = step, role, holder
+        self.window = window_name(holder)
+        super().__init__(f"{role.name} ({role.key}) is played by {self.window}: their line comes from there")
 
 
 class NeedsPick(Exception):

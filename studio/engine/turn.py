@@ -30,7 +30,7 @@ from studio.engine.guard import (
 )
 from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
-from studio.engine.stops import EngineError, NeedsHuman, NeedsPick, RunFinished
+from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
 from studio.model.play import ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event
@@ -126,6 +126,9 @@ def answer_without_model(engine: Any, turn: Turn, text: str | None) -> Event | N
     """The line when no model writes it: a human's (typed now, or awaited), a rule's, a card's greeting.
     None: the model is asked."""
     step, role = turn.step, turn.role
+    holder = engine.seat_holder(role.key) if engine._is_human(role.key) else None
+    if holder is not None:
+        raise HeldElsewhere(step, role, holder)  # that window's playwright writes it, typed here or not
     if text is None and engine._is_human(role.key):
         raise NeedsHuman(step, role)
     if text is not None:

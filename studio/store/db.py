@@ -72,6 +72,12 @@ CREATE TABLE IF NOT EXISTS take_marks (
     updated   REAL NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS take_names ON take_marks(run_id, name);
+CREATE TABLE IF NOT EXISTS run_players (
+    run_id    INTEGER NOT NULL,
+    holder    TEXT NOT NULL,
+    lease     REAL NOT NULL,
+    PRIMARY KEY (run_id, holder)
+);
 CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
 """
@@ -245,6 +251,8 @@ class Store:
         """Bring an older database up to date in place: columns are only ever added, with defaults that
         mean what the old database meant (no name, not archived), so running it twice changes nothing."""
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+        # `player` and `lease` held a run's one lease before each player had its own (run_players); they
+        # are left unread rather than dropped, as columns are only ever added.
         for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
                                     ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"),
                                     ("lease", "REAL")):
@@ -363,25 +371,35 @@ class Store:
 
     def hold(self, run_id: int, holder: str) -> None:
         """Lease the run to `holder` (studio/store/leases.py) for LEASE seconds: it is open for playing
-        there, so it is not deleted. A run is held by its newest player."""
-        self._run("UPDATE runs SET player = ?, lease = ? WHERE id = ?", (holder, time.time() + LEASE, run_id))
+        there, so it is not deleted. Each window, tab or command playing a run holds a lease of its own, so
+        the roles a window holds are known to be held for as long as that window lives."""
+        self._run("INSERT OR REPLACE INTO run_players (run_id, holder, lease) VALUES (?, ?, ?)",
+                  (run_id, holder, time.time() + LEASE))
 
     def renew(self, run_id: int, holder: str) -> None:
-        """The heartbeat: the run stays `holder`'s for another LEASE seconds, if it is still theirs."""
-        self._run("UPDATE runs SET lease = ? WHERE id = ? AND player = ?", (time.time() + LEASE, run_id, holder))
+        """The heartbeat: the run stays `holder`'s for another LEASE seconds, if `holder` still plays it."""
+        self._run("UPDATE run_players SET lease = ? WHERE run_id = ? AND holder = ?",
+                  (time.time() + LEASE, run_id, holder))
 
     def let_go(self, run_id: int, holder: str) -> None:
-        """`holder` has stopped playing the run: it may be deleted at once (unless another holds it now)."""
-        self._run("UPDATE runs SET player = NULL, lease = NULL WHERE id = ? AND player = ?", (run_id, holder))
+        """`holder` has stopped playing the run: it may be deleted at once, unless another plays it too."""
+        self._run("DELETE FROM run_players WHERE run_id = ? AND holder = ?", (run_id, holder))
+
+    def players(self, run_id: int) -> set[str]:
+        """Who plays the run now: the holders whose lease still holds."""
+        now = time.time()
+        rows = self._all("SELECT holder, lease FROM run_players WHERE run_id = ?", (run_id,))
+        return {holder for holder, lease in rows if holds(holder, lease, now)}
 
     def _refuse_if_played(self, run_id: int) -> None:
         """Inside delete_run's transaction: a run some process plays under a lease that still holds stays."""
-        row = self.conn.execute("SELECT player, lease FROM runs WHERE id = ?", (run_id,)).fetchone()
-        if row is None or not holds(row[0], row[1], time.time()):
-            return
-        host, pid, _ = str(row[0]).rsplit(":", 2)
-        raise StoreError(f"run {run_id} is open for playing (process {pid} on {host}): stop it there first, "
-                         f"or wait; a run left open by a process that has died is free within {LEASE:g} s")
+        now = time.time()
+        for holder, lease in self.conn.execute("SELECT holder, lease FROM run_players WHERE run_id = ?", (run_id,)):
+            if holds(holder, lease, now):
+                host, pid, _ = str(holder).rsplit(":", 2)
+                raise StoreError(f"run {run_id} is open for playing (process {pid} on {host}): stop it there "
+                                 f"first, or wait; a run left open by a process that has died is free within "
+                                 f"{LEASE:g} s")
 
     def delete_run(self, run_id: int) -> int:
         """Delete a whole run: its events, take marks and critiques, then the run. Only as one transaction,
@@ -397,6 +415,7 @@ class Store:
             conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
             conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
+            conn.execute("DELETE FROM run_players WHERE run_id = ?", (run_id,))
             gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         return gone

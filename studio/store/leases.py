@@ -24,6 +24,12 @@ def holder_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+def window_name(holder: str) -> str:
+    """What the room calls a holder when it holds a role: "window" and the first letters of its draw, the
+    part no two windows share (the machine and the process are the same for every tab of one server)."""
+    return "window " + holder.rsplit(":", 1)[-1][:4]
+
+
 def gone(holder: str | None) -> bool:
     """Whether the holder of a lease is known to be gone without waiting for the lease to run out: only a
     process of this machine can be asked, and one that has ended has let go."""

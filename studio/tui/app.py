@@ -268,7 +268,7 @@ class StudioApp(App[None]):
         if self._beating is not None:
             self._beating.set()
         if self._engine is not None:
-            self.store.let_go(self._engine.run_id, self._holder)
+            self._leave(self._engine)
             self.clear_away(self._engine.run_id)
         gen0, gen1, _ = gc.get_threshold()
         gc.set_threshold(gen0, gen1, 10)
@@ -336,10 +336,28 @@ class StudioApp(App[None]):
         old = self._engine
         self._engine = engine
         if old is not None and (engine is None or engine.run_id != old.run_id):
-            self.store.let_go(old.run_id, self._holder)
+            self._leave(old)
             self.clear_away(old.run_id)
         if engine is not None:
             self._hold(engine.run_id)
+
+    def seat(self, engine: EngineView) -> None:
+        """The engine plays for this window: the roles it takes are held in the window's name, for as long
+        as the window holds the run's lease, so other windows on the run leave their lines to this one."""
+        engine.holder = self._holder
+        self.store.hold(engine.run_id, self._holder)
+
+    def _leave(self, engine: EngineView) -> None:
+        """This window stops playing a run: the roles it holds go back to their models, said in the run's
+        log, and its lease ends. A run that moved on or went meanwhile is left as it is: the lease's end
+        alone frees the roles, since the next window to look hands them back."""
+        from studio.store import StoreError
+
+        try:
+            engine.leave()
+        except StoreError:
+            pass
+        self.store.let_go(engine.run_id, self._holder)
 
     def _hold(self, run_id: int) -> None:
         from studio.store.leases import heartbeat

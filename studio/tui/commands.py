@@ -31,13 +31,18 @@ class ControlsProvider(Provider):
         if not isinstance(screen, MainScreen) or screen.engine is None:
             return
         engine = screen.engine
+        from studio.tui.views import played_by
+
         for role in engine.cast.roles:
             human = role.key in engine.humans()
+            who = played_by(engine, role.key) if human else ""
             verb = "Hand back" if human else "Take over"
             yield (
                 f"{verb} {role.name} ({role.key})",
                 partial(screen.cast_controls.toggle_role, role.key),
-                "You write their lines from their next turn." if not human else f"{role.model} plays them again.",
+                "You write their lines from their next turn." if not human
+                else f"{role.model} plays them again." if who == "you"
+                else f"{who} plays them: only that window hands them back.",
             )
         for key in screen.cast_controls.sheet_files():
             role = engine.cast.role(key)

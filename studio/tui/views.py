@@ -322,7 +322,8 @@ def role_card(engine: EngineView, role: Any) -> Text:
     text = Text()
     text.append(role.name.upper(), style="bold")
     text.append(f"  {role.key}", style="dim")
-    text.append("  · played by you" if human else f"  · {role.model}", style="yellow" if human else "")
+    text.append(f"  · played by {played_by(engine, role.key)}" if human else f"  · {role.model}",
+                style="yellow" if human else "")
     text.append(f"\ntemperature {role.temperature:g} · max {role.max_tokens} tokens", style="dim")
     if ens.is_ensemble(engine):
         text.append_text(ens.card_line(engine, role) or Text())
@@ -396,9 +397,12 @@ def _status(engine: EngineView, lens: str | None, level: int) -> Text:
         text.append(" · finished", style="bold green")
     humans = engine.humans()
     if humans:  # before the superego: the one fact here that changes what a key does
-        names = ", ".join(engine.cast.role(k).name for k in sorted(humans))
-        text.append(" · you play ")
-        text.append(names, style="bold yellow")
+        by_window: dict[str, list[str]] = {}
+        for key in sorted(humans):
+            by_window.setdefault(played_by(engine, key), []).append(engine.cast.role(key).name)
+        for who, names in sorted(by_window.items(), key=lambda item: item[0] != "you"):
+            text.append(" · you play " if who == "you" else f" · {who} plays ")
+            text.append(", ".join(names), style="bold yellow")
     if engine.cast.has("superego") and engine.cast.superego.enabled:
         on = [word for name, word in STRATEGY_WORDS.items() if state.strategy_on(name)]
         text.append(" · superego: ")
@@ -423,5 +427,17 @@ def next_step(engine: EngineView) -> str:
     if step.kind == ev.PICK and pending.role is None:
         return ens.next_pick()
     name = pending.role.name if pending.role is not None else "?"
-    who = f"{name} (you)" if pending.human else name  # the verbs are a character's: "you, as Jenny, writes"
+    if pending.human and pending.role is not None:  # the verbs are a character's: "you, as Jenny, writes"
+        who = f"{name} ({played_by(engine, pending.role.key)})"
+    else:
+        who = name
     return f"Next: {who} {TASK_VERBS.get(step.task, step.task)}"
+
+
+def played_by(engine: EngineView, key: str) -> str:
+    """Who writes a human role's lines, as every window says it: "you", or the other window that holds it.
+    A role no window holds is asked of whichever window comes to its line, so it is "you" here too."""
+    from studio.store.leases import window_name
+
+    holder = engine.holders().get(key)
+    return "you" if holder is None or holder == engine.holder else window_name(holder)

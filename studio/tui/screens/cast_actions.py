@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.present.words import STRATEGY_LABELS
+from studio.store import StoreError
 from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.panes import CastPane
 
@@ -17,24 +18,35 @@ class CastControls(ControlGroup):
     def action_roles(self) -> None:
         if not self._ready():
             return
+        from studio.store.leases import window_name
         from studio.tui.screens.dialogs import RolesScreen
+        from studio.tui.views import played_by
 
         humans = self.engine.humans()
-        rows = [(r.key, r.name, r.key in humans, r.model) for r in self.engine.cast.roles]
-        self.app.push_screen(RolesScreen(rows), self.toggle_role)
+        rows = [(r.key, r.name, played_by(self.engine, r.key) if r.key in humans else "", r.model)
+                for r in self.engine.cast.roles]
+        me = window_name(self.engine.holder) if self.engine.holder else ""
+        self.app.push_screen(RolesScreen(rows, me), self.toggle_role)
 
     def toggle_role(self, key: str | None) -> None:
         if key is None or self.screen.engine is None:
             return
         role = self.engine.cast.role(key)
-        if key in self.engine.humans():
-            self.engine.release(key)
-            if self.screen.human.waiting:
-                self.screen.run_worker(self.pause(), group="pause")
-            self.notify(f"{role.name} ({key}) goes back to {role.model}.")
-        else:
-            self.engine.take_over(key)
-            self.notify(f"You play {role.name} ({key}) now: an input box opens on their turn.")
+        try:
+            if key in self.engine.humans():
+                self.engine.release(key)
+                if self.screen.human.waiting:
+                    self.screen.run_worker(self.pause(), group="pause")
+                self.notify(f"{role.name} ({key}) goes back to {role.model}.")
+            else:
+                self.engine.take_over(key)
+                self.notify(f"You play {role.name} ({key}) now: an input box opens on their turn.")
+        except ValueError as refused:  # another window holds it
+            self.notify(str(refused), title="Played elsewhere", severity="warning")
+            return
+        except StoreError as error:  # another window wrote first: the run is reread as it is now
+            self.report(error, "take the role")
+            return
         self.refresh_panes()
         self._set_activity(self._idle_hint())
 

@@ -85,22 +85,30 @@ class EditLineScreen(Dialog):
 
 
 class RolesScreen(Dialog):
-    """Pick a role to take over, or one you play to hand back to its model."""
+    """Pick a role to take over, or one you play to hand back to its model. A role another window holds
+    says whose it is: only that window hands it back."""
 
-    def __init__(self, rows: list[tuple[str, str, bool, str]]) -> None:
+    def __init__(self, rows: list[tuple[str, str, str, str]], me: str = "") -> None:
+        """`rows`: key, name, who plays it ("" for its model, "you", or the window holding it), model."""
         super().__init__()
         self._rows = rows
+        self._me = me
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="roles-dialog"):
-            yield Label("Take over a role, or hand it back", classes="dialog-title")
+            title = "Take over a role, or hand it back" + (f" (this is {self._me})" if self._me else "")
+            yield Label(title, classes="dialog-title")
             options = []
-            for key, name, human, model in self._rows:
+            for key, name, who, model in self._rows:
                 text = Text()
                 text.append(f"{name} ", style="bold")
                 text.append(f"({key})  ", style="dim")
-                text.append("played by you: Enter hands it back" if human else f"{model}: Enter takes it over",
-                            style="yellow" if human else "")
+                if who == "you":
+                    text.append("played by you: Enter hands it back", style="yellow")
+                elif who:
+                    text.append(f"played by {who}: theirs to hand back", style="dim yellow")
+                else:
+                    text.append(f"{model}: Enter takes it over")
                 options.append(Option(text, id=key))
             yield OptionList(*options, id="roles-list")
             yield Label("Enter toggles the highlighted role; Esc closes.", classes="dialog-help")

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def report(screen: RunScreen, error: BaseException | None, where: str = "") -> None:
-    from studio.engine import EngineError, RunFinished
+    from studio.engine import EngineError, HeldElsewhere, RunFinished
     from studio.model import InputError
     from studio.store import HeadMoved, RunGone, StoreError
 
@@ -23,6 +23,7 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
         screen.notify(f"{error}. Pick another run, or start one.", title="Run deleted", severity="error",
                       timeout=12)
         screen.studio.engine = None
+        screen.engine = None  # nothing more is asked of it, by a key or by the next look for others' lines
         screen.studio.show_picker()
     elif isinstance(error, EngineError):
         screen.set_activity("Model error: the run is kept where it was.")
@@ -34,6 +35,9 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
             severity="error",
             timeout=12,
         )
+    elif isinstance(error, HeldElsewhere):
+        screen.notify(f"{error}; this window shows it when it lands.", title="Played elsewhere",
+                      severity="warning")
     elif isinstance(error, RunFinished):
         screen.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
     elif isinstance(error, HeadMoved):

@@ -46,6 +46,7 @@ from studio.tui.screens.cast_actions import CastControls
 from studio.tui.screens.desk import DeskControls
 from studio.tui.screens.ensemble import EnsembleControls
 from studio.tui.screens.failures import report
+from studio.tui.screens.group import FOLLOW_EVERY
 from studio.tui.screens.line_controls import LineControls
 from studio.tui.screens.room import PaneRoom
 from studio.tui.screens.turns import TurnControls
@@ -70,10 +71,6 @@ WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
 ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
 """Keys that act on lines already written: the footer leaves them out until there is one."""
-
-
-FOLLOW_EVERY = 0.4
-"""Seconds between asks whether another window wrote to the run: what it wrote shows within a second."""
 
 
 class MainScreen(StudioScreen[None]):
@@ -140,32 +137,78 @@ class MainScreen(StudioScreen[None]):
         self.set_interval(FOLLOW_EVERY, self._follow_others)
 
     def _follow_others(self) -> None:
-        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over): this
-        one rereads the run and shows it, while it is idle. While it writes, its own commit is the check:
-        the head moved elsewhere, so the commit is refused and the run reloaded (failures.py)."""
+        if not self.busy:  # while it writes, its own commit is the check (below)
+            self.catch_up()
+
+    def catch_up(self) -> bool:
+        """Another window, tab or terminal on this run wrote to it (a line, a take, a role taken over or
+        handed back): this one rereads the run and shows it. Called while idle, and by a step waiting for a
+        line another window holds; while this window writes, its own commit is the check: the head moved
+        elsewhere, so the commit is refused and the run reloaded (failures.py). A role held by a window
+        that has gone is handed back here too. True when the run was reread."""
         engine = self.engine
         if engine is not None and self._controls_seen is None:  # the first look: what the run opened with
             self._controls_seen = len(engine.store.controls(engine.run_id))
-        if engine is None or self.busy or not engine.store.changed_elsewhere():
+        if engine is None:
+            return False
+        humans, holders = engine.humans(), engine.holders()
+        reread = False
+        if engine.store.changed_elsewhere():
+            store, run = engine.store, engine.run_id
+            controls = len(store.controls(run))
+            try:
+                head = store.head(run)
+            except StoreError:  # deleted elsewhere, past a lease that ran out: said once, back to the picker
+                self.report(store.gone(run))
+                return False
+            if head != engine.head or controls != self._controls_seen:
+                self._controls_seen = controls
+                engine.reload()
+                self.resync()
+                reread = True
+        freed = []
+        if any(holder != engine.holder for holder in engine.holders().values()):
+            try:
+                freed = engine.free_gone()
+            except StoreError:
+                pass  # another window handed them back first, or wrote meanwhile: the next look rereads
+        if reread or freed:
+            self._say_who_plays(humans, holders)
+        if reread:
+            self._ask_if_mine()
+        return reread
+
+    def _ask_if_mine(self) -> None:
+        """Another window brought the run to a line of a role this window holds: the other windows wait for
+        it, so this one opens its input box at once, unless its playwright is busy with a dialog or a box."""
+        engine = self.engine
+        if engine is None or engine.holder is None or self.busy or engine.finished or self.app.screen is not self \
+                or isinstance(self.focused, Input):
             return
-        store, run = engine.store, engine.run_id
-        controls = len(store.controls(run))
-        try:
-            head = store.head(run)
-        except StoreError:  # deleted elsewhere once its lease ran out, while this window was idle
-            report(self, store.gone(run))
+        pending = engine.pending()
+        if pending is None or not pending.human or pending.role is None \
+                or engine.holders().get(pending.role.key) != engine.holder:
             return
-        if head == engine.head and controls == self._controls_seen:
+        self.turns.action_step()  # the box, opening, is what the playwright sees: toasts make way for it
+
+    def _say_who_plays(self, humans: set[str], holders: dict[str, str]) -> None:
+        """Who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here."""
+        from studio.store.leases import window_name
+
+        engine = self.engine
+        if engine is None:
             return
-        self._controls_seen = controls
-        humans = engine.humans()
-        engine.reload()
-        self.resync()
-        # who plays which role, for everyone on the run: a role taken or handed back elsewhere is said here
-        for key, taken in [(k, True) for k in engine.humans() - humans] + [(k, False) for k in humans - engine.humans()]:
-            name = engine.cast.role(key).name
-            self.notify(f"{name} ({key}) is played by a playwright now." if taken
-                        else f"{name} ({key}) goes back to the model.", title="From another window")
+        now, held = engine.humans(), engine.holders()
+        for key in sorted(humans | now):
+            name = f"{engine.cast.role(key).name} ({key})"
+            before, after = holders.get(key), held.get(key)
+            if key in now and (key not in humans or before != after) and after != engine.holder:
+                self.notify(f"{name} is played by {window_name(after)} now." if after
+                            else f"{name} is played by a playwright now.", title="From another window")
+            elif key in humans and key not in now:  # in the words of the hand-back: why, if it says
+                said = next((e.text for e in reversed(engine.store.controls(engine.run_id))
+                             if key in (e.data.get("human") or {})), f"{name} goes back to the model.")
+                self.notify(said, title="From another window")
 
     def _first_frame(self) -> None:
         if not self.studio.first_frame():
@@ -215,6 +258,7 @@ class MainScreen(StudioScreen[None]):
         gc.disable()
         try:
             engine = self._opener()
+            self.studio.seat(engine)  # before any role is taken: they are held in this window's name
             said = self._after_open(engine) if self._after_open else []
             self.hidden = hidden_events(engine.store, engine.run_id)
             takes = take_counts(engine.store.events(engine.run_id), self.hidden)

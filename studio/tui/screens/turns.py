@@ -1,5 +1,6 @@
 """The run screen's controls that write: a step, the rest of the scene, a new take of a line. Each runs
-as the screen's one engine worker, and a human role's line or a playwright's pick is awaited inside it."""
+as the screen's one engine worker, and a human role's line or a playwright's pick is awaited inside it;
+a role another window holds is that window's to write, and this one waits for the line to land."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from textual.worker import Worker
 
 from studio.store import events as ev
 from studio.tui.screens.failures import finished
-from studio.tui.screens.group import ControlGroup
+from studio.tui.screens.group import FOLLOW_EVERY, ControlGroup
 from studio.tui.widgets.stage import StageView
 
 
@@ -40,7 +41,15 @@ class TurnControls(ControlGroup):
         return self.screen.run_worker(work, group="engine", exclusive=True, exit_on_error=False, name=name)
 
     def step_turn(self) -> Worker[Any]:
-        return self._worker(self.engine.play_turn(human=self.ask_human), "step")
+        return self._worker(self._step(), "step")
+
+    async def _step(self) -> None:
+        from studio.engine import HeldElsewhere
+
+        try:
+            await self.engine.play_turn(human=self.ask_human)
+        except HeldElsewhere as held:
+            await self.wait_for(held)
 
     def write_take(self, event_id: int, direction: Any = None, go_on: bool = False) -> Worker[Any]:
         """A new take of a line, steered by a `direction` (a note and a temperature) when one is given;
@@ -48,6 +57,8 @@ class TurnControls(ControlGroup):
         return self._worker(self._write_take(event_id, direction, go_on), "continue" if go_on else "regenerate")
 
     async def _play_scene(self) -> None:
+        from studio.engine import HeldElsewhere
+
         engine = self.engine
         first = True
         while not engine.finished:
@@ -57,7 +68,10 @@ class TurnControls(ControlGroup):
             if not first and pending.step.kind in (ev.SCENE, ev.EPILOGUE):
                 break
             first = False
-            await engine.play_turn(human=self.ask_human)
+            try:
+                await engine.play_turn(human=self.ask_human)
+            except HeldElsewhere as held:
+                await self.wait_for(held)
 
     async def _write_take(self, event_id: int, direction: Any, go_on: bool = False) -> None:
         from studio.engine import NeedsHuman
@@ -73,6 +87,22 @@ class TurnControls(ControlGroup):
             text = await self.ask_human(engine.pending() or need)
             event = await engine.step(text)
         self.screen.call_later(self.screen.query_one("#stage", StageView).select_event, event.id)
+
+    async def wait_for(self, held: Any) -> None:
+        """The next line is a role another window holds: this window asks no one, shows whose line it is,
+        and rereads the run until that line lands (or the role is handed back, or its window goes)."""
+        import asyncio
+
+        engine = self.engine
+        # through the screen's queue, behind the tokens of the line just written, so none of them covers it
+        self.screen.call_later(self._set_activity, f"… {held.role.name}'s line is {held.window}'s to write: "
+                               "waiting for it; p stops waiting")
+        while True:
+            await asyncio.sleep(FOLLOW_EVERY)
+            self.screen.catch_up()
+            pending = engine.pending()
+            if pending is None or pending.step != held.step or engine.seat_holder(held.role.key) is None:
+                return
 
     async def ask_human(self, pending: Any) -> str:
         if pending.role is None:  # the policy leaves the next speaker to the playwright

@@ -101,6 +101,8 @@ def idle_hint(engine: EngineView | None) -> str:
         return "The play is finished: r rewinds, e edits a line, g writes a new take, x exports."
     pending = engine.pending()
     if pending is not None and pending.human and pending.role is not None:
+        if views.played_by(engine, pending.role.key) != "you":
+            return f"{views.next_step(engine)}: their line comes from there; s waits for it · ? lists every key"
         return f"{views.next_step(engine)}: s opens your input box · ? lists every key"
     if pending is not None and pending.human:
         return f"{views.next_step(engine)} · w or s opens the choice · E enters/exits · ? every key"
