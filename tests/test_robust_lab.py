@@ -155,3 +155,42 @@ def test_a_runner_that_lost_its_lease_cannot_overwrite_the_runner_that_took_the_
     assert trials.record("exp", "t1", "done", {"cooperation": 1.0}, owner="here:2:b")
     assert not trials.record("exp", "t1", "failed", {"run": 9}, error="late", owner="here:1:a")
     assert trials.done("exp")["t1"] == {"cooperation": 1.0}
+
+
+def _open_trials(db: str, start: float) -> str:
+    import time as clock
+
+    from studio.lab.trials import Trials
+    from studio.store import Store
+
+    clock.sleep(max(0.0, start - clock.time()))  # every process opens the database at the same moment
+    try:
+        Trials(Store(db))
+        return "ok"
+    except Exception as exc:  # noqa: BLE001 - the failure is what the test reports
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_runners_opening_an_older_lab_table_at_once_all_bring_it_up_to_date(tmp_path):
+    """A lab table from before trials were leased lacks two columns: runners starting together each saw them
+    missing and added them, and all but the first stopped on "duplicate column name"."""
+    import multiprocessing
+    import time as clock
+
+    from studio.store import Store
+
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(8) as pool:
+        pool.map(clock.sleep, [0.0] * 8)  # the workers started, so all open the database in the same instant
+        for attempt in range(8):  # the window is a few milliseconds wide: several rounds find it
+            db = tmp_path / f"studio{attempt}.db"
+            Store(db).close()
+            with sqlite3.connect(db) as conn:
+                conn.execute("CREATE TABLE lab_trials (experiment TEXT NOT NULL, key TEXT NOT NULL, "
+                             "status TEXT NOT NULL, result TEXT NOT NULL DEFAULT '{}', error TEXT, "
+                             "updated REAL NOT NULL, PRIMARY KEY (experiment, key))")
+            said = pool.starmap(_open_trials, [(str(db), clock.time() + 0.5)] * 8)
+            assert said == ["ok"] * 8, said
+            with sqlite3.connect(db) as conn:
+                columns = [row[1] for row in conn.execute("PRAGMA table_info(lab_trials)")]
+            assert columns.count("owner") == 1 and columns.count("lease") == 1, columns

@@ -43,12 +43,7 @@ CREATE TABLE IF NOT EXISTS lab_trials (
 class Trials:
     def __init__(self, store: Any):
         self.store = store
-        with store.lock:
-            store.conn.executescript(_SCHEMA)
-            columns = {row[1] for row in store.conn.execute("PRAGMA table_info(lab_trials)")}
-            for column in ("owner TEXT", "lease REAL"):
-                if column.split()[0] not in columns:
-                    store.conn.execute(f"ALTER TABLE lab_trials ADD COLUMN {column}")
+        store.keep_table(_SCHEMA, "lab_trials", (("owner", "TEXT"), ("lease", "REAL")))
 
     def claim(self, experiment: str, key: str, owner: str) -> dict[str, Any] | None:
         """Lease the trial to `owner` unless it is done or another runner's lease on it still holds.

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -185,6 +185,18 @@ def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
     )
 
 
+def _statements(script: str) -> list[str]:
+    """A script's statements one by one: `executescript` would commit the transaction they belong in."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending)
+            pending = ""
+    return statements
+
+
 class _Immediate:
     """One write transaction, taken before the first read so no other writer can slip in between; it
     commits whole or, on any error (the commit's own included), not at all. The caller holds the store's
@@ -250,17 +262,28 @@ class Store:
     def _add_run_columns(self) -> None:
         """Bring an older database up to date in place: columns are only ever added, with defaults that
         mean what the old database meant (no name, not archived), so running it twice changes nothing."""
-        have = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
         # `player` and `lease` held a run's one lease before each player had its own (run_players); they
         # are left unread rather than dropped, as columns are only ever added.
-        for column, declaration in (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
-                                    ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"),
-                                    ("lease", "REAL")):
+        self._add_columns("runs", (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
+                                   ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"), ("lease", "REAL")))
+        self._add_columns("take_marks", (("hidden", "INTEGER NOT NULL DEFAULT 0"),))
+
+    def _add_columns(self, table: str, columns: Sequence[tuple[str, str]]) -> None:
+        """Inside a write transaction: the `columns` (name, declaration) `table` lacks, added."""
+        have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+        for column, declaration in columns:
             if column not in have:
-                self.conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {declaration}")
-        marks = {row[1] for row in self.conn.execute("PRAGMA table_info(take_marks)")}
-        if "hidden" not in marks:
-            self.conn.execute("ALTER TABLE take_marks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+
+    def keep_table(self, schema: str, table: str, columns: Sequence[tuple[str, str]] = ()) -> None:
+        """Create a table another part of the studio keeps in this database (`schema`: CREATE ... IF NOT
+        EXISTS statements) and add its newer `columns`, in one write transaction, as the store's own tables
+        are: processes opening one database at once (the lab's runners) each find the work done or do it
+        alone, never both."""
+        with self.lock, _Immediate(self.conn):
+            for statement in _statements(schema):
+                self.conn.execute(statement)
+            self._add_columns(table, columns)
 
     def _write_ahead(self) -> None:
         """Switch a new database to write-ahead logging. The switch takes the database alone and does not
@@ -283,15 +306,8 @@ class Store:
         column missing and added it, and all but the first failed with "duplicate column". Inside one
         immediate transaction the second process waits, then finds the work done.
         """
-        statements: list[str] = []
-        pending = ""
-        for line in _SCHEMA.splitlines(keepends=True):
-            pending += line
-            if sqlite3.complete_statement(pending):
-                statements.append(pending)
-                pending = ""
         with self.lock, _Immediate(self.conn):
-            for statement in statements:
+            for statement in _statements(_SCHEMA):
                 self.conn.execute(statement)
             self._add_run_columns()
             self._keep_events()
