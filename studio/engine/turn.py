@@ -19,12 +19,14 @@ from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
 from studio.engine.guard import (
+    ASKS,
     add_usage,
     anew,
     asked_again,
     guard_answer,
     own_runs,
     said_before,
+    salvaged,
     warmer,
     why_dropped,
 )
@@ -232,7 +234,8 @@ def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[i
 
 async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) -> Answer:
     """Ask the model and guard its answer (studio/engine/guard.py); an answer with nothing of its own
-    left is asked for once more. A model that gives up leaves an error in the log and raises."""
+    left is asked for again, up to ASKS calls, and when all were dropped for repeating some sentences the
+    fullest one without them stands. A model that gives up leaves an error in the log and raises."""
     from studio.llm import CallContext, ModelError
 
     step, role, continuing = turn.step, turn.role, turn.continuing
@@ -247,14 +250,19 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         server_notices(engine, completion, step)
         guarded = guard(engine, turn, completion.text)
         usage = dict(completion.usage)
-        if not guarded.text:
-            on_retry(2, why_dropped(guarded))
-            settings = warmer(settings)
-            messages = anew(messages, completion.text)
-            completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+        raws = [completion.text]
+        asked = messages
+        while not guarded.text and len(raws) < ASKS:
+            on_retry(len(raws) + 1, why_dropped(guarded))
+            settings = warmer(settings, warm=len(raws) == 1)
+            asked = anew(messages)
+            completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
+            raws.append(completion.text)
             guarded = asked_again(guarded, guard(engine, turn, completion.text))
             usage = add_usage(usage, completion.usage)
+        if not guarded.text and len(raws) > 1:
+            guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True) for raw in raws])
     except ModelError as exc:
         error = engine._commit(ev.ERROR, str(exc), role=role.key, character=role.name, scene=step.scene,
                                turn=step.turn, origin="studio", data={"task": step.task, "attempts": exc.attempts},
@@ -263,9 +271,10 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     return Answer(completion, guarded, usage, settings)
 
 
-def guard(engine: Any, turn: Turn, text: str) -> Guarded:
+def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
-    else the role; what it may not say again is the take's recent stage and the line it continues."""
+    else the role; what it may not say again is the take's recent stage and the line it continues
+    (`drop`: only the sentences saying it again are left out, the rest kept)."""
     from studio.llm.sampling import is_small
 
     step, role = turn.step, turn.role
@@ -277,7 +286,7 @@ def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     # a small model rewords its own last line around the same words; a larger one is left its refrains
     small = is_small(role.model, role.small)
     own = own_runs(window, speaker) if small and turn.continuing is None else set()
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own)
+    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own, drop)
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:
