@@ -271,16 +271,3 @@ def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_b
     assert kept.text == "You came late." and kept.cuts == ["own"]
     assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another
 
-
-async def test_a_small_interviewers_question_is_held_to_a_word_of_the_answer_it_heard(engine_for):
-    from studio.engine.forms.base import Step
-    from studio.engine.forms.drama import QUESTION
-
-    engine = engine_for(turns=2, strategies=[])
-    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
-    scripted.queue("In a house with too many clocks, Sasha.", task="speak", role="ego")
-    await engine.play_turn()
-    sasha = engine.cast.role("other").model_copy(update={"small": True})
-    grammar = engine.form.grammar(engine.state, Step(ev.STAGE, "speak", "other", 1, 2), sasha)
-    assert grammar != QUESTION and '"?"' in grammar
-    assert '[hH] "ouse"' in grammar and '[cC] "locks"' in grammar and "asha" not in grammar

@@ -14,7 +14,7 @@ from studio.engine.forms.base import Form, Message, Reply, Seat, fold_facts
 from studio.engine.lines import same_line
 from studio.llm.sampling import is_small
 from studio.store import events as ev
-from studio.engine.forms.drama.prompts import PromptBook, asks, key_words
+from studio.engine.forms.drama.prompts import PromptBook, asks
 from studio.engine.forms.base import Step
 from studio.engine.forms.drama.state import RunState
 from studio.engine.forms.review import review
@@ -28,13 +28,6 @@ if TYPE_CHECKING:
 # A line that may open with a remark but ends with its one question (and holds no other); at most 160
 # characters before it, so the token budget never cuts the question off.
 QUESTION = 'root ::= [^\\n?]{8,160} "?"'
-
-
-def question_on(words: list[str]) -> str:
-    """A question that takes up one of `words` (any case at its start): a small interviewer's question
-    then builds on the answer it heard, not on the topic at large."""
-    said = " | ".join(f'[{w[0]}{w[0].upper()}] "{w[1:]}"' for w in words)
-    return f'root ::= ([^\\n?]{{0,100}} [ "\'(]){{0,1}} said [^\\n?]{{0,80}} "?"\nsaid ::= {said}'
 
 
 def lost_question(said: str, heard: str) -> str:
@@ -122,14 +115,8 @@ class DramaMachine(Form):
         return Reply(text, data=data)
 
     def grammar(self, state: RunState, step: Step, role: ResolvedRole) -> str | None:
-        """An interviewer's line on a small model is one question: it ends with its question mark and, once
-        an answer was heard, takes up one of its key words (prompts.key_words)."""
+        """An interviewer's line on a small model is one question: it ends with its question mark."""
         if step.kind == ev.STAGE and is_small(role.model, role.small) and asks(role):
-            heard = state.last_line
-            if heard is not None and heard.kind == ev.STAGE and heard.role != role.key:
-                words = key_words(heard.text, 3, names=(role.name.lower(), (heard.character or "").lower()))
-                if words:
-                    return question_on(words)
             return QUESTION
         return None
 

@@ -171,27 +171,6 @@ def asks(role: ResolvedRole) -> bool:
     return bool(_ASKS.search(role.sheet.prompt or ""))
 
 
-_PLAIN = frozenset(
-    "about after again also been before being could does doing done every from have here into just know "
-    "like little made make many more most much never only other over really said same some still such "
-    "than that their them then there these they thing things think this those through very want well were "
-    "what when where which while will with would your yours you're i'm it's that's don't can't didn't "
-    "always because going something anything everything nothing someone anyone everyone".split()
-)
-
-
-def key_words(text: str, count: int = 2, names: tuple[str, ...] = ()) -> list[str]:
-    """The words a line is about, for a small interviewer's question to take up: its longest words that are
-    not the small change of speech, in the order said. Asked only "about what was just said", a 135M model
-    asks about the scene at large."""
-    found: list[str] = []
-    for word in re.findall(r"[a-z][a-z'’-]*[a-z]", text.lower()):
-        if len(word) > 3 and word not in _PLAIN and not word.endswith("ly") and word not in names and word not in found:
-            found.append(word)
-    longest = sorted(found, key=len, reverse=True)[:count]
-    return [w for w in found if w in longest]
-
-
 def beat(role: ResolvedRole, view: View) -> str:
     """What a small model's next line is for, said after the line it answers: a 135M model told only who
     it is drifts off the scene, but follows a plain ask about the line in front of it. An interviewer asks

@@ -39,7 +39,6 @@ class RunState(Voiced):
     heard_notes: list[Event] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     last_line_id: int | None = None  # the newest stage line or direction
-    last_line: Event | None = None  # and the event itself
     reviewed: int = 0  # the last scene the Critic reviewed in this take (the play's critic_loop)
 
     def __post_init__(self) -> None:
@@ -137,7 +136,7 @@ class RunState(Voiced):
         kind = event.kind
         self.inner = self.inner.fold(event)
         if kind in (ev.STAGE, ev.DIRECTION):
-            self.last_line_id, self.last_line = event.id, event
+            self.last_line_id = event.id
         if kind == ev.CONTROL:
             self._control(event)
             return
