@@ -271,3 +271,15 @@ def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_b
     assert kept.text == "You came late." and kept.cuts == ["own"]
     assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another
 
+
+
+async def test_a_revision_left_empty_is_asked_again_once_then_the_draft_stands(engine_for, gateway):
+    engine = engine_for(turns=1, epilogue=False, strategies=["critique"])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="draft", role="ego")
+    scripted.queue("Sasha: And then?", task="revise", role="ego")
+    scripted.queue("Sasha: And then?", task="revise", role="ego")
+    await engine.play_turn()
+    line = next(e for e in reversed(engine.path) if e.kind == ev.STAGE and e.role == "ego")
+    assert line.text == "In a house with too many clocks."
+    assert [t for r, t in gateway.tasks() if r == "ego"].count("revise") == 2

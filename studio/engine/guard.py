@@ -2,8 +2,9 @@
 
 An answer is cut to the speaker's own line (studio/engine/lines.py): another character's cue, a stage
 line said again, the line so far of a continuation said over. When nothing of its own is left, the
-model is asked again with another beat, a little warmer, up to ASKS calls in all; if every answer was
-cut only because it said some sentences again, the fullest answer without those sentences is the line.
+model is asked again with another beat, a little warmer (a character's new line up to ASKS calls in all,
+anything else twice); if every answer to a new line was cut only because it said some sentences again,
+the fullest answer without those sentences is the line.
 Every call's tokens count against the line.
 """
 
@@ -18,7 +19,8 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
-ASKS = 3  # calls for one line at most: a small model's second ask often reworded the first again
+ASKS = 3  # calls for a character's new line at most: a small model's second ask often reworded the first
+LINE_TASKS = frozenset({"speak", "draft"})  # a new line, not a revision (its draft stands) or an inner voice's
 OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
 
 Sentences = list[tuple[str, ...]]
@@ -97,11 +99,25 @@ def warmer(settings: Any, warm: bool = True) -> Any:
     return replace(settings, temperature=temperature, seed=seed)
 
 
-def anew(messages: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The call asked again with another beat: a short question about the line heard. Quoting the dropped
-    answer as not to be said primed a small model to say it again, and a question is a form its own
-    earlier statements do not share."""
-    note = "(Instead, ask one short question about that, in new words.)"
+REPEATED = frozenset({"echo", "own", "repeat"})  # cuts of an answer that said again what was said
+
+
+def asks_for(step: Step) -> int:
+    """How many calls a step's answer may take: a character's new line up to ASKS, anything else two (a
+    revision with nothing new keeps its draft; an inner voice's work is not spoken)."""
+    return ASKS if step.task in LINE_TASKS else 2
+
+
+def anew(messages: list[dict[str, str]], dropped: str, cuts: list[str], step: Step) -> list[dict[str, str]]:
+    """The call asked again with another beat. A new line dropped for saying something again is not quoted
+    back (that primed a small model to say it once more): the model is asked for a short question about
+    the line heard, a form its earlier statements do not share. Any other answer is named as said, so the
+    next ask is not the first again at a higher temperature."""
+    if step.task in LINE_TASKS and REPEATED & set(cuts):
+        note = "(Instead, ask one short question about that, in new words.)"
+    else:
+        said = " ".join(dropped.split()[:12])
+        note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"
     last = messages[-1]
     if last.get("role") == "user":
         return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]

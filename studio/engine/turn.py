@@ -19,10 +19,11 @@ from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
 from studio.engine.guard import (
-    ASKS,
+    LINE_TASKS,
     add_usage,
     anew,
     asked_again,
+    asks_for,
     guard_answer,
     own_runs,
     said_before,
@@ -234,8 +235,8 @@ def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[i
 
 async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) -> Answer:
     """Ask the model and guard its answer (studio/engine/guard.py); an answer with nothing of its own
-    left is asked for again, up to ASKS calls, and when all were dropped for repeating some sentences the
-    fullest one without them stands. A model that gives up leaves an error in the log and raises."""
+    left is asked for again (guard.asks_for), and when every ask of a new line was dropped for repeating
+    some sentences the fullest answer without them stands. A model that gives up leaves an error in the log and raises."""
     from studio.llm import CallContext, ModelError
 
     step, role, continuing = turn.step, turn.role, turn.continuing
@@ -250,18 +251,19 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         server_notices(engine, completion, step)
         guarded = guard(engine, turn, completion.text)
         usage = dict(completion.usage)
-        raws = [completion.text]
+        raws, last = [completion.text], guarded
         asked = messages
-        while not guarded.text and len(raws) < ASKS:
+        while not guarded.text and len(raws) < asks_for(step):
             on_retry(len(raws) + 1, why_dropped(guarded))
             settings = warmer(settings, warm=len(raws) == 1)
-            asked = anew(messages)
+            asked = anew(messages, completion.text, last.cuts, step)
             completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
             raws.append(completion.text)
-            guarded = asked_again(guarded, guard(engine, turn, completion.text))
+            last = guard(engine, turn, completion.text)
+            guarded = asked_again(guarded, last)
             usage = add_usage(usage, completion.usage)
-        if not guarded.text and len(raws) > 1:
+        if not guarded.text and len(raws) > 1 and step.task in LINE_TASKS:
             guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True) for raw in raws])
     except ModelError as exc:
         error = engine._commit(ev.ERROR, str(exc), role=role.key, character=role.name, scene=step.scene,
