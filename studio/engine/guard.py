@@ -20,7 +20,9 @@ from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
 ASKS = 3  # calls for a character's new line at most: a small model's second ask often reworded the first
-LINE_TASKS = frozenset({"speak", "draft"})  # a new line, not a revision (its draft stands) or an inner voice's
+# a new line said straight to the stage: a draft is reworked by its revision, a revision with nothing new
+# keeps its draft, an inner voice's work is not spoken
+LINE_TASKS = frozenset({"speak"})
 OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
 
 Sentences = list[tuple[str, ...]]
@@ -103,8 +105,7 @@ REPEATED = frozenset({"echo", "own", "repeat"})  # cuts of an answer that said a
 
 
 def asks_for(step: Step) -> int:
-    """How many calls a step's answer may take: a character's new line up to ASKS, anything else two (a
-    revision with nothing new keeps its draft; an inner voice's work is not spoken)."""
+    """How many calls a step's answer may take: a character's new line up to ASKS, anything else two."""
     return ASKS if step.task in LINE_TASKS else 2
 
 
