@@ -101,15 +101,30 @@ async def test_a_line_left_empty_is_asked_again_once_and_both_calls_are_counted(
     assert engine.usage()["calls"] == 3  # the other's line and the ego's two
 
 
-async def test_a_line_empty_twice_becomes_silence_not_an_empty_line(engine_for):
+async def test_a_line_empty_at_every_ask_becomes_silence_not_an_empty_line(engine_for):
     engine = engine_for(turns=1, strategies=[])
     scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
     scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
     scripted.queue("Sasha: Where did you grow up?", task="speak", role="ego")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
     await engine.play_turn()
     last = engine.path[-1]
     assert (last.kind, last.text) == (ev.DIRECTION, "Jenny says nothing.")
-    assert last.data["guard"][0] == "echo" and "asked again" in last.data["guard"]
+    assert last.data["guard"][0] == "echo" and last.data["guard"].count("asked again") == 2
+    assert last.usage["calls"] == 3
+
+
+async def test_when_every_ask_repeats_a_sentence_the_fullest_answer_without_it_is_the_line(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny? By the sea.", task="speak", role="ego")
+    scripted.queue("Where did you grow up, Jenny? In a house with too many clocks, by the sea.", task="speak",
+                   role="ego")
+    scripted.queue("Sasha: Where did you grow up?", task="speak", role="ego")
+    await engine.play_turn()
+    last = engine.path[-1]
+    assert (last.kind, last.text) == (ev.STAGE, "In a house with too many clocks, by the sea.")
+    assert last.data["guard"][-1] == "kept what was new"
 
 
 async def test_a_humans_line_is_theirs_word_for_word(engine_for):
@@ -194,7 +209,7 @@ def test_a_line_in_chinese_ends_its_sentences_at_full_width_stops():
     assert len(sentence_spans("「走吧。」她说。")) == 2
 
 
-async def test_the_second_ask_names_the_dropped_answer_and_draws_anew(engine_for, gateway):
+async def test_the_second_ask_is_another_beat_not_the_dropped_answer_quoted(engine_for, gateway):
     engine = engine_for(turns=1, strategies=[])
     scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
     scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
@@ -203,7 +218,8 @@ async def test_the_second_ask_names_the_dropped_answer_and_draws_anew(engine_for
     first, second = [m for c, m in gateway.calls if c.role == "ego"]
     assert second[:-1] == first[:-1]
     assert second[-1]["content"].startswith(first[-1]["content"])
-    assert 'Not "Where did you grow up, Jenny?": that was said.' in second[-1]["content"]
+    added = second[-1]["content"][len(first[-1]["content"]):]
+    assert "ask one short question" in added and "Where did you grow up" not in added
 
 
 async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_for_an_answer(engine_for):
@@ -254,3 +270,16 @@ def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_b
     kept = guard_line(again, "Tomas", ["Tomas"], own=mine)
     assert kept.text == "You came late." and kept.cuts == ["own"]
     assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another
+
+
+
+async def test_a_revision_left_empty_is_asked_again_once_then_the_draft_stands(engine_for, gateway):
+    engine = engine_for(turns=1, epilogue=False, strategies=["critique"])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="draft", role="ego")
+    scripted.queue("Sasha: And then?", task="revise", role="ego")
+    scripted.queue("Sasha: And then?", task="revise", role="ego")
+    await engine.play_turn()
+    line = next(e for e in reversed(engine.path) if e.kind == ev.STAGE and e.role == "ego")
+    assert line.text == "In a house with too many clocks."
+    assert [t for r, t in gateway.tasks() if r == "ego"].count("revise") == 2

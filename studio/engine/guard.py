@@ -2,7 +2,10 @@
 
 An answer is cut to the speaker's own line (studio/engine/lines.py): another character's cue, a stage
 line said again, the line so far of a continuation said over. When nothing of its own is left, the
-model is asked once more, a little warmer, and both calls' tokens count against the line.
+model is asked again with another beat, a little warmer (a character's new line up to ASKS calls in all,
+anything else twice); if every answer to a new line was cut only because it said some sentences again,
+the fullest answer without those sentences is the line.
+Every call's tokens count against the line.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 RECENT_LINES = 30  # the stage lines a new line may not say again
+ASKS = 3  # calls for a character's new line at most: a small model's second ask often reworded the first
+# a new line said straight to the stage: a draft is reworked by its revision, a revision with nothing new
+# keeps its draft, an inner voice's work is not spoken
+LINE_TASKS = frozenset({"speak"})
 OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
 
 Sentences = list[tuple[str, ...]]
@@ -62,10 +69,11 @@ def own_runs(path: list[Event], speaker: str, lines: int = OWN_LINES) -> set[tup
 
 
 def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
-                 own: set[tuple[str, ...]] | None = None) -> Guarded:
+                 own: set[tuple[str, ...]] | None = None, drop: bool = False) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    return guard_line(text, speaker, names, said, speech=speech, own=own if step.kind in (ev.STAGE, ev.DRAFT) else None)
+    return guard_line(text, speaker, names, said, speech=speech, own=own if step.kind in (ev.STAGE, ev.DRAFT) else None,
+                      drop=drop)
 
 
 WHY = {
@@ -84,31 +92,55 @@ def why_dropped(guarded: Guarded) -> str:
     return ("; ".join(reasons) or "nothing of its own was left once cleaned") + "; asking again"
 
 
-def warmer(settings: Any) -> Any:
-    """The settings for the second ask: a little warmer and, where the model is seeded, another draw, so
-    the second answer is not the first again."""
+def warmer(settings: Any, warm: bool = True) -> Any:
+    """The settings for an ask again: a little warmer (`warm`: only the second ask is warmed, so a third is
+    not sampled too hot for a small model to stay in sense) and, where the model is seeded, another draw,
+    so the answer is not the last one again."""
     seed = None if settings.seed is None else (settings.seed * 2654435761 + 1) % 2**32
-    return replace(settings, temperature=round(min(1.0, settings.temperature + 0.3), 3), seed=seed)
+    temperature = round(min(1.0, settings.temperature + 0.3), 3) if warm else settings.temperature
+    return replace(settings, temperature=temperature, seed=seed)
 
 
-def anew(messages: list[dict[str, str]], dropped: str) -> list[dict[str, str]]:
-    """The call asked again with another beat: the dropped answer named as not to be said, so the second
-    ask is not the first again at a higher temperature."""
-    said = " ".join(dropped.split()[:12])
-    note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"
+REPEATED = frozenset({"echo", "own", "repeat"})  # cuts of an answer that said again what was said
+
+
+def asks_for(step: Step) -> int:
+    """How many calls a step's answer may take: a character's new line up to ASKS, anything else two."""
+    return ASKS if step.task in LINE_TASKS else 2
+
+
+def anew(messages: list[dict[str, str]], dropped: str, cuts: list[str], step: Step) -> list[dict[str, str]]:
+    """The call asked again with another beat. A new line dropped for saying something again is not quoted
+    back (that primed a small model to say it once more): the model is asked for a short question about
+    the line heard, a form its earlier statements do not share. Any other answer is named as said, so the
+    next ask is not the first again at a higher temperature."""
+    if step.task in LINE_TASKS and REPEATED & set(cuts):
+        note = "(Instead, ask one short question about that, in new words.)"
+    else:
+        said = " ".join(dropped.split()[:12])
+        note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"
     last = messages[-1]
     if last.get("role") == "user":
         return [*messages[:-1], {**last, "content": f"{last['content']}\n\n{note}"}]
     return [*messages, {"role": "user", "content": note}]
 
 
+def salvaged(asked: Guarded, kept: list[Guarded]) -> Guarded:
+    """When every ask was dropped, the fullest of `kept` (each answer with only its repeated sentences left
+    out), recorded as such; the ask's record unchanged when none has a sentence of its own."""
+    best = max(kept, key=lambda g: len(g.text), default=None)
+    if best is None or not best.text:
+        return asked
+    return Guarded(best.text, asked.cuts + ["kept what was new"])
+
+
 def asked_again(first: Guarded, again: Guarded) -> Guarded:
-    """The second answer, with the record of what was cut from both and that the line was asked twice."""
+    """The answer asked again, with the record of what was cut from each and that the line was asked again."""
     return Guarded(again.text, first.cuts + ["asked again"] + again.cuts)
 
 
 def add_usage(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """Both calls of a line asked twice: their tokens were all spent."""
+    """Every call of a line asked again: their tokens were all spent."""
     total = {k: int(first.get(k, 0) or 0) + int(second.get(k, 0) or 0) for k in set(first) | set(second)}
     total["calls"] = int(first.get("calls", 1) or 1) + int(second.get("calls", 1) or 1)
     return total

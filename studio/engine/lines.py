@@ -10,7 +10,7 @@ and the exports only ever hold the line itself. What it cut is reported, so the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 # A sentence this long said twice in one line is a loop, not rhetoric ("No. No." stays).
@@ -95,16 +95,26 @@ def cut_loop(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def cut_echo(text: str, said: Iterable[tuple[str, ...]]) -> tuple[str, bool]:
-    """Cut a line at the first sentence that was already said on stage, word for word."""
+def cut_echo(text: str, said: Iterable[tuple[str, ...]], drop: bool = False) -> tuple[str, bool]:
+    """Cut a line at the first sentence that was already said on stage, word for word (`drop`: leave out
+    every such sentence and keep the rest)."""
     earlier = {k for k in said if len(k) >= MIN_ECHO_WORDS}
     if not earlier:
         return text, False
+    return _cut_at(text, lambda sentence: tuple(words(sentence)) in earlier, drop)
+
+
+def _cut_at(text: str, offends: Callable[[str], bool], drop: bool) -> tuple[str, bool]:
+    """`text` cut at its first sentence that `offends`, or (`drop`) with every such sentence left out."""
+    kept, found = [], False
     for start, end in sentence_spans(text):
-        key = tuple(words(text[start:end]))
-        if key in earlier:
-            return text[:start].rstrip(" ,;-—"), True
-    return text, False
+        if offends(text[start:end]):
+            if not drop:
+                return text[:start].rstrip(" ,;-—"), True
+            found = True
+        else:
+            kept.append(text[start:end].strip())
+    return (" ".join(kept), True) if found else (text, False)
 
 
 OWN_RUN = 6  # words in a row a speaker may not say again from its own earlier lines
@@ -116,17 +126,13 @@ def runs_of(text: str, n: int = OWN_RUN) -> set[tuple[str, ...]]:
     return {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
 
 
-def cut_own(text: str, own: set[tuple[str, ...]]) -> tuple[str, bool]:
+def cut_own(text: str, own: set[tuple[str, ...]], drop: bool = False) -> tuple[str, bool]:
     """Cut a line at the first sentence that says again OWN_RUN words in a row of the speaker's own
     earlier lines: a tiny model rewords its last line around the same words, which the word-for-word
-    echo rule lets through. Another's words may be taken up; one's own, not again."""
+    echo rule lets through. Another's words may be taken up; one's own, not again. (`drop`: as cut_echo.)"""
     if not own:
         return text, False
-    for start, end in sentence_spans(text):
-        sentence = text[start:end]
-        if (runs_of(sentence) | runs_of(sentence, COPIED_RUN)) & own:
-            return text[:start].rstrip(" ,;-—"), True
-    return text, False
+    return _cut_at(text, lambda sentence: bool((runs_of(sentence) | runs_of(sentence, COPIED_RUN)) & own), drop)
 
 
 def drop_unfinished(text: str) -> tuple[str, bool]:
@@ -160,6 +166,7 @@ def guard_line(
     *,
     speech: bool = True,
     own: set[tuple[str, ...]] | None = None,
+    drop: bool = False,
 ) -> Guarded:
     """The part of a model's answer that is ``name``'s line.
 
@@ -167,8 +174,9 @@ def guard_line(
     someone's part), and so does a blank line. ``said`` holds the sentence keys already said on stage
     (see :func:`sentence_keys`); a sentence repeating one of them, or one said earlier in the same
     line, ends the line there; so does a sentence with a run of words in ``own`` (see :func:`runs_of`: the
-speaker's own earlier lines). With ``speech`` False (a critique, a rewritten prompt, an epilogue) only
-    loops are cut: such texts may quote the stage and run to paragraphs.
+speaker's own earlier lines). With ``drop``, such sentences are left out and the rest kept: the last
+    resort of a line every ask of which said something again. With ``speech`` False (a critique, a
+    rewritten prompt, an epilogue) only loops are cut: such texts may quote the stage and run to paragraphs.
     """
     cuts: list[str] = []
     text = text.strip()
@@ -189,10 +197,10 @@ speaker's own earlier lines). With ``speech`` False (a critique, a rewritten pro
     if looped:
         cuts.append("repeat")
     if speech:
-        text, echoed = cut_echo(text, said)
+        text, echoed = cut_echo(text, said, drop)
         if echoed:
             cuts.append("echo")
-        text, again = cut_own(text, own or set())
+        text, again = cut_own(text, own or set(), drop)
         if again:
             cuts.append("own")
         text, broken = drop_unfinished(text)

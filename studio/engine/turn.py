@@ -19,12 +19,15 @@ from studio.engine.budget import estimate_tokens, fit
 from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
 from studio.engine.guard import (
+    LINE_TASKS,
     add_usage,
     anew,
     asked_again,
+    asks_for,
     guard_answer,
     own_runs,
     said_before,
+    salvaged,
     warmer,
     why_dropped,
 )
@@ -242,7 +245,8 @@ def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[i
 
 async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) -> Answer:
     """Ask the model and guard its answer (studio/engine/guard.py); an answer with nothing of its own
-    left is asked for once more. A model that gives up leaves an error in the log and raises."""
+    left is asked for again (guard.asks_for), and when every ask of a new line was dropped for repeating
+    some sentences the fullest answer without them stands. A model that gives up leaves an error in the log and raises."""
     from studio.llm import CallContext, ModelError
 
     step, role, continuing = turn.step, turn.role, turn.continuing
@@ -258,14 +262,20 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         server_notices(engine, completion, step)
         guarded = guard(engine, turn, completion.text)
         usage = dict(completion.usage)
-        if not guarded.text:
-            on_retry(2, why_dropped(guarded))
-            settings = warmer(settings)
-            messages = anew(messages, completion.text)
-            completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
+        raws, last = [completion.text], guarded
+        asked = messages
+        while not guarded.text and len(raws) < asks_for(step):
+            on_retry(len(raws) + 1, why_dropped(guarded))
+            settings = warmer(settings, warm=len(raws) == 1)
+            asked = anew(messages, completion.text, last.cuts, step)
+            completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
-            guarded = asked_again(guarded, guard(engine, turn, completion.text))
+            raws.append(completion.text)
+            last = guard(engine, turn, completion.text)
+            guarded = asked_again(guarded, last)
             usage = add_usage(usage, completion.usage)
+        if not guarded.text and len(raws) > 1 and step.task in LINE_TASKS:
+            guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True) for raw in raws])
     except ModelError as exc:
         error = engine._commit(ev.ERROR, str(exc), role=role.key, character=role.name, scene=step.scene,
                                turn=step.turn, origin="studio", data={"task": step.task, "attempts": exc.attempts},
@@ -274,9 +284,10 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     return Answer(completion, guarded, usage, settings)
 
 
-def guard(engine: Any, turn: Turn, text: str) -> Guarded:
+def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
-    else the role; what it may not say again is the take's recent stage and the line it continues."""
+    else the role; what it may not say again is the take's recent stage and the line it continues
+    (`drop`: only the sentences saying it again are left out, the rest kept)."""
     from studio.llm.sampling import is_small
 
     step, role = turn.step, turn.role
@@ -288,7 +299,7 @@ def guard(engine: Any, turn: Turn, text: str) -> Guarded:
     # a small model rewords its own last line around the same words; a larger one is left its refrains
     small = is_small(role.model, role.small)
     own = own_runs(window, speaker) if small and turn.continuing is None else set()
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own)
+    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own, drop)
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:
