@@ -219,8 +219,8 @@ class StageView(ScrollView, can_focus=True):
 
     def _draw_now(self) -> None:
         """Ask the screen for a frame at once rather than when its queue falls idle. A repaint reaches the
-        screen as a message behind the rest of the line's tokens, and a fast voice keeps that queue busy
-        until its line is whole, so a new line's first words waited for the whole line. Textual has no
+        screen as a message behind the rest of the line's tokens, and a fast voice can keep that queue busy
+        until its line is whole, so a new line's first words would wait for the whole line. Textual has no
         public call for this: the stage joins the screen's dirty widgets and wakes its frame timer, which
         draws on its own task between two messages, as it does when the queue is idle."""
         if self._layout_required:  # the scrollbar came or went: the screen's layout comes first
