@@ -200,6 +200,7 @@ class StageView(ScrollView, can_focus=True):
 
     def stream(self, kind: str, role: str | None, character: str | None, token: str) -> None:
         live = self.live
+        first = live is None
         if live is None:
             live = Entry(None, kind, role, character, "", first=not self.entries)
             self.entries.append(live)
@@ -213,6 +214,24 @@ class StageView(ScrollView, can_focus=True):
         if self.follow:
             self._to_bottom()
         self.refresh()
+        if first:
+            self._draw_now()
+
+    def _draw_now(self) -> None:
+        """Ask the screen for a frame at once rather than when its queue falls idle. A repaint reaches the
+        screen as a message behind the rest of the line's tokens, and a fast voice can keep that queue busy
+        until its line is whole, so a new line's first words would wait for the whole line. Textual has no
+        public call for this: the stage joins the screen's dirty widgets and wakes its frame timer, which
+        draws on its own task between two messages, as it does when the queue is idle."""
+        if self._layout_required:  # the scrollbar came or went: the screen's layout comes first
+            return
+        screen = self.screen
+        dirty = getattr(screen, "_dirty_widgets", None)
+        compositor = getattr(screen, "_compositor", None)
+        if not isinstance(dirty, set) or compositor is None or self not in compositor:
+            return
+        dirty.add(self)
+        screen._update_timer.resume()
 
     def drop_live(self) -> None:
         live = self.live
