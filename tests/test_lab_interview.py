@@ -126,10 +126,12 @@ async def test_an_item_without_an_answer_is_invalid_counted_and_never_scored(sto
     from studio.lab.interview_kind import KIND
     from test_lab_compare import run_spec
 
+    from studio.engine.guard import ASKS
+
     for n in range(1, 21):
-        if n == 3:  # the third item: the model speaks only for the interviewer, and again when asked again
-            scripted.queue(f"{iv.INTERVIEWER}: And what else?", task="speak", role="ego")
-            scripted.queue(f"{iv.INTERVIEWER}: Go on.", task="speak", role="ego")
+        if n == 3:  # the third item: the model speaks only for the interviewer, each time it is asked
+            for said in ("And what else?", "Go on.", "Tell me more.")[:ASKS]:
+                scripted.queue(f"{iv.INTERVIEWER}: {said}", task="speak", role="ego")
         else:
             scripted.queue(f"I mend nets for the harbour, item {n} of my life.", task="speak", role="ego")
     gateway = RecordingGateway()
