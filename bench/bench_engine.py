@@ -102,7 +102,23 @@ async def prompt_growth(turns: int = 200) -> None:
         print(f"  ratio second/first half: {second / first:.2f} (1.00 = linear growth; quadratic would be ~3)")
 
 
+def machine_pace() -> float:
+    """Seconds this machine takes for ten million additions in a plain Python loop, best of three: the
+    same code's time per turn moved by half between days on the same virtual machine, so a figure from
+    another day is compared through this, not as it stands."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        total = 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 async def main(only_instant: bool, lengths: list[int]) -> None:
+    print(f"Machine pace: ten million additions in a Python loop take {machine_pace():.2f} s (best of 3); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
     for instant, label in (
         (False, "the scripted model through litellm, time inside the gateway subtracted"),
         (True, "an instant in-process model, no litellm: the engine and the store alone"),
