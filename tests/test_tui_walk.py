@@ -251,7 +251,7 @@ def test_the_installed_textual_still_reads_keys_the_way_the_esc_settling_expects
     and the studio's way (studio/tui/app.py, docs/app.md) needs looking at again."""
     from textual._xterm_parser import XTermParser
 
-    from studio.tui.app import settle_escapes
+    from studio.tui.escapes import settle_escapes
 
     assert settle_escapes() is None
     assert XTermParser.feed.__qualname__.startswith("settle_escapes."), XTermParser.feed.__qualname__

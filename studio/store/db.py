@@ -24,72 +24,7 @@ from typing import Any
 
 from studio.store.events import Event
 from studio.store.leases import LEASE, holds
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    created   REAL NOT NULL,
-    title     TEXT NOT NULL,
-    play_path TEXT NOT NULL,
-    cast_json TEXT NOT NULL,
-    options   TEXT NOT NULL DEFAULT '{}',
-    head      INTEGER REFERENCES events(id)
-);
-CREATE TABLE IF NOT EXISTS events (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id    INTEGER NOT NULL REFERENCES runs(id),
-    parent    INTEGER REFERENCES events(id),
-    kind      TEXT NOT NULL,
-    role      TEXT,
-    character TEXT,
-    text      TEXT NOT NULL,
-    scene     INTEGER,
-    turn      INTEGER,
-    origin    TEXT NOT NULL DEFAULT 'model',
-    data      TEXT NOT NULL DEFAULT '{}',
-    model     TEXT,
-    settings  TEXT NOT NULL DEFAULT '{}',
-    usage     TEXT NOT NULL DEFAULT '{}',
-    created   REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_run ON events(run_id, id);
-CREATE INDEX IF NOT EXISTS events_by_parent ON events(parent);
-CREATE TABLE IF NOT EXISTS critiques (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id    INTEGER NOT NULL REFERENCES runs(id),
-    head      INTEGER,
-    created   REAL NOT NULL,
-    model     TEXT,
-    body      TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS take_marks (
-    event_id  INTEGER PRIMARY KEY REFERENCES events(id),
-    run_id    INTEGER NOT NULL REFERENCES runs(id),
-    name      TEXT,
-    starred   INTEGER NOT NULL DEFAULT 0,
-    updated   REAL NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS take_names ON take_marks(run_id, name);
-CREATE TABLE IF NOT EXISTS run_players (
-    run_id    INTEGER NOT NULL,
-    holder    TEXT NOT NULL,
-    lease     REAL NOT NULL,
-    PRIMARY KEY (run_id, holder)
-);
-CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
-"""
-
-# A run's history is never pruned piecemeal: an event may go only with its whole run, inside the one
-# transaction of `delete_run`, which marks the run as being deleted first. Older databases carry a
-# trigger that refused every delete; `_keep_events` replaces it.
-_KEEP_EVENTS = """
-CREATE TRIGGER events_are_kept BEFORE DELETE ON events
-WHEN NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = OLD.run_id AND r.deleting = 1)
-BEGIN SELECT RAISE(ABORT, 'events are never deleted one by one; only a whole run is deleted'); END;
-"""
+from studio.store.schema import SCHEMA_VERSION, add_columns, bring_up_to_date, statements
 
 DAY = 24 * 60 * 60
 
@@ -185,18 +120,6 @@ def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
     )
 
 
-def _statements(script: str) -> list[str]:
-    """A script's statements one by one: `executescript` would commit the transaction they belong in."""
-    statements: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            statements.append(pending)
-            pending = ""
-    return statements
-
-
 class _Immediate:
     """One write transaction, taken before the first read so no other writer can slip in between; it
     commits whole or, on any error (the commit's own included), not at all. The caller holds the store's
@@ -259,31 +182,15 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def _add_run_columns(self) -> None:
-        """Bring an older database up to date in place: columns are only ever added, with defaults that
-        mean what the old database meant (no name, not archived), so running it twice changes nothing."""
-        # `player` and `lease` held a run's one lease before each player had its own (run_players); they
-        # are left unread rather than dropped, as columns are only ever added.
-        self._add_columns("runs", (("name", "TEXT NOT NULL DEFAULT ''"), ("archived", "INTEGER NOT NULL DEFAULT 0"),
-                                   ("deleting", "INTEGER NOT NULL DEFAULT 0"), ("player", "TEXT"), ("lease", "REAL")))
-        self._add_columns("take_marks", (("hidden", "INTEGER NOT NULL DEFAULT 0"),))
-
-    def _add_columns(self, table: str, columns: Sequence[tuple[str, str]]) -> None:
-        """Inside a write transaction: the `columns` (name, declaration) `table` lacks, added."""
-        have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
-        for column, declaration in columns:
-            if column not in have:
-                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-
     def keep_table(self, schema: str, table: str, columns: Sequence[tuple[str, str]] = ()) -> None:
         """Create a table another part of the studio keeps in this database (`schema`: CREATE ... IF NOT
         EXISTS statements) and add its newer `columns`, in one write transaction, as the store's own tables
         are: processes opening one database at once (the lab's runners) each find the work done or do it
         alone, never both."""
         with self.lock, _Immediate(self.conn):
-            for statement in _statements(schema):
+            for statement in statements(schema):
                 self.conn.execute(statement)
-            self._add_columns(table, columns)
+            add_columns(self.conn, table, columns)
 
     def _write_ahead(self) -> None:
         """Switch a new database to write-ahead logging. The switch takes the database alone and does not
@@ -300,29 +207,14 @@ class Store:
                 time.sleep(0.01)
 
     def _bring_up_to_date(self) -> None:
-        """Create the tables, add the newer columns and guards, in one write transaction.
+        """Create the tables, add the newer columns and guards, in one write transaction (schema.py).
 
         Several processes may open a new database at the same moment (the lab's runners do): each saw a
         column missing and added it, and all but the first failed with "duplicate column". Inside one
         immediate transaction the second process waits, then finds the work done.
         """
         with self.lock, _Immediate(self.conn):
-            for statement in _statements(_SCHEMA):
-                self.conn.execute(statement)
-            self._add_run_columns()
-            self._keep_events()
-            self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-
-    def _keep_events(self) -> None:
-        """The guard on events as it is now: an older database's guard (which refused every delete, so a
-        run could never be deleted at all) is replaced inside the set-up's one transaction, so no moment
-        goes unguarded."""
-        row = self.conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'events_are_kept'").fetchone()
-        if row is not None and "deleting" in row[0]:
-            return
-        self.conn.execute("DROP TRIGGER IF EXISTS events_are_kept")
-        self.conn.execute(_KEEP_EVENTS)
+            bring_up_to_date(self.conn)
 
     # runs -----------------------------------------------------------------
 
