@@ -52,6 +52,7 @@ class Turn:
     continuing: Event | None = None
     recalled: list[Any] = field(default_factory=list)  # what the prompt book recalled past the budget
     lore: list[str] = field(default_factory=list)  # the World Info entries the line was given, by label
+    takes: int | None = None  # how many takes stand where the line goes, counted once (takes_standing)
 
 
 @dataclass(frozen=True)
@@ -204,25 +205,26 @@ def call_settings(engine: Any, turn: Turn) -> Any:
         settings = replace(settings, schema=schema)
     if is_embedded(settings.model):
         grammar = engine.form.grammar(engine.state, step, role) if turn.continuing is None else None
-        settings = replace(settings, seed=call_seed(engine, step, role), grammar=grammar)
+        settings = replace(settings, seed=call_seed(engine, turn), grammar=grammar)
     return settings
 
 
-def call_seed(engine: Any, step: Step, role: ResolvedRole) -> int:
+def call_seed(engine: Any, turn: Turn) -> int:
     """The embedded model's seed for this call: the run's seed, the step, and how many takes already stand
     at this point of the run, so the same seed writes the same scene, another seed another, and a new take
     of a line is a new draw rather than the old line again."""
-    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes_standing(engine)}"
+    step, role = turn.step, turn.role
+    key = f"{engine.cast.play.seed}:{step.scene}:{step.turn}:{step.task}:{role.key}:{takes_standing(engine, turn)}"
     return zlib.crc32(key.encode())
 
 
-def takes_standing(engine: Any) -> int:
+def takes_standing(engine: Any, turn: Turn) -> int:
     """How many takes already stand where the next line goes: 0 on a fresh path, one more for each
-    earlier take left behind by a rewind or a new take."""
-    head = engine.head
-    if head is None:
-        return sum(1 for e in engine.store.events(engine.run_id) if e.parent is None)
-    return len(engine.store.children(head))
+    earlier take left behind by a rewind or a new take. Counted once a step: the seed and the call both
+    ask."""
+    if turn.takes is None:
+        turn.takes = engine.store.count_children(engine.run_id, engine.head)
+    return turn.takes
 
 
 def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[int, str], None]]:
@@ -251,7 +253,7 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
 
     step, role, continuing = turn.step, turn.role, turn.continuing
     ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn,
-                      take=takes_standing(engine))
+                      take=takes_standing(engine, turn))
     on_token, on_retry = streams(engine, turn)
     for listener in engine.call_listeners:
         listener(step, settings.model)

@@ -482,6 +482,10 @@ class Store:
         )
         return [_row_event(r) for r in rows]
 
+    def count_children(self, run_id: int, event_id: int | None) -> int:
+        """How many events follow `event_id` in the run (None: how many begin it), counted, not read."""
+        return int(self._one("SELECT COUNT(*) FROM events WHERE run_id = ? AND parent IS ?", (run_id, event_id))[0])
+
     def children(self, event_id: int) -> list[Event]:
         rows = self._all(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE parent = ? ORDER BY id", (event_id,)
