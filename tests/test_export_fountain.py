@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import aw_reader
 from aw_reader import needs_afterwriting
 from conftest import make_cast
-from studio.clean import clean_text
 from studio.export import export_run, render
+from studio.engine.script import clean_text as page_text
 from studio.export.script import build_script
 from studio.llm import scripted
 from studio.store import Store
@@ -387,15 +387,16 @@ def _notes_balanced(text: str) -> bool:
 @given(texts=st.lists(model_text, min_size=8, max_size=8), backstage=st.booleans())
 @example(texts=["", "", "", "", "", "\x08@INT. HOUSE - DAY", "", ""], backstage=False)  # a control, then a force
 @example(texts=["", "", "", "", "", "\x08@*", "", ""], backstage=False)
+@example(texts=["", "0\r@x", "", "", "", "", "", ""], backstage=False)  # a lone carriage return, then a force
 def test_any_model_text_leaves_the_structure_alone(texts, backstage):
     # A note bracket without its other half is the one thing Fountain cannot write as typed: readers
     # read on into a note or a boneyard (docs/exports.md). Those texts are not held to the rules here.
     assume(all(_notes_balanced(t) for t in texts))
     # fountain-py reads a forcing character at the start of any line of a speech as forcing that line
     # (`@x` a new cue, `.x` a heading); the spec and the other readers keep it in the speech. A line is
-    # judged as the script holds it: without the control characters the store never keeps.
+    # judged as the script holds it: every line break a line (a lone carriage return too), controls gone.
     assume(not any(re.match(r"\s*[.@!#=~>]", re.sub(r"\[\[.*?\]\]", "", line))
-                   for t in (texts[1], texts[5]) for line in clean_text(t).splitlines()))
+                   for t in (texts[1], texts[5]) for line in page_text(t).splitlines()))
     # fountain-py reads `\\` as one backslash, as its own escape (docs/exports.md).
     assume(not any("\\\\" in t for t in texts))
     store = Store(":memory:")

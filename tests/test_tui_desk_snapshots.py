@@ -72,9 +72,10 @@ def test_a_direction_for_a_new_take(snap_compare, studio):
     assert snap_compare(studio(), terminal_size=SIZE, run_before=run_before)
 
 
-def test_the_new_play_form(snap_compare, studio, tmp_path):
+def test_the_new_play_form(snap_compare, studio, tmp_path, monkeypatch):
     plays = tmp_path / "plays"
     plays.mkdir()
+    monkeypatch.chdir(tmp_path)  # the picker behind the form names the folder from here: "plays/"
 
     async def run_before(pilot):
         await pilot.pause()

@@ -148,8 +148,13 @@ def test_the_sheet_editor_at_80_and_200_columns(snap_compare, studio, workshop, 
         # the title names the file, here under a fresh temporary folder: named as the shipped one instead
         editor.query_one(".dialog-title").update("Jenny (ego) · characters/jenny.toml")
         steady(pilot.app)
-        editor.query_one("#field-moods").focus()
-        await pilot.pause(0.3)
+        moods = editor.query_one("#field-moods")
+        moods.focus()
+        await pilot.pause()
+        # the focused field at the top of the form, however the focus scrolled on this machine
+        editor.query_one("#character-fields").scroll_to_widget(moods, top=True, animate=False, immediate=True)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
 
     assert snap_compare(studio(play_path=workshop / "plays" / "interview.toml"), terminal_size=size,
                         run_before=run_before)

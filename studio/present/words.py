@@ -4,6 +4,7 @@ dialogs and status line, and whatever else says them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -77,3 +78,12 @@ def origin_note(event: Any) -> str:
     if event.origin == "card" and "greeting" in event.data:
         return f"the card's greeting {event.data['greeting'] + 1} of {event.data.get('greetings', 1)}"
     return ""
+
+
+def shown_path(path: Path) -> str:
+    """A file or folder as the playwright knows it: relative to where the studio was started (plays/x.toml)
+    when it lies there, else its folder and name for a file, and the whole path for a folder."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(path.parent.name) / path.name) if path.suffix else str(path)

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from studio.present.words import shown_path
 from studio.tui.controls import PICKER
 from studio.tui.widgets.footer import StudioFooter
 from studio.tui.studio_view import StudioScreen
@@ -75,7 +76,7 @@ class PickerScreen(StudioScreen[None]):
                 options.append(Option(card, id=f"play:{path}"))
                 shown += 1
         if not shown:
-            said = f"  no play matches “{self._filter}”" if plays else f"  no plays in {self._plays_dir}/"
+            said = f"  no play matches “{self._filter}”" if plays else f"  no plays in {shown_path(self._plays_dir)}/"
             options.append(Option(Text(said, style="dim"), disabled=True))
         options.append(None)
         heading = "Resume a run (archived ones shown)" if self._archived else "Resume a run"

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from studio.model import InputError
 from studio.model.play import CastMember, Play, SceneBrief, StrategySchedule, SuperegoMember
+from studio.present.words import shown_path
 from studio.model.starter import STARTER_PREMISE, STARTER_SCENE
 from studio.tui.widgets.longtext import LongText
 
@@ -55,14 +56,6 @@ def parse_schedule(text: str, old: StrategySchedule) -> StrategySchedule:
     except ValueError:
         raise ValueError("write every how many turns (4), a probability (p0.3) or off") from None
     return StrategySchedule(enabled=True, every=every)
-
-
-def _short(path: Path) -> str:
-    """The file as the playwright knows it: plays/NAME.toml, not a long absolute path."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(Path(path.parent.name) / path.name)
 
 
 def briefs_text(play: Play) -> str:
@@ -102,7 +95,7 @@ class PlayScreen(ModalScreen[Path | None]):
         play = self._play
         superego = play.cast.superego
         with Vertical(classes="dialog wide", id="play-dialog"):
-            yield Label(Text(f"{play.title} · {_short(self._path)}"), classes="dialog-title")
+            yield Label(Text(f"{play.title} · {shown_path(self._path)}"), classes="dialog-title")
             with VerticalScroll(id="play-fields"):
                 # side by side where a field is short, so all of it, the superego's timing included, fits
                 # a 45-row terminal without scrolling
