@@ -23,6 +23,7 @@ from aw_reader import needs_afterwriting
 from conftest import make_cast
 from studio.export import export_run, render
 from studio.engine.script import clean_text as page_text
+from studio.engine.script import split_business
 from studio.export.script import build_script
 from studio.llm import scripted
 from studio.store import Store
@@ -388,15 +389,18 @@ def _notes_balanced(text: str) -> bool:
 @example(texts=["", "", "", "", "", "\x08@INT. HOUSE - DAY", "", ""], backstage=False)  # a control, then a force
 @example(texts=["", "", "", "", "", "\x08@*", "", ""], backstage=False)
 @example(texts=["", "0\r@x", "", "", "", "", "", ""], backstage=False)  # a lone carriage return, then a force
+@example(texts=["", "", "", "", "", "*smirks*@*", "", ""], backstage=False)  # business, then a force
 def test_any_model_text_leaves_the_structure_alone(texts, backstage):
     # A note bracket without its other half is the one thing Fountain cannot write as typed: readers
     # read on into a note or a boneyard (docs/exports.md). Those texts are not held to the rules here.
     assume(all(_notes_balanced(t) for t in texts))
     # fountain-py reads a forcing character at the start of any line of a speech as forcing that line
     # (`@x` a new cue, `.x` a heading); the spec and the other readers keep it in the speech. A line is
-    # judged as the script holds it: every line break a line (a lone carriage return too), controls gone.
+    # judged as the script holds it: every line break a line (a lone carriage return too), controls gone,
+    # and business (*smirks*) taken out, so the speech after it opens a line of its own.
     assume(not any(re.match(r"\s*[.@!#=~>]", re.sub(r"\[\[.*?\]\]", "", line))
-                   for t in (texts[1], texts[5]) for line in page_text(t).splitlines()))
+                   for t in (texts[1], texts[5]) for kind, part in split_business(page_text(t))
+                   if kind == "line" for line in part.splitlines()))
     # fountain-py reads `\\` as one backslash, as its own escape (docs/exports.md).
     assume(not any("\\\\" in t for t in texts))
     store = Store(":memory:")

@@ -19,7 +19,7 @@ CTX = CallContext(role="other", task="line", character="Jenny", scene=1, turn=1)
 MESSAGES = [{"role": "user", "content": "Say a line."}]
 
 
-def ask(server: StubServer, *, retries: int = 2, timeout: float = 5.0, backoff: float = 0.01):
+def ask(server: StubServer, *, retries: int = 2, timeout: float = 30.0, backoff: float = 0.01):
     retries_seen: list[str] = []
     tokens: list[str] = []
     settings = CallSettings(model="openai/stub", temperature=0.4, max_tokens=60, timeout=timeout,

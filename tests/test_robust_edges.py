@@ -271,8 +271,10 @@ async def test_a_run_deleted_while_its_window_sits_idle_sends_the_window_back_to
         run = screen.engine.run_id
         _stale(db, run)
         other.delete_run(run)
-        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")  # no key pressed
-        assert notifications(app).count("was deleted while it was being played") == 1
+        said = "was deleted while it was being played"
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen" and said in notifications(app),
+                       "the picker, and why")  # no key pressed
+        assert notifications(app).count(said) == 1
     other.close()
 
 # -- properties over the other surfaces ----------------------------------------------------------------

@@ -516,7 +516,7 @@ async def test_the_picker_lists_plays_by_title_filters_as_you_type_and_keeps_lab
     app = studio(None)
     async with app.run_test(size=(120, 34)) as pilot:
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "q Quit" in screen_text(app).splitlines()[-1], "the picker's footer")
         text = screen_text(app)
         assert "The Interview  " in text and "Last Crossing" in text  # titles, the file beside each
         assert f"run {mine.run_id} " in text and f"run {trial.run_id} " not in text
