@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 from studio.llm.call_settings import CallSettings
 
@@ -72,6 +73,7 @@ _SMALL_FAMILIES = re.compile(r"smollm|tinyllama|tiny-?llama|qwen[\d.]*-?0\.5b", 
 SMALL_BILLIONS = 2.0
 
 
+@lru_cache(maxsize=256)  # asked several times a step, of a handful of names, each read by two patterns
 def is_small(model: str, setting: bool | None = None) -> bool:
     """Whether `model` gets the small-model sampling: the embedded model always; a served model when
     `setting` says so, or, when nothing is set, when its name gives 2B parameters or fewer."""
