@@ -204,14 +204,21 @@ class PromptBook:
 
     # -- shared pieces --------------------------------------------------------------------
 
+    # the names a sheet's {ego}, {other}... stand for, of the last cast's seats: several prompts a step fill them
+    _names_of: tuple[list[ResolvedRole], dict[str, str]] | None = None
+
     def _names(self) -> dict[str, str]:
         cast = self.cast
+        known = PromptBook._names_of
+        if known is not None and known[0] is cast.roles:
+            return known[1]
         names = {
             "ego": cast.ego.name,
             "other": ", ".join(r.name for r in cast.others),
             "superego": cast.role("superego").name if cast.has("superego") else "the inner voice",
             "director": cast.role("director").name if cast.has("director") else "the director",
         }
+        PromptBook._names_of = cast.roles, names
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
@@ -220,6 +227,8 @@ class PromptBook:
 
     def with_card(self, role: ResolvedRole, prompt: str) -> str:
         """`role`'s prompt as sent: its macros filled, its lore before and after it, its inner life below."""
+        if not role.lore and "{{" not in prompt and "<" not in prompt and not role.sheet.has_inner_life:
+            return prompt  # no card macro, lore or inner life: the sheet's prompt is sent as it stands
         inner = self.card_text(role, self._inner_life(role))
         prompt = self.card_text(role, prompt, original=f"You are {role.name}.")
         lore = self.lore(role)
