@@ -88,13 +88,16 @@ def cut_loop(text: str) -> tuple[str, bool]:
         if key:
             kept.append(key)
     # A loop with no sentence breaks: the same run of words again.
-    found = list(_WORD.finditer(text.lower().replace("’", "'")))
-    said = [m.group() for m in found]  # each word read out once, not once per run it is in
+    lowered = text.lower().replace("’", "'")
+    said = _WORD.findall(lowered)  # each word read out once, not once per run it is in
+    if len(set(said)) == len(said):
+        return text, False  # no word said twice, so no run of them either: most lines end here
     seen: dict[tuple[str, ...], int] = {}
-    for i in range(len(found) - LOOP_WORDS + 1):
+    for i in range(len(said) - LOOP_WORDS + 1):
         run = tuple(said[i : i + LOOP_WORDS])
         if run in seen and i - seen[run] >= LOOP_WORDS:
-            return text[: found[i].start()].rstrip(" ,;-—"), True
+            start = next(m.start() for n, m in enumerate(_WORD.finditer(lowered)) if n == i)
+            return text[:start].rstrip(" ,;-—"), True
         seen.setdefault(run, i)
     return text, False
 
