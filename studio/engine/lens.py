@@ -26,7 +26,7 @@ from studio.store.events import Event
 
 VOICE = ".voice"  # an ensemble character's inner voice sits at KEY.voice
 LINE_COST = 24  # what a line costs beyond its text in a budget: the speaker's name and the layout
-_SHOWN = frozenset((ev.STAGE, ev.DIRECTION))  # the events a view of the stage holds
+SHOWN = frozenset((ev.STAGE, ev.DIRECTION))  # the events a view of the stage holds
 
 
 class Role(Protocol):
@@ -235,7 +235,7 @@ class Lens:
                               f"(Earlier, as {said.character} remembers it: {said.text})"))
                 trimmed = False
                 break
-            if event.kind not in _SHOWN:
+            if event.kind not in SHOWN:
                 if seat is not None and summary is None and event.kind == ev.SUMMARY and event.role == seat:
                     summary = event, int(event.data.get("upto") or 0)  # met before any line it covers
                 continue
