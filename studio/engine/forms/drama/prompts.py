@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.forms.drama.seen import SUMMARY_REACH, Seen, Window, index_of, slid, speaker
+from studio.engine.forms.drama.seen import SUMMARY_REACH, VIEWS_KEPT, Seen, Window, index_of, slid, speaker
 from studio.engine.lens import Lens, View
 from studio.llm.sampling import is_small
 from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, Timed, activate, at_depth, timed
@@ -119,7 +119,7 @@ class PromptBook:
 
     def __init__(self, state: Any, path: list[Event], by_id: dict[int, Event], minds: Any = None,
                  windows: dict[str | None, list[Window]] | None = None,
-                 views: dict[str | None, Seen] | None = None):
+                 views: dict[tuple[str | None, int], Seen] | None = None):
         self.state = state
         # what each seat's left-out history counted at the last call, slid forward rather than counted again
         self.windows = windows if windows is not None else {}
@@ -323,12 +323,14 @@ class PromptBook:
         The view it was last shown stands while nothing it could see came since (the ego's revision sees
         what its draft saw: only the draft and the critique, backstage, came between)."""
         path, heard = self.path, self.state.inner.heard
-        seen = self.views.get(seat) if self.views is not None else None
-        if seen is not None and seen.budget == budget_chars and seen.heard is heard and seen.stands(path, seat):
+        seen = self.views.get((seat, budget_chars)) if self.views is not None else None
+        if seen is not None and seen.heard is heard and seen.stands(path, seat):
             return seen.view
         view = Lens(path, self.state.inner, by_id=self.by_id).lines(seat, budget_chars)
         if self.views is not None and path:
-            self.views[seat] = Seen(budget_chars, heard, len(path), path[0].id, path[-1].id, view)
+            if len(self.views) >= VIEWS_KEPT:
+                self.views.clear()  # a seat's budget moves when its prompt is rewritten: old ones are not asked again
+            self.views[seat, budget_chars] = Seen(heard, len(path), path[0].id, path[-1].id, view)
         return view
 
     def _budget(self, role: ResolvedRole, system: str) -> int:

@@ -16,6 +16,7 @@ from studio.store.events import Event
 
 SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
 WINDOWS_PER_SEAT = 4  # the counts of that history kept between calls, one per budget a seat is shown at
+VIEWS_KEPT = 16  # the views kept between calls, one per seat and budget (a Drama Machine's turn shows five)
 
 
 def speaker(event: Event) -> str:
@@ -95,9 +96,9 @@ def slid(windows: list[Window], path: list[Event], at: int, seat: str | None) ->
 
 @dataclass(frozen=True)
 class Seen:
-    """A view a seat was shown: at which budget, through which rewrites heard, of which take up to where."""
+    """A view a seat was shown (at a budget: the key it is kept under), through which rewrites heard, of
+    which take up to where."""
 
-    budget: int
     heard: dict[tuple[int, str], int]
     length: int
     first: int
