@@ -62,6 +62,12 @@ def cue_stops(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(f"\n{name}:" for name in seen)
 
 
+@lru_cache(maxsize=64)
+def _cues_for(names: tuple[str, ...], speaker: str | None) -> tuple[str, ...]:
+    """The cast's cues with the speaker's own last: asked for every call, of one cast and a few speakers."""
+    return cue_stops(sorted(names, key=lambda n: n == speaker))
+
+
 def is_embedded(model: str) -> bool:
     return model.startswith(EMBEDDED_PREFIX)
 
@@ -131,7 +137,7 @@ def settings_for(
     (see `is_small`); ``structured`` chooses how a reply that is data is asked for (see
     studio.llm.structured_replies.STRUCTURED).
     """
-    cues = cue_stops(sorted(names, key=lambda n: n == speaker))
+    cues = _cues_for(tuple(names), speaker)
     if is_small(model, small):
         # A tiny model's line is one line: what follows a line break is narration, stage business or
         # someone's cue. The description the inner voice rewrites may run to paragraphs.
