@@ -249,7 +249,7 @@ class Lens:
             if seat is not None and not event.witnessed_by(seat):
                 continue  # a line is public: known if witnessed
             text = event.text
-            if heard:
+            if heard and seat is not None:
                 found = heard.get((event.id, seat))
                 rewrite = by_id.get(found) if found is not None else None
                 if rewrite is not None:
