@@ -26,6 +26,7 @@ _SEQUENCES = re.compile(
 # C0/C1 controls (tabs and line breaks kept) and the explicit bidirectional overrides and isolates, which
 # can make a terminal show text in an order other than the one stored ("Trojan Source").
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what bytes that were not UTF-8 become
 # What one line of text may never hold: every C0/C1 control (line breaks and tabs included), the line and
 # paragraph separators, and the direction overrides and isolates.
 LINE_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -35,7 +36,7 @@ def clean_text(text: str) -> str:
     """Text without escape sequences or control characters (a lone ESC split off is dropped too), and
     without the lone surrogates that bytes which were not UTF-8 become when read from a terminal, which
     no store or terminal can write: each becomes U+FFFD."""
-    if any("\ud800" <= c <= "\udfff" for c in text):
+    if not text.isascii() and _SURROGATE.search(text):  # read at C speed: every committed line passes here
         text = text.encode("utf-8", "surrogateescape" if _escaped(text) else "surrogatepass").decode("utf-8", "replace")
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))

@@ -189,3 +189,35 @@ async def test_the_line_for_left_out_history_counts_the_take_it_is_in_after_a_re
     kept, fresh = both("ego", 2000)
     assert kept == fresh and "not shown here" in kept
     assert any(s.startswith("(Earlier in scene 1, more than ") for s in said)
+
+
+async def test_a_view_shown_again_is_what_walking_the_take_afresh_shows_after_every_step_and_rewind(engine_for):
+    """A seat shown the same budget with nothing new to see is shown the view it had (the ego's revision,
+    its draft's); after every step, a new line, a rewrite heard and a rewind, that must be what walking the
+    take afresh shows."""
+    from studio.engine.forms.drama.prompts import PromptBook
+
+    engine = engine_for(turns=60, epilogue=False)
+    asked = [("ego", 2000), ("other", 3000), ("ego", 1200), (None, 1500)]
+
+    def agree() -> int:
+        kept = PromptBook(engine.state, engine.path, engine.by_id, views=engine.form.views)
+        fresh = PromptBook(engine.state, engine.path, engine.by_id)
+        again = 0
+        for seat, budget in asked:
+            before = engine.form.views.get((seat, budget))
+            shown = kept.view(seat, budget)
+            again += shown is getattr(before, "view", None)
+            assert [(e.id, text) for e, text in shown.lines] == [(e.id, text) for e, text in fresh.view(seat, budget).lines]
+            assert shown.trimmed == fresh.view(seat, budget).trimmed
+        return again
+
+    shown_again = 0
+    for turn in range(50):
+        for _ in range(5):
+            await engine.step()
+            shown_again += agree()
+        if turn % 17 == 16:
+            engine.rewind(3)
+            shown_again += agree()
+    assert shown_again > 0  # the views were kept, not walked afresh every time

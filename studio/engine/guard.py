@@ -32,12 +32,14 @@ def recent_sentences(path: list[Event], cache: dict[int, Sentences], lines: int 
     """The sentences of the last `lines` stage lines of a take, newest first; each line is split once and
     kept in `cache` by its event, so a long run does not split its history again every turn."""
     said: Sentences = []
+    stage = ev.STAGE  # every line of every call walks back here past the backstage events
     for event in reversed(path):
-        if event.kind != ev.STAGE:
+        if event.kind != stage:
             continue
-        if event.id not in cache:
-            cache[event.id] = sentence_keys(event.text)
-        said.extend(cache[event.id])
+        keys = cache.get(event.id)
+        if keys is None:
+            keys = cache[event.id] = sentence_keys(event.text)
+        said.extend(keys)
         lines -= 1
         if not lines:
             break

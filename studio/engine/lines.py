@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # A sentence this long said twice in one line is a loop, not rhetoric ("No. No." stays).
 MIN_REPEAT_WORDS = 4
@@ -27,6 +28,7 @@ NEAR_OVERLAP = 0.8
 _SENTENCE = re.compile(r"[^.!?…。！？\n]*(?:[.!?…。！？]+[\"'”’)\]*_」』）]*|\n|$)")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _FINISHED = re.compile(r"[.!?…。！？][\"'”’)\]*_」』）]*$|[*_]$|—$|-$")
+_BLANK_LINE = re.compile(r"\n\s*\n")
 
 
 @dataclass
@@ -87,7 +89,9 @@ class _Said:
             self.long.setdefault(len(vocabulary), []).append(vocabulary)
 
 
-def _cue(names: Iterable[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=64)
+def _cue(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The cue of any of `names`; made once per cast, as every answer of a run is read against the same one."""
     alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
     if not alternatives:
         return None
@@ -108,13 +112,16 @@ def cut_loop(text: str) -> tuple[str, bool]:
             return text[:start].rstrip(" ,;-—"), True
         before.add(key)
     # A loop with no sentence breaks: the same run of words again.
-    found = list(re.finditer(_WORD, text.lower().replace("’", "'")))
-    said = [m.group() for m in found]  # each word read out once, not once per run it is in
+    lowered = text.lower().replace("’", "'")
+    said = _WORD.findall(lowered)  # each word read out once, not once per run it is in
+    if len(set(said)) == len(said):
+        return text, False  # no word said twice, so no run of them either: most lines end here
     seen: dict[tuple[str, ...], int] = {}
-    for i in range(len(found) - LOOP_WORDS + 1):
+    for i in range(len(said) - LOOP_WORDS + 1):
         run = tuple(said[i : i + LOOP_WORDS])
         if run in seen and i - seen[run] >= LOOP_WORDS:
-            return text[: found[i].start()].rstrip(" ,;-—"), True
+            start = next(m.start() for n, m in enumerate(_WORD.finditer(lowered)) if n == i)
+            return text[:start].rstrip(" ,;-—"), True
         seen.setdefault(run, i)
     return text, False
 
@@ -171,12 +178,17 @@ def drop_unfinished(text: str) -> tuple[str, bool]:
     return stripped[: spans[-1][0]].rstrip(), True
 
 
+@lru_cache(maxsize=64)
+def _own_cue(name: str) -> re.Pattern[str]:
+    """`name`'s own cue in front of its line, made once per speaker rather than for every line."""
+    return re.compile(rf"^[*_]*{re.escape(name)}[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:\s*", re.IGNORECASE)
+
+
 def tidy(text: str, name: str) -> str:
     """Take off what any writer may put around a line: the speaker's own cue, a second paragraph,
     wrapping quotes. A human's line gets only this: their words are theirs."""
-    text = text.strip()
-    text = re.sub(rf"^[*_]*{re.escape(name)}[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:\s*", "", text, flags=re.IGNORECASE)
-    text = re.split(r"\n\s*\n", text, maxsplit=1)[0].strip()
+    text = _own_cue(name).sub("", text.strip())
+    text = _BLANK_LINE.split(text, maxsplit=1)[0].strip()
     if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2:
         text = text[1:-1].strip()
     return text
@@ -207,7 +219,7 @@ speaker's own earlier lines). With ``drop``, such sentences are left out and the
     if speech:
         whole = text
         text = tidy(text, name)
-        cue = _cue(list(names) + [name])
+        cue = _cue((*names, name))
         match = cue.search(text) if cue else None
         if match:
             text = text[: match.start()].strip()
@@ -215,7 +227,7 @@ speaker's own earlier lines). With ``drop``, such sentences are left out and the
         # the cue may also have stood after the blank line tidy cut at
         elif cue and cue.search(whole[len(whole.split("\n\n", 1)[0]) :]):
             cuts.append("cue")
-        if re.search(r"\n\s*\n", whole.strip()) and "cue" not in cuts:
+        if _BLANK_LINE.search(whole.strip()) and "cue" not in cuts:
             cuts.append("paragraph")
     text, looped = cut_loop(text)
     if looped:

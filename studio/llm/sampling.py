@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 from studio.llm.call_settings import CallSettings
 
@@ -61,6 +62,12 @@ def cue_stops(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(f"\n{name}:" for name in seen)
 
 
+@lru_cache(maxsize=64)
+def _cues_for(names: tuple[str, ...], speaker: str | None) -> tuple[str, ...]:
+    """The cast's cues with the speaker's own last: asked for every call, of one cast and a few speakers."""
+    return cue_stops(sorted(names, key=lambda n: n == speaker))
+
+
 def is_embedded(model: str) -> bool:
     return model.startswith(EMBEDDED_PREFIX)
 
@@ -72,6 +79,7 @@ _SMALL_FAMILIES = re.compile(r"smollm|tinyllama|tiny-?llama|qwen[\d.]*-?0\.5b", 
 SMALL_BILLIONS = 2.0
 
 
+@lru_cache(maxsize=256)  # asked several times a step, of a handful of names, each read by two patterns
 def is_small(model: str, setting: bool | None = None) -> bool:
     """Whether `model` gets the small-model sampling: the embedded model always; a served model when
     `setting` says so, or, when nothing is set, when its name gives 2B parameters or fewer."""
@@ -129,7 +137,7 @@ def settings_for(
     (see `is_small`); ``structured`` chooses how a reply that is data is asked for (see
     studio.llm.structured_replies.STRUCTURED).
     """
-    cues = cue_stops(sorted(names, key=lambda n: n == speaker))
+    cues = _cues_for(tuple(names), speaker)
     if is_small(model, small):
         # A tiny model's line is one line: what follows a line break is narration, stage business or
         # someone's cue. The description the inner voice rewrites may run to paragraphs.

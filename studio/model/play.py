@@ -326,13 +326,17 @@ class ResolvedCast(BaseModel):
         raise KeyError(key)
 
     def has(self, key: str) -> bool:
-        return any(role.key == key for role in self.roles)
+        for role in self.roles:  # a plain loop: asked several times a step, of a handful of seats
+            if role.key == key:
+                return True
+        return False
 
     @property
     def ego(self) -> ResolvedRole:
         """The Drama Machine's ego; in an ensemble, its first character (the one the app centres)."""
-        if self.has("ego"):
-            return self.role("ego")
+        for role in self.roles:
+            if role.key == "ego":
+                return role
         return self.others[0]
 
     @property

@@ -118,6 +118,12 @@ class Form:
         left-out history each seat was last told of, so the next call counts only what moved on."""
         return self.__dict__.setdefault("_windows", {})
 
+    @property
+    def views(self) -> dict[Any, Any]:
+        """The view of the take each seat was last shown, kept between calls of this run as `windows` is:
+        a seat shown the same budget again with nothing new to see is shown it again, not walked afresh."""
+        return self.__dict__.setdefault("_views", {})
+
     # -- the cast it needs ----------------------------------------------------------------------
 
     @classmethod

@@ -85,7 +85,7 @@ class DramaMachine(Form):
 
     def messages(self, state: RunState, path: list[Event], by_id: dict[int, Event], step: Step,
                  role: ResolvedRole) -> list[Message]:
-        book = PromptBook(state, path, by_id, self.minds, self.windows)
+        book = PromptBook(state, path, by_id, self.minds, self.windows, self.views)
         messages = book.messages(step, role)
         self.recalled = book.recalled
         self.kept = book.kept

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left
-from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 from studio.engine.forms.base import Step
+from studio.engine.forms.drama.seen import SUMMARY_REACH, VIEWS_KEPT, Seen, Window, index_of, slid, speaker
 from studio.engine.lens import Lens, View
 from studio.llm.sampling import is_small
 from studio.mind.worldinfo import DEFAULT_SCAN_DEPTH, Activated, Timed, activate, at_depth, timed
@@ -27,8 +26,6 @@ from studio.store import events as ev
 from studio.store.events import Event
 
 CHARS_PER_TOKEN = 4  # a plain estimate; the budget only needs to bound growth, not to be exact
-SUMMARY_REACH = 200  # events before the shown history that the line standing for it counts
-WINDOWS_PER_SEAT = 4  # the counts of that history kept between calls, one per budget a seat is shown at
 TIMED_REACH = 1000  # lines read back for World Info's sticky and cooldown times (SillyTavern's deepest scan)
 
 Message = dict[str, str]
@@ -94,75 +91,6 @@ def card_context(cast: Any, path: list[Event], role: ResolvedRole, original: str
                         when=last.created if last else None, idle=idle)
 
 
-def _index_of(path: list[Event], event_id: int) -> int:
-    """Where an event is in a take (0 if it is not): a take's ids grow from its first event to its head,
-    so a search halves it; a list in another order is walked."""
-    at = bisect_left(path, event_id, key=lambda e: e.id)
-    if at < len(path) and path[at].id == event_id:
-        return at
-    return next((i for i in range(len(path) - 1, -1, -1) if path[i].id == event_id), 0)
-
-
-def _counted(event: Event, seat: str | None) -> bool:
-    return event.kind in (ev.STAGE, ev.DIRECTION) and (seat is None or event.witnessed_by(seat))
-
-
-class _Window:
-    """The lines a seat knows among the SUMMARY_REACH events before the first line it is shown: how many,
-    how many each character spoke, and in which scenes. Kept between calls and slid forward as the shown
-    history moves on, so a call counts the few events it moved by, not the whole reach again."""
-
-    def __init__(self, seat: str | None, anchor: int = 0, at: int = 0):
-        self.seat = seat
-        self.anchor, self.at = anchor, at  # the first shown event's id and its place in the take
-        self.lines = 0
-        self.speakers: Counter[str] = Counter()
-        self.scenes: Counter[int | None] = Counter()
-
-    def count(self, path: list[Event], start: int, stop: int, sign: int) -> None:
-        for event in path[start:stop]:
-            if _counted(event, self.seat):
-                self.lines += sign
-                self.scenes[event.scene] += sign
-                if event.kind == ev.STAGE:
-                    self.speakers[PromptBook._speaker(event)] += sign
-
-    def speaking_order(self, path: list[Event]) -> list[str]:
-        """The characters who spoke in the window, in the order they first did."""
-        left = {who for who, n in self.speakers.items() if n}
-        order: list[str] = []
-        for event in path[max(self.at - SUMMARY_REACH, 0) : self.at]:
-            if not left:
-                break
-            who = PromptBook._speaker(event)
-            if event.kind == ev.STAGE and who in left and _counted(event, self.seat):
-                order.append(who)
-                left.discard(who)
-        return order
-
-
-def _slid(windows: list[_Window], path: list[Event], at: int, seat: str | None) -> _Window:
-    """The window before `path[at]`, slid on from the nearest of a seat's last few that lies earlier in the
-    same take (the events before an event never change), else counted afresh. A seat is shown its history
-    at more than one budget, so it keeps a window for each."""
-    anchor = path[at].id
-    low = max(at - SUMMARY_REACH, 0)
-    usable = [w for w in windows if w.at <= at and w.at < len(path) and path[w.at].id == w.anchor]
-    if not usable:
-        window = _Window(seat, anchor, at)
-        window.count(path, low, at, 1)
-        windows.append(window)
-        if len(windows) > WINDOWS_PER_SEAT:
-            windows.remove(min(windows, key=lambda w: w.at))
-        return window
-    window = max(usable, key=lambda w: w.at)
-    old_low = max(window.at - SUMMARY_REACH, 0)
-    window.count(path, old_low, min(low, window.at), -1)
-    window.count(path, max(low, window.at), at, 1)
-    window.anchor, window.at = anchor, at
-    return window
-
-
 _ASKS = re.compile(r"\bask\w*\b[^.]*\bquestions?\b|\binterview", re.IGNORECASE)
 
 
@@ -190,10 +118,12 @@ class PromptBook:
     state: Any
 
     def __init__(self, state: Any, path: list[Event], by_id: dict[int, Event], minds: Any = None,
-                 windows: dict[str | None, list[_Window]] | None = None):
+                 windows: dict[str | None, list[Window]] | None = None,
+                 views: dict[tuple[str | None, int], Seen] | None = None):
         self.state = state
         # what each seat's left-out history counted at the last call, slid forward rather than counted again
         self.windows = windows if windows is not None else {}
+        self.views = views  # the view each seat was last shown (Form.views); None: every view walked afresh
         self.cast = state.cast
         self.path = path
         self.by_id = by_id
@@ -204,14 +134,21 @@ class PromptBook:
 
     # -- shared pieces --------------------------------------------------------------------
 
+    # the names a sheet's {ego}, {other}... stand for, of the last cast's seats: several prompts a step fill them
+    _names_of: tuple[list[ResolvedRole], dict[str, str]] | None = None
+
     def _names(self) -> dict[str, str]:
         cast = self.cast
+        known = PromptBook._names_of
+        if known is not None and known[0] is cast.roles:
+            return known[1]
         names = {
             "ego": cast.ego.name,
             "other": ", ".join(r.name for r in cast.others),
             "superego": cast.role("superego").name if cast.has("superego") else "the inner voice",
             "director": cast.role("director").name if cast.has("director") else "the director",
         }
+        PromptBook._names_of = cast.roles, names
         return names
 
     def character_prompt(self, role: ResolvedRole) -> str:
@@ -220,6 +157,8 @@ class PromptBook:
 
     def with_card(self, role: ResolvedRole, prompt: str) -> str:
         """`role`'s prompt as sent: its macros filled, its lore before and after it, its inner life below."""
+        if not role.lore and "{{" not in prompt and "<" not in prompt and not role.sheet.has_inner_life:
+            return prompt  # no card macro, lore or inner life: the sheet's prompt is sent as it stands
         inner = self.card_text(role, self._inner_life(role))
         prompt = self.card_text(role, prompt, original=f"You are {role.name}.")
         lore = self.lore(role)
@@ -380,24 +319,33 @@ class PromptBook:
         return "\nThe playwright asks: " + " ".join(n.text for n in notes[-3:])
 
     def view(self, seat: str | None, budget_chars: int) -> View:
-        """What `seat` knows of the take (None: the stage as it was said), newest last, within the budget."""
-        return Lens(self.path, self.state.inner, by_id=self.by_id).lines(seat, budget_chars)
+        """What `seat` knows of the take (None: the stage as it was said), newest last, within the budget.
+        The view it was last shown stands while nothing it could see came since (the ego's revision sees
+        what its draft saw: only the draft and the critique, backstage, came between)."""
+        path, heard = self.path, self.state.inner.heard
+        seen = self.views.get((seat, budget_chars)) if self.views is not None else None
+        if seen is not None and seen.heard is heard and seen.stands(path, seat):
+            return seen.view
+        view = Lens(path, self.state.inner, by_id=self.by_id).lines(seat, budget_chars)
+        if self.views is not None and path:
+            if len(self.views) >= VIEWS_KEPT:
+                self.views.clear()  # a seat's budget moves when its prompt is rewritten: old ones are not asked again
+            self.views[seat, budget_chars] = Seen(heard, len(path), path[0].id, path[-1].id, view)
+        return view
 
     def _budget(self, role: ResolvedRole, system: str) -> int:
         tokens = role.context_tokens - role.max_tokens - estimate_tokens(system) - 64
         return max(tokens, 64) * CHARS_PER_TOKEN
 
-    @staticmethod
-    def _speaker(event: Event) -> str:
-        return event.character or "Someone"
+    _speaker = staticmethod(speaker)
 
     def omitted(self, view: View) -> str:
         """One line standing for the history the budget left out, made without a model: how many lines,
         who spoke them, over which scenes. Oldest lines go first, and this line is what remains of them."""
         if not view.trimmed or not view.lines:
             return ""
-        at = _index_of(self.path, view.lines[0][0].id)
-        window = _slid(self.windows.setdefault(view.seat, []), self.path, at, view.seat)
+        at = index_of(self.path, view.lines[0][0].id)
+        window = slid(self.windows.setdefault(view.seat, []), self.path, at, view.seat)
         if not window.lines:
             return ""
         more = "more than " if at > SUMMARY_REACH else ""
@@ -419,17 +367,18 @@ class PromptBook:
         """The take as a chat from `role`'s seat: its own lines are the assistant's, all else the user's."""
         messages: list[Message] = []
         summary = self.omitted(view)
-        if summary:
-            messages.append({"role": "user", "content": summary})
+        heard = [summary] if summary else []  # the user's lines since the seat last spoke, joined once
+        key, speaker = role.key, self._speaker
         for event, text in view.lines:
-            if event.role == role.key and event.kind == ev.STAGE:
+            if event.kind == ev.STAGE and event.role == key:
+                if heard:
+                    messages.append({"role": "user", "content": "\n".join(heard)})
+                    heard = []
                 messages.append({"role": "assistant", "content": text})
-                continue
-            content = f"*{text}*" if event.kind == ev.DIRECTION else f"{self._speaker(event)}: {text}"
-            if messages and messages[-1]["role"] == "user":
-                messages[-1]["content"] += "\n" + content
             else:
-                messages.append({"role": "user", "content": content})
+                heard.append(f"*{text}*" if event.kind == ev.DIRECTION else f"{speaker(event)}: {text}")
+        if heard:
+            messages.append({"role": "user", "content": "\n".join(heard)})
         return messages
 
     # -- per task ---------------------------------------------------------------------------

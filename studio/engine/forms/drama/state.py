@@ -65,8 +65,8 @@ class RunState(Voiced):
     def fires(self, name: str, turn: int) -> bool:
         if not self.strategy_on(name):
             return False
-        schedule = self.cast.superego.schedule(name).model_copy(update={"enabled": True})
-        return schedule.fires(self.cast.play.seed, name, turn)
+        # on for this run (the play or the playwright said so): its schedule decides, read as switched on
+        return self.cast.superego.schedule(name).fires(self.cast.play.seed, name, turn, switched_on=True)
 
     def speaker_for(self, turn: int) -> str:
         others = self.cast.others
