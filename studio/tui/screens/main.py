@@ -23,6 +23,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -110,22 +111,45 @@ class MainScreen(StudioScreen[None]):
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        human, game = HumanInput(id="human"), GamePane(id="game-pane", classes="pane")
+        cast = CastPane(id="cast-pane", classes="pane")
+        cast.display = self.app.size.width >= WIDE
+        # What the first frame does not show is mounted after it (`mount_later`), by where it goes: the
+        # human's box and the game pane, hidden until asked for, and the cast on a narrow terminal. Panes
+        # laid out as the run before left them (R) are all mounted at once, as any of them may be open.
+        self._later: dict[str, Widget] = {}
+        if self.studio.pane_layout is None:
+            self._later = {"#stage-pane": human, "#side": game} | ({} if cast.display else {"#panes": cast})
+        kept = self._later.values()
         yield StatusLine(Text(self._opening), id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
                 yield StageView(id="stage")
-                yield HumanInput(id="human")
+                if human not in kept:
+                    yield human
             with Vertical(id="side"):
                 yield BackstagePane(id="backstage-pane", classes="pane")
                 yield NotesPane(id="notes-pane", classes="pane")
-                yield GamePane(id="game-pane", classes="pane")
-            yield CastPane(id="cast-pane", classes="pane")
+                if game not in kept:
+                    yield game
+            if cast not in kept:
+                yield cast
         yield ActivityLine("", id="activity")
         yield StudioFooter(compact=True)
 
+    def mount_later(self) -> list[AwaitMount]:
+        """Mount the panes kept off the first frame, hidden, each last in its place as composed; at once
+        if a key wants one before the first frame is out. A mounted widget is in the screen's queries at
+        once and what it holds a moment later, so the waits are returned, for the run's opening."""
+        later, self._later = self._later, {}
+        waits = []
+        for parent, widget in later.items():
+            widget.display = False  # not for one frame before its own mount hides it
+            waits.append(self.query_one(parent).mount(widget))
+        return waits
+
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
-        self.query_one("#cast-pane").display = self.app.size.width >= WIDE
         layout, self.studio.pane_layout = self.studio.pane_layout, None
         self._restored = layout is not None
         if layout is not None:
@@ -210,9 +234,12 @@ class MainScreen(StudioScreen[None]):
                              if key in (e.data.get("human") or {})), f"{name} goes back to the model.")
                 self.notify(said, title="From another window")
 
-    def _first_frame(self) -> None:
-        if not self.studio.first_frame():
-            self._open(self.query_one("#stage", StageView).wrap_width)
+    async def _first_frame(self) -> None:
+        if self.studio.first_frame():
+            return
+        for mounted in self.mount_later():  # in place before the run can open a box or show a pane
+            await mounted
+        self._open(self.query_one("#stage", StageView).wrap_width)
 
     def footer_actions(self) -> list[str]:
         """The footer's keys, most important first; an ensemble's own keys come right after step and play,
@@ -501,6 +528,7 @@ class MainScreen(StudioScreen[None]):
 
     @property
     def human(self) -> HumanInput:
+        self.mount_later()  # Esc before the first frame asks whether the box waits
         return self.query_one(HumanInput)
 
     def key_escape(self) -> None:
