@@ -31,8 +31,6 @@ from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
 from studio.store import RunGone, StoreError
 from studio.store import events as ev
-from studio.store.takes import hidden_events
-from studio.store.takes import marks as take_marks
 from studio.tui.controls import MAIN
 from studio.tui.messages import (
     EngineRelay,
@@ -281,6 +279,9 @@ class MainScreen(StudioScreen[None]):
         # Thousands of new objects that live as long as the screen, and not one cycle among them: a
         # collection now would walk the whole heap with the GIL held and stall the screen, so none runs,
         # and the objects are frozen out of every later full collection.
+        from studio.store.takes import hidden_events
+        from studio.store.takes import marks as take_marks
+
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -435,6 +436,9 @@ class MainScreen(StudioScreen[None]):
         engine = self.engine
         if engine is None:
             return
+        from studio.store.takes import hidden_events
+        from studio.store.takes import marks as take_marks
+
         self.marks = take_marks(engine.store, engine.run_id)
         self.hidden = hidden_events(engine.store, engine.run_id)
         self.takes = take_counts(engine.store.events(engine.run_id), self.hidden)
