@@ -90,6 +90,8 @@ class MainScreen(StudioScreen[None]):
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self.hidden: set[int] = set()  # the events of hidden takes, left out of the take counts
         self._relay: EngineRelay | None = None
+        self._later: dict[str, Widget] = {}  # panes mounted after the first frame, by where they go
+        self._mounting: list[AwaitMount] = []
         self.lines = LineControls(self)
         self.desk = DeskControls(self)
         self.ensemble = EnsembleControls(self)
@@ -115,36 +117,33 @@ class MainScreen(StudioScreen[None]):
         # What the first frame does not show is mounted after it (`mount_later`), by where it goes: the
         # human's box and the game pane, hidden until asked for, and the cast on a narrow terminal. Panes
         # laid out as the run before left them (R) are all mounted at once, as any of them may be open.
-        self._later: dict[str, Widget] = {}
         if self.studio.pane_layout is None:
             self._later = {"#stage-pane": human, "#side": game} | ({} if cast.display else {"#panes": cast})
-        kept = self._later.values()
+        later = self._later.values()
         yield StatusLine(Text(self._opening), id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
                 yield StageView(id="stage")
-                if human not in kept:
+                if human not in later:
                     yield human
             with Vertical(id="side"):
                 yield BackstagePane(id="backstage-pane", classes="pane")
                 yield NotesPane(id="notes-pane", classes="pane")
-                if game not in kept:
+                if game not in later:
                     yield game
-            if cast not in kept:
+            if cast not in later:
                 yield cast
         yield ActivityLine("", id="activity")
         yield StudioFooter(compact=True)
 
-    def mount_later(self) -> list[AwaitMount]:
+    def mount_later(self) -> None:
         """Mount the panes kept off the first frame, hidden, each last in its place as composed; at once
         if a key wants one before the first frame is out. A mounted widget is in the screen's queries at
-        once and what it holds a moment later, so the waits are returned, for the run's opening."""
+        once and what it holds a moment later: the run's opening waits for `_mounting`."""
         later, self._later = self._later, {}
-        waits = []
         for parent, widget in later.items():
             widget.display = False  # not for one frame before its own mount hides it
-            waits.append(self.query_one(parent).mount(widget))
-        return waits
+            self._mounting.append(self.query_one(parent).mount(widget))
 
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
@@ -235,8 +234,9 @@ class MainScreen(StudioScreen[None]):
     async def _first_frame(self) -> None:
         if self.studio.first_frame():
             return
-        for mounted in self.mount_later():  # in place before the run can open a box or show a pane
-            await mounted
+        self.mount_later()
+        while self._mounting:  # in place before the run can open a box or show a pane
+            await self._mounting.pop()
         self._open(self.query_one("#stage", StageView).wrap_width)
 
     def footer_actions(self) -> list[str]:
