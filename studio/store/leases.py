@@ -10,7 +10,6 @@ cannot be asked, so its lease is waited out.
 from __future__ import annotations
 
 import os
-import secrets
 import socket
 import threading
 from collections.abc import Callable
@@ -20,8 +19,10 @@ LEASE = float(os.environ.get("STUDIO_LEASE_SECONDS") or 30.0)
 
 
 def holder_name() -> str:
-    """A name for one holder's leases: the machine, the process and a draw of its own."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    """A name for one holder's leases: the machine, the process and a draw of its own (from the system's
+    random source, as `secrets` draws it: importing `secrets` would load OpenSSL's hashes before the app's
+    first frame)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
 
 
 def window_name(holder: str) -> str:

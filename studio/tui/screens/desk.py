@@ -1,7 +1,8 @@
 """The playwright's desk on the run screen: search, jump, the take tree, directed takes, the play editor.
 
 A group of the run screen's controls, kept apart so the run screen's own file stays about running;
-every action here ends in the same engine calls and screen refreshes the other controls use.
+every action here ends in the same engine calls and screen refreshes the other controls use. The
+finding functions are imported where they are used: none is needed before the app's first frame.
 """
 
 from __future__ import annotations
@@ -12,15 +13,6 @@ from typing import Any
 
 from textual.widgets import Input
 
-from studio.tui.finding import (
-    jump_index,
-    pattern,
-    search_all,
-    search_take,
-    take_labeller,
-    take_tree,
-    tree_events,
-)
 from studio.tui.screens.group import ControlGroup
 from studio.tui.widgets.stage import StageView
 
@@ -35,6 +27,8 @@ class DeskControls(ControlGroup):
         return self.screen.query_one("#stage", StageView)
 
     def run_search(self, query: str, all_takes: bool) -> list[Any]:
+        from studio.tui.finding import search_all, search_take
+
         engine = self.engine
         if all_takes:
             return search_all(engine.store, engine.run_id, query)
@@ -44,6 +38,8 @@ class DeskControls(ControlGroup):
     def take_namer(self, hits: list[Any]) -> Callable[[Any], str]:
         """For a search over every take: names the take each hit is in, read from the same light rows the
         take tree keeps."""
+        from studio.tui.finding import take_labeller, tree_events
+
         engine = self.engine
         known = self._tree_nodes or []
         known = known + tree_events(engine.store, engine.run_id, known[-1].id if known else 0)
@@ -65,6 +61,8 @@ class DeskControls(ControlGroup):
     def _searched(self, choice: Any) -> None:
         if choice is None:
             return
+        from studio.tui.finding import pattern
+
         self._search = choice
         self._stage().set_highlight(pattern(choice.query))
         self._go_to_hit(choice.chosen)
@@ -102,6 +100,8 @@ class DeskControls(ControlGroup):
     # -- jump ---------------------------------------------------------------------------------
 
     def _jump_target(self, jump: Any) -> int | None:
+        from studio.tui.finding import jump_index
+
         return jump_index(self._stage().entries, self.engine.by_id, jump)
 
     def action_jump(self) -> None:
@@ -133,6 +133,7 @@ class DeskControls(ControlGroup):
         if not self._ready():
             return
         from studio.store.takes import marks
+        from studio.tui.finding import take_tree, tree_events
         from studio.tui.screens.takes import TakeTreeScreen
 
         engine = self.engine

@@ -14,7 +14,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
     Checkbox,
@@ -30,25 +29,10 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from studio.present.words import STRATEGY_LABELS
+from studio.tui.screens.modal import Dialog
 
 if TYPE_CHECKING:
     from studio.tui.widgets.longtext import LongText
-
-
-class Dialog(ModalScreen[Any]):
-    BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close-dialog")]
-    _handed_back = False
-
-    def action_dismiss_none(self) -> None:
-        self.dismiss(None)
-
-    def dismiss(self, result: Any = None) -> Any:
-        """Once only: a second Enter already on its way to a closing dialog would hand its choice back again
-        and pop whatever screen is on top by then (Textual pops the top screen, not this one)."""
-        if self._handed_back or self.app.screen is not self:
-            return None
-        self._handed_back = True
-        return super().dismiss(result)
 
 
 class EditLineScreen(Dialog):

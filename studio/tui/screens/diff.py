@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView

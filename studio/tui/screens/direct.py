@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from studio.engine.steer import Direction
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 
 class DirectScreen(Dialog):

@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from studio.store import events as ev
 from studio.tui import ensemble_views as ens
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 from studio.tui.screens.failures import finished
 from studio.tui.screens.group import ControlGroup
 

@@ -19,7 +19,7 @@ from textual.widgets import Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studio.tui.finding import Jump, describe_hit, parse_jump, pattern
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 MAX_SHOWN = 200  # results listed in the dialog; n/N still walk through all of them
 

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from studio.model.book_edit import BookFile, EntryEdit, save_entry
 from studio.model.errors import InputError
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 
 def _entry_line(entry_label: str, keys: list[str], enabled: bool, constant: bool) -> Text:

@@ -23,6 +23,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -30,8 +31,6 @@ from studio.present.stage import tag, take_counts
 from studio.present.words import TASK_VERBS
 from studio.store import RunGone, StoreError
 from studio.store import events as ev
-from studio.store.takes import hidden_events
-from studio.store.takes import marks as take_marks
 from studio.tui.controls import MAIN
 from studio.tui.messages import (
     EngineRelay,
@@ -91,6 +90,8 @@ class MainScreen(StudioScreen[None]):
         self.marks: dict[int, Any] = {}  # names and stars by the line a take starts at, shown as its tag
         self.hidden: set[int] = set()  # the events of hidden takes, left out of the take counts
         self._relay: EngineRelay | None = None
+        self._later: dict[str, Widget] = {}  # panes mounted after the first frame, by where they go
+        self._mounting: list[AwaitMount] = []
         self.lines = LineControls(self)
         self.desk = DeskControls(self)
         self.ensemble = EnsembleControls(self)
@@ -110,22 +111,42 @@ class MainScreen(StudioScreen[None]):
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        human, game = HumanInput(id="human"), GamePane(id="game-pane", classes="pane")
+        cast = CastPane(id="cast-pane", classes="pane")
+        cast.display = self.app.size.width >= WIDE
+        # What the first frame does not show is mounted after it (`mount_later`), by where it goes: the
+        # human's box and the game pane, hidden until asked for, and the cast on a narrow terminal. Panes
+        # laid out as the run before left them (R) are all mounted at once, as any of them may be open.
+        if self.studio.pane_layout is None:
+            self._later = {"#stage-pane": human, "#side": game} | ({} if cast.display else {"#panes": cast})
+        later = self._later.values()
         yield StatusLine(Text(self._opening), id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
                 yield StageView(id="stage")
-                yield HumanInput(id="human")
+                if human not in later:
+                    yield human
             with Vertical(id="side"):
                 yield BackstagePane(id="backstage-pane", classes="pane")
                 yield NotesPane(id="notes-pane", classes="pane")
-                yield GamePane(id="game-pane", classes="pane")
-            yield CastPane(id="cast-pane", classes="pane")
+                if game not in later:
+                    yield game
+            if cast not in later:
+                yield cast
         yield ActivityLine("", id="activity")
         yield StudioFooter(compact=True)
 
+    def mount_later(self) -> None:
+        """Mount the panes kept off the first frame, hidden, each last in its place as composed; at once
+        if a key wants one before the first frame is out. A mounted widget is in the screen's queries at
+        once and what it holds a moment later: the run's opening waits for `_mounting`."""
+        later, self._later = self._later, {}
+        for parent, widget in later.items():
+            widget.display = False  # not for one frame before its own mount hides it
+            self._mounting.append(self.query_one(parent).mount(widget))
+
     def on_mount(self) -> None:
         self.query_one("#stage-pane").border_title = "Stage"
-        self.query_one("#cast-pane").display = self.app.size.width >= WIDE
         layout, self.studio.pane_layout = self.studio.pane_layout, None
         self._restored = layout is not None
         if layout is not None:
@@ -210,9 +231,13 @@ class MainScreen(StudioScreen[None]):
                              if key in (e.data.get("human") or {})), f"{name} goes back to the model.")
                 self.notify(said, title="From another window")
 
-    def _first_frame(self) -> None:
-        if not self.studio.first_frame():
-            self._open(self.query_one("#stage", StageView).wrap_width)
+    async def _first_frame(self) -> None:
+        if self.studio.first_frame():
+            return
+        self.mount_later()
+        while self._mounting:  # in place before the run can open a box or show a pane
+            await self._mounting.pop()
+        self._open(self.query_one("#stage", StageView).wrap_width)
 
     def footer_actions(self) -> list[str]:
         """The footer's keys, most important first; an ensemble's own keys come right after step and play,
@@ -254,6 +279,9 @@ class MainScreen(StudioScreen[None]):
         # Thousands of new objects that live as long as the screen, and not one cycle among them: a
         # collection now would walk the whole heap with the GIL held and stall the screen, so none runs,
         # and the objects are frozen out of every later full collection.
+        from studio.store.takes import hidden_events
+        from studio.store.takes import marks as take_marks
+
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -408,6 +436,9 @@ class MainScreen(StudioScreen[None]):
         engine = self.engine
         if engine is None:
             return
+        from studio.store.takes import hidden_events
+        from studio.store.takes import marks as take_marks
+
         self.marks = take_marks(engine.store, engine.run_id)
         self.hidden = hidden_events(engine.store, engine.run_id)
         self.takes = take_counts(engine.store.events(engine.run_id), self.hidden)
@@ -501,6 +532,7 @@ class MainScreen(StudioScreen[None]):
 
     @property
     def human(self) -> HumanInput:
+        self.mount_later()  # Esc before the first frame asks whether the box waits
         return self.query_one(HumanInput)
 
     def key_escape(self) -> None:

@@ -19,7 +19,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from studio.mind import edits
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 
 class MindScreen(Dialog):

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from studio.model.starter import slug
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 
 class Seats(TypedDict):

@@ -10,6 +10,7 @@ class PaneRoom(ControlGroup):
 
     def action_toggle_pane(self, name: str) -> None:
         screen = self.screen
+        screen.mount_later()  # a key quicker than the first frame
         widget = screen.query_one(f"#{name}-pane")
         if widget.display and sum(pane.display for pane in screen.query(".pane")) == 1:
             self.notify("One pane stays open.", severity="warning")
@@ -24,6 +25,7 @@ class PaneRoom(ControlGroup):
 
     def layout(self) -> dict[str, object]:
         """Which panes are open and how wide the side is, for a new run of the same play to open alike."""
+        self.screen.mount_later()
         shown = {name: bool(self.screen.query_one(f"#{name}-pane").display) for name in self.PANES}
         return {"shown": shown, "side_width": self.side_width}
 
@@ -39,6 +41,7 @@ class PaneRoom(ControlGroup):
 
     def show_pane(self, name: str) -> None:
         """Shown, a pane draws itself if the run moved while it was hidden."""
+        self.screen.mount_later()
         self.screen.query_one(f"#{name}-pane").display = True
         self.fit()
 
@@ -56,19 +59,24 @@ class PaneRoom(ControlGroup):
             self.fit()
 
     def fit(self) -> None:
-        """Share the width: the stage keeps what the side panes leave, and never less than 45%."""
+        """Share the width: the stage keeps what the side panes leave, and never less than 45%. Before the
+        first frame the cast pane may not be mounted yet (`mount_later`): then it is hidden, and shown
+        through `show_pane`, which fits again."""
         screen = self.screen
         side = screen.query_one("#side")
-        cast = screen.query_one("#cast-pane")
+        casts = list(screen.query("#cast-pane"))
+        cast_shown = any(cast.display for cast in casts)
         side.display = any(pane.display for pane in side.children)
         stage_shown = screen.query_one("#stage-pane").display
         width = self.side_width
-        if side.display and cast.display:
+        if side.display and cast_shown:
             room = min(width + 15, 80)
             side.styles.width = f"{room * 55 // 100}%"
-            cast.styles.width = f"{room - room * 55 // 100}%"
+            cast_width = f"{room - room * 55 // 100}%"
         else:
             side.styles.width = f"{width}%"
-            cast.styles.width = f"{width}%"
-        side.set_class(not stage_shown and not cast.display, "-alone")
-        cast.set_class(not stage_shown and not side.display, "-alone")
+            cast_width = f"{width}%"
+        side.set_class(not stage_shown and not cast_shown, "-alone")
+        for cast in casts:
+            cast.styles.width = cast_width
+            cast.set_class(not stage_shown and not side.display, "-alone")

@@ -21,7 +21,7 @@ from textual.widgets.tree import TreeNode
 from studio.store.takes import TakeMark
 from studio.tui.controls import TREE
 from studio.tui.finding import Branch, author, describe
-from studio.tui.screens.dialogs import Dialog
+from studio.tui.screens.modal import Dialog
 
 
 NAME_WIDTH = 24

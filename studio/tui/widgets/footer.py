@@ -67,15 +67,20 @@ class StudioFooter(Footer):
         shown, palette = keys = self._keys()
         self._shown_keys = self._signature(keys)
         self.styles.grid_size_columns = len(shown)
+        # A key born with its "-compact" class (the palette's key is compact whatever the footer is) finds
+        # it already set when its watcher runs at mount: set there, each key's styles were worked out
+        # afresh, ten times over before the first frame.
+        compact = "-compact" if self.compact else ""
         for binding, enabled, tooltip in shown:
             key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip or binding.description)
+                            disabled=not enabled, tooltip=tooltip or binding.description, classes=compact)
             key.compact = self.compact
             yield key
         if palette is not None:
             binding, enabled, tooltip = palette
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            classes="-command-palette", disabled=not enabled, tooltip=tooltip or binding.description)
+                            classes="-command-palette -compact", disabled=not enabled,
+                            tooltip=tooltip or binding.description)
 
     def refresh_keys(self) -> None:
         """Composed again if the keys to show have changed (the screen learnt what its run needs, a key was

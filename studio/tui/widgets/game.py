@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from studio.present.game import game_text, is_game
 from studio.tui.widgets.panes import RunPane
 
 if TYPE_CHECKING:
@@ -39,6 +38,7 @@ class GamePane(RunPane, VerticalScroll):
 
     def show(self, engine: EngineView) -> None:
         from studio.game import report
+        from studio.present.game import game_text, is_game
 
         state = getattr(engine, "state", None)
         built = report.build(engine) if is_game(engine) else None
