@@ -19,7 +19,7 @@ SO_FAR = "I kept the receipt, and the"
 
 def test_a_served_model_is_told_the_line_so_far_and_its_answer_follows_it():
     tokens: list[str] = []
-    settings = CallSettings(model="openai/stub", temperature=0.4, max_tokens=60, timeout=5, api_base="",
+    settings = CallSettings(model="openai/stub", temperature=0.4, max_tokens=60, timeout=30, api_base="",
                             retries=0, prefill=SO_FAR)
     with StubServer([Reply("tram fare, too.")], max_requests=2, lifetime=30) as server:
         settings = CallSettings(**{**settings.__dict__, "api_base": server.url})
@@ -73,7 +73,7 @@ def test_a_provider_that_takes_a_prefill_gets_the_line_as_its_reply_begun(monkey
         # DeepSeek's own road (its model map says it takes a prefill), pointed at the stub by its variable
         monkeypatch.setenv("DEEPSEEK_API_BASE", server.url)
         monkeypatch.setenv("DEEPSEEK_API_KEY", "not-a-key")
-        settings = CallSettings(model="deepseek/deepseek-chat", temperature=0.4, max_tokens=60, timeout=5,
+        settings = CallSettings(model="deepseek/deepseek-chat", temperature=0.4, max_tokens=60, timeout=30,
                                 retries=0, prefill=SO_FAR)
         completion = asyncio.run(Gateway(backoff=0.01).complete(settings, MESSAGES, CTX, on_token=tokens.append))
         sent = server.requests[0]["messages"]

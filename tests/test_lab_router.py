@@ -145,11 +145,12 @@ def test_a_watched_call_through_the_router_still_streams_and_a_batch_call_comes_
 def test_waiting_for_a_busy_server_does_not_count_against_a_calls_timeout():
     from studio.llm import CallContext, CallSettings
 
-    # one slot, twelve calls of 0.2 s: the last waits about 2.2 s for its turn, past the 2 s timeout,
-    # and must still be answered (with no retries to hide a timeout)
-    settings = CallSettings(model=MODEL, temperature=0.2, max_tokens=50, timeout=2.0, retries=0)
+    # one slot, twelve calls of 0.4 s: the last waits about 4.4 s for its turn, past the 4 s timeout,
+    # and must still be answered (with no retries to hide a timeout); 4 s leaves a busy machine room for
+    # the first call's own setting up
+    settings = CallSettings(model=MODEL, temperature=0.2, max_tokens=50, timeout=4.0, retries=0)
     ctx = CallContext(role="other", task="move", character="control")
-    with stub(Reply(MOVE, latency=0.2)) as a:
+    with stub(Reply(MOVE, latency=0.4)) as a:
         gateway = Gateway(routers=[make_router(MODEL, [a.url], max_parallel=1)], backoff=0.001)
 
         async def batch():
