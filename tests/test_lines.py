@@ -263,13 +263,36 @@ def test_a_cue_written_inline_after_a_sentence_ends_the_line():
 
 
 def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_be_taken_up():
-    from studio.engine.lines import runs_of
+    from studio.engine.lines import Heard
 
-    mine = runs_of("I'm a man who's been watching the world from his window for years now.")
-    again = "You came late. I'm a man who's been watching the world from my window all these months."
-    kept = guard_line(again, "Tomas", ["Tomas"], own=mine)
-    assert kept.text == "You came late." and kept.cuts == ["own"]
-    assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another
+    before = "I'm a man who's been watching the world from his window for years now."
+    again = "You came late. I've been watching the world from my window all these months."
+    kept = guard_line(again, "Tomas", ["Tomas"], heard=Heard([before], [before]))
+    assert kept.text == "You came late." and kept.cuts == ["echo"]
+    # the same words first said by another may be taken up, short of copying eight in a row
+    assert guard_line(again, "Tomas", ["Tomas"], heard=Heard([before], [])).text == again
+    copied = "You came late. I'm a man who's been watching the world from his window, like you."
+    assert guard_line(copied, "Tomas", ["Tomas"], heard=Heard([before], [])).text == "You came late."
+
+
+def test_what_the_guard_keeps_never_counts_as_said_again_by_the_rule_it_cuts_by():
+    from studio.engine.lines import Heard, repeats
+
+    stage = ["Tell me about the house you grew up in. Take your time.",
+             "We lived by the river. My father kept the boats and my mother kept us."]
+    own = [stage[1]]
+    answers = ["Yes. We lived by the river. It flooded every spring.",
+               "Well, my father kept the boats all year, and the river rose.",
+               "It flooded. It flooded every spring again. It flooded every spring again.",
+               "Oh...we lived by the river...and the boats."]
+    for answer in answers:
+        assert repeats(answer, stage, own)
+        kept = guard_line(answer, "Jenny", CAST, heard=Heard(stage, own))
+        assert not repeats(kept.text, stage, own) and {"echo", "repeat"} & set(kept.cuts), kept.text
+        dropped = guard_line(answer, "Jenny", CAST, heard=Heard(stage, own), drop=True)
+        assert not repeats(dropped.text, stage, own), dropped.text
+    assert guard_line(answers[0], "Jenny", CAST, heard=Heard(stage, own)).text == "Yes."
+    assert guard_line(answers[0], "Jenny", CAST, heard=Heard(stage, own), drop=True).text == "Yes. It flooded every spring."
 
 
 
