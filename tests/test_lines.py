@@ -236,6 +236,20 @@ async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_
     assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))
 
 
+async def test_a_small_models_call_ends_on_the_line_it_answers_with_the_beat_just_before(engine_for):
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    engine.path = [e for e in engine.path if not (e.kind == ev.STAGE and e.role == "ego")]
+    jenny = engine.cast.ego.model_copy(update={"small": True})
+    from studio.engine.forms.base import Step
+
+    last = engine.form.messages(engine.state, engine.path, engine.by_id, Step(ev.STAGE, "speak", "ego", 1, 1), jenny)[-1]
+    *_, note, line = last["content"].split("\n")
+    assert line == "Sasha: Where did you grow up, Jenny?" and note.startswith("(Jenny now answers Sasha's question")
+
+
 def test_a_rewrite_that_lost_the_question_gets_it_back():
     from studio.engine.forms.drama import lost_question
 

@@ -185,6 +185,13 @@ def beat(role: ResolvedRole, view: View) -> str:
     return f"({role.name} now answers {partner} in one or two short sentences.)"
 
 
+def before_last_line(heard: str, note: str) -> str:
+    """`heard` (the lines since the speaker's own, one a row) with `note` set in before its last line: a
+    135M model answers the words nearest its answer, so the line to answer comes last, not the beat."""
+    *earlier, last = heard.split("\n")
+    return "\n".join([*earlier, note, last])
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
@@ -464,7 +471,7 @@ class PromptBook:
                 ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         elif is_small(role.model, role.small):
-            chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
+            chat[-1] = {**chat[-1], "content": before_last_line(chat[-1]["content"], beat(role, view))}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
