@@ -185,10 +185,14 @@ def beat(role: ResolvedRole, view: View) -> str:
     return f"({role.name} now answers {partner} in one or two short sentences.)"
 
 
-def before_last_line(heard: str, note: str) -> str:
-    """`heard` (the lines since the speaker's own, one a row) with `note` set in before its last line: a
-    135M model answers the words nearest its answer, so the line to answer comes last, not the beat."""
+def with_beat(heard: str, note: str, asking: bool) -> str:
+    """`heard` (the lines since the speaker's own, one a row) with the beat `note`. A 135M model answers a
+    question whichever comes last, but takes up a statement only when it is the last thing it reads: the
+    beat goes after a question and after an interviewer's cue (where the interview kept to its scene),
+    and just before a statement, so the line to answer comes last."""
     *earlier, last = heard.split("\n")
+    if asking or "?" in last:
+        return f"{heard}\n\n{note}"
     return "\n".join([*earlier, note, last])
 
 
@@ -471,7 +475,7 @@ class PromptBook:
                 ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         elif is_small(role.model, role.small):
-            chat[-1] = {**chat[-1], "content": before_last_line(chat[-1]["content"], beat(role, view))}
+            chat[-1] = {**chat[-1], "content": with_beat(chat[-1]["content"], beat(role, view), asks(role))}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
