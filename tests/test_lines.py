@@ -236,20 +236,23 @@ async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_
     assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))
 
 
-async def test_a_small_model_answering_a_statement_reads_it_last_and_a_question_before_its_beat(engine_for):
+async def test_a_small_model_answering_a_statement_reads_it_last_but_an_interview_keeps_its_beat_last(engine_for):
     from studio.engine.forms.base import Step
+    from studio.engine.forms.drama.prompts import with_beat
 
-    for said, answered_last in (("I grew up by the sea myself.", True), ("Where did you grow up, Jenny?", False)):
-        engine = engine_for(turns=1, strategies=[])
-        scripted.queue(said, task="speak", role="other")
-        scripted.queue("In a house with too many clocks.", task="speak", role="ego")
-        await engine.play_turn()
-        engine.path = [e for e in engine.path if not (e.kind == ev.STAGE and e.role == "ego")]
-        jenny = engine.cast.ego.model_copy(update={"small": True})
-        step = Step(ev.STAGE, "speak", "ego", 1, 1)
-        rows = engine.form.messages(engine.state, engine.path, engine.by_id, step, jenny)[-1]["content"].split("\n")
-        line, note = (rows[-1], rows[-2]) if answered_last else (rows[-3], rows[-1])
-        assert line == f"Sasha: {said}" and note.startswith("(Jenny now answers Sasha")
+    heard = "Stranger: The train left without us.\nStranger: I stayed on the platform."
+    rows = with_beat(heard, "(Ana now answers Stranger.)", asking=False).split("\n")
+    assert rows[-2:] == ["(Ana now answers Stranger.)", "Stranger: I stayed on the platform."]
+    assert with_beat(heard + " Did you?", "(Ana now answers.)", asking=False).endswith("\n\n(Ana now answers.)")
+    # the interview, whose interviewer asks: the beat stays last even after a statement
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("I grew up by the sea myself.", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    engine.path = [e for e in engine.path if not (e.kind == ev.STAGE and e.role == "ego")]
+    jenny = engine.cast.ego.model_copy(update={"small": True})
+    last = engine.form.messages(engine.state, engine.path, engine.by_id, Step(ev.STAGE, "speak", "ego", 1, 1), jenny)[-1]
+    assert last["content"].startswith("Sasha: I grew up by the sea myself.") and "\n\n(Jenny now answers" in last["content"]
 
 
 def test_a_rewrite_that_lost_the_question_gets_it_back():
