@@ -2,8 +2,9 @@
 
 Plays three plays on the embedded model, a few turns each, once per seed: the interview (the README's
 first command), an ensemble (The Last Crossing, first scene) and the play `studio new play` writes. Each
-run is measured from its stored events alone, as a reader meets the stage, independently of the
-studio's own line guard, so a checkout from before any change is judged the same way (``--code``):
+run is measured from its stored events alone, as a reader meets the stage, so a checkout from before any
+change is judged the same way (``--code``); what counts as said again is the studio's one rule
+(studio.engine.lines.repeats), the one its guard cuts by, read from this bench's own checkout:
 
 * silent: spoken turns that came out as a placeholder ("Sasha says nothing.", an empty line);
 * asking: the share of the interviewer's lines that ask something (a "?" in the line);
@@ -39,8 +40,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-MIN_REPEAT_WORDS = 5
-COPIED_WORDS = 8
 PLAYS = {"interview": "plays/interview.toml", "ensemble": "plays/last_crossing.toml", "new": None}
 ASKER = {"interview": "Sasha"}  # whose lines should ask: the interviewer
 GOALS = {
@@ -71,39 +70,26 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
+def _repeat_rule():
+    """The studio's one rule of what a line says again (studio/engine/lines.py), read from this bench's own
+    checkout even when another checkout is measured (--code), so every checkout is judged by one rule:
+    the rule the guard of this checkout cuts by."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_first_run_lines", ROOT / "studio" / "engine" / "lines.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module.repeats
+
+
+repeats = _repeat_rule()
+
+
 def is_placeholder(text: str) -> bool:
     """A line that stands for no line: empty, dots, or a character "saying nothing"."""
     return not _words(text) or bool(_PLACEHOLDER.match(text.strip().strip("*_ ")))
-
-
-def sentences(text: str) -> list[tuple[str, ...]]:
-    return [tuple(w) for part in _SENTENCE_END.split(text) if (w := _words(part))]
-
-
-def runs(text: str, n: int = MIN_REPEAT_WORDS) -> list[tuple[str, ...]]:
-    words = _words(text)
-    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
-
-
-def repeats(line: str, earlier: list[str], own: list[str] = ()) -> bool:
-    """Does the line say again a sentence of 5+ words said on stage (or twice in itself), a run of 5
-    words its speaker already said (reworded around it or not), or a run of 8 of anyone's? Taking up a
-    shorter phrase of another's is not counted: an interviewer is asked to."""
-    said = {s for text in earlier for s in sentences(text) if len(s) >= MIN_REPEAT_WORDS}
-    for sentence in sentences(line):
-        if len(sentence) >= MIN_REPEAT_WORDS:
-            if sentence in said:
-                return True
-            said.add(sentence)
-    mine = {r for text in own for r in runs(text)}
-    if {r for text in earlier for r in runs(text, COPIED_WORDS)} & set(runs(line, COPIED_WORDS)):
-        return True  # another's sentence copied with a word or two changed
-    seen: set[tuple[str, ...]] = set()
-    for run in runs(line):
-        if run in mine or run in seen:
-            return True
-        seen.add(run)
-    return False
 
 
 def asks(line: str) -> bool:

@@ -236,6 +236,25 @@ async def test_a_small_models_interviewer_is_asked_for_a_question_and_the_other_
     assert "Jenny now answers Sasha's question" in beat(jenny, View([(stage[0], stage[0].text)], False))
 
 
+async def test_a_small_model_answering_a_statement_reads_it_last_but_an_interview_keeps_its_beat_last(engine_for):
+    from studio.engine.forms.base import Step
+    from studio.engine.forms.drama.prompts import with_beat
+
+    heard = "Stranger: The train left without us.\nStranger: I stayed on the platform."
+    rows = with_beat(heard, "(Ana now answers Stranger.)", asking=False).split("\n")
+    assert rows[-2:] == ["(Ana now answers Stranger.)", "Stranger: I stayed on the platform."]
+    assert with_beat(heard + " Did you?", "(Ana now answers.)", asking=False).endswith("\n\n(Ana now answers.)")
+    # the interview, whose interviewer asks: the beat stays last even after a statement
+    engine = engine_for(turns=1, strategies=[])
+    scripted.queue("I grew up by the sea myself.", task="speak", role="other")
+    scripted.queue("In a house with too many clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    engine.path = [e for e in engine.path if not (e.kind == ev.STAGE and e.role == "ego")]
+    jenny = engine.cast.ego.model_copy(update={"small": True})
+    last = engine.form.messages(engine.state, engine.path, engine.by_id, Step(ev.STAGE, "speak", "ego", 1, 1), jenny)[-1]
+    assert last["content"].startswith("Sasha: I grew up by the sea myself.") and "\n\n(Jenny now answers" in last["content"]
+
+
 def test_a_rewrite_that_lost_the_question_gets_it_back():
     from studio.engine.forms.drama import lost_question
 
@@ -263,13 +282,36 @@ def test_a_cue_written_inline_after_a_sentence_ends_the_line():
 
 
 def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_be_taken_up():
-    from studio.engine.lines import runs_of
+    from studio.engine.lines import Heard
 
-    mine = runs_of("I'm a man who's been watching the world from his window for years now.")
-    again = "You came late. I'm a man who's been watching the world from my window all these months."
-    kept = guard_line(again, "Tomas", ["Tomas"], own=mine)
-    assert kept.text == "You came late." and kept.cuts == ["own"]
-    assert guard_line(again, "Tomas", ["Tomas"]).text == again  # the same words, first said by another
+    before = "I'm a man who's been watching the world from his window for years now."
+    again = "You came late. I've been watching the world from my window all these months."
+    kept = guard_line(again, "Tomas", ["Tomas"], heard=Heard([before], [before]))
+    assert kept.text == "You came late." and kept.cuts == ["echo"]
+    # the same words first said by another may be taken up, short of copying eight in a row
+    assert guard_line(again, "Tomas", ["Tomas"], heard=Heard([before], [])).text == again
+    copied = "You came late. I'm a man who's been watching the world from his window, like you."
+    assert guard_line(copied, "Tomas", ["Tomas"], heard=Heard([before], [])).text == "You came late."
+
+
+def test_what_the_guard_keeps_never_counts_as_said_again_by_the_rule_it_cuts_by():
+    from studio.engine.lines import Heard, repeats
+
+    stage = ["Tell me about the house you grew up in. Take your time.",
+             "We lived by the river. My father kept the boats and my mother kept us."]
+    own = [stage[1]]
+    answers = ["Yes. We lived by the river. It flooded every spring.",
+               "Well, my father kept the boats all year, and the river rose.",
+               "It flooded. It flooded every spring again. It flooded every spring again.",
+               "Oh...we lived by the river...and the boats."]
+    for answer in answers:
+        assert repeats(answer, stage, own)
+        kept = guard_line(answer, "Jenny", CAST, heard=Heard(stage, own))
+        assert not repeats(kept.text, stage, own) and {"echo", "repeat"} & set(kept.cuts), kept.text
+        dropped = guard_line(answer, "Jenny", CAST, heard=Heard(stage, own), drop=True)
+        assert not repeats(dropped.text, stage, own), dropped.text
+    assert guard_line(answers[0], "Jenny", CAST, heard=Heard(stage, own)).text == "Yes."
+    assert guard_line(answers[0], "Jenny", CAST, heard=Heard(stage, own), drop=True).text == "Yes. It flooded every spring."
 
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import COPIED_RUN, Guarded, guard_line, runs_of, sentence_keys
+from studio.engine.lines import Guarded, Heard, guard_line, sentence_keys
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -23,7 +23,7 @@ ASKS = 3  # calls for a character's new line at most: a small model's second ask
 # a new line said straight to the stage: a draft is reworked by its revision, a revision with nothing new
 # keeps its draft, an inner voice's work is not spoken
 LINE_TASKS = frozenset({"speak"})
-OWN_LINES = 12  # the last stage lines whose runs of words a small model's new line may not say again
+OWN_LINES = 12  # the last stage lines a small model's new line may not say again by lines.repeats
 
 Sentences = list[tuple[str, ...]]
 
@@ -55,32 +55,34 @@ def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], cont
     return said
 
 
-def own_runs(path: list[Event], speaker: str, lines: int = OWN_LINES) -> set[tuple[str, ...]]:
-    """The runs of words a new line of `speaker`'s may not say again: OWN_RUN words in a row of its own
-    last `lines` stage lines, COPIED_RUN of anyone else's (a phrase of another's may be taken up, not
-    their sentence copied with a word changed)."""
-    runs: set[tuple[str, ...]] = set()
+def heard_before(path: list[Event], speaker: str, lines: int = OWN_LINES) -> Heard:
+    """What a small model's new line of `speaker`'s may not say again (studio.engine.lines.repeats): the
+    last `lines` lines said on stage, oldest first, and `speaker`'s own among them. A character's line
+    wholly in italics stood on stage as a direction and counts too; the director's does not."""
+    heard = Heard()
     for event in reversed(path):
-        if event.kind != ev.STAGE:
-            continue
-        runs |= runs_of(event.text) if event.character == speaker else runs_of(event.text, COPIED_RUN)
-        lines -= 1
-        if not lines:
-            break
-    return runs
+        if event.kind == ev.STAGE or (event.kind == ev.DIRECTION and event.role not in (None, "director")):
+            heard.earlier.append(event.text)
+            if event.character == speaker:
+                heard.own.append(event.text)
+            lines -= 1
+            if not lines:
+                break
+    heard.earlier.reverse()
+    heard.own.reverse()
+    return heard
 
 
 def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
-                 own: set[tuple[str, ...]] | None = None, drop: bool = False) -> Guarded:
+                 heard: Heard | None = None, drop: bool = False) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    return guard_line(text, speaker, names, said, speech=speech, own=own if step.kind in (ev.STAGE, ev.DRAFT) else None,
-                      drop=drop)
+    return guard_line(text, speaker, names, said, speech=speech,
+                      heard=heard if step.kind in (ev.STAGE, ev.DRAFT) else None, drop=drop)
 
 
 WHY = {
     "echo": "it said again what was already said",
-    "own": "it said again words of its own earlier line",
     "cue": "it spoke another character's part",
     "repeat": "it went round in a loop",
     "unfinished": "it broke off mid-sentence",
@@ -103,7 +105,7 @@ def warmer(settings: Any, warm: bool = True) -> Any:
     return replace(settings, temperature=temperature, seed=seed)
 
 
-REPEATED = frozenset({"echo", "own", "repeat"})  # cuts of an answer that said again what was said
+REPEATED = frozenset({"echo", "repeat"})  # cuts of an answer that said again what was said
 
 
 def asks_for(step: Step) -> int:

@@ -33,7 +33,7 @@ _BLANK_LINE = re.compile(r"\n\s*\n")
 
 @dataclass
 class Guarded:
-    """The line as kept, and what was taken off it (``cue``, ``paragraph``, ``repeat``, ``echo``, ``own``,
+    """The line as kept, and what was taken off it (``cue``, ``paragraph``, ``repeat``, ``echo``,
     ``unfinished``)."""
 
     text: str
@@ -148,22 +148,75 @@ def _cut_at(text: str, offends: Callable[[str], bool], drop: bool) -> tuple[str,
     return (" ".join(kept), True) if found else (text, False)
 
 
-OWN_RUN = 6  # words in a row a speaker may not say again from its own earlier lines
-COPIED_RUN = 8  # words in a row no one may copy from another's line
+# What a line says again, by one rule the guard cuts by and the first-run bench
+# (bench/bench_first_run.py) counts by, so a line the bench counts as said again is one the guard would
+# not have let through. It reads a line as a reader does: a sentence ends at a stop followed by a space.
+REPEAT_WORDS = 5  # a sentence this long said again, or a run this long of the speaker's own words
+COPIED_RUN = 8  # words in a row no one may copy from another's line (a shorter phrase may be taken up)
+_READ_STOP = re.compile(r"(?<=[.!?…])\s+|\n+")
+_READ_WORD = re.compile(r"[a-z0-9']+")
 
 
-def runs_of(text: str, n: int = OWN_RUN) -> set[tuple[str, ...]]:
-    said = words(text)
-    return {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
+def read_words(text: str) -> list[str]:
+    return _READ_WORD.findall(text.lower())
 
 
-def cut_own(text: str, own: set[tuple[str, ...]], drop: bool = False) -> tuple[str, bool]:
-    """Cut a line at the first sentence that says again OWN_RUN words in a row of the speaker's own
-    earlier lines: a tiny model rewords its last line around the same words, which the word-for-word
-    echo rule lets through. Another's words may be taken up; one's own, not again. (`drop`: as cut_echo.)"""
-    if not own:
+def read_sentences(text: str) -> list[tuple[str, ...]]:
+    return [tuple(w) for part in _READ_STOP.split(text) if (w := read_words(part))]
+
+
+def runs_of(text: str, n: int = REPEAT_WORDS) -> list[tuple[str, ...]]:
+    said = read_words(text)
+    return [tuple(said[i : i + n]) for i in range(len(said) - n + 1)]
+
+
+def repeats(line: str, earlier: Iterable[str], own: Iterable[str] = ()) -> bool:
+    """Does `line` say again a sentence of REPEAT_WORDS+ words said in `earlier` (the stage before it) or
+    twice in itself, a run of REPEAT_WORDS words twice in itself or said in `own` (its speaker's earlier
+    lines, reworded around it or not), or a run of COPIED_RUN of anyone's? Taking up a shorter phrase of
+    another's is not a repeat: an interviewer is asked to."""
+    earlier = list(earlier)
+    said = {s for text in earlier for s in read_sentences(text) if len(s) >= REPEAT_WORDS}
+    for sentence in read_sentences(line):
+        if len(sentence) >= REPEAT_WORDS:
+            if sentence in said:
+                return True
+            said.add(sentence)
+    if {r for text in earlier for r in runs_of(text, COPIED_RUN)} & set(runs_of(line, COPIED_RUN)):
+        return True  # another's sentence copied with a word or two changed
+    mine = {r for text in own for r in runs_of(text)}
+    seen: set[tuple[str, ...]] = set()
+    for run in runs_of(line):
+        if run in mine or run in seen:
+            return True
+        seen.add(run)
+    return False
+
+
+@dataclass
+class Heard:
+    """What a new line may not say again by :func:`repeats`: the stage before it, and its speaker's own
+    lines among them."""
+
+    earlier: list[str] = field(default_factory=list)
+    own: list[str] = field(default_factory=list)
+
+
+def cut_repeats(text: str, heard: Heard, drop: bool = False) -> tuple[str, bool]:
+    """Cut a line at the first sentence with which it :func:`repeats` what was heard (`drop`: leave out
+    every such sentence and keep the rest); what is kept never repeats by that rule."""
+    if not repeats(text, heard.earlier, heard.own):
         return text, False
-    return _cut_at(text, lambda sentence: bool((runs_of(sentence) | runs_of(sentence, COPIED_RUN)) & own), drop)
+    kept: list[str] = []
+    for start, end in sentence_spans(text):
+        sentence = text[start:end].strip()
+        if not drop:
+            if repeats(text[:end], heard.earlier, heard.own):
+                return text[:start].rstrip(" ,;-—"), True
+            continue
+        if not repeats(" ".join([*kept, sentence]), heard.earlier, heard.own):
+            kept.append(sentence)
+    return " ".join(kept), True
 
 
 def drop_unfinished(text: str) -> tuple[str, bool]:
@@ -201,7 +254,7 @@ def guard_line(
     said: Iterable[tuple[str, ...]] = (),
     *,
     speech: bool = True,
-    own: set[tuple[str, ...]] | None = None,
+    heard: Heard | None = None,
     drop: bool = False,
 ) -> Guarded:
     """The part of a model's answer that is ``name``'s line.
@@ -209,9 +262,9 @@ def guard_line(
     ``names`` is the cast: a cue of any of them at a line start ends the line (the model has begun
     someone's part), and so does a blank line. ``said`` holds the sentence keys already said on stage
     (see :func:`sentence_keys`); a sentence repeating one of them, or one said earlier in the same
-    line, ends the line there; so does a sentence with a run of words in ``own`` (see :func:`runs_of`: the
-speaker's own earlier lines). With ``drop``, such sentences are left out and the rest kept: the last
-    resort of a line every ask of which said something again. With ``speech`` False (a critique, a
+    line, ends the line there; with ``heard`` (a small model's new line), so does the first sentence
+    that makes the line say again what was heard (:func:`repeats`). With ``drop``, such sentences are left
+    out and the rest kept: the last resort of a line every ask of which said something again. With ``speech`` False (a critique, a
     rewritten prompt, an epilogue) only loops are cut: such texts may quote the stage and run to paragraphs.
     """
     cuts: list[str] = []
@@ -236,12 +289,13 @@ speaker's own earlier lines). With ``drop``, such sentences are left out and the
         text, echoed = cut_echo(text, said, drop)
         if echoed:
             cuts.append("echo")
-        text, again = cut_own(text, own or set(), drop)
-        if again:
-            cuts.append("own")
         text, broken = drop_unfinished(text)
         if broken:
             cuts.append("unfinished")
+        # last, so nothing cut after it can leave a line that says something again
+        text, again = cut_repeats(text, heard, drop) if heard is not None else (text, False)
+        if again:
+            cuts.append("echo")
     return Guarded(text.strip(), cuts)
 
 

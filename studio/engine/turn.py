@@ -25,7 +25,7 @@ from studio.engine.guard import (
     asked_again,
     asks_for,
     guard_answer,
-    own_runs,
+    heard_before,
     said_before,
     salvaged,
     warmer,
@@ -298,10 +298,11 @@ def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     # the part of the take the form says a line may not repeat: all of it, or an interview item's own
     window = engine.form.repeat_window(engine.state, engine.path, step)
     said = said_before(step, window, engine._sentences, turn.continuing)
-    # a small model rewords its own last line around the same words; a larger one is left its refrains
+    # a small model rewords its own last line around the same words, or another's; a larger one is left
+    # its refrains
     small = is_small(role.model, role.small)
-    own = own_runs(window, speaker) if small and turn.continuing is None else set()
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, own, drop)
+    heard = heard_before(window, speaker) if small and turn.continuing is None else None
+    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, heard, drop)
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:

@@ -113,6 +113,17 @@ def beat(role: ResolvedRole, view: View) -> str:
     return f"({role.name} now answers {partner} in one or two short sentences.)"
 
 
+def with_beat(heard: str, note: str, asking: bool) -> str:
+    """`heard` (the lines since the speaker's own, one a row) with the beat `note`. A 135M model takes up a
+    statement only when it is the last thing it reads, so the beat goes just before it; after a question,
+    and throughout an interview (`asking`: the speaker or whom it faces asks), it goes last, as the
+    interview kept to its scene only that way (with its lines last, 0.10 against a baseline of 0.10)."""
+    *earlier, last = heard.split("\n")
+    if asking or "?" in last:
+        return f"{heard}\n\n{note}"
+    return "\n".join([*earlier, note, last])
+
+
 class PromptBook:
     # the Drama Machine's RunState; a subclass's book (the ensemble's) reads its own form's state
     state: Any
@@ -413,7 +424,8 @@ class PromptBook:
                 ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         elif is_small(role.model, role.small):
-            chat[-1] = {**chat[-1], "content": chat[-1]["content"] + "\n\n" + beat(role, view)}
+            interview = any(asks(r) for r in self.cast.roles if r.kind in ("ego", "other"))
+            chat[-1] = {**chat[-1], "content": with_beat(chat[-1]["content"], beat(role, view), interview)}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
     _draft = _speak
