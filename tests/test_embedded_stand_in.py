@@ -142,6 +142,21 @@ async def test_the_penalty_reaches_the_prompts_last_words_but_never_the_ends_of_
     assert all(likely[t] == 3.0 and unlikely[t] == -3.0 for t in model._structural)  # a line may still end
 
 
+async def test_an_answer_asked_again_is_kept_off_the_words_it_repeated_wherever_they_stood(stand_in):
+    np = pytest.importorskip("numpy")
+    model = stand_in()
+    for avoid in (None, "lighthouse Sasha."):
+        await Gateway().complete(CallSettings("local/smollm2", 0.7, 16, repeat_penalty=1.5, avoid=avoid), MESSAGES,
+                                 ctx())
+    plain, again = model.llama.calls
+    word = model.llama.vocabulary["lighthouse"]  # in no prompt: only the dropped answer said it
+    for call, weight in ((plain, 3.0), (again, 2.0)):
+        [penalise] = call["logits_processor"]
+        assert penalise(None, np.full(len(model.llama.vocabulary) + 1, 3.0))[word] == weight
+    [penalise] = again["logits_processor"]
+    assert all(penalise(None, np.full(len(model.llama.vocabulary) + 1, 3.0))[t] == 3.0 for t in model._structural)
+
+
 async def test_a_continued_line_goes_on_from_its_last_word_inside_the_reply(stand_in):
     np = pytest.importorskip("numpy")
     model = stand_in(reply="and the stairs.")

@@ -325,3 +325,25 @@ async def test_a_revision_left_empty_is_asked_again_once_then_the_draft_stands(e
     line = next(e for e in reversed(engine.path) if e.kind == ev.STAGE and e.role == "ego")
     assert line.text == "In a house with too many clocks."
     assert [t for r, t in gateway.tasks() if r == "ego"].count("revise") == 2
+
+
+async def test_a_small_models_line_asked_again_after_a_repeat_is_kept_off_the_words_it_repeated(store, gateway):
+    from conftest import make_cast, settings_seen
+
+    from studio.engine import Engine
+
+    cast = make_cast(turns=1, strategies=[])
+    cast = cast.model_copy(update={"roles": [r.model_copy(update={"small": True}) for r in cast.roles]})
+    engine = Engine.create(store, cast, {}, gateway=gateway)
+    seen = settings_seen(gateway)
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")
+    scripted.queue("Where did you grow up, Jenny?", task="speak", role="ego")
+    scripted.queue("Where did you grow up, Jenny? Sasha asked.", task="speak", role="ego")
+    scripted.queue("By the sea, in a house of clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    asks = [settings for settings, (ctx, _) in zip(seen, gateway.calls) if ctx.role == "ego"]
+    # the first ask is free; each ask after a repeat carries every answer dropped so far, to be penalised
+    assert [a.avoid for a in asks] == [None, "Where did you grow up, Jenny?",
+                                       "Where did you grow up, Jenny?\nWhere did you grow up, Jenny? Sasha asked."]
+    line = engine.path[-1]
+    assert line.text == "By the sea, in a house of clocks." and line.settings["avoid"] == asks[-1].avoid

@@ -20,6 +20,7 @@ from studio.engine.forms.base import Step
 from studio.engine.greeting import greeting
 from studio.engine.guard import (
     LINE_TASKS,
+    REPEATED,
     add_usage,
     anew,
     asked_again,
@@ -269,6 +270,9 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         while not guarded.text and len(raws) < asks_for(step):
             on_retry(len(raws) + 1, why_dropped(guarded))
             settings = warmer(settings, warm=len(raws) == 1)
+            if settings.repeat_penalty and REPEATED & set(last.cuts):
+                # a small model that said again what was said is kept off the words it said
+                settings = replace(settings, avoid="\n".join(raws))
             asked = anew(messages, completion.text, last.cuts, step)
             completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)

@@ -48,6 +48,9 @@ class CallSettings:
     # A llama.cpp grammar (GBNF) the embedded model's line is held to (a question ends with "?"); others
     # ignore it.
     grammar: str | None = None
+    # Words the reply should not say again (a line asked again after it repeated them): the embedded model
+    # penalises their tokens as it does the prompt's last line; others ignore it.
+    avoid: str | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -65,7 +68,7 @@ class CallSettings:
                 public[name] = list(value) if isinstance(value, tuple) else value
         if self.schema:
             public["schema"] = json.loads(self.schema)
-        for name in ("structured", "small", "seed", "grammar"):
+        for name in ("structured", "small", "seed", "grammar", "avoid"):
             if getattr(self, name) is not None:
                 public[name] = getattr(self, name)
         return public

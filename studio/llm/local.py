@@ -304,6 +304,10 @@ class EmbeddedModel:
             # llama.cpp's penalty sees only the tokens sampled in this call; a tiny model's worst habit is
             # copying the line it was just told, so the prompt's last tokens are penalised as well.
             recent = set(tokens[-PROMPT_PENALTY_WINDOW:]) - self._structural
+            if sampling.get("avoid"):
+                # the words of an answer dropped for saying again what was said, wherever they stood
+                recent |= set(self.llama.tokenize(sampling["avoid"].encode(), add_bos=False, special=False))
+                recent -= self._structural
             options["logits_processor"] = _penalise(sorted(recent), sampling["repeat_penalty"])
         if sampling.get("prefill"):
             # A line asked to go on would otherwise often end where it stood (its last sentence was finished):
@@ -517,6 +521,7 @@ async def perform(
     prefill: str | None = None,
     seed: int | None = None,
     grammar: str | None = None,
+    avoid: str | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -527,7 +532,7 @@ async def perform(
     halt = threading.Event()
     handover = _Handover(asyncio.get_running_loop(), halt)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar}
+                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar, "avoid": avoid}
     threading.Thread(target=handover.work, args=(_plain(messages), temperature, max_tokens, sampling),
                      name="studio-embedded", daemon=True).start()
     try:

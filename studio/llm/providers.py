@@ -40,4 +40,5 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
         prefill=settings.prefill,
         seed=settings.seed,
         grammar=settings.grammar,
+        avoid=settings.avoid,
     )
