@@ -347,3 +347,14 @@ async def test_a_small_models_line_asked_again_after_a_repeat_is_kept_off_the_wo
                                        "Where did you grow up, Jenny?\nWhere did you grow up, Jenny? Sasha asked."]
     line = engine.path[-1]
     assert line.text == "By the sea, in a house of clocks." and line.settings["avoid"] == asks[-1].avoid
+
+
+def test_the_guard_and_its_repeat_rule_read_sentences_and_words_as_a_reader_does():
+    from studio.engine.lines import drop_unfinished, repeats
+
+    # a stop without a space after it does not end a sentence: a figure is not broken off at its point
+    assert sentence_keys("It was 3.5 miles. We walked.") == [("it", "was", "3", "5", "miles"), ("we", "walked")]
+    assert drop_unfinished("We walked 3.5 miles and then") == ("We walked 3.5 miles and then", False)
+    # a curled apostrophe is an apostrophe: the same sentence typed two ways is said again
+    assert repeats("I’m so glad you came today.", ["I'm so glad you came today."])
+    assert not repeats("I’m so glad you stayed.", ["I'm so glad you came today."])

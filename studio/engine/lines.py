@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 # A sentence this long said twice in one line is a loop, not rhetoric ("No. No." stays).
 MIN_REPEAT_WORDS = 4
@@ -25,7 +25,10 @@ LOOP_WORDS = 6
 NEAR_WORDS = 6
 NEAR_OVERLAP = 0.8
 
-_SENTENCE = re.compile(r"[^.!?…。！？\n]*(?:[.!?…。！？]+[\"'”’)\]*_」』）]*|\n|$)")
+# A sentence ends at a run of stops followed by a space or the end of the text ("3.5" and "today...Jenny"
+# go on), at a full-width stop (Chinese and Japanese leave no space after one), or at a newline; the
+# quotes, brackets and emphasis closing it stay with it.
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_」』）]*(?=\s|$)|[。！？]+[\"'”’)\]*_」』）]*|\n")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _FINISHED = re.compile(r"[.!?…。！？][\"'”’)\]*_」』）]*$|[*_]$|—$|-$")
 _BLANK_LINE = re.compile(r"\n\s*\n")
@@ -45,17 +48,26 @@ def words(text: str) -> list[str]:
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Where each sentence starts and ends; a newline ends a sentence too."""
-    spans = []
-    for match in _SENTENCE.finditer(text):
-        if match.group().strip():
-            spans.append((match.start(), match.end()))
+    """Where each sentence starts and ends. Together they hold every word of `text`, so the words of
+    its sentences, one after another, are its words."""
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        if text[start : match.end()].strip():
+            spans.append((start, match.end()))
+        start = match.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
     return spans
 
 
 def sentence_keys(text: str) -> list[tuple[str, ...]]:
     """Each sentence of ``text`` as its words, for comparing sentences whatever their case and punctuation."""
     return [key for start, end in sentence_spans(text) if (key := tuple(words(text[start:end])))]
+
+
+def runs_of(said: list[str] | tuple[str, ...], n: int) -> list[tuple[str, ...]]:
+    """Every run of `n` words in a row of `said`."""
+    return [tuple(said[i : i + n]) for i in range(len(said) - n + 1)]
 
 
 class _Said:
@@ -150,24 +162,68 @@ def _cut_at(text: str, offends: Callable[[str], bool], drop: bool) -> tuple[str,
 
 # What a line says again, by one rule the guard cuts by and the first-run bench
 # (bench/bench_first_run.py) counts by, so a line the bench counts as said again is one the guard would
-# not have let through. It reads a line as a reader does: a sentence ends at a stop followed by a space.
+# not have let through. It reads words and sentences as the rest of the guard does.
 REPEAT_WORDS = 5  # a sentence this long said again, or a run this long of the speaker's own words
 COPIED_RUN = 8  # words in a row no one may copy from another's line (a shorter phrase may be taken up)
-_READ_STOP = re.compile(r"(?<=[.!?…])\s+|\n+")
-_READ_WORD = re.compile(r"[a-z0-9']+")
 
 
-def read_words(text: str) -> list[str]:
-    return _READ_WORD.findall(text.lower())
+@dataclass
+class Heard:
+    """What a new line may not say again by :func:`repeats`: the stage before it, and its speaker's own
+    lines among them. Filled before it is read: what it holds is read once, on first use, into the sets
+    every sentence of the new line is looked up in."""
+
+    earlier: list[str] = field(default_factory=list)
+    own: list[str] = field(default_factory=list)
+
+    @cached_property
+    def sentences(self) -> frozenset[tuple[str, ...]]:
+        return frozenset(key for text in self.earlier for key in sentence_keys(text) if len(key) >= REPEAT_WORDS)
+
+    @cached_property
+    def copied(self) -> frozenset[tuple[str, ...]]:
+        return frozenset(run for text in self.earlier for run in runs_of(words(text), COPIED_RUN))
+
+    @cached_property
+    def mine(self) -> frozenset[tuple[str, ...]]:
+        return frozenset(run for text in self.own for run in runs_of(words(text), REPEAT_WORDS))
 
 
-def read_sentences(text: str) -> list[tuple[str, ...]]:
-    return [tuple(w) for part in _READ_STOP.split(text) if (w := read_words(part))]
+class _Reading:
+    """A new line read sentence by sentence against what was `heard`: each sentence is asked whether,
+    taken after those taken so far, it makes the line say something again. Only the runs a sentence
+    completes are looked at, so a line is read once, however long."""
 
+    def __init__(self, heard: Heard) -> None:
+        self.heard = heard
+        self.sentences: set[tuple[str, ...]] = set()
+        self.runs: set[tuple[str, ...]] = set()
+        self.tail: list[str] = []  # the last words taken, as many as a run needs from before a sentence
 
-def runs_of(text: str, n: int = REPEAT_WORDS) -> list[tuple[str, ...]]:
-    said = read_words(text)
-    return [tuple(said[i : i + n]) for i in range(len(said) - n + 1)]
+    def _runs(self, sentence: tuple[str, ...]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """The runs of COPIED_RUN and of REPEAT_WORDS words that end in `sentence`."""
+        joined = [*self.tail, *sentence]
+        return (runs_of(joined[-(len(sentence) + COPIED_RUN - 1):], COPIED_RUN),
+                runs_of(joined[-(len(sentence) + REPEAT_WORDS - 1):], REPEAT_WORDS))
+
+    def repeats(self, sentence: tuple[str, ...]) -> bool:
+        if len(sentence) >= REPEAT_WORDS and (sentence in self.heard.sentences or sentence in self.sentences):
+            return True
+        copied, own = self._runs(sentence)
+        if any(run in self.heard.copied for run in copied):
+            return True  # another's sentence copied with a word or two changed
+        seen: set[tuple[str, ...]] = set()
+        for run in own:
+            if run in self.heard.mine or run in self.runs or run in seen:
+                return True
+            seen.add(run)
+        return False
+
+    def take(self, sentence: tuple[str, ...]) -> None:
+        if len(sentence) >= REPEAT_WORDS:
+            self.sentences.add(sentence)
+        self.runs.update(self._runs(sentence)[1])
+        self.tail = [*self.tail, *sentence][-(COPIED_RUN - 1):]
 
 
 def repeats(line: str, earlier: Iterable[str], own: Iterable[str] = ()) -> bool:
@@ -175,48 +231,30 @@ def repeats(line: str, earlier: Iterable[str], own: Iterable[str] = ()) -> bool:
     twice in itself, a run of REPEAT_WORDS words twice in itself or said in `own` (its speaker's earlier
     lines, reworded around it or not), or a run of COPIED_RUN of anyone's? Taking up a shorter phrase of
     another's is not a repeat: an interviewer is asked to."""
-    earlier = list(earlier)
-    said = {s for text in earlier for s in read_sentences(text) if len(s) >= REPEAT_WORDS}
-    for sentence in read_sentences(line):
-        if len(sentence) >= REPEAT_WORDS:
-            if sentence in said:
-                return True
-            said.add(sentence)
-    if {r for text in earlier for r in runs_of(text, COPIED_RUN)} & set(runs_of(line, COPIED_RUN)):
-        return True  # another's sentence copied with a word or two changed
-    mine = {r for text in own for r in runs_of(text)}
-    seen: set[tuple[str, ...]] = set()
-    for run in runs_of(line):
-        if run in mine or run in seen:
+    reading = _Reading(Heard(list(earlier), list(own)))
+    for sentence in sentence_keys(line):
+        if reading.repeats(sentence):
             return True
-        seen.add(run)
+        reading.take(sentence)
     return False
-
-
-@dataclass
-class Heard:
-    """What a new line may not say again by :func:`repeats`: the stage before it, and its speaker's own
-    lines among them."""
-
-    earlier: list[str] = field(default_factory=list)
-    own: list[str] = field(default_factory=list)
 
 
 def cut_repeats(text: str, heard: Heard, drop: bool = False) -> tuple[str, bool]:
     """Cut a line at the first sentence with which it :func:`repeats` what was heard (`drop`: leave out
     every such sentence and keep the rest); what is kept never repeats by that rule."""
-    if not repeats(text, heard.earlier, heard.own):
-        return text, False
+    reading = _Reading(heard)
     kept: list[str] = []
+    found = False
     for start, end in sentence_spans(text):
-        sentence = text[start:end].strip()
-        if not drop:
-            if repeats(text[:end], heard.earlier, heard.own):
+        key = tuple(words(text[start:end]))
+        if reading.repeats(key):
+            if not drop:
                 return text[:start].rstrip(" ,;-—"), True
+            found = True
             continue
-        if not repeats(" ".join([*kept, sentence]), heard.earlier, heard.own):
-            kept.append(sentence)
-    return " ".join(kept), True
+        reading.take(key)
+        kept.append(text[start:end].strip())
+    return (" ".join(kept), True) if found else (text, False)
 
 
 def drop_unfinished(text: str) -> tuple[str, bool]:
