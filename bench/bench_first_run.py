@@ -11,8 +11,9 @@ change is judged the same way (``--code``); what counts as said again is the stu
 * repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
   words their speaker already said, or a run of 8 of anyone's;
 * relevance: how much a line shares with the line just before it, against the same line's share with
-  every other line of its run (the baseline: what any line of this run shares with it); defined in
-  docs/benchmarks.md;
+  every other line of its run (the baseline: what any line of this run shares with it), and how often
+  the same lines in a random order score as well (the shuffled chance: a permutation test; under 0.05
+  says the order the lines were said in carries the score); defined in docs/benchmarks.md;
 * words: the median words per line;
 * seconds and CPU seconds per turn (a turn: every step up to the protagonist's line), with the load
   average before the run: on a shared machine the wall clock mostly measures the others.
@@ -48,6 +49,7 @@ GOALS = {
     "repeating": "<= 5%",
     "relevance": "> baseline",
     "baseline": "",
+    "shuffled_chance": "< 0.05",
     "median_words": "",
     "seconds_per_turn": "<= 8",
     "cpu_seconds_per_turn": "<= 8",
@@ -119,6 +121,33 @@ def relevance(lines: list[str]) -> tuple[float, float]:
         if others:
             base.append(statistics.mean(others))
     return (statistics.mean(scores) if scores else 0.0, statistics.mean(base) if base else 0.0)
+
+
+def shuffled_chance(runs: list[list[str]], draws: int = 2000) -> float:
+    """How often the lines of each run, put in a random order, answer each other at least as well as
+    they do in the order they were said (the mean over runs of each line's similarity to the line before
+    it): the permutation test of the relevance against its baseline. Small (under 0.05) says the order
+    carries the relevance; near 0.5, that a shuffled scene would score the same."""
+    import random
+
+    tables = []
+    for lines in runs:
+        bags = [content(t) for t in lines]
+        tables.append([[similarity(a, b) for b in bags] for a in bags])
+    tables = [t for t in tables if len(t) >= 2]
+    if not tables:
+        return 1.0
+
+    def score(orders: list[list[int]]) -> float:
+        return statistics.mean(statistics.mean(t[o[i]][o[i - 1]] for i in range(1, len(o))) for t, o in zip(tables, orders))
+
+    said = score([list(range(len(t))) for t in tables])
+    chance = random.Random(0)
+    at_least = 0
+    for _ in range(draws):
+        orders = [chance.sample(range(len(t)), len(t)) for t in tables]
+        at_least += score(orders) >= said - 1e-12
+    return (1 + at_least) / (1 + draws)
 
 
 def measure_run(spoken: list[tuple[str, str]], asker: str | None) -> dict:
@@ -197,6 +226,8 @@ def summarise(runs: list[dict], asker: str | None) -> dict:
         whole["repeating"] = sum(p["repeating"] * p["lines"] for p in per) / max(sum(p["lines"] for p in per), 1)
         whole["relevance"] = statistics.mean(p["relevance"] for p in per)
         whole["baseline"] = statistics.mean(p["baseline"] for p in per)
+        whole["shuffled_chance"] = shuffled_chance(
+            [[text for _, text in r["stage"] if not is_placeholder(text)] for r in runs])
     whole["seconds_per_turn"] = statistics.mean(r["seconds_per_turn"] for r in runs)
     whole["cpu_seconds_per_turn"] = statistics.mean(r["cpu_seconds_per_turn"] for r in runs)
     whole["load"] = statistics.mean(r.get("load", 0.0) for r in runs)
@@ -275,6 +306,8 @@ def _fmt(key: str, value: float | None) -> str:
         return f"{value:.0%}"
     if key == "median_words":
         return f"{value:.0f}"
+    if key == "shuffled_chance":
+        return f"{value:.3f}"
     return f"{value:.2f}"
 
 
