@@ -238,6 +238,7 @@ class StudioApp(App[None]):
         """
         if self._first_frame_at is not None:
             return False
+        gc.enable()  # off from the command line to here (`studio open`): what the start built is kept
         self._first_frame_at = time.time()
         probe = os.environ.get("STUDIO_TUI_PROBE")
         if probe:
