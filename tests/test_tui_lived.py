@@ -233,18 +233,40 @@ async def test_a_dilemma_trial_s_backstage_names_who_moved_and_no_inner_voice(st
 
 
 async def test_a_click_on_a_footer_key_does_what_the_key_does(studio):
-    from textual.widgets._footer import FooterKey
-
     app = studio()
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await opened(pilot)
-        step_key = next(k for k in screen.query(FooterKey) if k.action == "step")
-        await pilot.click(step_key)
+        footer = screen_text(app).splitlines()[-1]
+        await pilot.click(offset=(footer.index("s Step") + 3, 29))
         await wait_for(pilot, lambda: screen.engine.stage(), "the click to step")
         await idle(pilot)
-        help_key = next(k for k in screen.query(FooterKey) if k.action == "help")
-        await pilot.click(help_key)
+        footer = screen_text(app).splitlines()[-1]
+        await pilot.click(offset=(footer.index("? Help") + 1, 29))
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "HelpScreen", "the help screen")
+
+
+async def test_a_footer_key_under_the_mouse_is_lit_and_says_what_it_does(studio):
+    app = studio()
+    async with app.run_test(size=(100, 30), tooltips=True) as pilot:
+        await opened(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        step_at, play_at = footer.index("s Step"), footer.index("p Play")
+
+        def lit(x: int) -> bool:
+            cell = app.screen.get_style_at(x, 29)
+            return cell.bgcolor != app.screen.get_style_at(footer.index("? Help") + 8, 29).bgcolor
+
+        def tip() -> str:
+            shown = [t for t in app.screen.query("Tooltip") if t.display]
+            return str(shown[0].render()) if shown else ""
+
+        assert not lit(step_at)
+        await pilot.hover(offset=(step_at + 2, 29))
+        await wait_for(pilot, lambda: tip() == "Step", "the tooltip of s")
+        assert lit(step_at) and lit(step_at + 5) and not lit(play_at)
+        await pilot.hover(offset=(play_at + 2, 29))  # straight on to the next key: its own tooltip
+        await wait_for(pilot, lambda: tip() == "Play", "the tooltip of p")
+        assert lit(play_at) and not lit(step_at)
 
 
 @pytest.mark.parametrize("play", ["interview.toml", "last_crossing.toml"])

@@ -8,6 +8,7 @@ app's worker reads the rest), and no branch imports litellm before it.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def open_app(args: argparse.Namespace) -> int:
+    # What the start allocates (modules, classes, the screen's widgets) is kept, not garbage: the collector
+    # would only walk it again and again, a few hundredths of the work before the first frame. The app
+    # turns it back on at its first frame, with what the start built set aside (`StudioApp.first_frame`),
+    # and its clock takes over from there; here it is back on whatever happens, for an app that never
+    # drew or a caller that goes on.
+    gc.disable()
+    try:
+        return _open_app(args)
+    finally:
+        gc.enable()
+
+
+def _open_app(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     roles = parse_roles(args.role)
     start: dict[str, Any] = {}

@@ -239,6 +239,12 @@ class StudioApp(App[None]):
         if self._first_frame_at is not None:
             return False
         self._first_frame_at = time.time()
+        if not gc.isenabled():
+            # Off from the command line to here (`studio open`). What the start built is kept for the
+            # app's life: set aside, no collection walks it again (turned on with it all still young, the
+            # first collection walked every object of the start at once).
+            gc.freeze()
+            gc.enable()
         probe = os.environ.get("STUDIO_TUI_PROBE")
         if probe:
             Path(probe).write_text(

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
+from textual import events
 from textual.screen import Screen
 
 if TYPE_CHECKING:
@@ -59,6 +60,17 @@ class StudioView(Protocol):
 class StudioScreen(Screen[Result]):
     """A screen of the studio's own; `studio` is the app it runs in, with what the studio adds to Textual's."""
 
+    _shown_before = False
+
     @property
     def studio(self) -> StudioView:
         return cast("StudioView", self.app)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown for the first time, the screen was styled a moment ago, widget by widget as each was
+        mounted, under the stylesheet it is shown with: Textual would style every widget and each of its
+        parts again before the first frame. Shown again later it is restyled as Textual does, since the
+        theme may have changed while another screen was on top. (Runs before Textual's own handler.)"""
+        if not self._shown_before:
+            self._shown_before = True
+            event.refresh_styles = False
