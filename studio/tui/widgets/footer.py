@@ -216,14 +216,15 @@ class StudioFooter(Widget, can_focus=False):
         self.styles.pointer = "default" if index is None else "pointer"
         self.screen.update_pointer_shape()
         self.refresh()
-        if index is not None and not self.app._disable_tooltips:
+        if index is not None and not getattr(self.app, "_disable_tooltips", False):
             self.set_timer(self.app.TOOLTIP_DELAY, lambda: self._show_tooltip(index))
 
     def _show_tooltip(self, index: int) -> None:
         """The screen shows a tooltip once the mouse has come onto a widget and hides it when the mouse moves
         on inside it; from key to key the mouse stays on this one widget, so the next key's is shown here."""
-        if self._hover == index and self.app.mouse_over is self:
-            self.screen._handle_tooltip_timer(self)
+        show = getattr(self.screen, "_handle_tooltip_timer", None)  # Textual's own; absent, no tooltip moves
+        if show is not None and self._hover == index and self.app.mouse_over is self:
+            show(self)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         self._hover_over(self._key_at(event.x))
