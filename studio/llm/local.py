@@ -161,17 +161,7 @@ def load() -> EmbeddedModel:
     global _loaded
     with _loading:
         if _loaded is None:
-            from studio.llm import weights
-
-            shipped = gguf_path()
-            path = weights.fastest(shipped)
-            try:
-                _loaded = EmbeddedModel(path)
-            except ModelError:
-                if path == shipped:
-                    raise
-                weights.forget(path, shipped)  # a damaged copy: the shipped file, and a new copy next time
-                _loaded = EmbeddedModel(shipped)
+            _loaded = EmbeddedModel(gguf_path())
             atexit.register(_unload)
         return _loaded
 
