@@ -110,43 +110,60 @@ def similarity(a: Counter[str], b: Counter[str]) -> float:
     return dot / norm if norm else 0.0
 
 
-def relevance(lines: list[str]) -> tuple[float, float]:
-    """(relevance, baseline): each line's similarity to the line before it, and to every other line of
-    the run but itself and the one before (the expected score of a shuffled pairing), both averaged."""
-    bags = [content(t) for t in lines]
+def relevance(lines: list[tuple[str, str]]) -> tuple[float, float]:
+    """(relevance, baseline) of a run's (speaker, line)s: each line's similarity to the line just before
+    it, and to the other lines of that line's speaker (the expected score had the speaker before it said
+    any other of its lines there), both averaged. The baseline keeps to the speaker before: a character
+    shares its own words from line to line far more than with anyone, so a baseline drawn from every line
+    would count that against a scene whose lines alternate."""
+    bags = [content(t) for _, t in lines]
     scores, base = [], []
     for i in range(1, len(bags)):
         scores.append(similarity(bags[i], bags[i - 1]))
-        others = [similarity(bags[i], bags[j]) for j in range(len(bags)) if j not in (i, i - 1)]
+        before = lines[i - 1][0]
+        others = [similarity(bags[i], bags[j]) for j in range(len(bags))
+                  if j not in (i, i - 1) and lines[j][0] == before]
         if others:
             base.append(statistics.mean(others))
     return (statistics.mean(scores) if scores else 0.0, statistics.mean(base) if base else 0.0)
 
 
-def shuffled_chance(runs: list[list[str]], draws: int = 2000) -> float:
-    """How often the lines of each run, put in a random order, answer each other at least as well as
-    they do in the order they were said (the mean over runs of each line's similarity to the line before
-    it): the permutation test of the relevance against its baseline. Small (under 0.05) says the order
-    carries the relevance; near 0.5, that a shuffled scene would score the same."""
+def shuffled_chance(runs: list[list[tuple[str, str]]], draws: int = 2000) -> float:
+    """How often each run's lines, shuffled among the turns of their own speaker (so the same characters
+    still speak in the same order), answer each other at least as well as they do in the order they were
+    said (the mean over runs of each line's similarity to the line before it): the permutation test of
+    the relevance against its baseline. Small (under 0.05) says the order carries the relevance; near
+    0.5, that any line of the same speaker would have scored the same there."""
     import random
 
-    tables = []
+    tables, slots = [], []
     for lines in runs:
-        bags = [content(t) for t in lines]
+        if len(lines) < 2:
+            continue
+        bags = [content(t) for _, t in lines]
         tables.append([[similarity(a, b) for b in bags] for a in bags])
-    tables = [t for t in tables if len(t) >= 2]
+        by_speaker: dict[str, list[int]] = {}
+        for i, (who, _) in enumerate(lines):
+            by_speaker.setdefault(who, []).append(i)
+        slots.append(list(by_speaker.values()))
     if not tables:
         return 1.0
 
     def score(orders: list[list[int]]) -> float:
         return statistics.mean(statistics.mean(t[o[i]][o[i - 1]] for i in range(1, len(o))) for t, o in zip(tables, orders))
 
+    def shuffle(chance: random.Random, turns: list[list[int]], n: int) -> list[int]:
+        order = list(range(n))
+        for places in turns:
+            for place, line in zip(places, chance.sample(places, len(places))):
+                order[place] = line
+        return order
+
     said = score([list(range(len(t))) for t in tables])
     chance = random.Random(0)
     at_least = 0
     for _ in range(draws):
-        orders = [chance.sample(range(len(t)), len(t)) for t in tables]
-        at_least += score(orders) >= said - 1e-12
+        at_least += score([shuffle(chance, turns, len(t)) for t, turns in zip(tables, slots)]) >= said - 1e-12
     return (1 + at_least) / (1 + draws)
 
 
@@ -155,7 +172,7 @@ def measure_run(spoken: list[tuple[str, str]], asker: str | None) -> dict:
     lines = [(who, text) for who, text in spoken if not is_placeholder(text)]
     texts = [text for _, text in lines]
     asked = [asks(text) for who, text in lines if who == asker]
-    rel, base = relevance(texts)
+    rel, base = relevance(lines)
     return {
         "turns_spoken": len(spoken),
         "lines": len(lines),
@@ -227,7 +244,7 @@ def summarise(runs: list[dict], asker: str | None) -> dict:
         whole["relevance"] = statistics.mean(p["relevance"] for p in per)
         whole["baseline"] = statistics.mean(p["baseline"] for p in per)
         whole["shuffled_chance"] = shuffled_chance(
-            [[text for _, text in r["stage"] if not is_placeholder(text)] for r in runs])
+            [[(who, text) for who, text in r["stage"] if not is_placeholder(text)] for r in runs])
     whole["seconds_per_turn"] = statistics.mean(r["seconds_per_turn"] for r in runs)
     whole["cpu_seconds_per_turn"] = statistics.mean(r["cpu_seconds_per_turn"] for r in runs)
     whole["load"] = statistics.mean(r.get("load", 0.0) for r in runs)
