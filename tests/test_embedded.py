@@ -150,3 +150,21 @@ def test_the_seed_decides_the_embedded_models_scene(tmp_path, workdir):
     first = scene(3, "first")
     assert scene(3, "again") == first
     assert scene(4, "other") != first
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_readme_shows_the_scene_its_command_writes(tmp_path):
+    import re
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"\(`(studio run [^`]+)`; verbatim", readme.replace("\n", " "))
+    assert command, "the README names the command its scene comes from"
+    shown = re.search(r"another seed, another:\n\n```\n(.*?)```", readme, re.S)
+    assert shown, "the README shows a scene"
+    result = studio(*command.group(1).split()[1:], db=tmp_path / "readme.db")
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the notices of waiting for a busy machine's model are left out of the README, as it says
+    written = [line for line in result.stdout.splitlines() if not line.strip().startswith("(waiting for")]
+    assert written == shown.group(1).splitlines()
