@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from studio.llm.errors import ModelError
+from studio.llm.line_shape import Vocabulary, holding, simple_shape
 from studio.structured import words_first
 
 if TYPE_CHECKING:
@@ -213,6 +214,7 @@ class EmbeddedModel:
         )
         self.cache = PrefixCache(_cache_bytes())
         self._grammars: dict[str, Any] = {}
+        self._vocabulary: Vocabulary | None = None
         self.cores = Cores()
         self.threads_used = (threads(), threads())
         # Tokens that end a turn or a line are the template's and the stops', never penalised.
@@ -317,7 +319,14 @@ class EmbeddedModel:
         if sampling.get("schema"):
             options["grammar"] = self.grammar(sampling["schema"])
         elif sampling.get("grammar"):
-            options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
+            shape = simple_shape(sampling["grammar"])
+            if shape is None:
+                options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
+            else:  # held by a mask worked out once for the vocabulary (studio/llm/line_shape.py)
+                if self._vocabulary is None:
+                    self._vocabulary = Vocabulary(self.llama)
+                holds = holding(self._vocabulary, shape, self.llama, len(tokens))
+                options["logits_processor"] = [*options.get("logits_processor", []), holds]
         if sampling.get("seed") is not None:
             options["seed"] = sampling["seed"]  # the run's, mixed with the step; None: llama.cpp's own chain goes on
         return options

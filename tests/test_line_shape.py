@@ -1,0 +1,53 @@
+"""A small model's question held to its shape by a mask over the vocabulary, as llama.cpp's grammar
+would hold it, at a fraction of the cost."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from studio.engine.forms.drama import QUESTION
+from studio.llm.line_shape import Shape, _unfinished, simple_shape
+
+
+def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama_cpp():
+    assert simple_shape(QUESTION) == Shape(frozenset({"\n", "?"}), 8, 160, "?")
+    assert simple_shape('root ::= "yes" | "no"') is None
+    assert simple_shape('root ::= [^a-z]{1,5} "?"') is None  # a range of characters
+    assert simple_shape('root ::= [^\\n]{1,5} "?"') is None  # the closing character could stand in the body
+    assert simple_shape('root ::= [^\\n?]{9,3} "?"') is None
+
+
+def test_a_character_begun_in_one_token_is_known_to_be_unfinished():
+    curled = "’".encode()
+    assert _unfinished(b"It" + curled[:1]) and _unfinished(b"It" + curled[:2])
+    assert not _unfinished(b"It" + curled) and not _unfinished(b"It's") and not _unfinished(b"")
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question():
+    import llama_cpp
+
+    from studio.llm import local
+    from studio.llm.line_shape import Vocabulary, holding
+
+    llama = local.load().llama
+    vocabulary, shape = Vocabulary(llama), simple_shape(QUESTION)
+    grammar = llama_cpp.LlamaGrammar.from_string(QUESTION, verbose=False)
+    # a short answer, and one that runs on to the shape's 160 characters, where the last token must close it
+    for ask, seed in [("Jenny: I grew up by the river. My father kept boats.", 1),
+                      ("Write a very long sentence about cities, trains and the sea, with many commas.", 2)]:
+        prompt = llama.tokenize(f"<|im_start|>user\n{ask}<|im_end|>\n<|im_start|>assistant\n".encode(), special=True)
+        lines = []
+        for held in ({"grammar": grammar}, {"logits_processor": [holding(vocabulary, shape, llama, len(prompt))]}):
+            llama.reset()
+            done = llama.create_completion(prompt=prompt, max_tokens=64, temperature=0.5, seed=seed,
+                                           repeat_penalty=1.3, min_p=0.1, top_p=0.9, **held)
+            lines.append(done["choices"][0]["text"])
+        assert lines[0] == lines[1]
+        assert lines[1].endswith("?") and lines[1].count("?") == 1 and "\n" not in lines[1]
+        assert 9 <= len(lines[1]) <= 161
+        if "long sentence" in ask:
+            assert len(lines[1]) == 161  # held at the limit: 160 characters, then the closing mark
