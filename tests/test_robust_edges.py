@@ -149,8 +149,9 @@ def test_a_model_name_past_its_bound_is_refused_and_never_stored(tmp_path, comma
     assert not db.exists() or studio("runs", "--json", db=db).stdout == ""
 
 
-def test_a_model_name_with_terminal_control_is_refused(tmp_path):
-    bad(studio("run", INTERVIEW, "--model", "scripted\x1b[2J", db=tmp_path / "s.db"), "control characters")
+@pytest.mark.parametrize("name", ["scripted\x1b[2J", "scripted\u202e", "scripted\x85", "scripted\u2028"])
+def test_a_model_name_with_terminal_control_is_refused(tmp_path, name):
+    bad(studio("run", INTERVIEW, "--model", name, db=tmp_path / "s.db"), "control characters")
 
 
 # -- Ctrl-C in `studio continue` -----------------------------------------------------------------------

@@ -22,12 +22,15 @@ def model_name(text: str) -> str:
     """A model named on the command line (--model, --critic, --assessor, --role ROLE=MODEL), held to what a
     play file's `model` may be, so no run stores a name no file could: at most MAX_MODEL_NAME characters of
     one printable line."""
-    from studio.clean import LINE_CONTROLS
     from studio.model.limits import MAX_MODEL_NAME
 
     if len(text.strip()) > MAX_MODEL_NAME:
         raise InputError("command line", "MODEL", f"a model's name is at most {MAX_MODEL_NAME} characters, not "
                          f"{len(text.strip())}", "see 'studio models' for the names")
+    if text.isascii() and text.isprintable():  # no control can be in it: studio.clean's patterns not compiled
+        return text
+    from studio.clean import LINE_CONTROLS
+
     if LINE_CONTROLS.search(text):
         raise InputError("command line", "MODEL", "a model's name is one line of printable text, and this one "
                          "holds control characters", "type the name again, e.g. --model ollama/llama3.2")

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from studio import usage
 from studio.present.mind import inner_life
 from studio.present.words import STRATEGY_WORDS, TASK_VERBS, origin_note, word_diff
 from studio.store import events as ev
@@ -409,6 +408,8 @@ def _status(engine: EngineView, lens: str | None, level: int) -> Text:
         text.append(" ".join(on) if on else "all off", style="bold green" if on else "dim")
     if ens.is_ensemble(engine):
         ens.status_tail(engine, text, level=max(0, level - 1))
+    from studio import usage  # not before the first frame, which shows no run yet
+
     spent = usage.live(engine).total
     if spent.calls and level == 0:
         text.append(f" · {usage.tokens(spent.prompt_tokens + spent.completion_tokens)} tokens, {usage.money(spent.cost)}",

@@ -120,10 +120,16 @@ class MainScreen(StudioScreen[None]):
         if self.studio.pane_layout is None:
             self._later = {"#stage-pane": human, "#side": game} | ({} if cast.display else {"#panes": cast})
         later = self._later.values()
+        # The stage is focused before it mounts, so it is styled once, focused: focused after its mount,
+        # Textual styles it and its parts again, twice. Its pane is styled before the stage is in it, so
+        # the pane alone is styled again once both are mounted (`on_mount`).
+        stage = StageView(id="stage")
+        stage.set_reactive(StageView.has_focus, True)
+        self.set_focus(stage)
         yield StatusLine(Text(self._opening), id="status")
         with Horizontal(id="panes"):
             with Vertical(id="stage-pane", classes="pane"):
-                yield StageView(id="stage")
+                yield stage
                 if human not in later:
                     yield human
             with Vertical(id="side"):
@@ -146,13 +152,14 @@ class MainScreen(StudioScreen[None]):
             self._mounting.append(self.query_one(parent).mount(widget))
 
     def on_mount(self) -> None:
-        self.query_one("#stage-pane").border_title = "Stage"
+        stage_pane = self.query_one("#stage-pane")
+        stage_pane.border_title = "Stage"
+        self.app.stylesheet.update_nodes([stage_pane])  # now it holds the focus (`compose`)
         layout, self.studio.pane_layout = self.studio.pane_layout, None
         self._restored = layout is not None
         if layout is not None:
             self.room.restore(layout)
         self.room.fit()
-        self.query_one("#stage", StageView).focus()
         self.call_after_refresh(self._first_frame)
         self._controls_seen: int | None = None
         self.set_interval(FOLLOW_EVERY, self._follow_others)
