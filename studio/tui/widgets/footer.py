@@ -121,15 +121,14 @@ class StudioFooter(Widget, can_focus=False):
         shown, palette = found = self._keys()
         self._shown_keys = self._signature(found)
         display = self.app.get_key_display
-        # a key's own cells: "k Label" when compact, " k Label " when not
-        pad = 0 if self.compact else 2
         keys = []
         x = 0
         for binding, enabled, tooltip in shown:
-            text = display(binding)
-            end = x + len(text) + len(binding.description) + 1 + pad
-            keys.append(_Key(binding.key, text, binding.description, enabled, tooltip or binding.description, x, end))
-            x = end + (1 if self.compact else 0)
+            cell = self._cell(binding)
+            own = cell - (1 if self.compact else 0)  # a compact key's gap after it is the row's, not the key's
+            keys.append(_Key(binding.key, display(binding), binding.description, enabled,
+                             tooltip or binding.description, x, x + own))
+            x += cell
         palette_key = None
         if palette is not None:
             binding, enabled, tooltip = palette
