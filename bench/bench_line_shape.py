@@ -40,7 +40,8 @@ def main() -> None:
     import llama_cpp
 
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL + 1)
-    llama = local.load().llama
+    model = local.load()
+    llama = model.llama
     started = time.perf_counter()
     vocabulary = Vocabulary(llama)
     once = time.perf_counter() - started
@@ -51,7 +52,7 @@ def main() -> None:
     same = tokens = 0
     for seed in range(1, args.seeds + 1):
         for ask in ASKS:
-            prompt = llama.tokenize(f"<|im_start|>user\n{ask}<|im_end|>\n<|im_start|>assistant\n".encode(), special=True)
+            prompt, _ = model.prompt([{"role": "user", "content": ask}])  # as the studio lays out a call
             lines = {}
             for way in ("grammar", "mask"):
                 llama.reset()

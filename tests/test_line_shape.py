@@ -33,13 +33,14 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question():
     from studio.llm import local
     from studio.llm.line_shape import Vocabulary, holding
 
-    llama = local.load().llama
+    model = local.load()
+    llama = model.llama
     vocabulary, shape = Vocabulary(llama), simple_shape(QUESTION)
     grammar = llama_cpp.LlamaGrammar.from_string(QUESTION, verbose=False)
     # a short answer, and one that runs on to the shape's 160 characters, where the last token must close it
     for ask, seed in [("Jenny: I grew up by the river. My father kept boats.", 1),
                       ("Write a very long sentence about cities, trains and the sea, with many commas.", 2)]:
-        prompt = llama.tokenize(f"<|im_start|>user\n{ask}<|im_end|>\n<|im_start|>assistant\n".encode(), special=True)
+        prompt, _ = model.prompt([{"role": "user", "content": ask}])  # as the studio lays out a call
         lines = []
         for held in ({"grammar": grammar}, {"logits_processor": [holding(vocabulary, shape, llama, len(prompt))]}):
             llama.reset()
