@@ -325,3 +325,46 @@ def test_a_character_interviewed_after_a_scene_remembers_the_stage_as_its_own_vo
                 assert _flat(f"{event.character}: {event.text}") not in _flat(memory)
                 checked += 1
     assert checked, "the run should have had a line some character heard rewritten"
+
+
+def _exchange(user: str) -> str:
+    """The exchange an inner voice's call opens with: up to the first blank line (none on the first call)."""
+    return user.split("\n\n", 1)[0] if user.startswith("What ") else ""
+
+
+def _voice_calls_grow_at_their_end(gateway, voices: dict[str, str]):
+    """Each inner voice's call shows the exchange as the one before it did, with only new lines after, and
+    no line twice: a model that keeps the state of its last call reads only what is new."""
+    by_voice: dict[str, list] = {}
+    for ctx, messages in gateway.calls:
+        if ctx.task in VOICE_TASKS and ctx.character in voices:
+            by_voice.setdefault(ctx.character, []).append(messages)
+    assert set(by_voice) == set(voices)
+    grown = 0
+    for voice, calls in by_voice.items():
+        assert len(calls) >= 4, voice
+        for before, now in zip(calls, calls[1:]):
+            if before[0] != now[0]:
+                continue  # the character was rewritten: the whole call is new anyway
+            then, shown = _exchange(before[1]["content"]), _exchange(now[1]["content"])
+            if not then:
+                continue
+            assert shown.startswith(then), (voice, then, shown)
+            grown += shown != then
+        for messages in calls:
+            user = messages[1]["content"]
+            rows = [row for row in user.split("\n") if ": " in row and not row.startswith("(")]
+            assert len(rows) == len(set(rows)), (voice, "a line shown twice", user)
+    assert grown, "no call of an inner voice saw more than the one before it"
+
+
+def test_the_inner_voice_of_the_interview_is_shown_the_exchange_growing_only_at_its_end(engine_for, gateway):
+    engine = engine_for(turns=4)
+    asyncio.run(engine.play_to_end())
+    _voice_calls_grow_at_their_end(gateway, {engine.cast.role("superego").name: engine.cast.ego.name})
+
+
+def test_each_inner_voice_of_an_ensemble_is_shown_what_it_witnessed_growing_only_at_its_end(ensemble):
+    engine, gateway, _ = ensemble
+    voices = {r.name: r.key for r in engine.cast.roles if r.key.endswith(".voice")}
+    _voice_calls_grow_at_their_end(gateway, voices)

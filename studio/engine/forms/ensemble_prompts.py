@@ -93,10 +93,11 @@ class EnsembleBook(PromptBook):
 
     def _rewrite_speech(self, step: Step, role: ResolvedRole) -> list[Message]:
         owner, system = self._owner(role), self._voice_system(role)
-        seen = self.transcript(self._seen(owner.key, role, system, 2))
         line = self.state.other_line
+        view = self.before(self._seen(owner.key, role, system, 2), line)
         speaker = self._speaker(line) if line else "Someone"
-        user = (f"What {owner.name} has witnessed:\n{seen}\n\n{speaker} has just said:\n{line.text if line else ''}"
+        witnessed = f"What {owner.name} has witnessed:\n{self.transcript(view)}\n\n" if view.lines else ""
+        user = (f"{witnessed}{speaker} has just said:\n{line.text if line else ''}"
                 f"\n\nRewrite that line the way {owner.name} will hear it, coloured by you. Reply with the "
                 "rewritten line alone, in the speaker's voice.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -104,7 +105,7 @@ class EnsembleBook(PromptBook):
     def _rewrite_prompt(self, step: Step, role: ResolvedRole) -> list[Message]:
         owner, system = self._owner(role), self._voice_system(role)
         seen = self.transcript(self._seen(owner.key, role, system, 2))
-        user = (f"What has happened lately, as {owner.name} saw it:\n{seen}\n\nRewrite the description of who "
+        user = (f"What {owner.name} has witnessed:\n{seen}\n\nRewrite the description of who "
                 f"{owner.name} is in the light of it: second person, no longer than now, the way you would have "
                 f"{owner.name} be from here on. Reply with the new description alone.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -366,6 +366,14 @@ class PromptBook:
         return (f"(Earlier{where}, {more}{window.lines} line{'s' if window.lines != 1 else ''} not shown here"
                 + (f"; lines spoken: {said}" if said else "") + ".)")
 
+    @staticmethod
+    def before(view: View, line: Event | None) -> View:
+        """`view` up to `line`, which a rewrite quotes on its own: the exchange then shows no line twice
+        and grows only at its end from one call of an inner voice to the next."""
+        if line is not None and view.lines and view.lines[-1][0].id == line.id:
+            return View(view.lines[:-1], view.trimmed, view.seat)
+        return view
+
     def transcript(self, view: View) -> str:
         out = []
         if view.trimmed:
@@ -455,15 +463,21 @@ class PromptBook:
             f"\nWho {ego.name} is, as {ego.name} has been told:\n{self.character_prompt(ego)}"
         )
 
+    def _heard(self, role: ResolvedRole, system: str) -> View:
+        """What the ego has heard, as each of the inner voice's calls shows it: one layout, so each call's
+        prompt starts as the one before's did and a model's cache reads only the lines new since."""
+        return self.view(self.cast.ego.key, self._budget(role, system) // 2)
+
     def _rewrite_speech(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
         line = self.state.other_line
-        view = self.view(None, self._budget(role, system) // 2)  # the line as it was said
+        view = self.before(self._heard(role, system), line)
         ego = self.cast.ego.name
         said = line.text if line else ""
         speaker = self._speaker(line) if line else "Someone"
         user = (
-            f"The exchange so far:\n{self.transcript(view)}\n\n{speaker} has just said to {ego}:\n{said}\n\n"
+            (f"What {ego} has heard:\n{self.transcript(view)}\n\n" if view.lines else "")
+            + f"{speaker} has just said to {ego}:\n{said}\n\n"
             f"Rewrite that line the way {ego} will hear it, coloured by you. "
             "Reply with the rewritten line alone, in the speaker's voice."
         )
@@ -474,7 +488,7 @@ class PromptBook:
 
     def _critique(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
-        view = self.view(self.cast.ego.key, self._budget(role, system) // 2)
+        view = self._heard(role, system)
         ego = self.cast.ego.name
         draft = self.state.draft.text if self.state.draft else ""
         user = (
@@ -486,10 +500,10 @@ class PromptBook:
 
     def _rewrite_prompt(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = self._superego_system(role)
-        view = self.view(self.cast.ego.key, self._budget(role, system) // 2)
+        view = self._heard(role, system)
         ego = self.cast.ego.name
         user = (
-            f"What has happened lately:\n{self.transcript(view)}\n\n"
+            f"What {ego} has heard:\n{self.transcript(view)}\n\n"
             f"Rewrite the description of who {ego} is, in the light of it: second person, no longer "
             f"than the one {ego} has now, the way you would have {ego} be from here on. "
             "Reply with the new description alone."
