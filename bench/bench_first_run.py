@@ -1,7 +1,8 @@
 """A new user's first scenes: are the embedded model's lines worth reading, and how long do they take?
 
-Plays three plays on the embedded model, a few turns each, once per seed: the interview (the README's
-first command), an ensemble (The Last Crossing, first scene) and the play `studio new play` writes. Each
+Plays three plays on the embedded model, once per seed, each for its own number of turns in one scene
+(or ``--turns N``): the interview (the README's first command), an ensemble (The Last Crossing, first
+scene) and the play `studio new play` writes. Each
 run is measured from its stored events alone, as a reader meets the stage, so a checkout from before any
 change is judged the same way (``--code``); what counts as said again is the studio's one rule
 (studio.engine.lines.repeats), the one its guard cuts by, read from this bench's own checkout:
@@ -10,15 +11,18 @@ change is judged the same way (``--code``); what counts as said again is the stu
 * asking: the share of the interviewer's lines that ask something (a "?" in the line);
 * repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
   words their speaker already said, or a run of 8 of anyone's;
-* relevance: how much a line shares with the line just before it, against the same line's share with
-  every other line of its run (the baseline: what any line of this run shares with it), and how often
+* relevance: how much a line shares with the line just before it, against its share with the other
+  lines of the character who spoke before it (the baseline: what it would have scored had that character
+  said any other of its lines there), and how often
   the same lines in a random order score as well (the shuffled chance: a permutation test; under 0.05
   says the order the lines were said in carries the score); defined in docs/benchmarks.md;
 * words: the median words per line;
 * seconds and CPU seconds per turn (a turn: every step up to the protagonist's line), with the load
-  average before the run: on a shared machine the wall clock mostly measures the others.
+  average before the run: on a shared machine the wall clock mostly measures the others;
+* tokens read (past the model's cache) and written per turn: what the seconds are made of, steady
+  whatever the load.
 
-    .venv/bin/python bench/bench_first_run.py [--turns 6] [--seeds 1,2] [--plays interview,ensemble,new]
+    .venv/bin/python bench/bench_first_run.py [--turns N] [--seeds 1,2] [--plays interview,ensemble,new]
         [--code PATH] [--json OUT] [--against BEFORE.json] [--show]
     .venv/bin/python bench/bench_first_run.py --compare BEFORE.json NOW.json
 """
@@ -198,13 +202,14 @@ def new_play(code: Path, where: Path) -> Path:
     return Path(out.stdout.strip().splitlines()[-1])
 
 
-async def run_once(path: Path, seed: int, turns: int, model: str, db: Path) -> dict:
+async def run_once(path: Path, seed: int, turns: int | None, model: str, db: Path) -> dict:
     from studio.engine import Engine
     from studio.engine.forms import load_play, resolve_cast
     from studio.model.loading import with_overrides
     from studio.store import Store
 
-    play = with_overrides(load_play(path), turns=turns, scenes=1, seed=seed)
+    play = load_play(path)
+    play = with_overrides(play, turns=turns or play.turns, scenes=1, seed=seed)
     cast = resolve_cast(play, path, model=model)
     store = Store(db)
     engine = Engine.create(store, cast, {"model": model, "seed": seed})
@@ -230,6 +235,7 @@ async def run_once(path: Path, seed: int, turns: int, model: str, db: Path) -> d
     written = sum(u.get("completion_tokens", 0) for u in usage)
     result.update(
         seed=seed,
+        turns=play.turns,
         read_per_turn=read / max(len(seconds), 1),
         written_per_turn=written / max(len(seconds), 1),
         seconds_per_turn=statistics.mean(seconds) if seconds else 0.0,
@@ -264,7 +270,7 @@ def summarise(runs: list[dict], asker: str | None) -> dict:
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--turns", type=int, default=None, help="turns a play (default: each play's own)")
     parser.add_argument("--seeds", default="1,2")
     parser.add_argument("--plays", default="interview,ensemble,new")
     parser.add_argument("--model", default="local/smollm2")
@@ -308,7 +314,8 @@ async def main() -> None:
 
 def report(got: dict, before: dict | None, show: bool = False) -> None:
     """The figures of a bench's --json, beside another's (the code before) when given."""
-    print(f"code: {got['code']}  model: {got.get('model')}  turns: {got['turns']}  seeds: {got['seeds']}  "
+    print(f"code: {got['code']}  model: {got.get('model')}  turns: {got['turns'] or 'each play its own'}  "
+          f"seeds: {got['seeds']}  "
           f"cores: {os.cpu_count()}" + (f"\nbefore: {before['code']}" if before else ""))
     def summary(figures: dict | None, name: str) -> dict | None:
         # measured again from the stored lines, so two files are judged by the same measures
@@ -317,7 +324,8 @@ def report(got: dict, before: dict | None, show: bool = False) -> None:
     for name, figures in got["plays"].items():
         now = summary(figures, name)
         was = summary((before or {}).get("plays", {}).get(name), name)
-        print(f"\n{name} (load average {now['load']:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
+        turns = figures["runs"][0].get("turns") or got["turns"]
+        print(f"\n{name} ({turns} turns, load average {now['load']:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
         print(f"  {'measure':<21}" + (f"{'before':>10}" if was else "") + f"{'now':>10}   goal")
         for key, goal in GOALS.items():
             cells = (f"{_fmt(key, was.get(key)):>10}" if was else "") + f"{_fmt(key, now.get(key)):>10}"
