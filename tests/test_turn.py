@@ -99,6 +99,20 @@ async def test_the_settings_ask_the_roles_model_and_a_direction_steers_only_its_
     assert "direction" not in nxt.data  # the next step is asked as the play asks it
 
 
+async def test_the_embedded_model_is_held_off_repeating_a_spoken_line_as_it_writes_it(engine_for):
+    engine = engine_for(turns=2, strategies=[], epilogue=False)
+    await engine.play_turn()
+    turn = await _at_ego(engine)
+    sasha = engine.stage()[-1]
+    embedded = Turn(turn.step, turn.role.model_copy(update={"model": "local/smollm2"}))
+    settings = call_settings(engine, embedded)
+    assert settings.public()["unsaid"] is True  # the take records that the line was held
+    words = sasha.text.rstrip(".?!").split()
+    partial, here, after = settings.unsaid(" ".join(words[:-1]) + " ")
+    assert words[-1].lower().strip(",") in here  # Sasha's last sentence, word for word, is not written again
+    assert call_settings(engine, turn).unsaid is None  # only the embedded model samples under it
+
+
 async def test_an_answer_with_nothing_of_its_own_is_asked_again_warmer(engine_for, gateway):
     from conftest import settings_seen
 

@@ -360,3 +360,72 @@ def is_direction(text: str) -> bool:
 def strip_italics(text: str) -> str:
     parts = re.findall(r"\*([^*\n]+)\*", text)
     return " ".join(a.strip() for a in parts) or text.strip()
+
+
+_TRAILING_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]*)?$")
+
+
+class Unsaid:
+    """What a line being written may not go on to say, by the rules the guard cuts by: while a model
+    writes, the words that would complete a sentence said before (:func:`cut_echo`), a run of the
+    speaker's own words or a copied run of another's (:func:`repeats`, with `heard`), or a loop within the
+    line (:func:`cut_loop`'s exact cases). A model held off those words as it samples writes something
+    else there, where the guard would have cut the line afterwards and asked again. Only a faster way to
+    a line the guard keeps: the guard still reads every answer."""
+
+    def __init__(self, said: Iterable[tuple[str, ...]] = (), heard: Heard | None = None) -> None:
+        sentences = {k for k in said if len(k) >= MIN_ECHO_WORDS}
+        if heard is not None:
+            sentences |= heard.sentences
+        self.sentences = _by_start(sentences)
+        self.tables: list[tuple[int, dict[tuple[str, ...], set[str]]]] = []
+        if heard is not None:
+            self.tables = [(REPEAT_WORDS - 1, _by_start(heard.mine)), (COPIED_RUN - 1, _by_start(heard.copied))]
+        # a run of the line's own said twice: REPEAT_WORDS for a line held to `heard`, LOOP_WORDS apart otherwise
+        self.own_run = REPEAT_WORDS if heard is not None else LOOP_WORDS
+
+    def next_words(self, text: str) -> tuple[str, frozenset[str], frozenset[str]]:
+        """For a line written up to `text`: the word it ends inside, or ""; the words that word may not
+        become; the words that may not come next (after that word, if it is whole). A word is banned
+        whole, so a word begun is finished only as something else."""
+        lowered = text.lower().replace("’", "'")
+        partial = _TRAILING_WORD.search(lowered)
+        head = lowered[: partial.start()] if partial else lowered
+        done = _WORD.findall(head)
+        sentence_start = 0
+        for match in _SENTENCE_END.finditer(head):
+            sentence_start = match.end()
+        sentence = tuple(_WORD.findall(head[sentence_start:]))
+        line = [key for start, end in sentence_spans(head[:sentence_start])
+                if len(key := tuple(_WORD.findall(head[start:end]))) >= MIN_REPEAT_WORDS]
+        here = self._banned(done, sentence, line)
+        if not partial:
+            return "", here, here
+        word = partial.group()
+        return word, here, self._banned([*done, word], (*sentence, word), line)
+
+    def _banned(self, done: list[str], sentence: tuple[str, ...], line: list[tuple[str, ...]]) -> frozenset[str]:
+        """The words that may not follow `done` (the line's words), `sentence` being its last sentence so
+        far and `line` the earlier sentences of the line worth a loop."""
+        banned = set(self.sentences.get(sentence, ()))
+        banned |= {key[-1] for key in line if len(key) == len(sentence) + 1 and key[:-1] == sentence}
+        for width, table in self.tables:
+            if len(done) >= width:
+                banned |= table.get(tuple(done[-width:]), set())
+        width = self.own_run - 1
+        if len(done) >= width:
+            tail = done[-width:]
+            # the run the next word would complete may not stand earlier in the line (a loop: a run apart)
+            reach = len(done) - width - (LOOP_WORDS - 1 if self.own_run == LOOP_WORDS else 0)
+            banned |= {done[i + width] for i in range(max(reach, 0)) if done[i : i + width] == tail}
+        return frozenset(banned)
+
+    __call__ = next_words
+
+
+def _by_start(runs: Iterable[tuple[str, ...]]) -> dict[tuple[str, ...], set[str]]:
+    """Each run by all its words but the last: the last words that would complete it."""
+    table: dict[tuple[str, ...], set[str]] = {}
+    for run in runs:
+        table.setdefault(run[:-1], set()).add(run[-1])
+    return table

@@ -21,6 +21,7 @@ from studio.engine.greeting import greeting
 from studio.engine.guard import (
     LINE_TASKS,
     REPEATED,
+    Sentences,
     add_usage,
     anew,
     asked_again,
@@ -32,7 +33,7 @@ from studio.engine.guard import (
     warmer,
     why_dropped,
 )
-from studio.engine.lines import Guarded, is_direction, strip_italics, tidy
+from studio.engine.lines import Guarded, Heard, Unsaid, is_direction, strip_italics, tidy
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
 from studio.model.play import ResolvedRole
@@ -206,8 +207,19 @@ def call_settings(engine: Any, turn: Turn) -> Any:
         settings = replace(settings, schema=schema)
     if is_embedded(settings.model):
         grammar = engine.form.grammar(engine.state, step, role) if turn.continuing is None else None
-        settings = replace(settings, seed=call_seed(engine, turn), grammar=grammar)
+        settings = replace(settings, seed=call_seed(engine, turn), grammar=grammar, unsaid=held_back(engine, turn))
     return settings
+
+
+def held_back(engine: Any, turn: Turn) -> Unsaid | None:
+    """What the embedded model is kept from writing as it writes a spoken line: what the guard would cut
+    for saying again (studio.engine.lines.Unsaid). Not for a continuation, whose line so far it goes on
+    from, nor a critique or a rewritten character, which may quote the stage."""
+    step = turn.step
+    if turn.continuing is not None or not (step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"):
+        return None
+    _, said, heard = guarded_against(engine, turn)
+    return Unsaid(said, heard if step.kind in (ev.STAGE, ev.DRAFT) else None)
 
 
 def call_seed(engine: Any, turn: Turn) -> int:
@@ -294,11 +306,20 @@ def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
     else the role; what it may not say again is the take's recent stage and the line it continues
     (`drop`: only the sentences saying it again are left out, the rest kept)."""
+
+    speaker, said, heard = guarded_against(engine, turn)
+    return guard_answer(text, turn.step, speaker, [r.name for r in engine.cast.roles], said, heard, drop)
+
+
+def guarded_against(engine: Any, turn: Turn) -> tuple[str, Sentences, Heard | None]:
+    """Whose line an answer is read as (the speaker of the line a rewrite reworks, else the role's), the
+    sentences it may not say again (the take's recent stage, the line it continues) and, for a small
+    model's new line, what it may not reword (studio.engine.lines.repeats)."""
     from studio.llm.sampling import is_small
 
     step, role = turn.step, turn.role
-    heard = engine.form.reworked_line(engine.state, step)
-    speaker = (heard.character or role.name) if heard is not None else role.name
+    reworked = engine.form.reworked_line(engine.state, step)
+    speaker = (reworked.character or role.name) if reworked is not None else role.name
     # the part of the take the form says a line may not repeat: all of it, or an interview item's own
     window = engine.form.repeat_window(engine.state, engine.path, step)
     said = said_before(step, window, engine._sentences, turn.continuing)
@@ -306,7 +327,7 @@ def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     # its refrains
     small = is_small(role.model, role.small)
     heard = heard_before(window, speaker) if small and turn.continuing is None else None
-    return guard_answer(text, step, speaker, [r.name for r in engine.cast.roles], said, heard, drop)
+    return speaker, said, heard
 
 
 def server_notices(engine: Any, completion: Any, step: Step) -> None:

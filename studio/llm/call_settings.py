@@ -7,6 +7,7 @@ Its own module so the pieces that decide settings (studio.llm.sampling) and the 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from studio.clean import redact_url_credentials
@@ -51,6 +52,10 @@ class CallSettings:
     # Words the reply should not say again (a line asked again after it repeated them): the embedded model
     # penalises their tokens as it does the prompt's last line; others ignore it.
     avoid: str | None = None
+    # What the embedded model is kept from writing as it writes: given the reply so far, the word it ends
+    # inside and the words that may not come next (a sentence or run said before: the guard's own rule,
+    # studio.engine.lines.Unsaid); others ignore it. Worked out from the take, so recorded only as set.
+    unsaid: Callable[[str], tuple[str, frozenset[str], frozenset[str]]] | None = None
 
     def public(self) -> dict:
         """What may be written to the play's database; ``retries`` is an operational knob, not part of the take."""
@@ -71,4 +76,6 @@ class CallSettings:
         for name in ("structured", "small", "seed", "grammar", "avoid"):
             if getattr(self, name) is not None:
                 public[name] = getattr(self, name)
+        if self.unsaid is not None:
+            public["unsaid"] = True
         return public

@@ -13,11 +13,13 @@ draws the same line either way. Any other grammar goes to llama.cpp as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 _SIMPLE = re.compile(r'^root ::= \[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\} "(\\.|[^"\\])"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+_WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,22 @@ class Vocabulary:
         vocab = llama_cpp.llama_model_get_vocab(llama.model)
         self.ends_turn = np.array([bool(llama_cpp.llama_vocab_is_eog(vocab, t)) for t in range(count)])
         self._shapes: dict[Shape, tuple[Any, Any]] = {}
+        self._words: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+
+    def word_pieces(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """The tokens that are part of a word and nothing else, by their text in lower case: those that
+        begin with a space (a word after another) and those that do not (a word's start after a stop or
+        a quote, or the rest of a word begun). Worked out once."""
+        if self._words is None:
+            spaced: dict[str, list[int]] = {}
+            bare: dict[str, list[int]] = {}
+            for token, text in enumerate(self.texts):
+                match = _WORD_PIECE.fullmatch(text)
+                if match:
+                    table = spaced if match.group(1) else bare
+                    table.setdefault(match.group(2).lower().replace("’", "'"), []).append(token)
+            self._words = spaced, bare
+        return self._words
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any]:
         """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`)."""
@@ -110,6 +128,39 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
             allowed = (clear & (written + vocabulary.length <= shape.most)) | (
                 closes & (written + body >= shape.least) & (written + body <= shape.most))
         logits[~allowed] = -np.inf
+        return logits
+
+    return apply
+
+
+def holding_back(vocabulary: Vocabulary, unsaid: Callable[[str], tuple[str, frozenset[str], frozenset[str]]],
+                 llama: Any, prompt: int):
+    """A logits processor that keeps a reply from writing the words `unsaid` bans (the reply starts after
+    `prompt` tokens): every token that would go on with a banned word begun, and every token that would
+    begin a banned next word from its second letter on (a word of one letter, that letter), so the model
+    writes another word there."""
+    import numpy as np
+
+    spaced, bare = vocabulary.word_pieces()
+
+    def starts(words: frozenset[str], tables: tuple[dict[str, list[int]], ...]) -> list[int]:
+        return [t for word in words for n in range(min(2, len(word)), len(word) + 1)
+                for table in tables for t in table.get(word[:n], ())]
+
+    def apply(input_ids, logits):
+        said = input_ids[prompt:].tolist()
+        text = llama.detokenize(said).decode("utf-8", errors="ignore") if said else ""
+        partial, here, after = unsaid(text)
+        if partial:
+            # the word begun may not be finished as a banned one, nor a banned word start after it
+            tokens = [t for word in here if word.startswith(partial) and word != partial
+                      for n in range(1, len(word) - len(partial) + 1)
+                      for t in bare.get(word[len(partial):len(partial) + n], ())]
+            tokens += starts(after, (spaced,))
+        else:
+            tokens = starts(here, (spaced, bare))
+        if tokens:
+            logits[np.asarray(tokens, dtype=np.intc)] = -np.inf
         return logits
 
     return apply

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from studio.llm.errors import ModelError
-from studio.llm.line_shape import Vocabulary, holding, simple_shape
+from studio.llm.line_shape import Vocabulary, holding, holding_back, simple_shape
 from studio.structured import words_first
 
 if TYPE_CHECKING:
@@ -262,8 +262,9 @@ class EmbeddedModel:
         """Generate on the calling thread, emitting each piece; returns (finish_reason, usage).
 
         ``sampling`` may hold ``stop`` (strings that end the answer), ``top_p``, ``min_p``,
-        ``repeat_penalty``, ``schema`` (a JSON schema the reply is held to by a grammar) and ``prefill``
-        (the start of the reply, which the model goes on from). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
+        ``repeat_penalty``, ``schema`` (a JSON schema the reply is held to by a grammar), ``prefill``
+        (the start of the reply, which the model goes on from) and ``unsaid`` (given the reply so far,
+        the words it may not write next). The usage's ``cached_tokens`` counts the prompt tokens whose KV state was
         reused rather than evaluated. Must be called with the stage lock held.
         """
         sampling = dict(sampling or {})
@@ -327,6 +328,12 @@ class EmbeddedModel:
                     self._vocabulary = Vocabulary(self.llama)
                 holds = holding(self._vocabulary, shape, self.llama, len(tokens))
                 options["logits_processor"] = [*options.get("logits_processor", []), holds]
+        if sampling.get("unsaid") is not None:
+            # what the guard would cut for saying again is not written in the first place (line_shape.py)
+            if self._vocabulary is None:
+                self._vocabulary = Vocabulary(self.llama)
+            held = holding_back(self._vocabulary, sampling["unsaid"], self.llama, len(tokens))
+            options["logits_processor"] = [*options.get("logits_processor", []), held]
         if sampling.get("seed") is not None:
             options["seed"] = sampling["seed"]  # the run's, mixed with the step; None: llama.cpp's own chain goes on
         return options
@@ -531,6 +538,7 @@ async def perform(
     seed: int | None = None,
     grammar: str | None = None,
     avoid: str | None = None,
+    unsaid: Callable[[str], tuple[str, frozenset[str], frozenset[str]]] | None = None,
 ) -> AsyncGenerator[tuple[str, dict | None], None]:
     """Yield ``(piece, None)`` as the model samples, then ``("", usage)``.
 
@@ -541,7 +549,8 @@ async def perform(
     halt = threading.Event()
     handover = _Handover(asyncio.get_running_loop(), halt)
     sampling = {"stop": list(stop), "top_p": top_p, "min_p": min_p, "repeat_penalty": repeat_penalty,
-                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar, "avoid": avoid}
+                "schema": schema, "prefill": prefill, "seed": seed, "grammar": grammar, "avoid": avoid,
+                "unsaid": unsaid}
     threading.Thread(target=handover.work, args=(_plain(messages), temperature, max_tokens, sampling),
                      name="studio-embedded", daemon=True).start()
     try:

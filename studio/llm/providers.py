@@ -41,4 +41,5 @@ def perform(route: str, messages: list[dict], settings, ctx) -> AsyncGenerator[t
         seed=settings.seed,
         grammar=settings.grammar,
         avoid=settings.avoid,
+        unsaid=settings.unsaid,
     )

@@ -1,0 +1,92 @@
+"""A small model kept, as it writes, from the words that would make its line say again what was said: the
+rule is the guard's own (studio.engine.lines), so a line written under it is one the guard keeps, and
+every word it bans is one the guard would have cut the line at."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studio.engine.lines import Heard, Unsaid, cut_loop, repeats, sentence_keys
+
+# A few words, so that drawn lines fall into each other's sentences and runs often.
+WORDS = ["the", "sea", "was", "calm", "my", "father", "sold", "boats", "i"]
+ENDS = ["", "", "", ".", ",", "?"]
+
+sentence = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(ENDS)), min_size=1, max_size=14)
+
+
+def written(pieces: list[tuple[str, str]]) -> str:
+    return " ".join(word + end for word, end in pieces)
+
+
+def caught(text: str, earlier: list[str], own: list[str], held_to_heard: bool) -> bool:
+    """Whether the guard cuts `text` for saying again what was said (or, within it, looping)."""
+    if held_to_heard:
+        return repeats(text, earlier, own) or cut_loop(text)[1]
+    said = {k for line in earlier for k in sentence_keys(line) if len(k) >= 5}
+    return any(k in said for k in sentence_keys(text)) or cut_loop(text)[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(sentence, st.lists(sentence, max_size=3), st.lists(sentence, max_size=2), st.booleans())
+def test_a_line_written_under_the_hold_is_kept_and_each_word_it_bans_would_have_been_cut(
+        line, others, mine, held_to_heard):
+    own = [written(s) for s in mine]
+    earlier = [written(s) for s in others] + own
+    heard = Heard(earlier, own) if held_to_heard else None
+    said = [k for text in earlier for k in sentence_keys(text)]
+    unsaid = Unsaid(said, heard)
+    text, free = "", True
+    for word, end in line:
+        before = text
+        partial, here, after = unsaid(before + " " if before else "")
+        assert partial == ""
+        if before and before[-1].isalnum():
+            assert unsaid(before)[2] == here  # what may follow a word is known before the space is written
+        begun = unsaid((before + " " if before else "") + word[:1])
+        if len(word) > 1:
+            assert begun[0] == word[:1] and (word in begun[1]) == (word in here)
+        if word in here:
+            free = False
+            # the word the hold bans is the one at which the guard cuts: the line ended there is caught
+            assert caught(before + (" " if before else "") + word + ".", earlier, own, held_to_heard)
+        text = before + (" " if before else "") + word + end
+    if free:
+        assert not caught(text, earlier, own, held_to_heard)
+
+
+def test_a_run_of_the_speakers_own_words_is_banned_at_its_last_word_and_anothers_only_when_long():
+    own = ["I have always loved the old lighthouse."]
+    other = "Tell me about the old lighthouse by the harbour in the winter months please."
+    unsaid = Unsaid([], Heard([other, *own], own))
+    assert "the" in unsaid("Well, I have always loved ")[1]  # five of her own words in a row
+    assert "lighthouse" not in unsaid("We loved the old ")[1]  # three of them is taking up a phrase
+    # eight of another's words in a row are copied; seven are not
+    assert "winter" in unsaid("Oh, the old lighthouse by the harbour in the ")[1]
+    assert not unsaid("Yes, and so by the harbour in the ")[1]
+    # without what was heard (a rewrite), only a loop within the line: six words again, once they are past
+    assert "sea" in Unsaid()("the calm sea was calm and the calm sea was calm and the calm ")[1]
+    assert not Unsaid()("the calm sea was calm the calm ")[1]
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_embedded_model_held_back_writes_another_line_where_it_would_have_repeated_one():
+    import threading
+
+    from studio.llm import local
+
+    model = local.load()
+    said = "I have always loved the old lighthouse by the harbour."
+    ask = [{"role": "user", "content": f"Say this line again, word for word: {said}"}]
+    lines = []
+    for unsaid in (None, Unsaid(sentence_keys(said), Heard([said], [said]))):
+        pieces: list[str] = []
+        model.generate(ask, 0.0, 40, pieces.append, threading.Event(), {"seed": 3, "unsaid": unsaid})
+        lines.append("".join(pieces).strip())
+    assert repeats(lines[0], [said], [said])  # left alone, the model copies the line it was given
+    assert lines[1] and not repeats(lines[1], [said], [said])
