@@ -56,6 +56,17 @@ def test_an_answer_that_says_the_stage_again_or_speaks_for_another_is_cut():
     assert cut.text == "By the river." and "cue" in cut.cuts
 
 
+def test_a_critique_run_out_of_tokens_ends_at_its_last_whole_sentence():
+    critique = Step(ev.CRITIQUE, "critique", "superego", 1, 2)
+    cut = guard_answer("Too polite. Say what you want from her, and say it", critique, "Cleo", CAST, [])
+    assert (cut.text, cut.cuts) == ("Too polite.", ["unfinished"])
+    alone = guard_answer("Say what you want from her, and", critique, "Cleo", CAST, [])
+    assert alone.text == "Say what you want from her, and"  # nothing whole to end at: kept as written
+    # an epilogue is not cut so: its last sentence is the character's to finish
+    epilogue = Step(ev.EPILOGUE, "epilogue", "ego", 1, 2)
+    assert guard_answer("I learned to wait. And yet the", epilogue, "Jenny", CAST, []).text.endswith("the")
+
+
 def test_the_second_ask_is_warmer_and_never_past_one():
     settings = CallSettings(model="scripted", temperature=0.5, max_tokens=50)
     assert warmer(settings).temperature == 0.8

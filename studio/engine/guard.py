@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import Guarded, Heard, guard_line, sentence_keys
+from studio.engine.lines import Guarded, Heard, drop_unfinished, guard_line, sentence_keys
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -77,8 +77,14 @@ def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Se
                  heard: Heard | None = None, drop: bool = False) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    return guard_line(text, speaker, names, said, speech=speech,
-                      heard=heard if step.kind in (ev.STAGE, ev.DRAFT) else None, drop=drop)
+    guarded = guard_line(text, speaker, names, said, speech=speech,
+                         heard=heard if step.kind in (ev.STAGE, ev.DRAFT) else None, drop=drop)
+    if step.task == "critique":
+        # a critique run out of tokens ends at its last whole sentence, when it has one
+        whole, broken = drop_unfinished(guarded.text)
+        if broken and whole.strip():
+            guarded = Guarded(whole.strip(), [*guarded.cuts, "unfinished"])
+    return guarded
 
 
 WHY = {

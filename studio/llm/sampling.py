@@ -141,7 +141,7 @@ def settings_for(
     if is_small(model, small):
         # A tiny model's line is one line: what follows a line break is narration, stage business or
         # someone's cue. The description the inner voice rewrites may run to paragraphs.
-        if task in LINE_TASKS:
+        if task in LINE_TASKS or task == "critique":
             stop: tuple[str, ...] = ("\n",)
         else:
             stop = cues if task == "rewrite_prompt" else (PARAGRAPH, *cues)
