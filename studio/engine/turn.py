@@ -306,7 +306,6 @@ def guard(engine: Any, turn: Turn, text: str, drop: bool = False) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
     else the role; what it may not say again is the take's recent stage and the line it continues
     (`drop`: only the sentences saying it again are left out, the rest kept)."""
-
     speaker, said, heard = guarded_against(engine, turn)
     return guard_answer(text, turn.step, speaker, [r.name for r in engine.cast.roles], said, heard, drop)
 
