@@ -49,7 +49,7 @@ def recent_sentences(path: list[Event], cache: dict[int, Sentences], lines: int 
 def said_before(step: Step, path: list[Event], cache: dict[int, Sentences], continuing: Event | None) -> Sentences:
     """What a new answer may not say again: a line for the stage may not repeat the stage (a rewrite may
     well repeat the line it reworks), and what a continuation adds may not repeat the line so far."""
-    said = recent_sentences(path, cache) if step.kind in (ev.STAGE, ev.DRAFT) else []
+    said = recent_sentences(path, cache) if is_new_line(step) else []
     if continuing is not None:
         said = [*said, *sentence_keys(continuing.text)]
     return said
@@ -73,12 +73,21 @@ def heard_before(path: list[Event], speaker: str, lines: int = OWN_LINES) -> Hea
     return heard
 
 
+def is_new_line(step: Step) -> bool:
+    """A line of the character's own (spoken or drafted), which may not repeat the stage."""
+    return step.kind in (ev.STAGE, ev.DRAFT)
+
+
+def is_speech(step: Step) -> bool:
+    """A step whose answer is read as speech: a new line, or an inner voice's rewrite of one heard."""
+    return is_new_line(step) or step.task == "rewrite_speech"
+
+
 def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
                  heard: Heard | None = None, drop: bool = False) -> Guarded:
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
-    speech = step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"
-    guarded = guard_line(text, speaker, names, said, speech=speech,
-                         heard=heard if step.kind in (ev.STAGE, ev.DRAFT) else None, drop=drop)
+    guarded = guard_line(text, speaker, names, said, speech=is_speech(step),
+                         heard=heard if is_new_line(step) else None, drop=drop)
     if step.task == "critique":
         # a critique run out of tokens ends at its last whole sentence, when it has one
         whole, broken = drop_unfinished(guarded.text)

@@ -28,6 +28,8 @@ from studio.engine.guard import (
     asks_for,
     guard_answer,
     heard_before,
+    is_new_line,
+    is_speech,
     said_before,
     salvaged,
     warmer,
@@ -216,10 +218,10 @@ def held_back(engine: Any, turn: Turn) -> Unsaid | None:
     for saying again (studio.engine.lines.Unsaid). Not for a continuation, whose line so far it goes on
     from, nor a critique or a rewritten character, which may quote the stage."""
     step = turn.step
-    if turn.continuing is not None or not (step.kind in (ev.STAGE, ev.DRAFT) or step.task == "rewrite_speech"):
+    if turn.continuing is not None or not is_speech(step):
         return None
     _, said, heard = guarded_against(engine, turn)
-    return Unsaid(said, heard if step.kind in (ev.STAGE, ev.DRAFT) else None)
+    return Unsaid(said, heard if is_new_line(step) else None)
 
 
 def call_seed(engine: Any, turn: Turn) -> int:

@@ -324,19 +324,21 @@ class EmbeddedModel:
             if shape is None:
                 options["grammar"] = self.grammar(sampling["grammar"], gbnf=True)
             else:  # held by a mask worked out once for the vocabulary (studio/llm/line_shape.py)
-                if self._vocabulary is None:
-                    self._vocabulary = Vocabulary(self.llama)
-                holds = holding(self._vocabulary, shape, self.llama, len(tokens))
+                holds = holding(self.vocabulary(), shape, self.llama, len(tokens))
                 options["logits_processor"] = [*options.get("logits_processor", []), holds]
         if sampling.get("unsaid") is not None:
             # what the guard would cut for saying again is not written in the first place (line_shape.py)
-            if self._vocabulary is None:
-                self._vocabulary = Vocabulary(self.llama)
-            held = holding_back(self._vocabulary, sampling["unsaid"], self.llama, len(tokens))
+            held = holding_back(self.vocabulary(), sampling["unsaid"], self.llama, len(tokens))
             options["logits_processor"] = [*options.get("logits_processor", []), held]
         if sampling.get("seed") is not None:
             options["seed"] = sampling["seed"]  # the run's, mixed with the step; None: llama.cpp's own chain goes on
         return options
+
+    def vocabulary(self) -> Vocabulary:
+        """Each token's text, read once on first use: the question's mask and the hold on repeats share it."""
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary(self.llama)
+        return self._vocabulary
 
     def _sample(self, tokens: list[int], temperature: float, budget: int, stops: list[str], options: dict[str, Any],
                 emit: Callable[[str], None], stop: threading.Event) -> tuple[list[str], str]:

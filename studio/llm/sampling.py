@@ -139,8 +139,8 @@ def settings_for(
     """
     cues = _cues_for(tuple(names), speaker)
     if is_small(model, small):
-        # A tiny model's line is one line: what follows a line break is narration, stage business or
-        # someone's cue. The description the inner voice rewrites may run to paragraphs.
+        # A tiny model's line, and its critique, is one line: what follows a line break is narration, stage
+        # business or someone's cue. The description the inner voice rewrites may run to paragraphs.
         if task in LINE_TASKS or task == "critique":
             stop: tuple[str, ...] = ("\n",)
         else:
