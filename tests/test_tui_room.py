@@ -42,7 +42,9 @@ async def test_a_role_taken_in_one_window_is_written_there_and_only_shown_in_the
             holder = window_name(mine.engine.holder)
             assert "you play Jenny" in screen_text(first)
             await wait_for(two, lambda: f"{holder} plays Jenny" in screen_text(second), "who holds Jenny, shown")
-            assert f"Jenny (ego) is played by {holder} now." in notifications(second)
+            # a toast is posted as a message, so it lands a moment after the change it reports
+            await wait_for(two, lambda: f"Jenny (ego) is played by {holder} now." in notifications(second),
+                           "the take-over, told")
 
             # the second window may not take the role too: it is told who holds it
             await take(two, "ego")
@@ -89,7 +91,8 @@ async def test_a_window_that_quits_hands_its_roles_back_and_the_others_see_it(st
             await wait_for(two, lambda: "other" in theirs.engine.holders(), "the role taken in the other window")
         # the window that held Sasha has quit
         await wait_for(two, lambda: "other" not in theirs.engine.humans(), "the role handed back")
-        assert f"Sasha (other) goes back to the model: {holder} left." in notifications(staying)
+        await wait_for(two, lambda: f"Sasha (other) goes back to the model: {holder} left." in notifications(staying),
+                       "the hand-back, told")
         assert "plays Sasha" not in screen_text(staying)
         # the model writes Sasha's line now, and this window may take the role itself
         await step(two)
@@ -123,7 +126,8 @@ async def test_a_role_whose_window_stopped_beating_goes_back_to_its_model(studio
                 conn.execute("UPDATE run_players SET lease = 0 WHERE holder = ?", (other.holder,))
             conn.close()
             await wait_for(pilot, lambda: "other" not in screen.engine.humans(), "the role handed back")
-            assert "Sasha (other) goes back to the model: window 0dea has gone." in notifications(app)
+            await wait_for(pilot, lambda: "Sasha (other) goes back to the model: window 0dea has gone."
+                           in notifications(app), "the hand-back, told")
             said = [e for e in store.controls(run) if e.origin == "human"][-1]
             assert said.data["human"] == {"other": False}  # an event: rewinds, takes and resumes replay it
         finally:

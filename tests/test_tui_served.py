@@ -53,7 +53,7 @@ async def test_an_export_in_a_tab_is_a_download_and_names_no_path(studio, served
         await pilot.click("#format-markdown")
         await pilot.click("#export-go")
         await wait_for(pilot, lambda: sent, "the download")
-        assert "your browser downloads it" in notifications(app)
+        await wait_for(pilot, lambda: "your browser downloads it" in notifications(app), "the download, told")
         folder = Path(app.export_folder() or "")
     [(name, body)] = sent
     assert name.endswith(".md") and b"JENNY" in body.upper()
