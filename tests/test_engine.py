@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from studio.engine import Engine, EngineError, NeedsHuman
+from studio.engine.forms.base import Step
 from studio.llm import scripted
 from studio.store import events as ev
 
@@ -116,6 +117,26 @@ async def test_every_backstage_event_is_linked_to_the_line_it_shaped(engine_for)
         ev.DRAFT,
         ev.CRITIQUE,
     ]
+
+
+async def test_a_small_models_rewritten_character_begins_with_that_characters_name(engine_for, gateway):
+    # asked to rewrite Jenny, a 135M model wrote "You are Sasha, ...": Jenny then spoke as the interviewer
+    engine = engine_for(turns=3, epilogue=False, strategies=["rewrite_prompt"])
+    engine.cast.superego.rewrite_prompt.every = 2
+    engine.cast.role("superego").small = True
+    engine.reload()
+    streamed: list[str] = []
+    engine.token_listeners.append(lambda step, piece: streamed.append(piece) if step.task == "rewrite_prompt" else None)
+    scripted.queue(" a clerk who counts what she keeps.", task="rewrite_prompt")
+    await engine.play_to_end()
+    rewrite = next(e for e in engine.path if e.kind == ev.REWRITE_PROMPT)
+    assert rewrite.text == "You are Jenny, a clerk who counts what she keeps."
+    assert rewrite.data["opening"] == "You are Jenny,"
+    assert "".join(streamed).startswith("You are Jenny, a clerk")  # shown as it is written, opening first
+    ego_systems = [m[0]["content"] for c, m in gateway.calls if c.role == "ego" and c.turn == 3]
+    assert ego_systems and ego_systems[0].startswith("You are Jenny, a clerk who counts what she keeps.")
+    assert engine.form.opening(engine.state, Step(ev.REWRITE_PROMPT, "rewrite_prompt", "superego", 1, 3),
+                               engine.cast.role("superego").model_copy(update={"small": False})) is None
 
 
 async def test_a_prompt_rewrite_takes_effect_on_the_next_turn(engine_for, gateway):

@@ -27,6 +27,8 @@ def test_the_embedded_model_is_sampled_for_its_size():
     assert ego.stop == ("\n",)  # a tiny model's line ends at its first line break
     critique = settings_for(model="local/smollm2", temperature=1.0, max_tokens=160, task="critique", names=NAMES)
     assert critique.stop == ("\n",) and critique.max_tokens == 64  # a critique too: what follows is narration
+    rewrite = settings_for(model="local/smollm2", temperature=1.0, max_tokens=400, task="rewrite_prompt", names=NAMES)
+    assert rewrite.stop == ("\n",)  # and the character it rewrites: a second line was the model's own story
     # a role's own smaller limit still holds
     assert settings_for(model="local/smollm2", temperature=1.0, max_tokens=20, task="speak").max_tokens == 20
 

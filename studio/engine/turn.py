@@ -210,6 +210,9 @@ def call_settings(engine: Any, turn: Turn) -> Any:
     if is_embedded(settings.model):
         grammar = engine.form.grammar(engine.state, step, role) if turn.continuing is None else None
         settings = replace(settings, seed=call_seed(engine, turn), grammar=grammar, unsaid=held_back(engine, turn))
+    opening = engine.form.opening(engine.state, step, role) if turn.continuing is None else None
+    if opening:
+        settings = replace(settings, prefill=opening)  # the answer goes on from it (line_text joins them)
     return settings
 
 
@@ -272,8 +275,8 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     on_token, on_retry = streams(engine, turn)
     for listener in engine.call_listeners:
         listener(step, settings.model)
-    if continuing is not None:
-        on_token(continuing.text)  # the line streams on from where it stopped
+    if settings.prefill:
+        on_token(settings.prefill)  # the line streams on from where it stopped, or from its given opening
     try:
         completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
         server_notices(engine, completion, step)
@@ -288,6 +291,8 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
                 # a small model that said again what was said is kept off the words it said
                 settings = replace(settings, avoid="\n".join(raws))
             asked = anew(messages, completion.text, last.cuts, step)
+            if settings.prefill and continuing is None:
+                on_token(settings.prefill)
             completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
             raws.append(completion.text)
@@ -352,6 +357,8 @@ def line_text(engine: Any, turn: Turn, answer: Answer) -> tuple[str, dict[str, A
             raise EngineError(f"{role.name}'s line was not continued: the model added nothing to it "
                               "(g writes a new take instead)", error)
         return joined(continuing.text, answer.completion.text, text), {"continues": continuing.id}
+    if answer.settings.prefill:  # an answer given its opening: the opening, then what the model wrote
+        return joined(answer.settings.prefill, answer.completion.text, text), {"opening": answer.settings.prefill}
     draft = getattr(engine.state, "draft", None)
     if not text and step.task == "revise" and draft is not None and draft.text.strip():
         # the revision said nothing new: the character says the draft it stood by, not nothing

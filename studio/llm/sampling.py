@@ -139,12 +139,12 @@ def settings_for(
     """
     cues = _cues_for(tuple(names), speaker)
     if is_small(model, small):
-        # A tiny model's line, and its critique, is one line: what follows a line break is narration, stage
-        # business or someone's cue. The description the inner voice rewrites may run to paragraphs.
-        if task in LINE_TASKS or task == "critique":
+        # A tiny model's line, its critique and the character it rewrites are one line each: what follows a
+        # line break is narration, stage business or someone's cue.
+        if task in LINE_TASKS or task in ("critique", "rewrite_prompt"):
             stop: tuple[str, ...] = ("\n",)
         else:
-            stop = cues if task == "rewrite_prompt" else (PARAGRAPH, *cues)
+            stop = (PARAGRAPH, *cues)
         return CallSettings(
             model=model,
             temperature=round(temperature * EMBEDDED_TEMPERATURE_SCALE, 3),

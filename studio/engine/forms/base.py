@@ -199,6 +199,19 @@ class Form:
         must have that a tiny model will not keep to when asked in words; None: any line."""
         return None
 
+    def opening(self, state: Any, step: Step, role: ResolvedRole) -> str | None:
+        """The first words of a small model's answer, written for it, which it goes on from; None: it
+        begins its answer itself. A rewritten character begins with that character's name in the second
+        person ("You are Jenny,"): asked to rewrite a description, a 135M model wrote about whoever spoke
+        last ("You are Sasha..."), and the character it rewrote took that for who it was."""
+        from studio.engine.lens import voice_owners
+        from studio.llm.sampling import is_small
+
+        if step.kind != ev.REWRITE_PROMPT or not is_small(role.model, role.small):
+            return None
+        owner = voice_owners(state.cast).get(role.key)
+        return f"You are {state.cast.role(owner).name}," if owner else None
+
     def choices(self, state: Any, step: Step, role: ResolvedRole) -> list[str] | None:
         """What a human in this seat may answer, in words ("walk to Beach", a player's name), when the step
         allows only some answers; None: any line. The app's input box lists them."""
