@@ -108,7 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if getattr(args, "db", None) is None and os.environ.get("STUDIO_DB"):
             args.db = os.environ["STUDIO_DB"]
-        return args.func(args)
+        try:
+            return args.func(args)
+        finally:
+            from studio.commands.common import close_opened
+
+            close_opened()
     except InputError as exc:
         print(f"studio: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -254,3 +254,21 @@ def test_a_line_that_breaks_off_and_is_retried_is_not_shown_twice(tmp_path):
     assert "SASHA  Tell me about the house" not in result.stdout
     committed = [json.loads(x) for x in studio("show", "1", "--json", db=tmp_path / "s.db").stdout.splitlines()]
     assert [e["text"] for e in committed if e["role"] == "other"] == ["Tell me about the garden instead."]
+
+
+def test_a_command_called_in_another_process_leaves_its_database_unheld(tmp_path):
+    """A command called from a script or a test closes what it opened as it ends: its database is left
+    without write-ahead files for the next reader to race, even while the collector is off."""
+    import gc
+
+    db = tmp_path / "studio.db"
+    collecting = gc.isenabled()
+    gc.disable()  # a connection held in a reference cycle would outlive the command until collected
+    try:
+        for args in (["run", PLAYS / "interview.toml", "--model", "scripted", "--turns", "1"], ["runs"],
+                     ["show", "1"]):
+            assert studio(*args, db=db).returncode == 0
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["studio.db"], args[0]
+    finally:
+        if collecting:
+            gc.enable()

@@ -49,13 +49,28 @@ def cast_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+# the stores the command now running opened: closed as it ends (close_opened), whether it is run as its
+# own process or called in another's (a test, a script), so its database is left whole and unheld
+_opened: list[Any] = []
+
+
 def open_store(path: str | None) -> Any:
     from studio.store import Store, StoreError
 
     try:
-        return Store(path)
+        store = Store(path)
     except StoreError as exc:
         raise InputError(str(path or "--db"), None, str(exc).split(": ", 1)[-1], "name another file with --db") from None
+    _opened.append(store)
+    return store
+
+
+def close_opened() -> None:
+    """Close every store a command opened. Left to the collector, a connection held in a reference cycle
+    outlived the command: the database kept its write-ahead files, and a copy taken meanwhile could
+    find them gone halfway through."""
+    while _opened:
+        _opened.pop().close()
 
 
 def run_id(text: str) -> int:
