@@ -120,7 +120,7 @@ async def test_every_backstage_event_is_linked_to_the_line_it_shaped(engine_for)
 
 
 async def test_a_small_models_rewritten_character_begins_with_that_characters_name(engine_for, gateway):
-    # asked to rewrite Jenny, a 135M model wrote "You are Sasha, ...": Jenny then spoke as the interviewer
+    # asked to rewrite Jenny, a 135M model wrote "You are Sasha, ...": Jenny's prompt then named her the interviewer
     engine = engine_for(turns=3, epilogue=False, strategies=["rewrite_prompt"])
     engine.cast.superego.rewrite_prompt.every = 2
     engine.cast.role("superego").small = True

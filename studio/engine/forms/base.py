@@ -203,7 +203,7 @@ class Form:
         """The first words of a small model's answer, written for it, which it goes on from; None: it
         begins its answer itself. A rewritten character begins with that character's name in the second
         person ("You are Jenny,"): asked to rewrite a description, a 135M model wrote about whoever spoke
-        last ("You are Sasha..."), and the character it rewrote took that for who it was."""
+        last ("You are Sasha..."), and the rewritten character's own prompt then told it that was who it was."""
         from studio.engine.lens import voice_owners
         from studio.llm.sampling import is_small
 
