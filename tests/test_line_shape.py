@@ -12,7 +12,10 @@ from studio.llm.line_shape import Shape, _unfinished, simple_shape
 
 
 def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama_cpp():
-    assert simple_shape(QUESTION) == Shape(frozenset({"\n", "?"}), 8, 160, "?")
+    assert simple_shape(QUESTION) == Shape(frozenset("\n?([{"), 8, 160, "?", frozenset("\n?([{ ,:;"))
+    assert simple_shape('root ::= [^\\n?]{8,160} "?"') == Shape(frozenset({"\n", "?"}), 8, 160, "?")
+    # a last character that could be one the body leaves out is llama.cpp's to read
+    assert simple_shape('root ::= [^\\n?]{7,159} [^ ,] "?"') is None
     assert simple_shape('root ::= "yes" | "no"') is None
     assert simple_shape('root ::= [^a-z]{1,5} "?"') is None  # a range of characters
     assert simple_shape('root ::= [^\\n]{1,5} "?"') is None  # the closing character could stand in the body
@@ -52,3 +55,34 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question():
         assert 9 <= len(lines[1]) <= 161
         if "long sentence" in ask:
             assert len(lines[1]) == 161  # held at the limit: 160 characters, then the closing mark
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space():
+    import numpy as np
+
+    from studio.llm import local
+    from studio.llm.line_shape import Vocabulary, holding
+
+    model = local.load()
+    llama = model.llama
+    vocabulary, shape = Vocabulary(llama), simple_shape(QUESTION)
+    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
+    holds = holding(vocabulary, shape, llama, len(prompt))
+    mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
+    spaced = [t for t, text in enumerate(vocabulary.texts) if text == " ?"]
+    assert mark and spaced
+
+    def allowed(written: str) -> np.ndarray:
+        ids = np.array(prompt + llama.tokenize(written.encode(), add_bos=False, special=False), dtype=np.intc)
+        return holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
+
+    for open_end in ("And what was on your mind:", "Was it the river, or ", "What did your father keep,",
+                     "What did your father keep;"):
+        assert not allowed(open_end)[mark].any(), open_end
+    brackets = [t for t, text in enumerate(vocabulary.texts) if set(text) & set("([{")]
+    assert brackets and not allowed("What did your father")[brackets].any()  # no "(pauses)", no "[insert]"
+    assert allowed("What did your father keep")[mark].all()
+    assert not allowed("What did your father keep")[spaced].any()
+    assert allowed("Was it the river")[mark].all()

@@ -1,11 +1,13 @@
 """A line held to a simple shape by masking tokens, where llama.cpp's grammar sampler would cost more.
 
-The interviewer's question is held to some characters without a line break or a question mark, then one
-question mark (``root ::= [^\\n?]{8,160} "?"``). llama.cpp's grammar sampler works out, at every step,
-which of the model's 49,152 tokens the grammar still allows: on 2 cores about 15 ms a token, half again
-what writing the token costs. A shape this simple (characters left out, a bounded count of them, one
-closing character that is itself left out of the body) is worked out for the whole vocabulary once, and
-each step masks the tokens that would leave it. They are the tokens the grammar sampler removes, and
+The interviewer's question is held to some characters without a line break, a question mark or a
+bracket, the last of them not a space, a comma, a colon or a semicolon either, then one question mark
+(``root ::= [^\\n?([{]{7,159} [^\\n?([{ ,:;] "?"``): a question ends on a word, not on "or ?" or
+"mind:?". llama.cpp's grammar sampler works out, at every step, which of the model's 49,152 tokens the
+grammar still allows: on 2 cores about 15 ms a token, half again what writing the token costs. A shape
+this simple (characters left out, a bounded count of them, the last of them perhaps from a narrower set,
+one closing character that is itself left out of the body) is worked out for the whole vocabulary once,
+and each step masks the tokens that would leave it. They are the tokens the grammar sampler removes, and
 they are removed before the repeat penalty, which leaves a removed token removed, so a seeded call
 draws the same line either way. Any other grammar goes to llama.cpp as it is.
 """
@@ -17,19 +19,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-_SIMPLE = re.compile(r'^root ::= \[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\} "(\\.|[^"\\])"$')
+_SIMPLE = re.compile(
+    r'^root ::= \[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\}(?: \[\^((?:\\.|[^\]\\])+)\])? "(\\.|[^"\\])"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
 
 
 @dataclass(frozen=True)
 class Shape:
-    """A body of `least` to `most` characters none of which is in `left_out`, then `end` (itself left out)."""
+    """A body of `least` to `most` characters none of which is in `left_out`, the last of them not in
+    `last_out` either, then `end` (itself left out)."""
 
     left_out: frozenset[str]
     least: int
     most: int
     end: str
+    last_out: frozenset[str] = frozenset()
 
 
 def _unescape(text: str) -> str:
@@ -42,10 +47,16 @@ def simple_shape(gbnf: str) -> Shape | None:
     if not match:
         return None
     left_out = frozenset(_unescape(match.group(1)))
-    least, most, end = int(match.group(2)), int(match.group(3)), _unescape(match.group(4))
-    if any(c in "-]^" for c in left_out) or end not in left_out or least > most:
+    least, most, end = int(match.group(2)), int(match.group(3)), _unescape(match.group(5))
+    last_out = frozenset(_unescape(match.group(4))) if match.group(4) else frozenset()
+    if any(c in "-]^" for c in left_out | last_out) or end not in left_out or least > most:
         return None  # ranges and their like are llama.cpp's to read
-    return Shape(left_out, least, most, end)
+    if not last_out:
+        return Shape(left_out, least, most, end)
+    if not left_out <= last_out:
+        return None  # a last character the body's own characters could not be: llama.cpp's to read
+    # the body's count, then its last character
+    return Shape(left_out, least + 1, most + 1, end, last_out)
 
 
 class Vocabulary:
@@ -67,7 +78,7 @@ class Vocabulary:
         self.length = np.array([len(t) or (1 if piece else 0) for piece, t in zip(pieces, texts)], dtype=np.int64)
         vocab = llama_cpp.llama_model_get_vocab(llama.model)
         self.ends_turn = np.array([bool(llama_cpp.llama_vocab_is_eog(vocab, t)) for t in range(count)])
-        self._shapes: dict[Shape, tuple[Any, Any]] = {}
+        self._shapes: dict[Shape, tuple[Any, ...]] = {}
         self._words: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
 
     def word_pieces(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -85,15 +96,21 @@ class Vocabulary:
             self._words = spaced, bare
         return self._words
 
-    def for_shape(self, shape: Shape) -> tuple[Any, Any]:
-        """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`)."""
+    def for_shape(self, shape: Shape) -> tuple[Any, Any, Any]:
+        """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`
+        with a last character allowed before it, tokens that are `end` alone)."""
         if shape not in self._shapes:
             import numpy as np
 
+            def closes(text: str) -> bool:
+                body = text[: -len(shape.end)]
+                return (text.endswith(shape.end) and bool(body) and not (shape.left_out & set(body))
+                        and body[-1] not in shape.last_out)
+
             clear = np.array([bool(t) and not (shape.left_out & set(t)) for t in self.texts]) | self.partial
-            closes = np.array([t.endswith(shape.end) and not (shape.left_out & set(t[: -len(shape.end)]))
-                               for t in self.texts])
-            self._shapes[shape] = (clear & ~self.ends_turn, closes & ~self.ends_turn)
+            closing = np.array([closes(t) for t in self.texts])
+            bare = np.array([t == shape.end for t in self.texts])
+            self._shapes[shape] = (clear & ~self.ends_turn, closing & ~self.ends_turn, bare & ~self.ends_turn)
         return self._shapes[shape]
 
 
@@ -112,7 +129,7 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
     """A logits processor that keeps a reply inside `shape` (the reply starts after `prompt` tokens)."""
     import numpy as np
 
-    clear, closes = vocabulary.for_shape(shape)
+    clear, closing, bare = vocabulary.for_shape(shape)
     body = vocabulary.length - len(shape.end)
 
     def apply(input_ids, logits):
@@ -125,6 +142,8 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
             allowed = vocabulary.partial  # a character begun is finished first; it was counted when begun
         else:
             written = len(text)
+            # the closing mark alone follows only a last character the shape allows before it
+            closes = closing | bare if not shape.last_out or (text and text[-1] not in shape.last_out) else closing
             allowed = (clear & (written + vocabulary.length <= shape.most)) | (
                 closes & (written + body >= shape.least) & (written + body <= shape.most))
         logits[~allowed] = -np.inf

@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 
 
 # A line that may open with a remark but ends with its one question (and holds no other); at most 160
-# characters before it, so the token budget never cuts the question off.
-QUESTION = 'root ::= [^\\n?]{8,160} "?"'
+# characters before it, so the token budget never cuts the question off. No bracket: a small model opens
+# one for stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left open at
+# the end takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a comma, a
+# colon or a semicolon ("...for the next week or ?", "...in her mind:?").
+QUESTION = 'root ::= [^\\n?([{]{7,159} [^\\n?([{ ,:;] "?"'
 
 
 def lost_question(said: str, heard: str) -> str:
