@@ -315,6 +315,20 @@ def test_what_the_guard_keeps_never_counts_as_said_again_by_the_rule_it_cuts_by(
 
 
 
+def test_a_short_question_its_speaker_already_asked_is_said_again_and_anothers_is_not():
+    from studio.engine.lines import Heard, repeats
+
+    own = ["What is it?", "How do you know that, Jenny?"]
+    stage = ["I kept the ledger.", own[0], "The ledger, always.", own[1], "Nobody asked me."]
+    assert repeats("What is it?", stage, own)
+    assert repeats("Oh. How do you know that, Jenny?", stage, own)
+    kept = guard_line("And why? What is it?", "Sasha", CAST, heard=Heard(stage, own))
+    assert kept.text == "And why?" and kept.cuts == ["echo"]
+    # another's short sentence may be asked back, and a longer question is not the short one again
+    assert not repeats("Nobody asked me?", stage, own)
+    assert not repeats("What is it like, the ledger?", stage, own)
+    assert not repeats("Is it?", stage, ["Is it?"])  # two words: "Yes." and "Is it?" come back in any talk
+
 async def test_a_revision_left_empty_is_asked_again_once_then_the_draft_stands(engine_for, gateway):
     engine = engine_for(turns=1, epilogue=False, strategies=["critique"])
     scripted.queue("Where did you grow up, Jenny?", task="speak", role="other")

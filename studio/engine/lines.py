@@ -165,6 +165,7 @@ def _cut_at(text: str, offends: Callable[[str], bool], drop: bool) -> tuple[str,
 # not have let through. It reads words and sentences as the rest of the guard does.
 REPEAT_WORDS = 5  # a sentence this long said again, or a run this long of the speaker's own words
 COPIED_RUN = 8  # words in a row no one may copy from another's line (a shorter phrase may be taken up)
+OWN_SENTENCE = 3  # a sentence this long its own speaker said before, word for word ("What is it?" again)
 
 
 @dataclass
@@ -188,6 +189,10 @@ class Heard:
     def mine(self) -> frozenset[tuple[str, ...]]:
         return frozenset(run for text in self.own for run in runs_of(words(text), REPEAT_WORDS))
 
+    @cached_property
+    def own_sentences(self) -> frozenset[tuple[str, ...]]:
+        return frozenset(key for text in self.own for key in sentence_keys(text) if len(key) >= OWN_SENTENCE)
+
 
 class _Reading:
     """A new line read sentence by sentence against what was `heard`: each sentence is asked whether,
@@ -209,6 +214,8 @@ class _Reading:
     def repeats(self, sentence: tuple[str, ...]) -> bool:
         if len(sentence) >= REPEAT_WORDS and (sentence in self.heard.sentences or sentence in self.sentences):
             return True
+        if len(sentence) >= OWN_SENTENCE and sentence in self.heard.own_sentences:
+            return True  # a short sentence of its own again: "What is it?" a second time
         copied, own = self._runs(sentence)
         if any(run in self.heard.copied for run in copied):
             return True  # another's sentence copied with a word or two changed
@@ -228,9 +235,10 @@ class _Reading:
 
 def repeats(line: str, earlier: Iterable[str], own: Iterable[str] = ()) -> bool:
     """Does `line` say again a sentence of REPEAT_WORDS+ words said in `earlier` (the stage before it) or
-    twice in itself, a run of REPEAT_WORDS words twice in itself or said in `own` (its speaker's earlier
-    lines, reworded around it or not), or a run of COPIED_RUN of anyone's? Taking up a shorter phrase of
-    another's is not a repeat: an interviewer is asked to."""
+    twice in itself, a sentence of OWN_SENTENCE+ words said in `own` (its speaker's earlier lines), a run
+    of REPEAT_WORDS words twice in itself or said in `own` (reworded around it or not), or a run of
+    COPIED_RUN of anyone's? Taking up a shorter phrase of another's is not a repeat: an interviewer is
+    asked to."""
     reading = _Reading(Heard(list(earlier), list(own)))
     for sentence in sentence_keys(line):
         if reading.repeats(sentence):
@@ -376,7 +384,7 @@ class Unsaid:
     def __init__(self, said: Iterable[tuple[str, ...]] = (), heard: Heard | None = None) -> None:
         sentences = {k for k in said if len(k) >= MIN_ECHO_WORDS}
         if heard is not None:
-            sentences |= heard.sentences
+            sentences |= heard.sentences | heard.own_sentences
         self.sentences = _by_start(sentences)
         self.tables: list[tuple[int, dict[tuple[str, ...], set[str]]]] = []
         if heard is not None:
