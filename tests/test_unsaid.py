@@ -90,3 +90,35 @@ def test_the_embedded_model_held_back_writes_another_line_where_it_would_have_re
         lines.append("".join(pieces).strip())
     assert repeats(lines[0], [said], [said])  # left alone, the model copies the line it was given
     assert lines[1] and not repeats(lines[1], [said], [said])
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_a_new_line_opens_as_speech_not_with_a_name_of_the_cast_nor_a_bracket():
+    import threading
+
+    import numpy as np
+
+    from studio.llm import local
+    from studio.llm.line_shape import holding_back
+
+    model = local.load()
+    texts = model.vocabulary().texts
+    ask = [{"role": "user", "content": "Sasha: What did your father keep in the shed?"}]
+    prompt, _ = model.prompt(ask)
+    held = holding_back(model.vocabulary(), Unsaid(names=["Sasha", "Jenny"]), model.llama, len(prompt))
+    first = held(np.array(prompt, dtype=np.intc), np.zeros(len(texts), dtype=np.single)) > -np.inf
+    banned = {texts[t] for t in np.flatnonzero(~first)}
+    assert {"S", "J", "Sas", "Jen"} & banned == {"S", "J", "Sas", "Jen"} & set(texts)
+    assert "S" in banned and "J" in banned and "(" in banned  # and stage business in brackets
+    assert not {"She", "So", "I", "You", "My", " S", "Sh"} & banned  # words that only share a first letter
+    # past its first token the line may name anyone
+    later = held(np.array(prompt + model.llama.tokenize(b"I", add_bos=False), dtype=np.intc),
+                 np.zeros(len(texts), dtype=np.single)) > -np.inf
+    assert later[[t for t, text in enumerate(texts) if text in (" Sasha", " Jenny", " S")]].all()
+    # asked as the studio asks, the model's answer to the interviewer opens as speech, not with her name
+    pieces: list[str] = []
+    model.generate(ask, 0.5, 24, pieces.append, threading.Event(),
+                   {"seed": 1, "unsaid": Unsaid(names=["Sasha", "Jenny"]), "repeat_penalty": 1.3})
+    line = "".join(pieces).strip()
+    assert line and not line.startswith(("S", "J")), line

@@ -381,7 +381,13 @@ class Unsaid:
     else there, where the guard would have cut the line afterwards and asked again. Only a faster way to
     a line the guard keeps: the guard still reads every answer."""
 
-    def __init__(self, said: Iterable[tuple[str, ...]] = (), heard: Heard | None = None) -> None:
+    def __init__(self, said: Iterable[tuple[str, ...]] = (), heard: Heard | None = None,
+                 names: Iterable[str] = ()) -> None:
+        # A new line opens as speech: not with a name of the cast, with which a small model narrates ("Sasha
+        # smiled...") or writes a cue, and, the prompt's last line being penalised, finishes the name as
+        # another word ("Shares of the conversation..."); nor with a bracket, stage business ("(smiles)").
+        # Only the first token is held (holding_back in studio/llm/line_shape.py).
+        self.names = tuple(n for n in names if n)
         sentences = {k for k in said if len(k) >= MIN_ECHO_WORDS}
         if heard is not None:
             sentences |= heard.sentences | heard.own_sentences

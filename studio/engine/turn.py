@@ -224,7 +224,9 @@ def held_back(engine: Any, turn: Turn) -> Unsaid | None:
     if turn.continuing is not None or not is_speech(step):
         return None
     _, said, heard = guarded_against(engine, turn)
-    return Unsaid(said, heard if is_new_line(step) else None)
+    if not is_new_line(step):
+        return Unsaid(said)
+    return Unsaid(said, heard, names=[r.name for r in engine.cast.roles if r.kind in ("ego", "other")])
 
 
 def call_seed(engine: Any, turn: Turn) -> int:

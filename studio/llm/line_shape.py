@@ -79,6 +79,7 @@ class Vocabulary:
         vocab = llama_cpp.llama_model_get_vocab(llama.model)
         self.ends_turn = np.array([bool(llama_cpp.llama_vocab_is_eog(vocab, t)) for t in range(count)])
         self._shapes: dict[Shape, tuple[Any, ...]] = {}
+        self._openings: dict[tuple[str, ...], Any] = {}
         self._words: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
 
     def word_pieces(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -95,6 +96,17 @@ class Vocabulary:
                     table.setdefault(match.group(2).lower().replace("’", "'"), []).append(token)
             self._words = spaced, bare
         return self._words
+
+    def openings(self, names: tuple[str, ...]) -> Any:
+        """The tokens a new line may not open with: one that begins one of `names` (the name, or a piece of
+        it from its first letter: "S", "Sas", "Sasha"; not a word that only shares its first letter, "She",
+        "So"), or a bracket (stage business, "(smiles)", or a template's gap, "[name]")."""
+        if names not in self._openings:
+            import numpy as np
+
+            self._openings[names] = np.array([bool(t.strip()) and t == t.lstrip() and (
+                t[0] in "([" or any(n.startswith(t) for n in names)) for t in self.texts])
+        return self._openings[names]
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any, Any]:
         """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`
@@ -157,10 +169,13 @@ def holding_back(vocabulary: Vocabulary, unsaid: Callable[[str], tuple[str, froz
     """A logits processor that keeps a reply from writing the words `unsaid` bans (the reply starts after
     `prompt` tokens): every token that would go on with a banned word begun, and every token that would
     begin a banned next word from its second letter on (a word of one letter, that letter), so the model
-    writes another word there."""
+    writes another word there; and, for the line's first token, those that would open it with a name of
+    `unsaid.names` or a bracket (`Vocabulary.openings`)."""
     import numpy as np
 
     spaced, bare = vocabulary.word_pieces()
+    names = tuple(getattr(unsaid, "names", ()))
+    opening = vocabulary.openings(names) if names else None
 
     def starts(words: frozenset[str], tables: tuple[dict[str, list[int]], ...]) -> list[int]:
         return [t for word in words for n in range(min(2, len(word)), len(word) + 1)
@@ -168,6 +183,8 @@ def holding_back(vocabulary: Vocabulary, unsaid: Callable[[str], tuple[str, froz
 
     def apply(input_ids, logits):
         said = input_ids[prompt:].tolist()
+        if not said and opening is not None:
+            logits[opening] = -np.inf  # the line opens as speech: not with a name of the cast, nor a bracket
         text = llama.detokenize(said).decode("utf-8", errors="ignore") if said else ""
         partial, here, after = unsaid(text)
         if partial:
