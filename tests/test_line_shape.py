@@ -28,17 +28,29 @@ def test_a_character_begun_in_one_token_is_known_to_be_unfinished():
     assert not _unfinished(b"It" + curled) and not _unfinished(b"It's") and not _unfinished(b"")
 
 
-@pytest.mark.embedded
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
-def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question():
-    import llama_cpp
+needs_model = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
+                                 reason="llama-cpp-python is not installed")
 
+
+@pytest.fixture
+def question():
+    """The embedded model, its vocabulary and the interviewer's shape, as the studio holds a question."""
     from studio.llm import local
-    from studio.llm.line_shape import Vocabulary, holding
+    from studio.llm.line_shape import Vocabulary
 
     model = local.load()
+    return model, Vocabulary(model.llama), simple_shape(QUESTION)
+
+
+@pytest.mark.embedded
+@needs_model
+def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(question):
+    import llama_cpp
+
+    from studio.llm.line_shape import holding
+
+    model, vocabulary, shape = question
     llama = model.llama
-    vocabulary, shape = Vocabulary(llama), simple_shape(QUESTION)
     grammar = llama_cpp.LlamaGrammar.from_string(QUESTION, verbose=False)
     # a short answer, and one that runs on to the shape's 160 characters, where the last token must close it
     for ask, seed in [("Jenny: I grew up by the river. My father kept boats.", 1),
@@ -58,16 +70,14 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question():
 
 
 @pytest.mark.embedded
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
-def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space():
+@needs_model
+def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(question):
     import numpy as np
 
-    from studio.llm import local
-    from studio.llm.line_shape import Vocabulary, holding
+    from studio.llm.line_shape import holding
 
-    model = local.load()
+    model, vocabulary, shape = question
     llama = model.llama
-    vocabulary, shape = Vocabulary(llama), simple_shape(QUESTION)
     prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
     holds = holding(vocabulary, shape, llama, len(prompt))
     mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
