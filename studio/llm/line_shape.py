@@ -110,7 +110,7 @@ class Vocabulary:
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any, Any]:
         """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`
-        with a last character allowed before it, tokens that are `end` alone)."""
+        with a last character allowed before it, those and the tokens that are `end` alone)."""
         if shape not in self._shapes:
             import numpy as np
 
@@ -121,8 +121,9 @@ class Vocabulary:
 
             clear = np.array([bool(t) and not (shape.left_out & set(t)) for t in self.texts]) | self.partial
             closing = np.array([closes(t) for t in self.texts])
-            bare = np.array([t == shape.end for t in self.texts])
-            self._shapes[shape] = (clear & ~self.ends_turn, closing & ~self.ends_turn, bare & ~self.ends_turn)
+            closing &= ~self.ends_turn
+            bare = np.array([t == shape.end for t in self.texts]) & ~self.ends_turn
+            self._shapes[shape] = (clear & ~self.ends_turn, closing, closing | bare)
         return self._shapes[shape]
 
 
@@ -141,7 +142,7 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
     """A logits processor that keeps a reply inside `shape` (the reply starts after `prompt` tokens)."""
     import numpy as np
 
-    clear, closing, bare = vocabulary.for_shape(shape)
+    clear, after_word, any_close = vocabulary.for_shape(shape)
     body = vocabulary.length - len(shape.end)
 
     def apply(input_ids, logits):
@@ -155,7 +156,7 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
         else:
             written = len(text)
             # the closing mark alone follows only a last character the shape allows before it
-            closes = closing | bare if not shape.last_out or (text and text[-1] not in shape.last_out) else closing
+            closes = any_close if not shape.last_out or (text and text[-1] not in shape.last_out) else after_word
             allowed = (clear & (written + vocabulary.length <= shape.most)) | (
                 closes & (written + body >= shape.least) & (written + body <= shape.most))
         logits[~allowed] = -np.inf
