@@ -235,3 +235,46 @@ async def test_a_view_shown_again_is_what_walking_the_take_afresh_shows_after_ev
             engine.rewind(3)
             shown_again += agree()
     assert shown_again > 0  # the views were kept, not walked afresh every time
+
+
+async def test_a_character_is_named_once_where_another_is_told_who_is_there(engine_for, gateway):
+    """A description that opens with the character's own name ("Sasha, a police detective ...") was given
+    the name again in front ("With you: Sasha, Sasha, a police detective"), in every call of every play
+    whose cast is described that way; the director's list wrapped it in brackets after the name again."""
+    engine = engine_for("detective.toml", turns=1, epilogue=False)
+    await engine.play_turn()
+    shown = "\n".join(gateway.shown())
+    assert "With you: Sasha, a police detective with tired eyes and a notebook full of small details." in shown
+    assert "With you: Timothy, 24, who pours drinks" in shown
+    assert "The characters:\n- Timothy, 24, who pours drinks" in shown and "\n- Sasha, a police detective" in shown
+    assert "Sasha, Sasha" not in shown and "Timothy, Timothy" not in shown and "Timothy (Timothy" not in shown
+
+
+async def test_an_ensemble_names_the_company_on_stage_once(engine_for, gateway):
+    """An ensemble's characters are told who stands with them in the same words as a drama's."""
+    engine = engine_for("last_crossing.toml", turns=2, epilogue=False)
+    await engine.play_turn()
+    await engine.play_turn()
+    company = [line for text in gateway.shown() for line in text.splitlines() if line.startswith("On stage with you:")]
+    assert company, "no character was told who is on stage"
+    assert any("Ines, the ferry's captain, sixty" in line for line in company)
+
+
+def test_a_description_opening_with_an_article_reads_on_after_the_name(engine_for):
+    """"Tobias, The village baker" reads as a slip; "Tobias, the village baker" as the cast list it is. Any
+    other first word is the author's and is left as typed."""
+    from studio.engine.forms.drama.prompts import PromptBook
+
+    engine = engine_for("detective.toml", turns=1)
+    book = PromptBook(engine.state, engine.path, engine.by_id)
+    sasha = next(r for r in engine.cast.roles if r.name == "Sasha")
+
+    def described(text):
+        return book.introduced(sasha.model_copy(update={"sheet": sasha.sheet.model_copy(update={"description": text})}))
+
+    assert described("The village baker, up at three.") == "Sasha, the village baker, up at three"
+    assert described("An inspector in a good coat") == "Sasha, an inspector in a good coat"
+    assert described("Keeper of the north lighthouse") == "Sasha, Keeper of the north lighthouse"
+    assert described("sasha, who asks") == "sasha, who asks"
+    assert described("Sashaya's twin") == "Sasha, Sashaya's twin"
+    assert described("") == "Sasha"

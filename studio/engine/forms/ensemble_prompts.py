@@ -43,9 +43,7 @@ class EnsembleBook(PromptBook):
         others = [self.cast.role(k) for k in self.state.on_stage if k != key and k in self.state.characters]
         if not others:
             return "\nYou are alone on stage."
-        return "\nOn stage with you: " + "; ".join(
-            r.name + (f", {self.described(r)}" if r.sheet.description else "") for r in others
-        )
+        return "\nOn stage with you: " + "; ".join(self.introduced(r) for r in others) + "."
 
     def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = (

@@ -284,6 +284,21 @@ class PromptBook:
         """What the others know of `role`, its macros filled as `role`'s own."""
         return self.card_text(role, role.sheet.description) if role.sheet.description else ""
 
+    def introduced(self, role: ResolvedRole) -> str:
+        """`role` as another character's prompt names it in a list of the cast: its name, then what the
+        others know of it. A description that already opens with the name is not given it twice ("Sasha,
+        Sasha, a patient interviewer"), and one that opens with an article reads on after the comma ("Tobias,
+        the village baker"); no closing full stop, as the list goes on after it."""
+        described = " ".join(self.described(role).split()).rstrip(".")
+        if not described:
+            return role.name
+        if re.match(rf"{re.escape(role.name)}\b", described, re.IGNORECASE):
+            return described
+        first, _, rest = described.partition(" ")
+        if first in ("A", "An", "The") and rest:
+            described = f"{first.lower()} {rest}"
+        return f"{role.name}, {described}"
+
     def _memory_reserve(self, role: ResolvedRole) -> int:
         """Room kept for what memory brings back, so recalling never pushes the prompt past its budget."""
         remembers = self.minds is not None and role.name in self.minds.sheets and role.sheet.memory.recall > 0
@@ -410,9 +425,7 @@ class PromptBook:
         company = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]
         if not company:
             return ""
-        return "\nWith you: " + "; ".join(
-            f"{r.name}" + (f", {self.described(r)}" if r.sheet.description else "") for r in company
-        )
+        return "\nWith you: " + "; ".join(self.introduced(r) for r in company) + "."
 
     def _speak(self, step: Step, role: ResolvedRole) -> list[Message]:
         system = (
@@ -511,13 +524,10 @@ class PromptBook:
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
-        cast = "; ".join(
-            f"{r.name}" + (f" ({self.described(r)})" if r.sheet.description else "")
-            for r in self.cast.roles
-            if r.kind in ("ego", "other")
-        )
+        # a line each: a description may hold a semicolon of its own
+        cast = "".join(f"\n- {self.introduced(r)}" for r in self.cast.roles if r.kind in ("ego", "other"))
         system = (
-            f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters: {cast}.{self._notes()}"
+            f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters:{cast}{self._notes()}"
         )
         view = self.view(None, self._budget(role, system))
         scenes = self.cast.play.scene_count
