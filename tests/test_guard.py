@@ -56,15 +56,24 @@ def test_an_answer_that_says_the_stage_again_or_speaks_for_another_is_cut():
     assert cut.text == "By the river." and "cue" in cut.cuts
 
 
-def test_a_critique_run_out_of_tokens_ends_at_its_last_whole_sentence():
-    critique = Step(ev.CRITIQUE, "critique", "superego", 1, 2)
-    cut = guard_answer("Too polite. Say what you want from her, and say it", critique, "Cleo", CAST, [])
-    assert (cut.text, cut.cuts) == ("Too polite.", ["unfinished"])
-    alone = guard_answer("Say what you want from her, and", critique, "Cleo", CAST, [])
-    assert alone.text == "Say what you want from her, and"  # nothing whole to end at: kept as written
-    # an epilogue is not cut so: its last sentence is the character's to finish
-    epilogue = Step(ev.EPILOGUE, "epilogue", "ego", 1, 2)
-    assert guard_answer("I learned to wait. And yet the", epilogue, "Jenny", CAST, []).text.endswith("the")
+def test_prose_run_out_of_tokens_ends_at_its_last_whole_sentence():
+    """A critique, a direction, a rewritten character, a summary and the epilogue are prose: one the token
+    limit broke off mid-sentence ends at its last whole sentence. The epilogue is the script's last page,
+    and nothing can go on from it ('C' continues spoken lines only): "Jenny felt this way after" stood
+    there as the play's last words."""
+    for kind, task, role in ((ev.CRITIQUE, "critique", "superego"), (ev.DIRECTION, "direct", "director"),
+                             (ev.REWRITE_PROMPT, "rewrite_prompt", "superego"), (ev.EPILOGUE, "epilogue", "ego"),
+                             (ev.SUMMARY, "summarize", "ego")):
+        step = Step(kind, task, role, 1, 2)
+        cut = guard_answer("I learned to wait. Jenny felt this way after", step, "Cleo", CAST, [])
+        assert (cut.text, cut.cuts) == ("I learned to wait.", ["unfinished"]), task
+        alone = guard_answer("Say what you want from her, and", step, "Cleo", CAST, [])
+        assert alone.text == "Say what you want from her, and"  # nothing whole to end at: kept as written
+        whole = guard_answer("I learned to wait. And then I stopped waiting.", step, "Cleo", CAST, [])
+        assert whole.cuts == [] and whole.text.endswith("stopped waiting.")
+    # a structured answer is not prose: a choice or a pick is read whole by its own parser
+    move = Step(ev.CHOICE, "move", "ego", 1, 2)
+    assert guard_answer('I cooperate. {"move": "C", "why": "she', move, "Jenny", CAST, []).text.endswith("she")
 
 
 def test_the_second_ask_is_warmer_and_never_past_one():

@@ -23,6 +23,9 @@ ASKS = 3  # calls for a character's new line at most: a small model's second ask
 # a new line said straight to the stage: a draft is reworked by its revision, a revision with nothing new
 # keeps its draft, an inner voice's work is not spoken
 LINE_TASKS = frozenset({"speak"})
+# What a model writes as prose, not speech nor a structured answer: one that ran out of tokens mid-sentence
+# ("Jenny felt this way after") ends at its last whole sentence; the printed epilogue is its last page.
+PROSE_TASKS = frozenset({"critique", "direct", "rewrite_prompt", "epilogue", "summarize"})
 OWN_LINES = 12  # the last stage lines a small model's new line may not say again by lines.repeats
 
 Sentences = list[tuple[str, ...]]
@@ -88,8 +91,8 @@ def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Se
     """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
     guarded = guard_line(text, speaker, names, said, speech=is_speech(step),
                          heard=heard if is_new_line(step) else None, drop=drop)
-    if step.task == "critique":
-        # a critique run out of tokens ends at its last whole sentence, when it has one
+    if step.task in PROSE_TASKS:
+        # prose run out of tokens ends at its last whole sentence, when it has one
         whole, broken = drop_unfinished(guarded.text)
         if broken and whole.strip():
             guarded = Guarded(whole.strip(), [*guarded.cuts, "unfinished"])
