@@ -53,6 +53,22 @@ def test_a_reply_that_starts_with_someone_elses_cue_holds_nothing_of_the_speaker
     assert guard_line("Jenny: She left in the spring.", "Jenny", CAST).text == "She left in the spring."
 
 
+def test_a_transcripts_speaker_label_is_someone_elses_cue():
+    """The embedded model, asked for Jenny's answer, wrote the interview as a transcript: "The Interviewer:
+    I'm so glad to meet you today!", Sasha's greeting again under a label no one typed, and the stage
+    printed it as Jenny's line. A label of a transcript's roles is a cue like a cast name's."""
+    for reply in ("The Interviewer: I'm so glad to meet you today!", "The Interviewing: How's life been?",
+                  "Interviewer: And your mother?", "**Narrator:** The kitchen is quiet.", "The interviewee (smiling): Fine."):
+        kept = guard_line(reply, "Jenny", CAST)
+        assert (kept.text, kept.cuts) == ("", ["cue"]), reply
+    kept = guard_line("We had a dog. The Interviewer: What was his name?", "Jenny", CAST)
+    assert (kept.text, kept.cuts) == ("We had a dog.", ["cue"])
+    # speech that only opens with a word and a colon is speech
+    for said in ("The truth: I hated him.", "Listen: we never spoke of it.", "My host family: strict people.",
+                 "I told the interviewer: no more."):
+        assert guard_line(said, "Jenny", CAST).text == said
+
+
 def test_a_sentence_already_said_on_stage_ends_the_line():
     said = sentence_keys("Tell me about the house you grew up in. Take your time.")
     kept = guard_line("Well. Tell me about the house you grew up in! I would rather not.", "Jenny", CAST, said)

@@ -101,12 +101,18 @@ class _Said:
             self.long.setdefault(len(vocabulary), []).append(vocabulary)
 
 
+# A transcript's speaker label that names no one of the cast: a model writing an interview as a transcript
+# heads a line "The Interviewer:" or "Narrator:" and goes on in that voice, someone else's part as surely as
+# "Sasha:" is. Only such role words, with or without "The", so "The truth: I hated him." stays speech.
+TRANSCRIPT_LABEL = (r"(?:the\s+)?(?:interview(?:er|ee|ing)?|narrator|speaker|host|guest|user|assistant|reporter|"
+                    r"journalist|moderator)")
+
+
 @lru_cache(maxsize=64)
 def _cue(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    """The cue of any of `names`; made once per cast, as every answer of a run is read against the same one."""
-    alternatives = "|".join(re.escape(n.strip()) for n in names if n and n.strip())
-    if not alternatives:
-        return None
+    """The cue of any of `names`, or a transcript's label (`TRANSCRIPT_LABEL`); made once per cast, as every
+    answer of a run is read against the same one."""
+    alternatives = "|".join([*(re.escape(n.strip()) for n in names if n and n.strip()), TRANSCRIPT_LABEL])
     # 'Sasha:', '**Sasha:**', 'SASHA (softly):', '(Sasha: ...' at the start of a line, or after a sentence
     # ends within it ("...today...Jenny: It's been"): a line held to one line writes the next cue inline
     return re.compile(rf"(?:^|(?<=[.!?…]))[^\w\n]*(?:{alternatives})[*_]*\s*(?:\([^)\n]*\))?\s*[*_]*:",
