@@ -7,7 +7,8 @@ run is measured from its stored events alone, as a reader meets the stage, so a 
 change is judged the same way (``--code``); what counts as said again is the studio's one rule
 (studio.engine.lines.repeats), the one its guard cuts by, read from this bench's own checkout:
 
-* silent: spoken turns that came out as a placeholder ("Sasha says nothing.", an empty line);
+* silent: spoken turns that came out as a placeholder ("Sasha says nothing.", an empty line) or as
+  stage business alone, nothing said aloud ("*sighs as the interviewers look on*", "(nods)");
 * asking: the share of the interviewer's lines that ask something: a "?" closing a word, in a line the
   interviewer's shape did not close at its limit (a mark after a space, a comma, a colon or a bracket,
   or on a line run to the shape's 160 characters, is a mark the shape forced, not a question asked);
@@ -97,9 +98,16 @@ def _repeat_rule():
 repeats = _repeat_rule()
 
 
+# What a line does rather than says: in italics (single stars; `_x_` is underlined speech in Fountain), in
+# brackets or in parentheses.
+_BUSINESS = re.compile(r"\*[^*\n]+\*|\([^)\n]*\)|\[[^\]\n]*\]")
+
+
 def is_placeholder(text: str) -> bool:
-    """A line that stands for no line: empty, dots, or a character "saying nothing"."""
-    return not _words(text) or bool(_PLACEHOLDER.match(text.strip().strip("*_ ")))
+    """A line that stands for no line: empty, dots, a character "saying nothing", or stage business with
+    nothing said aloud ("*sighs with a raised eyebrow*", as six of one run's ten turns of Jenny were)."""
+    return (not _words(text) or bool(_PLACEHOLDER.match(text.strip().strip("*_ ")))
+            or not _words(_BUSINESS.sub(" ", text)))
 
 
 _ASKED = re.compile(r"[^\s?,:;(\[{]\?")
