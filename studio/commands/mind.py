@@ -35,9 +35,9 @@ def cmd_mind(args: argparse.Namespace) -> int:
 
     engine = open_engine(args, args.run, gateway=object())
     out = console()
-    matches = [r for r in engine.cast.matching(args.name) if r.kind in ("ego", "other")]
+    matches = [r for r in engine.cast.matching(args.name) if r.is_character]
     if len(matches) != 1:
-        names = ", ".join(r.name for r in engine.cast.roles if r.kind in ("ego", "other"))
+        names = ", ".join(r.name for r in engine.cast.characters)
         raise InputError("command line", "NAME", f"no single character called {args.name!r}", f"use one of: {names}")
     role = matches[0]
     sheet = role.sheet

@@ -156,7 +156,7 @@ class Controls:
     def on_stage(self) -> list[str]:
         """The character seats on stage now (in a form without entrances, every character)."""
         on = self.form.on_stage(self.state)
-        return [r.key for r in self.cast.roles if r.kind in ("ego", "other")] if on is None else list(on)
+        return [r.key for r in self.cast.characters] if on is None else list(on)
 
     @property
     def picks_speaker(self) -> bool:
@@ -184,9 +184,9 @@ class Controls:
 
     def character(self, name: str) -> ResolvedRole:
         """The one character a word names (its name, key or kind, any case), on stage or off; else a clear error."""
-        matches = [r for r in self.cast.matching(name) if r.kind in ("ego", "other")]
+        matches = [r for r in self.cast.matching(name) if r.is_character]
         if len(matches) != 1:
-            names = ", ".join(r.name for r in self.cast.roles if r.kind in ("ego", "other"))
+            names = ", ".join(r.name for r in self.cast.characters)
             raise ValueError(f"no single character called {name!r}; use one of: {names}")
         return matches[0]
 
@@ -194,7 +194,7 @@ class Controls:
         """The names that may speak next: the characters on stage, the policy's suggestion first."""
         first = self.suggestion()
         on = self.on_stage()
-        names = [r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key in on]
+        names = [r.name for r in self.cast.characters if r.key in on]
         return sorted(names, key=lambda n: n != first)
 
     def suggestion(self) -> str | None:

@@ -39,12 +39,18 @@ class Role(Protocol):
     @property
     def kind(self) -> str: ...
 
+    @property
+    def is_character(self) -> bool: ...
+
 
 class Cast(Protocol):
     """What the lens needs of a cast (studio.model.play.ResolvedCast): who sits where."""
 
     @property
     def roles(self) -> Sequence[Role]: ...
+
+    @property
+    def characters(self) -> Sequence[Role]: ...
 
     def matching(self, name: str) -> Sequence[Role]: ...
 
@@ -269,10 +275,10 @@ def seat_named(cast: Cast, name: str) -> str:
     """The character seat a user means by `name` (`--as`, view-as); one clear error if none or several."""
     from studio.model.errors import InputError
 
-    names = ", ".join(r.name for r in cast.roles if r.kind in ("ego", "other") and not r.key.endswith(VOICE))
+    names = ", ".join(r.name for r in cast.characters if not r.key.endswith(VOICE))
     if not name.strip():
         raise InputError("--as", None, "names nobody (it is empty)", f"use one of: {names}")
-    matches = [r for r in cast.matching(name) if r.kind in ("ego", "other") and not r.key.endswith(VOICE)]
+    matches = [r for r in cast.matching(name) if r.is_character and not r.key.endswith(VOICE)]
     if len(matches) != 1:
         raise InputError("--as", name, "is not one character of this run", f"use one of: {names}")
     return matches[0].key

@@ -20,13 +20,13 @@ from studio.store.events import Event
 def minds(engine: Any) -> Any:
     """The mind runner when some character has an inner life on its sheet; None costs nothing."""
     if not hasattr(engine, "_mind_runner"):
-        sheets = {r.name: r.sheet for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life}
+        sheets = {r.name: r.sheet for r in engine.cast.characters if r.sheet.has_inner_life}
         if not sheets:
             engine._mind_runner = None
             return None
         from studio.mind.runner import MindRunner
 
-        keys = {r.name: r.key for r in engine.cast.roles if r.kind in ("ego", "other")}
+        keys = {r.name: r.key for r in engine.cast.characters}
         engine._mind_runner = MindRunner(sheets, seed=engine.cast.play.seed, keys=keys, facts=engine.cast.play.facts)
     return engine._mind_runner
 
@@ -54,7 +54,7 @@ def stir(engine: Any, step: Step, role: ResolvedRole) -> None:
                 break
             heard.append((event.id, event.text))
     on_stage = engine.on_stage()  # an ensemble's presence; a two-hander: everyone
-    present = [r.name for r in engine.cast.roles if r.kind in ("ego", "other") and r.key in on_stage]
+    present = [r.name for r in engine.cast.characters if r.key in on_stage]
     for fields in runner.moment(engine.path, scene=step.scene, turn=step.turn, present=present,
                                 heard="\n".join(text for _, text in reversed(heard)),
                                 line_event=heard[0][0] if heard else None, who=[role.name],
@@ -102,7 +102,7 @@ async def reflect(engine: Any, step: Step, role: ResolvedRole | None, *, scene_e
     from studio.mind.moments import current_goals
 
     due = runner.reflections_due(engine.path, turn=step.turn, scene_ended=scene_ended)
-    characters = [r for r in engine.cast.roles if r.kind in ("ego", "other")]
+    characters = engine.cast.characters
     for seat in characters:
         if seat.name not in due or (role is not None and seat.name != role.name):
             continue

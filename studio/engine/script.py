@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from studio.engine.lens import owner_of, voice_owners
-from studio.model.play import STRATEGIES, ResolvedCast
+from studio.model.play import CHARACTER_KINDS, STRATEGIES, ResolvedCast
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -186,7 +186,7 @@ class Script:
 
     @property
     def on_stage_cast(self) -> list[CastEntry]:
-        return [c for c in self.cast if c.kind in ("ego", "other")]
+        return [c for c in self.cast if c.kind in CHARACTER_KINDS]
 
     def backstage_notes(self) -> list[Backstage]:
         """Every backstage note of the script, in the order the script shows them."""

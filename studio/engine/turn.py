@@ -226,7 +226,7 @@ def held_back(engine: Any, turn: Turn) -> Unsaid | None:
     _, said, heard = guarded_against(engine, turn)
     if not is_new_line(step):
         return Unsaid(said)
-    return Unsaid(said, heard, names=[r.name for r in engine.cast.roles if r.kind in ("ego", "other")])
+    return Unsaid(said, heard, names=[r.name for r in engine.cast.characters])
 
 
 def call_seed(engine: Any, turn: Turn) -> int:

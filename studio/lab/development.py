@@ -24,7 +24,7 @@ def character_of(cast: Any, name: str | None, source: str) -> Any:
     """The protagonist (the ego, or an ensemble's first character) or the character called `name`."""
     from studio.model import InputError
 
-    speaking = [r for r in cast.roles if r.kind in ("ego", "other")]
+    speaking = cast.characters
     if name is None:
         return cast.ego
     found = [r for r in speaking if r.name.casefold() == name.strip().casefold()]

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from studio.model.errors import InputError
 from studio.model.toml_file import read_toml as _read_toml
 from studio.model.play import (
+    CHARACTER_KINDS,
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_MODEL,
     ROLE_DEFAULTS,
@@ -219,7 +220,7 @@ def _read_lorebooks(play: Play, path: Path, cast: ResolvedCast, seats: list[Any]
 
     played = load_lorebooks(play.lorebooks, path)
     for (_key, kind, member, _field), role in zip(seats, cast.roles, strict=True):
-        if kind in ("ego", "other"):
+        if kind in CHARACTER_KINDS:
             sheet_file = character_path(member.character, path) or path
             role.lore = [*load_lorebooks(role.sheet.lorebooks, sheet_file), *played]
 
@@ -257,7 +258,7 @@ def _check_speakers(path: Path, seats: list[Seat], resolved: list[ResolvedRole])
     """Two speakers with one name would be one voice on the page, and `--role NAME=...` would take both seats."""
     speakers: dict[str, str] = {}
     for (_, kind, _member, field), role in zip(seats, resolved, strict=True):
-        if kind not in ("ego", "other"):
+        if kind not in CHARACTER_KINDS:
             continue
         folded = role.name.casefold()
         if folded in speakers:

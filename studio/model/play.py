@@ -37,6 +37,7 @@ STRATEGIES = ("rewrite_prompt", "rewrite_speech", "critique")
 STRATEGY_NUMBERS = {"1": "rewrite_prompt", "2": "rewrite_speech", "3": "critique"}
 
 RoleKind = Literal["ego", "superego", "other", "director", "moderator"]
+CHARACTER_KINDS: tuple[RoleKind, ...] = ("ego", "other")  # the kinds of role that speak on stage
 # Who speaks next in an ensemble; see studio.engine.forms.ensemble.
 POLICIES = ("alternate", "round_robin", "moderator", "director", "mentions", "random", "human")
 
@@ -310,6 +311,12 @@ class ResolvedRole(BaseModel):
     def name(self) -> str:
         return self.sheet.name
 
+    @property
+    def is_character(self) -> bool:
+        """Whether the role speaks on stage (the protagonist or another character), not an inner voice,
+        the director or a moderator."""
+        return self.kind in CHARACTER_KINDS
+
 
 class ResolvedCast(BaseModel):
     """A play frozen with its characters, stored with each run so a run outlives edits to files."""
@@ -342,6 +349,11 @@ class ResolvedCast(BaseModel):
     @property
     def others(self) -> list[ResolvedRole]:
         return [role for role in self.roles if role.kind == "other"]
+
+    @property
+    def characters(self) -> list[ResolvedRole]:
+        """The roles that speak on stage, in cast order (`ResolvedRole.is_character`)."""
+        return [role for role in self.roles if role.is_character]
 
     def matching(self, name: str) -> list[ResolvedRole]:
         """Roles a user means by a word: a role kind ('other' means every other) or a character's name."""

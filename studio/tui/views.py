@@ -347,7 +347,7 @@ def _named(engine: EngineView, role: Any, prompt: str) -> str:
     from studio.model.loading import fill
 
     cast = engine.cast
-    characters = [r for r in cast.roles if r.kind in ("ego", "other")]
+    characters = cast.characters
     owner = role.key.removesuffix(".voice")  # an ensemble's inner voice speaks for its own character
     if owner != role.key and cast.has(owner):
         ego = cast.role(owner).name

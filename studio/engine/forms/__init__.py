@@ -78,7 +78,7 @@ def resolve_cast(play: Play, play_path: str | os.PathLike[str], **overrides: Any
     cast = resolve_roles(play, play_path, **overrides)
     for role in cast.roles:
         origin = role.sheet.card
-        if role.kind in ("ego", "other") and origin is not None and origin.lorebook is not None \
+        if role.is_character and origin is not None and origin.lorebook is not None \
                 and not _linked(origin.card or {}, role.sheet.lorebooks):
             role.lore.insert(0, origin.lorebook)  # the card's own book first, then the sheet's and the play's
     FORMS[play.form].check_resolved(cast)

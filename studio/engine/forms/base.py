@@ -138,7 +138,7 @@ class Form:
 
     def seats(self, cast: ResolvedCast) -> list[Seat]:
         return [
-            Seat(r.key, r.name, r.kind, "human" if r.human else "model", r.kind in ("ego", "other"))
+            Seat(r.key, r.name, r.kind, "human" if r.human else "model", r.is_character)
             for r in cast.roles
         ]
 

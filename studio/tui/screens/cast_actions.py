@@ -160,7 +160,7 @@ class CastControls(ControlGroup):
         engine = self.engine
         if engine is None:
             return []
-        return [r for r in engine.cast.roles if r.kind in ("ego", "other") and r.sheet.has_inner_life]
+        return [r for r in engine.cast.characters if r.sheet.has_inner_life]
 
     def action_mind(self) -> None:
         """The Mind dialog on the highlighted character (or the first with an inner life); what it hands

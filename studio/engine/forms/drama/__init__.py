@@ -134,7 +134,7 @@ class DramaMachine(Form):
 
     def present(self, state: RunState, kind: str, role: str | None, data: dict) -> list[str]:
         """Everyone in a Drama Machine scene is on stage throughout."""
-        return [r.key for r in state.cast.roles if r.kind in ("ego", "other")]
+        return [r.key for r in state.cast.characters]
 
     def ends_turn(self, state: RunState, done: list[Event]) -> bool:
         event = done[-1]

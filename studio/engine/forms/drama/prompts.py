@@ -48,7 +48,7 @@ def critic_note(path: list[Event]) -> str:
 def facing(cast: Any, path: list[Event], role: ResolvedRole) -> str:
     """Whom `role` faces in this scene, for a card's {{user}}: the newest other character to speak, else
     the first other character in the cast (a human's seat is named by its character)."""
-    characters = [r for r in cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+    characters = [r for r in cast.characters if r.key != role.key]
     keys = {r.key: r.name for r in characters}
     for event in reversed(path):
         if event.kind == ev.STAGE and event.role in keys:
@@ -422,7 +422,7 @@ class PromptBook:
         return getattr(self, f"_{step.task}")(step, role)
 
     def _stage_company(self, role: ResolvedRole) -> str:
-        company = [r for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key]
+        company = [r for r in self.cast.characters if r.key != role.key]
         if not company:
             return ""
         return "\nWith you: " + "; ".join(self.introduced(r) for r in company) + "."
@@ -439,13 +439,13 @@ class PromptBook:
         chat = self.as_chat(role, view)
         if not chat or chat[-1]["role"] != "user":
             # Plain words, not a stage direction in italics: a small model echoes a direction back.
-            partner = next((r.name for r in self.cast.roles if r.kind in ("ego", "other") and r.key != role.key), "")
+            partner = next((r.name for r in self.cast.characters if r.key != role.key), "")
             ask = f"{partner} is here with you. Say your first line to {partner}." if partner else "Say your first line."
             if partner and is_small(role.model, role.small) and asks(role):
                 ask += f" Ask {partner} one short question to begin, ending with a question mark."
             chat.append({"role": "user", "content": ask if not chat else f"It is {role.name}'s turn to speak."})
         elif is_small(role.model, role.small):
-            interview = any(asks(r) for r in self.cast.roles if r.kind in ("ego", "other"))
+            interview = any(asks(r) for r in self.cast.characters)
             chat[-1] = {**chat[-1], "content": with_beat(chat[-1]["content"], beat(role, view), interview)}
         return [{"role": "system", "content": system}, *self.card_notes(role, chat)]
 
@@ -525,7 +525,7 @@ class PromptBook:
 
     def _direct(self, step: Step, role: ResolvedRole) -> list[Message]:
         # a line each: a description may hold a semicolon of its own
-        cast = "".join(f"\n- {self.introduced(r)}" for r in self.cast.roles if r.kind in ("ego", "other"))
+        cast = "".join(f"\n- {self.introduced(r)}" for r in self.cast.characters)
         system = (
             f"{self.character_prompt(role)}\n\n{self._setting(0)}\nThe characters:{cast}{self._notes()}"
         )
