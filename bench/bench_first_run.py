@@ -251,7 +251,11 @@ async def run_once(path: Path, seed: int, turns: int | None, model: str, db: Pat
     # a character's turn on stage: its line, or the direction its silence became ("Sasha says nothing.")
     stage = [e for e in engine.path if e.kind in ("stage", "direction") and e.role and e.role != "director"
              and e.origin == "model"]
-    result = measure_run([(e.character or "", e.text) for e in stage], None)
+    # a character's direction is what its turn became when nothing was said aloud: silence, or business
+    # alone (the studio keeps a line wholly in italics as a direction, its stars taken off): in italics
+    # again here, it reads as what it was, in this run's figures and in any --compare of them
+    turns = [(e.character or "", e.text if e.kind == "stage" else f"*{e.text.strip()}*") for e in stage]
+    result = measure_run(turns, None)
     # what the turns cost the model, apart from how fast this machine ran that hour (the epilogue left out)
     usage = [e.usage for e in engine.path if e.usage and e.kind != "epilogue"]
     read = sum(u.get("prompt_tokens", 0) - u.get("cached_tokens", 0) for u in usage)
@@ -264,7 +268,7 @@ async def run_once(path: Path, seed: int, turns: int | None, model: str, db: Pat
         seconds_per_turn=statistics.mean(seconds) if seconds else 0.0,
         cpu_seconds_per_turn=statistics.mean(cpu) if cpu else 0.0,
         calls=len([e for e in engine.path if e.usage]),
-        stage=[(e.character, e.text) for e in stage],
+        stage=turns,
     )
     store.close()
     return result
