@@ -3,7 +3,7 @@ scripted model (or straight to the guard): loops, echoes of the stage, other cha
 
 from __future__ import annotations
 
-from studio.engine.lines import guard_line, sentence_keys
+from studio.engine.lines import Heard, guard_line, sentence_keys
 from studio.llm import scripted
 from studio.store import events as ev
 
@@ -67,6 +67,20 @@ def test_a_transcripts_speaker_label_is_someone_elses_cue():
     for said in ("The truth: I hated him.", "Listen: we never spoke of it.", "My host family: strict people.",
                  "I told the interviewer: no more."):
         assert guard_line(said, "Jenny", CAST).text == said
+
+
+def test_a_small_models_line_of_business_alone_says_nothing():
+    """Jenny, on the embedded model, "answered" six of ten questions with "*sigh with a raised eyebrow as
+    the interviewers look at her*": the studio printed business as her line. A small model's new line
+    (read against what was heard) wholly in italics holds nothing said; a line with speech in it keeps
+    its business, and a real model's line of business alone stands, as a direction."""
+    heard = Heard(["Where did you grow up?"], [])
+    for business in ("*sigh with a raised eyebrow as the interviewers look at her*.", "*sighs* *looks away*"):
+        kept = guard_line(business, "Jenny", CAST, heard=heard)
+        assert (kept.text, kept.cuts) == ("", ["business"]), business
+    spoken = "*sighs* By the river, in a house with a green door."
+    assert guard_line(spoken, "Jenny", CAST, heard=heard).text == spoken
+    assert guard_line("*She turns to the window.*", "Jenny", CAST).text == "*She turns to the window.*"
 
 
 def test_a_sentence_already_said_on_stage_ends_the_line():
@@ -298,7 +312,6 @@ def test_a_cue_written_inline_after_a_sentence_ends_the_line():
 
 
 def test_a_line_rewording_the_speakers_own_words_is_cut_but_anothers_words_may_be_taken_up():
-    from studio.engine.lines import Heard
 
     before = "I'm a man who's been watching the world from his window for years now."
     again = "You came late. I've been watching the world from my window all these months."

@@ -105,6 +105,7 @@ WHY = {
     "repeat": "it went round in a loop",
     "unfinished": "it broke off mid-sentence",
     "paragraph": "it ran on past the line",
+    "business": "it was stage business with nothing said aloud",
 }
 
 

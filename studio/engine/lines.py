@@ -315,7 +315,8 @@ def guard_line(
     someone's part), and so does a blank line. ``said`` holds the sentence keys already said on stage
     (see :func:`sentence_keys`); a sentence repeating one of them, or one said earlier in the same
     line, ends the line there; with ``heard`` (a small model's new line), so does the first sentence
-    that makes the line say again what was heard (:func:`repeats`). With ``drop``, such sentences are left
+    that makes the line say again what was heard (:func:`repeats`), and a line wholly in italics says
+    nothing (it is business, and the character was told to speak). With ``drop``, such sentences are left
     out and the rest kept: the last resort of a line every ask of which said something again. With ``speech`` False (a critique, a
     rewritten prompt, an epilogue) only loops are cut: such texts may quote the stage and run to paragraphs.
     """
@@ -341,6 +342,10 @@ def guard_line(
         text, echoed = cut_echo(text, said, drop)
         if echoed:
             cuts.append("echo")
+        if heard is not None and is_direction(text):
+            # a small model's line wholly in italics is business with nothing said: the character is told so
+            text = ""
+            cuts.append("business")
         text, broken = drop_unfinished(text)
         if broken:
             cuts.append("unfinished")
@@ -363,11 +368,12 @@ def same_line(a: str, b: str) -> bool:
 
 
 # Single stars only: `_x_` is underlined speech in Fountain and an emphasised word to a reader, not business.
-_ITALIC_RUN = re.compile(r"^(?:\s*\*[^*\n]+\*\s*)+$")
+_ITALIC_RUN = re.compile(r"^(?:\s*\*[^*\n]+\*[\s.,;:!?…]*)+$")
 
 
 def is_direction(text: str) -> bool:
-    """A line wholly in italics is what happens on stage, not speech: true for every character."""
+    """A line wholly in italics is what happens on stage, not speech: true for every character. A stop
+    after the closing star ("*sighs and looks away*.") leaves it business."""
     return bool(_ITALIC_RUN.match(text.strip())) if text.strip() else False
 
 

@@ -100,12 +100,13 @@ class Vocabulary:
     def openings(self, names: tuple[str, ...]) -> Any:
         """The tokens a new line may not open with: one that begins one of `names` (the name, or a piece of
         it from its first letter: "S", "Sas", "Sasha"; not a word that only shares its first letter, "She",
-        "So"), or a bracket (stage business, "(smiles)", or a template's gap, "[name]")."""
+        "So"), a bracket (stage business, "(smiles)", or a template's gap, "[name]") or a star (business in
+        italics: "*sighs with a raised eyebrow*" stood for six of one run's ten turns of Jenny)."""
         if names not in self._openings:
             import numpy as np
 
             self._openings[names] = np.array([bool(t.strip()) and t == t.lstrip() and (
-                t[0] in "([" or any(n.startswith(t) for n in names)) for t in self.texts])
+                t[0] in "([*" or any(n.startswith(t) for n in names)) for t in self.texts])
         return self._openings[names]
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any, Any]:
@@ -171,7 +172,7 @@ def holding_back(vocabulary: Vocabulary, unsaid: Callable[[str], tuple[str, froz
     `prompt` tokens): every token that would go on with a banned word begun, and every token that would
     begin a banned next word from its second letter on (a word of one letter, that letter), so the model
     writes another word there; and, for the line's first token, those that would open it with a name of
-    `unsaid.names` or a bracket (`Vocabulary.openings`)."""
+    `unsaid.names`, a bracket or a star (`Vocabulary.openings`)."""
     import numpy as np
 
     spaced, bare = vocabulary.word_pieces()
@@ -185,7 +186,7 @@ def holding_back(vocabulary: Vocabulary, unsaid: Callable[[str], tuple[str, froz
     def apply(input_ids, logits):
         said = input_ids[prompt:].tolist()
         if not said and opening is not None:
-            logits[opening] = -np.inf  # the line opens as speech: not with a name of the cast, nor a bracket
+            logits[opening] = -np.inf  # the line opens as speech: not with a name of the cast, a bracket or a star
         text = llama.detokenize(said).decode("utf-8", errors="ignore") if said else ""
         partial, here, after = unsaid(text)
         if partial:
