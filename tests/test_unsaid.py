@@ -10,7 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.engine.lines import Heard, Unsaid, cut_loop, repeats, sentence_keys
+from studio.engine.lines import (
+    MIN_REPEAT_WORDS,
+    Heard,
+    Unsaid,
+    _Said,
+    cut_loop,
+    repeats,
+    sentence_keys,
+    sentence_spans,
+    words,
+)
 
 # A few words, so that drawn lines fall into each other's sentences and runs often.
 WORDS = ["the", "sea", "was", "calm", "my", "father", "sold", "boats", "i"]
@@ -21,6 +31,21 @@ sentence = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(ENDS)), mi
 
 def written(pieces: list[tuple[str, str]]) -> str:
     return " ".join(word + end for word, end in pieces)
+
+
+def reworded(text: str) -> bool:
+    """Whether the line says one of its own sentences again in other order or with a word changed: the
+    guard's near rule (studio.engine.lines._Said), which the hold leaves to the guard, as it bans only
+    words that complete an exact repeat ("the the the the calm the. the the the the the calm")."""
+    before = _Said()
+    for start, end in sentence_spans(text):
+        key = tuple(words(text[start:end]))
+        if len(key) < MIN_REPEAT_WORDS:
+            continue
+        if key not in before.exact and before.has(key):
+            return True
+        before.add(key)
+    return False
 
 
 def caught(text: str, earlier: list[str], own: list[str], held_to_heard: bool) -> bool:
@@ -55,7 +80,7 @@ def test_a_line_written_under_the_hold_is_kept_and_each_word_it_bans_would_have_
             # the word the hold bans is the one at which the guard cuts: the line ended there is caught
             assert caught(before + (" " if before else "") + word + ".", earlier, own, held_to_heard)
         text = before + (" " if before else "") + word + end
-    if free:
+    if free and not reworded(text):
         assert not caught(text, earlier, own, held_to_heard)
 
 
@@ -122,3 +147,4 @@ def test_a_new_line_opens_as_speech_not_with_a_name_of_the_cast_a_bracket_or_a_s
                    {"seed": 1, "unsaid": Unsaid(names=["Sasha", "Jenny"]), "repeat_penalty": 1.3})
     line = "".join(pieces).strip()
     assert line and not line.startswith(("S", "J")), line
+
