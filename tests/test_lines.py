@@ -81,6 +81,9 @@ def test_a_small_models_line_of_business_alone_says_nothing():
     spoken = "*sighs* By the river, in a house with a green door."
     assert guard_line(spoken, "Jenny", CAST, heard=heard).text == spoken
     assert guard_line("*She turns to the window.*", "Jenny", CAST).text == "*She turns to the window.*"
+    # an emphasised word with a question or exclamation mark after it is said
+    for said in ("*Really*?", "*No*!"):
+        assert guard_line(said, "Jenny", CAST, heard=heard).text == said
 
 
 def test_a_sentence_already_said_on_stage_ends_the_line():

@@ -368,12 +368,13 @@ def same_line(a: str, b: str) -> bool:
 
 
 # Single stars only: `_x_` is underlined speech in Fountain and an emphasised word to a reader, not business.
-_ITALIC_RUN = re.compile(r"^(?:\s*\*[^*\n]+\*[\s.,;:!?…]*)+$")
+_ITALIC_RUN = re.compile(r"^(?:\s*\*[^*\n]+\*[\s.…]*)+$")
 
 
 def is_direction(text: str) -> bool:
-    """A line wholly in italics is what happens on stage, not speech: true for every character. A stop
-    after the closing star ("*sighs and looks away*.") leaves it business."""
+    """A line wholly in italics is what happens on stage, not speech: true for every character. A full
+    stop after the closing star ("*sighs and looks away*.") leaves it business; a question or exclamation
+    mark ("*Really*?", "*No*!") makes it an emphasised word, said."""
     return bool(_ITALIC_RUN.match(text.strip())) if text.strip() else False
 
 
