@@ -98,9 +98,9 @@ def _repeat_rule():
 repeats = _repeat_rule()
 
 
-# What a line does rather than says: in italics (single stars; `_x_` is underlined speech in Fountain), in
-# brackets or in parentheses.
-_BUSINESS = re.compile(r"\*[^*\n]+\*|\([^)\n]*\)|\[[^\]\n]*\]")
+# What a line does rather than says: in italics (single stars; `_x_` is underlined speech in Fountain; a
+# word in stars with "?" or "!" after it is an emphasised word, said), in brackets or in parentheses.
+_BUSINESS = re.compile(r"\*[^*\n]+\*(?![?!])|\([^)\n]*\)|\[[^\]\n]*\]")
 
 
 def is_placeholder(text: str) -> bool:

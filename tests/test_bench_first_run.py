@@ -29,7 +29,8 @@ def test_a_turn_of_stage_business_alone_is_silent(bench):
     for business in ("*sigh with a raised eyebrow as the interviewers look at her*.", "(nods)", "[pause]",
                      "*sighs* *looks away*", "Jenny says nothing.", "..."):
         assert bench.is_placeholder(business), business
-    for said in ("*sighs* I never liked that house.", "(quietly) We had a dog.", "I *never* said that."):
+    for said in ("*sighs* I never liked that house.", "(quietly) We had a dog.", "I *never* said that.",
+                 "*Really*?"):
         assert not bench.is_placeholder(said), said
     run = bench.measure_run([("Sasha", "Where did you grow up?"), ("Jenny", "*sighs and looks away*"),
                              ("Sasha", "And your mother?"), ("Jenny", "She sang.")], "Sasha")
