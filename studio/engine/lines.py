@@ -109,7 +109,7 @@ TRANSCRIPT_LABEL = (r"(?:the\s+)?(?:interview(?:er|ee|ing)?|narrator|speaker|hos
 
 
 @lru_cache(maxsize=64)
-def _cue(names: tuple[str, ...]) -> re.Pattern[str] | None:
+def _cue(names: tuple[str, ...]) -> re.Pattern[str]:
     """The cue of any of `names`, or a transcript's label (`TRANSCRIPT_LABEL`); made once per cast, as every
     answer of a run is read against the same one."""
     alternatives = "|".join([*(re.escape(n.strip()) for n in names if n and n.strip()), TRANSCRIPT_LABEL])
@@ -326,12 +326,12 @@ def guard_line(
         whole = text
         text = tidy(text, name)
         cue = _cue((*names, name))
-        match = cue.search(text) if cue else None
+        match = cue.search(text)
         if match:
             text = text[: match.start()].strip()
             cuts.append("cue")
         # the cue may also have stood after the blank line tidy cut at
-        elif cue and cue.search(whole[len(whole.split("\n\n", 1)[0]) :]):
+        elif cue.search(whole[len(whole.split("\n\n", 1)[0]) :]):
             cuts.append("cue")
         if _BLANK_LINE.search(whole.strip()) and "cue" not in cuts:
             cuts.append("paragraph")
@@ -398,7 +398,8 @@ class Unsaid:
                  names: Iterable[str] = ()) -> None:
         # A new line opens as speech: not with a name of the cast, with which a small model narrates ("Sasha
         # smiled...") or writes a cue, and, the prompt's last line being penalised, finishes the name as
-        # another word ("Shares of the conversation..."); nor with a bracket, stage business ("(smiles)").
+        # another word ("Shares of the conversation..."); nor with a bracket or a star, stage business
+        # ("(smiles)", "*sighs*").
         # Only the first token is held (holding_back in studio/llm/line_shape.py).
         self.names = tuple(n for n in names if n)
         sentences = {k for k in said if len(k) >= MIN_ECHO_WORDS}
