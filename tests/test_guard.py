@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from studio.engine.forms.base import Step
 from studio.engine.greeting import opens, unused
-from studio.engine.guard import add_usage, asked_again, guard_answer, recent_sentences, said_before, warmer
+from studio.engine.guard import (
+    add_usage,
+    anew,
+    asked_again,
+    guard_answer,
+    recent_sentences,
+    said_before,
+    warmer,
+    why_dropped,
+)
 from studio.engine.lines import Guarded
 from studio.llm import CallSettings
 from studio.store import events as ev
@@ -74,6 +83,27 @@ def test_prose_run_out_of_tokens_ends_at_its_last_whole_sentence():
     # a structured answer is not prose: a choice or a pick is read whole by its own parser
     move = Step(ev.CHOICE, "move", "ego", 1, 2)
     assert guard_answer('I cooperate. {"move": "C", "why": "she', move, "Jenny", CAST, []).text.endswith("she")
+
+
+def test_a_line_its_shape_closed_at_the_limit_is_asked_again_and_at_last_keeps_what_was_whole():
+    """The interviewer's shape ends every line with a question mark; one put at the length limit closes a
+    sentence the model never ended ("...in this little bit they don?"). It is not shown as a question:
+    the line is asked for again, and as the last resort keeps its whole sentences or trails off."""
+    broken = "I'm so glad you came today! How has it been for the people around us lately that I've asked her?"
+    first = guard_answer(broken, SPEAK, "Sasha", CAST, [], at_limit=True)
+    assert (first.text, first.cuts) == ("", ["limit"])
+    assert "length limit" in why_dropped(first)
+    again = anew([{"role": "user", "content": "Jenny: I grew up here."}], broken, first.cuts, SPEAK)
+    assert again[-1]["content"].endswith("(That ran too long. Fewer words this time.)")
+    assert "glad you came" not in again[-1]["content"]  # not quoted back
+    last = guard_answer(broken, SPEAK, "Sasha", CAST, [], drop=True, at_limit=True)
+    assert (last.text, last.cuts) == ("I'm so glad you came today!", ["limit"])
+    for ran_on in ("How has it been for the people around us lately that I've asked her,?",
+                   "That's great to hear from you - it means we're here no matter the news in-?"):
+        trailing = guard_answer(ran_on, SPEAK, "Sasha", CAST, [], drop=True, at_limit=True)
+        assert trailing.text == ran_on[:-1].rstrip(",-") + "…"  # one sentence, never ended: it trails off
+    # a question the model closed itself is a question
+    assert guard_answer("Where did you grow up?", SPEAK, "Sasha", CAST, []).text == "Where did you grow up?"
 
 
 def test_the_second_ask_is_warmer_and_never_past_one():

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from studio.engine.forms.drama import QUESTION
-from studio.llm.line_shape import Shape, _unfinished, simple_shape
+from studio.llm.line_shape import Shape, _unfinished, closed_at_limit, simple_shape
 
 
 def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama_cpp():
@@ -20,6 +20,20 @@ def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama
     assert simple_shape('root ::= [^a-z]{1,5} "?"') is None  # a range of characters
     assert simple_shape('root ::= [^\\n]{1,5} "?"') is None  # the closing character could stand in the body
     assert simple_shape('root ::= [^\\n?]{9,3} "?"') is None
+
+
+# 160 characters of a sentence the model never ended: the question's shape closes it with its mark
+RAN_ON = ("I'd love to hear how your life is going; it is always so much easier when people can share "
+          "their stories in this little piece of their lives that everyone deserves, and they")[:160]
+
+
+def test_a_line_the_shape_closed_at_its_limit_is_told_from_a_question_the_model_closed():
+    assert len(RAN_ON) == 160
+    assert closed_at_limit(QUESTION, RAN_ON + "?")
+    assert not closed_at_limit(QUESTION, RAN_ON[:120] + "?")  # the model closed it, short of the limit
+    assert not closed_at_limit(QUESTION, "Where did you grow up?")
+    assert not closed_at_limit(None, RAN_ON + "?")  # no shape, no limit of its
+    assert not closed_at_limit('root ::= "yes" | "no"', RAN_ON + "?")  # a grammar that is not a simple shape
 
 
 def test_a_character_begun_in_one_token_is_known_to_be_unfinished():

@@ -404,3 +404,60 @@ def test_the_guard_and_its_repeat_rule_read_sentences_and_words_as_a_reader_does
     # a curled apostrophe is an apostrophe: the same sentence typed two ways is said again
     assert repeats("I’m so glad you came today.", ["I'm so glad you came today."])
     assert not repeats("I’m so glad you stayed.", ["I'm so glad you came today."])
+
+
+def _as_scripted(gateway):
+    """The recording gateway for an engine whose roles are the embedded model: the studio shapes each
+    call as for that model (its grammar, its beats), and the scripted model answers it."""
+    from dataclasses import replace
+
+    shapes = []
+    inner = gateway.complete
+
+    async def complete(settings, messages, ctx, on_token=None, on_retry=None):
+        shapes.append((ctx.role, settings.grammar))
+        plain = replace(settings, model="scripted", grammar=None, unsaid=None, seed=None)
+        return await inner(plain, messages, ctx, on_token=on_token, on_retry=on_retry)
+
+    gateway.complete = complete
+    return shapes
+
+
+RAN_ON = ("I'm so glad you came today! How has it been for the people around us lately that I've asked about "
+          "in front of everyone here and back at the office, and what they all")[:160]
+
+
+async def test_an_interviewers_question_closed_by_its_shape_at_the_limit_is_asked_again(engine_for, gateway):
+    """On the embedded model the interviewer's line is held to end with a question mark; the mark the
+    shape puts at its length limit closes a sentence the model never ended, so that line is dropped as
+    such (struck, with why) and asked again for fewer words, and the question the model closes is said."""
+    from studio.engine.forms.drama import QUESTION
+
+    assert len(RAN_ON) == 160
+    engine = engine_for(turns=1, strategies=[], model="local/smollm2")
+    shapes = _as_scripted(gateway)
+    retries = []
+    engine.retry_listeners.append(lambda step, attempt, reason: retries.append((step.role, reason)))
+    scripted.queue(RAN_ON + "?", task="speak", role="other")
+    scripted.queue("Where did you grow up?", task="speak", role="other")
+    scripted.queue("By the sea, in a house of clocks.", task="speak", role="ego")
+    await engine.play_turn()
+    line = next(e for e in engine.path if e.role == "other" and e.kind == ev.STAGE)
+    assert line.text == "Where did you grow up?"
+    assert line.data["guard"] == ["limit", "asked again"] and line.usage["calls"] == 2
+    assert retries == [("other", "it ran to its length limit without ending; asking again")]
+    assert shapes[:2] == [("other", QUESTION), ("other", QUESTION)]
+    second = [m for c, m in gateway.calls if c.role == "other"][1]
+    assert second[-1]["content"].endswith("(That ran too long. Fewer words this time.)")
+
+
+async def test_a_question_run_to_the_limit_at_every_ask_keeps_its_whole_sentences(engine_for, gateway):
+    engine = engine_for(turns=1, strategies=[], model="local/smollm2")
+    _as_scripted(gateway)
+    for _ in range(3):
+        scripted.queue(RAN_ON + "?", task="speak", role="other")
+    scripted.queue("By the sea.", task="speak", role="ego")
+    await engine.play_turn()
+    line = next(e for e in engine.path if e.role == "other" and e.kind == ev.STAGE)
+    assert line.text == "I'm so glad you came today!"  # not the broken question with the shape's mark
+    assert line.data["guard"][0] == "limit" and line.data["guard"][-1] == "kept what was new"

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from studio.engine.forms.base import Step
-from studio.engine.lines import Guarded, Heard, drop_unfinished, guard_line, sentence_keys
+from studio.engine.lines import Guarded, Heard, drop_unfinished, guard_line, sentence_keys, sentence_spans
 from studio.store import events as ev
 from studio.store.events import Event
 
@@ -87,8 +87,21 @@ def is_speech(step: Step) -> bool:
 
 
 def guard_answer(text: str, step: Step, speaker: str, names: list[str], said: Sentences,
-                 heard: Heard | None = None, drop: bool = False) -> Guarded:
-    """A model's answer cut to `speaker`'s own line; spoken steps are read as speech."""
+                 heard: Heard | None = None, drop: bool = False, at_limit: bool = False) -> Guarded:
+    """A model's answer cut to `speaker`'s own line; spoken steps are read as speech. `at_limit`: the
+    line's shape closed it at its length limit (studio.llm.line_shape.closed_at_limit), so its last mark
+    is the shape's, put after a sentence the model never ended: the line is asked for again, and as the
+    last resort (`drop`) it keeps its whole sentences, or trails off where it stopped."""
+    if at_limit:
+        if not drop:
+            return Guarded("", ["limit"])
+        # the last sentence is the one the model never ended: its whole sentences before it, or where it
+        # stopped, trailing off
+        body = text.rstrip()[:-1].rstrip()
+        spans = sentence_spans(body)
+        whole = body[: spans[-1][0]].rstrip() if len(spans) > 1 else ""
+        kept = guard_answer(whole or body.rstrip(" ,;:-–—") + "…", step, speaker, names, said, heard, drop)
+        return Guarded(kept.text, ["limit", *kept.cuts])
     guarded = guard_line(text, speaker, names, said, speech=is_speech(step),
                          heard=heard if is_new_line(step) else None, drop=drop)
     if step.task in PROSE_TASKS:
@@ -106,6 +119,7 @@ WHY = {
     "unfinished": "it broke off mid-sentence",
     "paragraph": "it ran on past the line",
     "business": "it was stage business with nothing said aloud",
+    "limit": "it ran to its length limit without ending",
 }
 
 
@@ -139,6 +153,8 @@ def anew(messages: list[dict[str, str]], dropped: str, cuts: list[str], step: St
     next ask is not the first again at a higher temperature."""
     if step.task in LINE_TASKS and REPEATED & set(cuts):
         note = "(Instead, ask one short question about that, in new words.)"
+    elif "limit" in cuts:
+        note = "(That ran too long. Fewer words this time.)"
     else:
         said = " ".join(dropped.split()[:12])
         note = f"(Not \"{said}\": that was said. Say something new.)" if said else "(Say something new.)"

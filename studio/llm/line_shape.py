@@ -59,6 +59,16 @@ def simple_shape(gbnf: str) -> Shape | None:
     return Shape(left_out, least + 1, most + 1, end, last_out)
 
 
+def closed_at_limit(gbnf: str | None, text: str) -> bool:
+    """Whether `text`, written under the grammar `gbnf`, is a body the simple shape closed at its length
+    limit: the model never ended it, the shape put its end mark after the last character it allowed
+    ("...when people can share their stories in this little bit they don?")."""
+    shape = simple_shape(gbnf) if gbnf else None
+    if shape is None or not text.endswith(shape.end):
+        return False
+    return len(text[: -len(shape.end)]) >= shape.most
+
+
 class Vocabulary:
     """Each token's text, worked out once per model: its length in characters, whether it keeps clear of
     a shape's left-out characters, and whether it ends a line of that shape."""
