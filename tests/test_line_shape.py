@@ -110,3 +110,33 @@ def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(question):
     assert allowed("What did your father keep")[mark].all()
     assert not allowed("What did your father keep")[spaced].any()
     assert allowed("Was it the river")[mark].all()
+
+
+@pytest.mark.embedded
+@needs_model
+def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(question):
+    """The body's last character may not be a space, a comma, a colon or a semicolon: a line run to the
+    limit ending "...work hours of " had no token left that kept the shape, and wrote dots until its
+    tokens ran out ("...work hours of .............................." stood as the interviewer's line)."""
+    import numpy as np
+
+    from studio.llm.line_shape import holding
+
+    model, vocabulary, shape = question
+    llama = model.llama
+    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
+    holds = holding(vocabulary, shape, llama, len(prompt))
+
+    def allowed(written: str) -> np.ndarray:
+        ids = np.array(prompt + llama.tokenize(written.encode(), add_bos=False, special=False), dtype=np.intc)
+        return holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
+
+    space = [t for t, text in enumerate(vocabulary.texts) if text == " "]
+    mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
+    almost = ("What was it " * 20)[:159]
+    assert len(almost) == 159 and almost[-1].isalpha() and space and mark
+    assert not allowed(almost)[space].any()  # a space as the 160th character would leave nothing to close it
+    assert allowed(almost)[mark].all()
+    # a body already at the limit on a space (as the old mask let it be) still has its mark to close with
+    stuck = ("What was it " * 20)[:159] + " "
+    assert allowed(stuck).any() and allowed(stuck)[mark].all()

@@ -119,9 +119,10 @@ class Vocabulary:
                 t[0] in "([*" or any(n.startswith(t) for n in names)) for t in self.texts])
         return self._openings[names]
 
-    def for_shape(self, shape: Shape) -> tuple[Any, Any, Any]:
+    def for_shape(self, shape: Shape) -> tuple[Any, Any, Any, Any]:
         """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`
-        with a last character allowed before it, those and the tokens that are `end` alone)."""
+        with a last character allowed before it, those and the tokens that are `end` alone, tokens whose
+        last character may not stand before `end`)."""
         if shape not in self._shapes:
             import numpy as np
 
@@ -134,7 +135,8 @@ class Vocabulary:
             closing = np.array([closes(t) for t in self.texts])
             closing &= ~self.ends_turn
             bare = np.array([t == shape.end for t in self.texts]) & ~self.ends_turn
-            self._shapes[shape] = (clear & ~self.ends_turn, closing, closing | bare)
+            open_end = np.array([bool(t) and t[-1] in shape.last_out for t in self.texts])
+            self._shapes[shape] = (clear & ~self.ends_turn, closing, closing | bare, open_end)
         return self._shapes[shape]
 
 
@@ -153,7 +155,7 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
     """A logits processor that keeps a reply inside `shape` (the reply starts after `prompt` tokens)."""
     import numpy as np
 
-    clear, after_word, any_close = vocabulary.for_shape(shape)
+    clear, after_word, any_close, open_end = vocabulary.for_shape(shape)
     body = vocabulary.length - len(shape.end)
 
     def apply(input_ids, logits):
@@ -168,8 +170,14 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
             written = len(text)
             # the closing mark alone follows only a last character the shape allows before it
             closes = any_close if not shape.last_out or (text and text[-1] not in shape.last_out) else after_word
-            allowed = (clear & (written + vocabulary.length <= shape.most)) | (
+            reach = written + vocabulary.length
+            # a body filled to its last character ends on one the mark may follow: a line run to the limit
+            # on "...work hours of " had no token left that kept the shape, and sampled dots until its
+            # tokens ran out
+            allowed = (clear & (reach <= shape.most) & ~(open_end & (reach == shape.most))) | (
                 closes & (written + body >= shape.least) & (written + body <= shape.most))
+            if not allowed.any():
+                allowed = any_close & (written + body <= shape.most)  # the mark, rather than no token at all
         logits[~allowed] = -np.inf
         return logits
 
