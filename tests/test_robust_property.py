@@ -54,6 +54,7 @@ def _check(result, allowed=(0,)):
     assert not RAW.search(result.stderr), repr(result.stderr[-300:])
 
 
+@pytest.mark.typed_braces  # a name typed "{{" is the character's name, sent as written
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(title=printable, name=printable, line=nasty)
 def test_any_text_is_shown_as_text_everywhere(title, name, line):
