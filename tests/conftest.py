@@ -160,3 +160,19 @@ def engine_for(store, gateway):
         return Engine.create(store, make_cast(play, **kwargs), {}, gateway=gateway)
 
     return make
+
+
+@pytest.fixture(scope="module")
+def bench(request):
+    """The bench script the test module names in its BENCH (a path under bench/), loaded as a module of
+    its own for the module's tests and unloaded after them."""
+    import importlib.util
+
+    path = request.module.BENCH
+    spec = importlib.util.spec_from_file_location(f"_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop(spec.name, None)

@@ -3,24 +3,11 @@ which nothing is said aloud is silent, and a question mark the line's shape forc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_first_run.py"
 
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("_bench_first_run", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop(spec.name, None)
 
 
 def test_a_turn_of_stage_business_alone_is_silent(bench):
