@@ -270,7 +270,6 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     left is asked for again (guard.asks_for), and when every ask of a new line was dropped for repeating
     some sentences the fullest answer without them stands. A model that gives up leaves an error in the log and raises."""
     from studio.llm import CallContext, ModelError
-    from studio.llm.line_shape import closed_at_limit
 
     step, role, continuing = turn.step, turn.role, turn.continuing
     ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn,
@@ -283,7 +282,7 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     try:
         completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
         server_notices(engine, completion, step)
-        guarded = guard(engine, turn, completion.text, at_limit=closed_at_limit(settings.grammar, completion.text))
+        guarded = guard(engine, turn, completion.text, grammar=settings.grammar)
         usage = dict(completion.usage)
         raws, last = [completion.text], guarded
         asked = messages
@@ -299,12 +298,11 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
             completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
             server_notices(engine, completion, step)
             raws.append(completion.text)
-            last = guard(engine, turn, completion.text, at_limit=closed_at_limit(settings.grammar, completion.text))
+            last = guard(engine, turn, completion.text, grammar=settings.grammar)
             guarded = asked_again(guarded, last)
             usage = add_usage(usage, completion.usage)
         if not guarded.text and len(raws) > 1 and step.task in LINE_TASKS:
-            guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True,
-                                               at_limit=closed_at_limit(settings.grammar, raw)) for raw in raws])
+            guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True, grammar=settings.grammar) for raw in raws])
     except ModelError as exc:
         error = engine._commit(ev.ERROR, str(exc), role=role.key, character=role.name, scene=step.scene,
                                turn=step.turn, origin="studio", data={"task": step.task, "attempts": exc.attempts},
@@ -313,13 +311,16 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
     return Answer(completion, guarded, usage, settings)
 
 
-def guard(engine: Any, turn: Turn, text: str, drop: bool = False, at_limit: bool = False) -> Guarded:
+def guard(engine: Any, turn: Turn, text: str, drop: bool = False, grammar: str | None = None) -> Guarded:
     """The model's answer cut to the line of whoever speaks it: the speaker of the line a rewrite reworks,
     else the role; what it may not say again is the take's recent stage and the line it continues
-    (`drop`: only the sentences saying it again are left out, the rest kept; `at_limit`: the line's shape
-    closed it at its length limit)."""
+    (`drop`: only the sentences saying it again are left out, the rest kept; `grammar`: the call's, whose
+    shape may have closed the answer at its length limit)."""
+    from studio.llm.line_shape import closed_at_limit
+
     speaker, said, heard = guarded_against(engine, turn)
-    return guard_answer(text, turn.step, speaker, [r.name for r in engine.cast.roles], said, heard, drop, at_limit)
+    return guard_answer(text, turn.step, speaker, [r.name for r in engine.cast.roles], said, heard, drop,
+                        closed_at_limit(grammar, text))
 
 
 def guarded_against(engine: Any, turn: Turn) -> tuple[str, Sentences, Heard | None]:
