@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -34,6 +33,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_first_run import is_placeholder, order_chance, speaker_turns  # noqa: E402  (beside this file)
 
 Line = tuple[str, str]
 Table = dict[tuple[int, int], float]  # (line, the line set before it) -> mean log-likelihood a token
@@ -72,29 +74,14 @@ def measure(lines: list[Line], table: Table) -> dict:
 
 def shuffled_chance(runs: list[tuple[list[Line], Table]], draws: int = 2000) -> float:
     """How often the lines shuffled among their own speaker's turns score, after the line set before them,
-    at least as well as in the order said (as bench_first_run.shuffled_chance does with shared words)."""
-    def score(orders: list[list[int]]) -> float:
-        return statistics.mean(statistics.mean(table[(o[i], o[i - 1])] for i in range(1, len(o)))
-                               for (_, table), o in zip(runs, orders))
-
-    slots = []
-    for lines, _ in runs:
-        by: dict[str, list[int]] = {}
-        for i, (who, _) in enumerate(lines):
-            by.setdefault(who, []).append(i)
-        slots.append(list(by.values()))
-    said = score([list(range(len(lines))) for lines, _ in runs])
-    chance, at_least = random.Random(0), 0
-    for _ in range(draws):
-        orders = []
-        for (lines, _), turns in zip(runs, slots):
-            order = list(range(len(lines)))
-            for places in turns:
-                for place, line in zip(places, chance.sample(places, len(places))):
-                    order[place] = line
-            orders.append(order)
-        at_least += score(orders) >= said - 1e-12
-    return (1 + at_least) / (1 + draws)
+    at least as well as in the order said: bench_first_run's permutation test, on this reader's tables."""
+    tables = []
+    for _, table in runs:
+        nested: dict[int, dict[int, float]] = {}
+        for (i, j), value in table.items():
+            nested.setdefault(i, {})[j] = value
+        tables.append(nested)
+    return order_chance(tables, [speaker_turns(lines) for lines, _ in runs], draws)
 
 
 def sign_test(diffs: list[float]) -> tuple[int, int, float]:
@@ -159,9 +146,6 @@ def main() -> None:
     parser.add_argument("runs", type=Path, nargs="+", help="what bench_first_run.py --json wrote")
     parser.add_argument("--plays", default="", help="only these plays (default: every play in the file)")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "bench"))
-    from bench_first_run import is_placeholder
-
     reader: Reader | None = None
     wanted = {p for p in args.plays.split(",") if p}
     for path in args.runs:

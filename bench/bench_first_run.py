@@ -163,20 +163,29 @@ def shuffled_chance(runs: list[list[tuple[str, str]]], draws: int = 2000) -> flo
     said (the mean over runs of each line's similarity to the line before it): the permutation test of
     the relevance against its baseline. Small (under 0.05) says the order carries the relevance; near
     0.5, that any line of the same speaker would have scored the same there."""
-    import random
-
     tables, slots = [], []
     for lines in runs:
         if len(lines) < 2:
             continue
         bags = [content(t) for _, t in lines]
         tables.append([[similarity(a, b) for b in bags] for a in bags])
-        by_speaker: dict[str, list[int]] = {}
-        for i, (who, _) in enumerate(lines):
-            by_speaker.setdefault(who, []).append(i)
-        slots.append(list(by_speaker.values()))
-    if not tables:
-        return 1.0
+        slots.append(speaker_turns(lines))
+    return order_chance(tables, slots, draws) if tables else 1.0
+
+
+def speaker_turns(lines: list[tuple[str, str]]) -> list[list[int]]:
+    """The places of each speaker's lines in a run: a shuffle keeps each line among its own speaker's."""
+    by_speaker: dict[str, list[int]] = {}
+    for i, (who, _) in enumerate(lines):
+        by_speaker.setdefault(who, []).append(i)
+    return list(by_speaker.values())
+
+
+def order_chance(tables: list, slots: list[list[list[int]]], draws: int = 2000) -> float:
+    """The permutation test under every order-against-shuffle figure here: how often the runs, each shuffled
+    among its `slots` (speaker_turns), score at least as well as in the order said, a run scoring the mean
+    of `table[line][line before]` over its lines (`tables`: one per run, indexed by two places)."""
+    import random
 
     def score(orders: list[list[int]]) -> float:
         return statistics.mean(statistics.mean(t[o[i]][o[i - 1]] for i in range(1, len(o))) for t, o in zip(tables, orders))
@@ -188,11 +197,12 @@ def shuffled_chance(runs: list[list[tuple[str, str]]], draws: int = 2000) -> flo
                 order[place] = line
         return order
 
-    said = score([list(range(len(t))) for t in tables])
+    sizes = [max(i for turns in run for i in turns) + 1 for run in slots]
+    said = score([list(range(n)) for n in sizes])
     chance = random.Random(0)
     at_least = 0
     for _ in range(draws):
-        at_least += score([shuffle(chance, turns, len(t)) for t, turns in zip(tables, slots)]) >= said - 1e-12
+        at_least += score([shuffle(chance, turns, n) for turns, n in zip(slots, sizes)]) >= said - 1e-12
     return (1 + at_least) / (1 + draws)
 
 
