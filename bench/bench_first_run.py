@@ -361,15 +361,26 @@ def report(got: dict, before: dict | None, show: bool = False) -> None:
     for name, figures in got["plays"].items():
         now = summary(figures, name)
         was = summary((before or {}).get("plays", {}).get(name), name)
+        runs = by_run(figures["runs"], ASKER.get(name))
         turns = figures["runs"][0].get("turns") or got["turns"]
         print(f"\n{name} ({turns} turns, load average {now['load']:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
-        print(f"  {'measure':<21}" + (f"{'before':>10}" if was else "") + f"{'now':>10}   goal")
+        seeds = ", ".join(str(r.get("seed", "?")) for r in figures["runs"])
+        print(f"  {'measure':<21}" + (f"{'before':>10}" if was else "") + f"{'now':>10}   {'goal':<12}now by run (seeds {seeds})")
         for key, goal in GOALS.items():
             cells = (f"{_fmt(key, was.get(key)):>10}" if was else "") + f"{_fmt(key, now.get(key)):>10}"
-            print(f"  {key:<21}{cells}   {goal}")
+            spread = " ".join(f"{_fmt(key, r.get(key)):>6}" for r in runs) if key != "shuffled_chance" else ""
+            print(f"  {key:<21}{cells}   {goal:<12}{spread}".rstrip())
         if show:
             for who, text in figures["runs"][0]["stage"]:
                 print(f"    {who}: {text}")
+
+
+def by_run(runs: list[dict], asker: str | None) -> list[dict]:
+    """Each run's own figures, measured as the whole is, so a reader sees whether a figure over all the runs
+    stands for each of them or for one run far from the rest (a run's lines hang together: one greeting
+    reworded nine times is one run's habit, not nine findings). The permutation test reads the runs
+    together and has no figure of one run."""
+    return [{**{k: r.get(k) for k in GOALS}, **measure_run([tuple(x) for x in r["stage"]], asker)} for r in runs]
 
 
 def _fmt(key: str, value: float | None) -> str:

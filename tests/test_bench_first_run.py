@@ -29,3 +29,23 @@ def test_a_question_is_a_mark_that_closes_a_word_on_a_line_not_run_to_its_limit(
     assert not bench.asks("Tell me about the house or ?") and not bench.asks("What was in her mind:?")
     assert not bench.asks("I'd love it if we could meet up soon " * 5 + "after we?")  # run to the limit
     assert not bench.asks("I'm so glad to meet you today.")
+
+
+def test_the_report_shows_each_run_beside_the_figure_over_all_of_them(bench, capsys):
+    """Asking 50% over two runs may be two runs that ask half the time or one that always asks and one
+    that never does: the report gives each run's figure after the whole one, in the order of its seeds."""
+    def run(seed: int, question: bool, seconds: float) -> dict:
+        sasha = "Where did you grow up?" if question else "I am so glad to meet you today."
+        stage = [["Sasha", sasha], ["Jenny", f"By the canal, in a house number {seed}."]] * 2
+        return {"seed": seed, "turns": 2, "stage": stage, "seconds_per_turn": seconds,
+                "cpu_seconds_per_turn": seconds, "read_per_turn": 100, "written_per_turn": 20, "load": 0.5}
+
+    got = {"code": "here", "model": "scripted", "turns": 2, "seeds": [3, 8],
+           "plays": {"interview": {"runs": [run(3, True, 4.0), run(8, False, 12.0)]}}}
+    bench.report(got, None)
+    table = capsys.readouterr().out.splitlines()
+    assert any("by run (seeds 3, 8)" in row for row in table)
+    asking = next(row for row in table if row.strip().startswith("asking"))
+    assert asking.split()[1:] == ["50%", ">=", "60%", "100%", "0%"], asking
+    seconds = next(row for row in table if row.strip().startswith("seconds_per_turn"))
+    assert seconds.split()[-2:] == ["4.00", "12.00"], seconds
