@@ -86,6 +86,23 @@ def test_a_small_models_line_of_business_alone_says_nothing():
         assert guard_line(said, "Jenny", CAST, heard=heard).text == said
 
 
+def test_an_aside_in_brackets_about_the_speaker_is_not_said_aloud():
+    """Jenny, on the embedded model, copied the shape of the studio's note to her into her line: "The lines
+    echoed again in the night... (Jenny now continues with one sentence.) You know how did that happen?",
+    and the stage printed the note as hers. An aside naming its own speaker is taken out, a colon after it
+    too; one naming no one, or someone else, is the playwright's kind of parenthetical and stays."""
+    kept = guard_line("The lines echoed in the night... (Jenny now continues with one sentence.) You know why?",
+                      "Jenny", CAST)
+    assert (kept.text, kept.cuts) == ("The lines echoed in the night... You know why?", ["narration"])
+    kept = guard_line('(Jenny now responds to the question): "My father never sang."', "Jenny", CAST)
+    assert kept.text == '"My father never sang."' and "narration" in kept.cuts
+    kept = guard_line("[jenny smiles]", "Jenny", CAST)
+    assert (kept.text, kept.cuts) == ("", ["narration"])
+    for stays in ("(smiling) We had a dog.", "(to Sasha) You would have liked him.", "Jenny? Nobody calls me that.",
+                  "My mother (Jennifer, like me) sang."):
+        assert guard_line(stays, "Jenny", CAST).text == stays, stays
+
+
 def test_a_sentence_already_said_on_stage_ends_the_line():
     said = sentence_keys("Tell me about the house you grew up in. Take your time.")
     kept = guard_line("Well. Tell me about the house you grew up in! I would rather not.", "Jenny", CAST, said)

@@ -119,6 +119,7 @@ WHY = {
     "unfinished": "it broke off mid-sentence",
     "paragraph": "it ran on past the line",
     "business": "it was stage business with nothing said aloud",
+    "narration": "it spoke of its own character in brackets, as a narrator would",
     "limit": "it ran to its length limit without ending",
 }
 

@@ -119,6 +119,24 @@ def _cue(names: tuple[str, ...]) -> re.Pattern[str]:
                       re.IGNORECASE | re.MULTILINE)
 
 
+@lru_cache(maxsize=64)
+def _own_aside(name: str) -> re.Pattern[str]:
+    """A bracketed aside naming `name`, with a colon after it if one follows; made once per speaker."""
+    return re.compile(rf"\s*[(\[][^()\[\]\n]*\b{re.escape(name.strip())}\b[^()\[\]\n]*[)\]]\s*:?",
+                      re.IGNORECASE)
+
+
+def cut_own_narration(text: str, name: str) -> tuple[str, bool]:
+    """Take out of `name`'s line a bracketed aside that speaks of `name` ("(Jenny now continues with one
+    sentence.)", "(Jenny smiles)"): a small model copying the shape of the note the studio writes to it, or
+    narrating its own character. Nobody says that aloud, and a script printed with it shows words nobody
+    meant as the character's. An aside that names no one ("(smiling)") or another ("(to Sasha)") stays."""
+    if not name.strip() or name.strip().lower() not in text.lower():
+        return text, False
+    cut, found = _own_aside(name).subn(" ", text)
+    return (re.sub(r" {2,}", " ", cut).strip(), True) if found else (text, False)
+
+
 def cut_loop(text: str) -> tuple[str, bool]:
     """Cut a line at the first sentence it already said, or at a run of LOOP_WORDS words said twice."""
     before = _Said()
@@ -335,6 +353,9 @@ def guard_line(
             cuts.append("cue")
         if _BLANK_LINE.search(whole.strip()) and "cue" not in cuts:
             cuts.append("paragraph")
+        text, narrated = cut_own_narration(text, name)
+        if narrated:
+            cuts.append("narration")
     text, looped = cut_loop(text)
     if looped:
         cuts.append("repeat")
