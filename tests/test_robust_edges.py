@@ -282,6 +282,22 @@ async def test_a_run_deleted_while_its_window_sits_idle_sends_the_window_back_to
         assert notifications(app).count(said) == 1
     other.close()
 
+def test_show_json_is_one_event_a_line_whatever_its_text_holds(played, tmp_path):
+    """A direction typed with a line separator in it (U+2028, as a pasted note may carry) made `studio show
+    --json` print its event over two lines for any line reader that splits there (Python's splitlines), and
+    neither half read as JSON. Each event is one line; its text reads back as typed."""
+    import json
+
+    db = _copy(played, tmp_path)
+    typed = "The lights dim.\u2028Rain.\u2029Then \x85nothing."
+    assert studio("continue", "1", _spoken(db), "--direction", typed, db=db).returncode == 0
+    shown = studio("show", "1", "--json", "--all", db=db).stdout
+    events = [json.loads(line) for line in shown.splitlines()]
+    assert len(events) == shown.count("\n")
+    notes = [(e["data"].get("direction") or {}).get("note") for e in events]
+    assert any(note and "\u2028Rain.\u2029Then" in note for note in notes), notes
+
+
 # -- properties over the other surfaces ----------------------------------------------------------------
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

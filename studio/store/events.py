@@ -36,6 +36,10 @@ BACKSTAGE = (DRAFT, CRITIQUE, REWRITE_SPEECH, REWRITE_PROMPT, PICK, SUMMARY, *GA
 ON_STAGE = (SCENE, STAGE, DIRECTION, EPILOGUE)
 
 
+# Line breaks other than \n and \r that json.dumps leaves as they are (it escapes only controls below 0x20)
+_JSON_LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
 @dataclass(frozen=True)
 class Event:
     id: int
@@ -80,4 +84,8 @@ class Event:
         return list(self.data.get("shaped_by", []))
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        """The event as one line of JSON, whatever its text holds. Text keeps the line and paragraph
+        separators (U+2028, U+2029) as line breaks, and a line reader (Python's splitlines, many a log
+        tool's) ends a line at them, so they are written as the escapes JSON has for them; NEL (U+0085)
+        likewise. The JSON reads back the same."""
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True).translate(_JSON_LINE_BREAKS)
