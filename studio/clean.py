@@ -32,12 +32,34 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # what bytes that were not UTF-8 bec
 LINE_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+# UTF-8 read once as Latin-1, as much of the web text a small model learnt from was: "don’t" written as
+# "donâ\x80\x99t", a lead character and its continuation characters. Only a run holding a C1 control is read
+# again, as no text means one ("Ã©" may be meant, and stays); what it reads as is cleaned like the rest.
+_MISREAD = re.compile(r"[\u00c2-\u00df][\u0080-\u00bf]|[\u00e0-\u00ef][\u0080-\u00bf]{2}|[\u00f0-\u00f4][\u0080-\u00bf]{3}")
+_OPEN_MISREAD = re.compile(r"[\u00c2-\u00f4][\u0080-\u00bf]{0,2}\Z")  # such a run a piece boundary may have cut
+_C1 = re.compile(r"[\x80-\x9f]")
+
+
+def _read_again(match: re.Match[str]) -> str:
+    run = match.group()
+    if not _C1.search(run):
+        return run
+    try:
+        return run.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return run
+
+
 def clean_text(text: str) -> str:
     """Text without escape sequences or control characters (a lone ESC split off is dropped too), and
     without the lone surrogates that bytes which were not UTF-8 become when read from a terminal, which
-    no store or terminal can write: each becomes U+FFFD."""
-    if not text.isascii() and _SURROGATE.search(text):  # read at C speed: every committed line passes here
-        text = text.encode("utf-8", "surrogateescape" if _escaped(text) else "surrogatepass").decode("utf-8", "replace")
+    no store or terminal can write: each becomes U+FFFD. A character written as UTF-8 misread as Latin-1
+    (its continuation bytes C1 controls) is read again as the character it was."""
+    if not text.isascii():  # read at C speed: every committed line passes here
+        if _SURROGATE.search(text):
+            text = text.encode("utf-8", "surrogateescape" if _escaped(text) else "surrogatepass").decode("utf-8", "replace")
+        if _C1.search(text):
+            text = _MISREAD.sub(_read_again, text)
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
@@ -71,11 +93,19 @@ class StreamCleaner:
         cut = max(text.rfind("\x1b"), text.rfind("\x9b"))
         if cut >= 0 and len(text) - cut <= self.HOLD and _unfinished(text[cut:]):
             text, self._carry = text[:cut], text[cut:]
+        misread = _OPEN_MISREAD.search(text)
+        if misread and len(misread.group()) - 1 < _continuations(misread.group()[0]):
+            text, self._carry = text[: misread.start()], text[misread.start():] + self._carry
         return clean_model_text(text)
 
     def flush(self) -> str:
         text, self._carry = self._carry, ""
         return clean_model_text(text)
+
+
+def _continuations(lead: str) -> int:
+    """How many continuation bytes follow `lead`'s byte in UTF-8."""
+    return 1 if lead <= "\u00df" else 2 if lead <= "\u00ef" else 3
 
 
 def _unfinished(tail: str) -> bool:

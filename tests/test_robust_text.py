@@ -61,3 +61,21 @@ def test_an_escape_cut_by_a_piece_boundary_is_removed_live_too():
         cleaner = StreamCleaner()
         shown = "".join(cleaner.feed(nasty[i : i + size]) for i in range(0, len(nasty), size)) + cleaner.flush()
         assert shown == clean_model_text(nasty) == "Hello there link.red", size
+
+
+def test_a_character_written_as_utf8_misread_as_latin1_is_read_again_as_it_was():
+    """The embedded model wrote "I don’t want any" as "I donâ\x80\x99T want any" (the web's garbling of an
+    apostrophe, which it learnt): the cleaner took the two C1 controls out and the stage printed "donâT".
+    Such a run is read again as the character it spells, whole and piece by piece alike; Latin-1 letters
+    that spell nothing of the kind stay as written, and what a run reads as is cleaned like any text."""
+    from studio.clean import StreamCleaner
+
+    garbled = "I don\u00e2\x80\x99t want any. That\u00e2\x80\x94no. caf\u00e9, na\u00efve, \u00c3\u00a9, \u00e2\x80"
+    fixed = "I don\u2019t want any. That\u2014no. caf\u00e9, na\u00efve, \u00c3\u00a9, \u00e2"
+    assert clean_model_text(garbled) == fixed
+    for size in range(1, 8):
+        cleaner = StreamCleaner()
+        shown = "".join(cleaner.feed(garbled[i : i + size]) for i in range(0, len(garbled), size)) + cleaner.flush()
+        assert shown == fixed, size
+    # a run that reads as a control is a control: it goes, as it did before
+    assert clean_model_text("red\u00c2\x9b31mtext") == clean_model_text("red\x9b31mtext") == "redtext"
