@@ -288,7 +288,7 @@ def summarise(runs: list[dict], asker: str | None) -> dict:
     """One play's runs as one: the measures over all their lines, the times averaged."""
     spoken = [(who, text) for r in runs for who, text in r["stage"]]
     whole = {"silent": 0.0, "asking": None, "repeating": 0.0, "median_words": 0}
-    per = [measure_run([tuple(x) for x in r["stage"]], asker) for r in runs]
+    per = by_run(runs, asker)
     if spoken:
         whole = measure_run([tuple(x) for x in spoken], asker)  # silent, asking, words: over every line
         whole["repeating"] = sum(p["repeating"] * p["lines"] for p in per) / max(sum(p["lines"] for p in per), 1)
