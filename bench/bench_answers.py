@@ -99,9 +99,9 @@ class Reader:
     def __init__(self) -> None:
         import llama_cpp
 
-        from studio.llm.local import threads, weights_path
+        from studio.llm.local import gguf_path, threads
 
-        self.llama = llama_cpp.Llama(model_path=str(weights_path()[0]), n_ctx=1024, n_threads=threads(),
+        self.llama = llama_cpp.Llama(model_path=str(gguf_path()), n_ctx=1024, n_threads=threads(),
                                      n_threads_batch=threads(), logits_all=True, verbose=False)
 
     def tokens(self, text: str, first: bool = False) -> list[int]:

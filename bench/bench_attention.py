@@ -48,7 +48,7 @@ def main() -> None:
     args = parser.parse_args()
     import llama_cpp
 
-    path = str(local.weights_path()[0])
+    path = str(local.gguf_path())
     threads = os.cpu_count() or 1  # what a call takes on an idle machine (studio.llm.local.threads_now)
     models = {
         flash: llama_cpp.Llama(model_path=path, n_ctx=local.N_CTX, n_threads=threads, n_threads_batch=threads,

@@ -86,7 +86,7 @@ async def main() -> None:
 
     if load > 0.5:
         print(f"warning: load average {load:.2f} before the run; other work on this machine skews the figures")
-    print(f"model: {local.weights_path()[0].name}  n_ctx={model.n_ctx}  max_tokens={args.tokens}  reps={args.reps}")
+    print(f"model: {local.gguf_path().name}  n_ctx={model.n_ctx}  max_tokens={args.tokens}  reps={args.reps}")
     # Interference from other work only ever slows a run down, so the best run
     # is the steadiest estimate of each path's own speed; medians are shown too.
     for way, label in (("direct", "direct llama-cpp-python"), ("studio", "studio Gateway.complete")):

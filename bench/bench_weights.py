@@ -3,14 +3,12 @@
 The shipped SmolLM2 weights are Q4_1. On a small model llama.cpp's speed depends on the storage more
 than on the arithmetic: Q4_1 has no matrix kernel for a batch on x86, so a prompt is read row by row,
 barely faster than tokens are written. This bench converts the shipped file, with llama.cpp's own
-quantizer as the studio does (studio/llm/weights.py), into a temporary directory (6-bit Q6_K, which the
-studio runs; 8-bit Q8_0; 16-bit F16; and the 4-bit Q4_0 and IQ4_NL, which quantize the 4-bit weights a
-second time), loads each, and times them alternating on the same prompt: reading 700
+quantizer, into a temporary directory (8-bit Q8_0, 16-bit F16, and 4-bit Q4_0, which quantizes the
+4-bit weights a second time), loads each, and times them alternating on the same prompt: reading 700
 tokens from nothing (tokens a second), writing 64 greedily after it (milliseconds a token). It prints
 each beside the shipped file, the seconds a turn of the interview would take at each (717 tokens read,
 196 written: the figures of docs/benchmarks.md), and whether the greedy words are the shipped file's:
-another storage is the same model drawn again, and every scene comes out different. The shipped file is
-timed here as shipped, whatever STUDIO_LLAMA_WEIGHTS says. Last, how well each
+another storage is the same model drawn again, and every scene comes out different. Last, how well each
 predicts the next token of the docs' prose (nats a token; lower is better): a storage that loses
 precision predicts worse, one that keeps it predicts as the shipped file does.
 
@@ -20,6 +18,7 @@ precision predicts worse, one that keeps it predicts as the shipped file does.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -32,21 +31,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_attention import text_of, timed  # noqa: E402  (beside this file)
 
 from studio.llm import local  # noqa: E402
-from studio.llm.weights import quantize  # noqa: E402
 
 PROMPT = 700
 TURN_READ, TURN_WRITTEN = 717, 196  # the interview's tokens a turn (docs/benchmarks.md)
 
 
 def convert(source: str, into: Path) -> dict[str, str]:
-    """The shipped file and its conversions, by name, made by the studio's own conversion (studio.llm.weights)."""
+    """The shipped file and its conversions, by name."""
+    import llama_cpp
+
     files = {"Q4_1 (shipped)": source}
-    for name in ("Q6_K", "Q8_0", "F16", "Q4_0", "IQ4_NL"):
+    for name, ftype in (("Q8_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0), ("F16", llama_cpp.LLAMA_FTYPE_MOSTLY_F16),
+                        ("Q4_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0)):
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype, params.allow_requantize, params.nthread = ftype, True, os.cpu_count() or 1
         target = into / f"{name}.gguf"
-        try:
-            quantize(Path(source), target, name)
-        except OSError as exc:
-            print(f"{name}: {exc}; left out")
+        # llama.cpp reports each tensor on stderr; a failed conversion says so by its return code
+        with open(os.devnull, "w") as quiet:
+            saved = os.dup(2)
+            os.dup2(quiet.fileno(), 2)
+            try:
+                failed = llama_cpp.llama_model_quantize(source.encode(), str(target).encode(), ctypes.byref(params))
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        if failed:
+            print(f"{name}: llama.cpp could not convert the weights (code {failed}); left out")
             continue
         files[name] = str(target)
     return files

@@ -44,8 +44,6 @@ def show(out: Any, as_json: bool = False) -> int:
     for item in found["builtin"]:
         mark = "" if item["installed"] else " [red](not installed)[/]"
         out.print(f"  [bold]{e(item['use'])}[/]{mark}  {e(item['note'])}")
-        if item.get("weights"):
-            out.print(f"    [dim]weights: {e(item['weights'])}[/]")
     out.print("\n[bold]Providers[/] (a key is read from its variable; its value is never shown)")
     keyed = [p for p in found["providers"] if p["key_set"]]
     for p in keyed:

@@ -157,21 +157,12 @@ def gguf_path() -> Path:
     raise ModelError(MODEL_NAME, f"{MODEL_NAME}: no .gguf file found in {DISTRIBUTION}; reinstall it: {SETUP_HINT}")
 
 
-def weights_path(make: bool = True) -> tuple[Path, str]:
-    """The weights file the studio runs and how it is stored: the shipped file kept as Q6_K, converted once
-    (studio/llm/weights.py; not yet, without `make`), or the shipped file itself where no copy can be written."""
-    from studio.llm.weights import running
-
-    return running(gguf_path(), make=make)
-
-
 def load() -> EmbeddedModel:
-    """The one embedded model, loaded on first use: loading costs a noticeable fraction of a second (and the
-    first load on a machine converts the weights, a few seconds more)."""
+    """The one embedded model, loaded on first use: loading costs a noticeable fraction of a second."""
     global _loaded
     with _loading:
         if _loaded is None:
-            _loaded = EmbeddedModel(weights_path()[0])
+            _loaded = EmbeddedModel(gguf_path())
             atexit.register(_unload)
         return _loaded
 

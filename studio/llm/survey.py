@@ -154,13 +154,12 @@ def probe(servers: list[tuple[Server, str, Any]]) -> None:
 
 def survey() -> dict[str, Any]:
     """Everything `studio models` reports, as data (printed as text, or as JSON with --json)."""
+    from studio.llm.local import gguf_path
     from studio.llm.errors import ModelError
-    from studio.llm.local import weights_path
 
     try:
-        _, storage = weights_path(make=False)
-        embedded = {"installed": True, "note": "SmolLM2-135M-Instruct, in-process, offline; a tiny model",
-                    "weights": storage}
+        gguf_path()
+        embedded = {"installed": True, "note": "SmolLM2-135M-Instruct, in-process, offline; a tiny model"}
     except ModelError as exc:
         embedded = {"installed": False, "note": str(exc)}
     builtins = [

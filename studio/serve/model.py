@@ -76,9 +76,9 @@ class SharedModel:
 
     def launch(self) -> str:
         """Start the server without naming it to anyone; its address."""
-        from studio.llm.local import N_CTX, weights_path
+        from studio.llm.local import N_CTX, gguf_path
 
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights_path()[0]),
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
                    "--model_alias", SHARED_EMBEDDED_NAME, "--host", "127.0.0.1", "--port", str(self.port),
                    "--n_ctx", str(N_CTX), "--n_threads", str(self.threads), "--verbose", "False"]
         if self.lifetime is not None and shutil.which("timeout"):
