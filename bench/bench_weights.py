@@ -3,8 +3,9 @@
 The shipped SmolLM2 weights are Q4_1. On a small model llama.cpp's speed depends on the storage more
 than on the arithmetic: Q4_1 has no matrix kernel for a batch on x86, so a prompt is read row by row,
 barely faster than tokens are written. This bench converts the shipped file, with llama.cpp's own
-quantizer, into a temporary directory (8-bit Q8_0, 16-bit F16, and 4-bit Q4_0, which quantizes the
-4-bit weights a second time), loads each, and times them alternating on the same prompt: reading 700
+quantizer, into a temporary directory (8-bit Q8_0; Q6_K, which keeps SmolLM2's 576-wide rows as Q8_0
+because its blocks of 256 do not divide them; 16-bit F16; and the 4-bit Q4_0 and IQ4_NL, which quantize
+the 4-bit weights a second time), loads each, and times them alternating on the same prompt: reading 700
 tokens from nothing (tokens a second), writing 64 greedily after it (milliseconds a token). It prints
 each beside the shipped file, the seconds a turn of the interview would take at each (717 tokens read,
 196 written: the figures of docs/benchmarks.md), and whether the greedy words are the shipped file's:
@@ -41,8 +42,9 @@ def convert(source: str, into: Path) -> dict[str, str]:
     import llama_cpp
 
     files = {"Q4_1 (shipped)": source}
-    for name, ftype in (("Q8_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0), ("F16", llama_cpp.LLAMA_FTYPE_MOSTLY_F16),
-                        ("Q4_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0)):
+    for name, ftype in (("Q8_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0), ("Q6_K", llama_cpp.LLAMA_FTYPE_MOSTLY_Q6_K),
+                        ("F16", llama_cpp.LLAMA_FTYPE_MOSTLY_F16), ("Q4_0", llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0),
+                        ("IQ4_NL", llama_cpp.LLAMA_FTYPE_MOSTLY_IQ4_NL)):
         params = llama_cpp.llama_model_quantize_default_params()
         params.ftype, params.allow_requantize, params.nthread = ftype, True, os.cpu_count() or 1
         target = into / f"{name}.gguf"
