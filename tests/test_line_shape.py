@@ -7,12 +7,15 @@ import importlib.util
 
 import pytest
 
-from studio.engine.forms.drama import QUESTION
+from studio.engine.forms.drama import QUESTION, QUESTION_OPENINGS
 from studio.llm.line_shape import Shape, _unfinished, closed_at_limit, simple_shape
 
 
 def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama_cpp():
-    assert simple_shape(QUESTION) == Shape(frozenset("\n?([{"), 8, 160, "?", frozenset("\n?([{ ,:;"))
+    assert simple_shape(QUESTION) == Shape(frozenset("\n?([{"), 4, 154, "?", frozenset("\n?([{ ,:;"),
+                                           QUESTION_OPENINGS, frozenset(" '"))
+    assert simple_shape('root ::= [^\\n?([{]{7,159} [^\\n?([{ ,:;] "?"') == Shape(
+        frozenset("\n?([{"), 8, 160, "?", frozenset("\n?([{ ,:;"))  # no opening word
     assert simple_shape('root ::= [^\\n?]{8,160} "?"') == Shape(frozenset({"\n", "?"}), 8, 160, "?")
     # a last character that could be one the body leaves out is llama.cpp's to read
     assert simple_shape('root ::= [^\\n?]{7,159} [^ ,] "?"') is None
@@ -20,17 +23,33 @@ def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama
     assert simple_shape('root ::= [^a-z]{1,5} "?"') is None  # a range of characters
     assert simple_shape('root ::= [^\\n]{1,5} "?"') is None  # the closing character could stand in the body
     assert simple_shape('root ::= [^\\n?]{9,3} "?"') is None
+    # an opening the body could run on from, or one written in a way the mask does not read: llama.cpp's
+    assert simple_shape('root ::= ("What" | "How") [a ] [^\\n?]{3,9} "?"') is None
+    assert simple_shape('root ::= ("What" | "How") [?] [^\\n?]{3,9} "?"') is None
+    assert simple_shape('root ::= ("What" | how) [ ] [^\\n?]{3,9} "?"') is None
 
 
-# 160 characters of a sentence the model never ended: the question's shape closes it with its mark
-RAN_ON = ("I'd love to hear how your life is going; it is always so much easier when people can share "
-          "their stories in this little piece of their lives that everyone deserves, and they")[:160]
+def test_a_line_opens_with_one_of_its_words_and_a_space_or_an_apostrophe_after_it():
+    shape = simple_shape(QUESTION)
+    assert shape.body("What did you keep") == "did you keep"
+    assert shape.body("What's") == "s" and shape.body("Does it") == "it" and shape.body("Do you") == "you"
+    # not yet opened: a word begun, a word without what follows it, or a word that runs on
+    assert shape.body("Wh") is None and shape.body("What") is None and shape.body("Whatever") is None
+    assert shape.body("I'm so glad I could meet you today! How") is None
+
+
+# A sentence the model never ended, its body (after "What ") filled to the shape's 154 characters: the
+# question's shape closes it with its mark
+RAN_ON = ("What would you love to tell me about how your life is going; it is always so much easier when "
+          "people can share their stories in this little piece of their lives that all")[:159]
 
 
 def test_a_line_the_shape_closed_at_its_limit_is_told_from_a_question_the_model_closed():
-    assert len(RAN_ON) == 160
+    assert len(RAN_ON) == 159 and RAN_ON[-1].isalpha()
     assert closed_at_limit(QUESTION, RAN_ON + "?")
+    assert closed_at_limit(QUESTION, "Would" + RAN_ON[4:] + "?")  # 154 after a longer word: 160 in all
     assert not closed_at_limit(QUESTION, RAN_ON[:120] + "?")  # the model closed it, short of the limit
+    assert not closed_at_limit(QUESTION, "I'd" + RAN_ON[4:] + "?")  # not a line of this shape at all
     assert not closed_at_limit(QUESTION, "Where did you grow up?")
     assert not closed_at_limit(None, RAN_ON + "?")  # no shape, no limit of its
     assert not closed_at_limit('root ::= "yes" | "no"', RAN_ON + "?")  # a grammar that is not a simple shape
@@ -78,9 +97,9 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(ques
             lines.append(done["choices"][0]["text"])
         assert lines[0] == lines[1]
         assert lines[1].endswith("?") and lines[1].count("?") == 1 and "\n" not in lines[1]
-        assert 9 <= len(lines[1]) <= 161
+        assert 9 <= len(lines[1]) <= 161 and shape.body(lines[1]) is not None  # opened with a question's word
         if "long sentence" in ask:
-            assert len(lines[1]) == 161  # held at the limit: 160 characters, then the closing mark
+            assert closed_at_limit(QUESTION, lines[1])  # held at the limit, then the closing mark
 
 
 @pytest.mark.embedded
@@ -102,7 +121,7 @@ def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(question):
         ids = np.array(prompt + llama.tokenize(written.encode(), add_bos=False, special=False), dtype=np.intc)
         return holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
 
-    for open_end in ("And what was on your mind:", "Was it the river, or ", "What did your father keep,",
+    for open_end in ("What was on your mind:", "Was it the river, or ", "What did your father keep,",
                      "What did your father keep;"):
         assert not allowed(open_end)[mark].any(), open_end
     brackets = [t for t, text in enumerate(vocabulary.texts) if set(text) & set("([{")]
@@ -133,10 +152,39 @@ def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(ques
 
     space = [t for t, text in enumerate(vocabulary.texts) if text == " "]
     mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
-    almost = ("What was it " * 20)[:159]
-    assert len(almost) == 159 and almost[-1].isalpha() and space and mark
-    assert not allowed(almost)[space].any()  # a space as the 160th character would leave nothing to close it
+    almost = "What " + ("was it " * 30)[:153]  # a body one character short of the shape's 154
+    assert len(shape.body(almost)) == shape.most - 1 and almost[-1].isalpha() and space and mark
+    assert not allowed(almost)[space].any()  # a space as the last character would leave nothing to close it
     assert allowed(almost)[mark].all()
     # a body already at the limit on a space (as the old mask let it be) still has its mark to close with
-    stuck = ("What was it " * 20)[:159] + " "
+    stuck = almost + " "
     assert allowed(stuck).any() and allowed(stuck)[mark].all()
+
+
+@pytest.mark.embedded
+@needs_model
+def test_the_first_tokens_spell_a_questions_opening_word(question):
+    import numpy as np
+
+    from studio.llm.line_shape import holding
+
+    model, vocabulary, shape = question
+    llama = model.llama
+    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
+    holds = holding(vocabulary, shape, llama, len(prompt))
+
+    def allowed(written: str) -> set[str]:
+        ids = np.array(prompt + (llama.tokenize(written.encode(), add_bos=False, special=False) if written else []),
+                       dtype=np.intc)
+        ok = holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
+        return {text for text, yes in zip(vocabulary.texts, ok) if yes}
+
+    first = allowed("")
+    assert {"What", "How", "Why", "Did", "W"} <= first  # a word, or a piece of one ("W", then "ere")
+    assert not first & {"I'm", "Sasha", " What", "Tell", "So", "?", "What?"}
+    # "I" may only go on to "Is": not "I'm so glad I could meet you today!"
+    assert "s" in allowed("I") and all(("I" + t).startswith(("Is ", "Is'")) or "I" + t == "Is" for t in allowed("I"))
+    after = allowed("What")
+    assert {" did", " was", "'s", " "} <= after and not after & {"ever", "?", " did?", "s"}
+    assert "ere" in allowed("W") and "hat" in allowed("W") and "ish" not in allowed("W")
+    assert " did" in allowed("What was")  # the opening written, the body goes on as before

@@ -440,8 +440,9 @@ def _as_scripted(gateway):
     return shapes
 
 
-RAN_ON = ("I'm so glad you came today! How has it been for the people around us lately that I've asked about "
-          "in front of everyone here and back at the office, and what they all")[:160]
+# an interviewer's line of the question's shape ("Was " and 154 characters) that never ended its sentence
+RAN_ON = ("Was it not a fine day to come here today! How has it been for the people around us lately that I've "
+          "asked about in front of everyone here and back at the office, and what they all")[:158]
 
 
 async def test_an_interviewers_question_closed_by_its_shape_at_the_limit_is_asked_again(engine_for, gateway):
@@ -450,7 +451,9 @@ async def test_an_interviewers_question_closed_by_its_shape_at_the_limit_is_aske
     such (struck, with why) and asked again for fewer words, and the question the model closes is said."""
     from studio.engine.forms.drama import QUESTION
 
-    assert len(RAN_ON) == 160
+    from studio.llm.line_shape import closed_at_limit
+
+    assert closed_at_limit(QUESTION, RAN_ON + "?") and RAN_ON[-1].isalpha()
     engine = engine_for(turns=1, strategies=[], model="local/smollm2")
     shapes = _as_scripted(gateway)
     retries = []
@@ -476,5 +479,5 @@ async def test_a_question_run_to_the_limit_at_every_ask_keeps_its_whole_sentence
     scripted.queue("By the sea.", task="speak", role="ego")
     await engine.play_turn()
     line = next(e for e in engine.path if e.role == "other" and e.kind == ev.STAGE)
-    assert line.text == "I'm so glad you came today!"  # not the broken question with the shape's mark
+    assert line.text == "Was it not a fine day to come here today!"  # not the broken question with the shape's mark
     assert line.data["guard"][0] == "limit" and line.data["guard"][-1] == "kept what was new"

@@ -1,13 +1,15 @@
 """A line held to a simple shape by masking tokens, where llama.cpp's grammar sampler would cost more.
 
-The interviewer's question is held to some characters without a line break, a question mark or a
-bracket, the last of them not a space, a comma, a colon or a semicolon either, then one question mark
-(``root ::= [^\\n?([{]{7,159} [^\\n?([{ ,:;] "?"``): a question ends on a word, not on "or ?" or
-"mind:?". llama.cpp's grammar sampler works out, at every step, which of the model's 49,152 tokens the
-grammar still allows: on 2 cores about 15 ms a token, half again what writing the token costs. A shape
-this simple (characters left out, a bounded count of them, the last of them perhaps from a narrower set,
-one closing character that is itself left out of the body) is worked out for the whole vocabulary once,
-and each step masks the tokens that would leave it. They are the tokens the grammar sampler removes, and
+The interviewer's question opens with a word a question opens with and a space or an apostrophe, then
+holds some characters without a line break, a question mark or a bracket, the last of them not a space,
+a comma, a colon or a semicolon either, then one question mark (``root ::= ("What" | "How" | ...) [ ']
+[^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"``): a question ends on a word, not on "or ?" or "mind:?".
+llama.cpp's grammar sampler works out, at every step, which of the model's 49,152 tokens the grammar
+still allows: on 2 cores about 15 ms a token, half again what writing the token costs. A shape this
+simple (perhaps an opening word from a list and a character after it, then characters left out, a
+bounded count of them, the last of them perhaps from a narrower set, one closing character that is
+itself left out of the body) is worked out for the whole vocabulary once (the opening, once for each
+piece of a word begun that is met), and each step masks the tokens that would leave it. They are the tokens the grammar sampler removes, and
 they are removed before the repeat penalty, which leaves a removed token removed, so a seeded call
 draws the same line either way. Any other grammar goes to llama.cpp as it is.
 """
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 _SIMPLE = re.compile(
-    r'^root ::= \[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\}(?: \[\^((?:\\.|[^\]\\])+)\])? "(\\.|[^"\\])"$')
+    r'^root ::= (?:\(("[A-Za-z]+"(?: \| "[A-Za-z]+")*)\) \[([^\]\\^-]+)\] )?'
+    r'\[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\}(?: \[\^((?:\\.|[^\]\\])+)\])? "(\\.|[^"\\])"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
 
@@ -28,13 +31,26 @@ _WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
 @dataclass(frozen=True)
 class Shape:
     """A body of `least` to `most` characters none of which is in `left_out`, the last of them not in
-    `last_out` either, then `end` (itself left out)."""
+    `last_out` either, then `end` (itself left out); with `openings`, the body follows one of those words
+    and one of the characters `after` them."""
 
     left_out: frozenset[str]
     least: int
     most: int
     end: str
     last_out: frozenset[str] = frozenset()
+    openings: tuple[str, ...] = ()
+    after: frozenset[str] = frozenset()
+
+    def body(self, text: str) -> str | None:
+        """The body of a line written up to `text`: after its opening word and the character after it;
+        None while the opening is not yet written."""
+        if not self.openings:
+            return text
+        for word in self.openings:
+            if len(text) > len(word) and text.startswith(word) and text[len(word)] in self.after:
+                return text[len(word) + 1:]
+        return None
 
 
 def _unescape(text: str) -> str:
@@ -46,17 +62,21 @@ def simple_shape(gbnf: str) -> Shape | None:
     match = _SIMPLE.match(gbnf.strip())
     if not match:
         return None
-    left_out = frozenset(_unescape(match.group(1)))
-    least, most, end = int(match.group(2)), int(match.group(3)), _unescape(match.group(5))
-    last_out = frozenset(_unescape(match.group(4))) if match.group(4) else frozenset()
+    openings = tuple(w.strip('"') for w in match.group(1).split(" | ")) if match.group(1) else ()
+    after = frozenset(match.group(2) or "")
+    left_out = frozenset(_unescape(match.group(3)))
+    least, most, end = int(match.group(4)), int(match.group(5)), _unescape(match.group(7))
+    last_out = frozenset(_unescape(match.group(6))) if match.group(6) else frozenset()
     if any(c in "-]^" for c in left_out | last_out) or end not in left_out or least > most:
         return None  # ranges and their like are llama.cpp's to read
+    if after & left_out or after & set("\\\"") or (openings and any(c.isalnum() for c in after)):
+        return None  # an opening the body or the word itself could run on from: llama.cpp's to read
     if not last_out:
-        return Shape(left_out, least, most, end)
+        return Shape(left_out, least, most, end, openings=openings, after=after)
     if not left_out <= last_out:
         return None  # a last character the body's own characters could not be: llama.cpp's to read
     # the body's count, then its last character
-    return Shape(left_out, least + 1, most + 1, end, last_out)
+    return Shape(left_out, least + 1, most + 1, end, last_out, openings, after)
 
 
 def closed_at_limit(gbnf: str | None, text: str) -> bool:
@@ -66,7 +86,8 @@ def closed_at_limit(gbnf: str | None, text: str) -> bool:
     shape = simple_shape(gbnf) if gbnf else None
     if shape is None or not text.endswith(shape.end):
         return False
-    return len(text[: -len(shape.end)]) >= shape.most
+    body = shape.body(text[: -len(shape.end)])
+    return body is not None and len(body) >= shape.most
 
 
 class Vocabulary:
@@ -90,6 +111,7 @@ class Vocabulary:
         self.ends_turn = np.array([bool(llama_cpp.llama_vocab_is_eog(vocab, t)) for t in range(count)])
         self._shapes: dict[Shape, tuple[Any, ...]] = {}
         self._openings: dict[tuple[str, ...], Any] = {}
+        self._opened: dict[tuple[Shape, str], Any] = {}
         self._words: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
 
     def word_pieces(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -118,6 +140,27 @@ class Vocabulary:
             self._openings[names] = np.array([bool(t.strip()) and t == t.lstrip() and (
                 t[0] in "([*" or any(n.startswith(t) for n in names)) for t in self.texts])
         return self._openings[names]
+
+    def opening(self, shape: Shape, text: str) -> Any:
+        """The tokens that may follow `text` while a line of `shape` has not yet written its opening word and
+        the character after it: those that go on spelling one of the words, or finish one, write a
+        character allowed after it, and go on clear of the body's left-out characters. Worked out once for
+        each `text` met (the empty line, and rarely a word begun in pieces, "Wh")."""
+        key = (shape, text)
+        if key not in self._opened:
+            import numpy as np
+
+            def fits(token: str) -> bool:
+                line = text + token
+                if not token or line.lstrip() != line:
+                    return False
+                if any(word.startswith(line) for word in shape.openings):
+                    return True
+                body = shape.body(line)
+                return body is not None and not (shape.left_out & set(body))
+
+            self._opened[key] = np.array([fits(t) for t in self.texts]) & ~self.ends_turn
+        return self._opened[key]
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any, Any, Any]:
         """(tokens whose text is clear of the left-out characters, tokens that are such a text and then `end`
@@ -161,7 +204,11 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
     def apply(input_ids, logits):
         said = input_ids[prompt:].tolist()
         raw = llama.detokenize(said) if said else b""
-        text = raw.decode("utf-8", errors="ignore")
+        line = raw.decode("utf-8", errors="ignore")
+        text = shape.body(line)
+        if text is None:  # the opening word and the character after it come first
+            logits[~vocabulary.opening(shape, line)] = -np.inf
+            return logits
         if text.endswith(shape.end):
             allowed = vocabulary.ends_turn  # the line is whole: it may only end
         elif _unfinished(raw):

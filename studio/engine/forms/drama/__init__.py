@@ -25,12 +25,17 @@ if TYPE_CHECKING:
     from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
-# A line that may open with a remark but ends with its one question (and holds no other); at most 160
-# characters before it, so the token budget never cuts the question off. No bracket: a small model opens
-# one for stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left open at
-# the end takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a comma, a
-# colon or a semicolon ("...for the next week or ?", "...in her mind:?").
-QUESTION = 'root ::= [^\\n?([{]{7,159} [^\\n?([{ ,:;] "?"'
+# A line that opens with a word a question opens with and ends with its one question mark (and holds no
+# other): at most 160 characters, so the token budget never cuts the question off. A small model asked
+# for a question opened with a remark ("I'm so glad I could meet you today!") and ran on past the limit
+# without asking, at every ask of some scenes; opened as a question, it closes one. No bracket: a small
+# model opens one for stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left
+# open at the end takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a
+# comma, a colon or a semicolon ("...for the next week or ?", "...in her mind:?").
+QUESTION_OPENINGS = ("What", "How", "When", "Where", "Why", "Who", "Which", "Did", "Do", "Does", "Is", "Are",
+                     "Was", "Were", "Have", "Has", "Had", "Can", "Could", "Would", "Will")
+QUESTION = ('root ::= (' + " | ".join(f'"{w}"' for w in QUESTION_OPENINGS) + ") [ '] "
+            '[^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"')
 
 
 def lost_question(said: str, heard: str) -> str:
