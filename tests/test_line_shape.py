@@ -180,11 +180,11 @@ def test_the_first_tokens_spell_a_questions_opening_word(question):
         return {text for text, yes in zip(vocabulary.texts, ok) if yes}
 
     first = allowed("")
-    assert {"What", "How", "Why", "Did", "W"} <= first  # a word, or a piece of one ("W", then "ere")
-    assert not first & {"I'm", "Sasha", " What", "Tell", "So", "?", "What?"}
-    # "I" may only go on to "Is": not "I'm so glad I could meet you today!"
-    assert "s" in allowed("I") and all(("I" + t).startswith(("Is ", "Is'")) or "I" + t == "Is" for t in allowed("I"))
+    assert {"What", "How", "Why", "Did", "W", "Wh"} <= first  # a word, or a piece of one ("Wh", then "at")
+    # nor a word a line opens with that the shape would make another: "I" held to go on as "Is" wrote
+    # "Is sorry I could help"
+    assert not first & {"I", "I'm", "A", "We", "Sasha", " What", "Tell", "So", "?", "What?"}
     after = allowed("What")
     assert {" did", " was", "'s", " "} <= after and not after & {"ever", "?", " did?", "s"}
-    assert "ere" in allowed("W") and "hat" in allowed("W") and "ish" not in allowed("W")
+    assert "at" in allowed("Wh") and "ould" in allowed("W") and "ish" not in allowed("W")
     assert " did" in allowed("What was")  # the opening written, the body goes on as before

@@ -31,9 +31,12 @@ if TYPE_CHECKING:
 # without asking, at every ask of some scenes; opened as a question, it closes one. No bracket: a small
 # model opens one for stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left
 # open at the end takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a
-# comma, a colon or a semicolon ("...for the next week or ?", "...in her mind:?").
-QUESTION_OPENINGS = ("What", "How", "When", "Where", "Why", "Who", "Which", "Did", "Do", "Does", "Is", "Are",
-                     "Was", "Were", "Have", "Has", "Had", "Can", "Could", "Would", "Will")
+# comma, a colon or a semicolon ("...for the next week or ?", "...in her mind:?"). No opening word begins
+# with a word of its own a line may open with: with "Is", "Are" and "Were" allowed, a model that took "I"
+# (for "I'm so glad...") or "We" was held to go on "s" or "re", and wrote "Is sorry I could help" and
+# "Is going to be fun today at work".
+QUESTION_OPENINGS = ("What", "How", "When", "Where", "Why", "Who", "Which", "Did", "Do", "Does", "Was",
+                     "Have", "Has", "Had", "Can", "Could", "Would", "Will")
 QUESTION = ('root ::= (' + " | ".join(f'"{w}"' for w in QUESTION_OPENINGS) + ") [ '] "
             '[^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"')
 
