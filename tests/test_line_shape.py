@@ -188,3 +188,37 @@ def test_the_first_tokens_spell_a_questions_opening_word(question):
     assert {" did", " was", "'s", " "} <= after and not after & {"ever", "?", " did?", "s"}
     assert "at" in allowed("Wh") and "ould" in allowed("W") and "ish" not in allowed("W")
     assert " did" in allowed("What was")  # the opening written, the body goes on as before
+
+
+def test_the_opening_tokens_are_those_that_keep_the_line_a_prefix_of_an_opening_and_its_mark():
+    """Worked out by ranges of the sorted vocabulary, the opening's tokens are the ones a reading of the
+    line character by character allows (a small vocabulary, without the model)."""
+    import numpy as np
+
+    from studio.llm.line_shape import Vocabulary
+
+    texts = ["", "W", "Wh", "What", "What ", " did", "'s", "s", "ever", "Do", "es", "Does", "D", "I", "I'm",
+             "How", "How?", "What (", " you", "?", "How do", "Whatever", " "]
+    vocabulary = object.__new__(Vocabulary)
+    vocabulary.texts = texts
+    vocabulary.partial = np.array([t == "" for t in texts])
+    vocabulary.ends_turn = np.array([t == "" for t in texts])
+    vocabulary.length = np.array([len(t) for t in texts])
+    vocabulary._shapes, vocabulary._opened, vocabulary._sorted = {}, {}, None
+    shape = simple_shape(QUESTION)
+
+    def by_characters(text: str) -> set[str]:
+        def fits(token: str) -> bool:
+            line = text + token
+            if not token or line.lstrip() != line:
+                return False
+            body = shape.body(line)
+            return any(w.startswith(line) for w in shape.openings) or (
+                body is not None and not (shape.left_out & set(body)))
+        return {t for t in texts if fits(t)}
+
+    for text in ("", "W", "Wh", "What", "D", "Do", "How"):
+        allowed = {t for t, yes in zip(texts, vocabulary.opening(shape, text)) if yes}
+        assert allowed == by_characters(text), text
+    assert {t for t, yes in zip(texts, vocabulary.opening(shape, "")) if yes} == {
+        "W", "Wh", "What", "What ", "Do", "Does", "D", "How", "How do"}

@@ -112,6 +112,7 @@ class Vocabulary:
         self._shapes: dict[Shape, tuple[Any, ...]] = {}
         self._openings: dict[tuple[str, ...], Any] = {}
         self._opened: dict[tuple[Shape, str], Any] = {}
+        self._sorted: tuple[list[str], Any] | None = None
         self._words: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
 
     def word_pieces(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -145,21 +146,33 @@ class Vocabulary:
         """The tokens that may follow `text` while a line of `shape` has not yet written its opening word and
         the character after it: those that go on spelling one of the words, or finish one, write a
         character allowed after it, and go on clear of the body's left-out characters. Worked out once for
-        each `text` met (the empty line, and rarely a word begun in pieces, "Wh")."""
+        each `text` met (the empty line, a word written, and rarely a word begun in pieces, "Wh")."""
         key = (shape, text)
         if key not in self._opened:
+            import bisect
+
             import numpy as np
 
-            def fits(token: str) -> bool:
-                line = text + token
-                if not token or line.lstrip() != line:
-                    return False
-                if any(word.startswith(line) for word in shape.openings):
-                    return True
-                body = shape.body(line)
-                return body is not None and not (shape.left_out & set(body))
+            if self._sorted is None:
+                order = sorted(range(len(self.texts)), key=self.texts.__getitem__)
+                self._sorted = ([self.texts[t] for t in order], np.asarray(order, dtype=np.int64))
+            texts, order = self._sorted
 
-            self._opened[key] = np.array([fits(t) for t in self.texts]) & ~self.ends_turn
+            def starting(prefix: str) -> Any:  # the tokens whose text begins with `prefix`
+                return order[bisect.bisect_left(texts, prefix):bisect.bisect_left(texts, prefix + "\U0010ffff")]
+
+            allowed = np.zeros(len(self.texts), dtype=bool)
+            for word in shape.openings:
+                if not word.startswith(text):
+                    continue
+                for end in range(len(text) + 1, len(word) + 1):  # a piece that goes on spelling the word
+                    piece = word[len(text):end]
+                    allowed[order[bisect.bisect_left(texts, piece):bisect.bisect_right(texts, piece)]] = True
+                for mark in shape.after:  # the word's rest, a character after it, and whatever follows
+                    allowed[starting(word[len(text):] + mark)] = True
+            # clear of the left-out characters, and not the end of the turn (a piece of a character is
+            # no text, so no opening)
+            self._opened[key] = allowed & self.for_shape(shape)[0]
         return self._opened[key]
 
     def for_shape(self, shape: Shape) -> tuple[Any, Any, Any, Any]:
