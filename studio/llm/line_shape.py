@@ -154,8 +154,8 @@ class Vocabulary:
             import numpy as np
 
             if self._sorted is None:
-                order = sorted(range(len(self.texts)), key=self.texts.__getitem__)
-                self._sorted = ([self.texts[t] for t in order], np.asarray(order, dtype=np.int64))
+                ranked = sorted(range(len(self.texts)), key=self.texts.__getitem__)
+                self._sorted = ([self.texts[t] for t in ranked], np.asarray(ranked, dtype=np.int64))
             texts, order = self._sorted
 
             def starting(prefix: str) -> Any:  # the tokens whose text begins with `prefix`
