@@ -75,6 +75,26 @@ def question():
     return model, Vocabulary(model.llama), simple_shape(QUESTION)
 
 
+@pytest.fixture
+def held(question):
+    """(the vocabulary, the shape, and which tokens the mask allows after a line written so far), the
+    interviewer answering "Jenny: I grew up by the river."."""
+    import numpy as np
+
+    from studio.llm.line_shape import holding
+
+    model, vocabulary, shape = question
+    llama = model.llama
+    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
+    holds = holding(vocabulary, shape, llama, len(prompt))
+
+    def allowed(written: str) -> np.ndarray:
+        said = llama.tokenize(written.encode(), add_bos=False, special=False) if written else []
+        return holds(np.array(prompt + said, dtype=np.intc), np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
+
+    return vocabulary, shape, allowed
+
+
 @pytest.mark.embedded
 @needs_model
 def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(question):
@@ -104,22 +124,11 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(ques
 
 @pytest.mark.embedded
 @needs_model
-def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(question):
-    import numpy as np
-
-    from studio.llm.line_shape import holding
-
-    model, vocabulary, shape = question
-    llama = model.llama
-    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
-    holds = holding(vocabulary, shape, llama, len(prompt))
+def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(held):
+    vocabulary, _, allowed = held
     mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
     spaced = [t for t, text in enumerate(vocabulary.texts) if text == " ?"]
     assert mark and spaced
-
-    def allowed(written: str) -> np.ndarray:
-        ids = np.array(prompt + llama.tokenize(written.encode(), add_bos=False, special=False), dtype=np.intc)
-        return holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
 
     for open_end in ("What was on your mind:", "Was it the river, or ", "What did your father keep,",
                      "What did your father keep;"):
@@ -133,22 +142,11 @@ def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(question):
 
 @pytest.mark.embedded
 @needs_model
-def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(question):
+def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(held):
     """The body's last character may not be a space, a comma, a colon or a semicolon: a line run to the
     limit ending "...work hours of " had no token left that kept the shape, and wrote dots until its
     tokens ran out ("...work hours of .............................." stood as the interviewer's line)."""
-    import numpy as np
-
-    from studio.llm.line_shape import holding
-
-    model, vocabulary, shape = question
-    llama = model.llama
-    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
-    holds = holding(vocabulary, shape, llama, len(prompt))
-
-    def allowed(written: str) -> np.ndarray:
-        ids = np.array(prompt + llama.tokenize(written.encode(), add_bos=False, special=False), dtype=np.intc)
-        return holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
+    vocabulary, shape, allowed = held
 
     space = [t for t, text in enumerate(vocabulary.texts) if text == " "]
     mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
@@ -163,21 +161,11 @@ def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(ques
 
 @pytest.mark.embedded
 @needs_model
-def test_the_first_tokens_spell_a_questions_opening_word(question):
-    import numpy as np
-
-    from studio.llm.line_shape import holding
-
-    model, vocabulary, shape = question
-    llama = model.llama
-    prompt, _ = model.prompt([{"role": "user", "content": "Jenny: I grew up by the river."}])
-    holds = holding(vocabulary, shape, llama, len(prompt))
+def test_the_first_tokens_spell_a_questions_opening_word(held):
+    vocabulary, _, mask = held
 
     def allowed(written: str) -> set[str]:
-        ids = np.array(prompt + (llama.tokenize(written.encode(), add_bos=False, special=False) if written else []),
-                       dtype=np.intc)
-        ok = holds(ids, np.zeros(len(vocabulary.texts), dtype=np.single)) > -np.inf
-        return {text for text, yes in zip(vocabulary.texts, ok) if yes}
+        return {text for text, yes in zip(vocabulary.texts, mask(written)) if yes}
 
     first = allowed("")
     assert {"What", "How", "Why", "Did", "W", "Wh"} <= first  # a word, or a piece of one ("Wh", then "at")
