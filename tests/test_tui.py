@@ -653,13 +653,15 @@ async def test_panes_toggle_and_resize(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
+        # a key is handled before the next frame is drawn: each pane is looked for once the screen shows it
         await pilot.press("2")
-        assert "Backstage" not in screen_text(app)
+        await wait_for(pilot, lambda: "Backstage" not in screen_text(app), "the backstage pane to close")
         await pilot.press("3")
-        assert "Director's notes" not in screen_text(app)
+        await wait_for(pilot, lambda: "Director's notes" not in screen_text(app), "the director's pane to close")
         assert not screen.query_one("#side").display
         await pilot.press("4")
-        assert "Cast" in screen_text(app) and "JENNY  ego" in screen_text(app)
+        await wait_for(pilot, lambda: "Cast" in screen_text(app) and "JENNY  ego" in screen_text(app),
+                       "the cast pane to open")
         await pilot.press("1")
         await pilot.press("4")
         assert screen.query_one("#cast-pane").display  # one pane always stays
