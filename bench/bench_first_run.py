@@ -112,8 +112,11 @@ def is_placeholder(text: str) -> bool:
 
 _ASKED = re.compile(r"[^\s?,:;(\[{]\?")
 # The interviewer's line is held to 160 characters and a closing question mark (its grammar, QUESTION in
-# studio/engine/forms/drama/__init__.py, the same in every checkout this bench has measured): a line that
-# ran to the limit got its mark there, wherever its sentence stood.
+# studio/engine/forms/drama/__init__.py): in the checkouts before the guard dropped such lines, a line that
+# ran to the limit was kept with the mark the grammar put there, wherever its sentence stood. Since the
+# grammar opens the line with a question's word its limit is 157 to 161 characters by the word, but the
+# guard keeps no line closed at the limit with its mark (it trails off or keeps whole sentences), so the
+# count below only matters for those older checkouts.
 SHAPE_LIMIT = 160
 
 

@@ -11,7 +11,8 @@ bounded count of them, the last of them perhaps from a narrower set, one closing
 itself left out of the body) is worked out for the whole vocabulary once (the opening, once for each
 piece of a word begun that is met), and each step masks the tokens that would leave it. They are the
 tokens the grammar sampler removes, and they are removed before the repeat penalty, which leaves a
-removed token removed, so a seeded call draws the same line either way. Any other grammar goes to llama.cpp as it is.
+removed token removed, so a seeded call draws the same line either way. Any other grammar goes to
+llama.cpp as it is.
 """
 
 from __future__ import annotations
