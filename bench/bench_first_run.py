@@ -11,7 +11,7 @@ change is judged the same way (``--code``); what counts as said again is the stu
   stage business alone, nothing said aloud ("*sighs as the interviewers look on*", "(nods)");
 * asking: the share of the interviewer's lines that ask something: a "?" closing a word, in a line the
   interviewer's shape did not close at its limit (a mark after a space, a comma, a colon or a bracket,
-  or on a line run to the shape's 160 characters, is a mark the shape forced, not a question asked);
+  or on a line of the old shape run to its 160 characters, is a mark the shape forced, not a question asked);
 * repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
   words their speaker already said, or a run of 8 of anyone's;
 * relevance: how much a line shares with the line just before it, against its share with the other
@@ -111,12 +111,13 @@ def is_placeholder(text: str) -> bool:
 
 
 _ASKED = re.compile(r"[^\s?,:;(\[{]\?")
-# The interviewer's line is held to 160 characters and a closing question mark (its grammar, QUESTION in
-# studio/engine/forms/drama/__init__.py): in the checkouts before the guard dropped such lines, a line that
-# ran to the limit was kept with the mark the grammar put there, wherever its sentence stood. Since the
-# grammar opens the line with a question's word its limit is 157 to 161 characters by the word, but the
-# guard keeps no line closed at the limit with its mark (it trails off or keeps whole sentences), so the
-# count below only matters for those older checkouts.
+# In the checkouts before the guard dropped a line closed at its limit, the interviewer's line was held
+# to 160 characters and a closing question mark (its grammar, QUESTION in
+# studio/engine/forms/drama/__init__.py), and a line that ran to the limit was kept with the mark the
+# grammar put there, wherever its sentence stood: 161 characters in all. Since then the guard keeps no such
+# line with its mark (it trails off or keeps whole sentences), and since the grammar opens the line as a
+# question to the one who answers, the limit moves with the opening (up to 17 characters, then up to 154):
+# a longer line is one the model closed. So only a line of exactly the old full length is read as forced.
 SHAPE_LIMIT = 160
 
 
@@ -125,7 +126,7 @@ def asks(line: str) -> bool:
     not one after a space, a comma, a colon or an opening bracket ("...or ?", "...mind:?"), nor the one
     that closed a line run to the shape's limit ("...in 24 hours after we?")."""
     text = line.strip()
-    if len(text) > SHAPE_LIMIT and text.endswith("?"):
+    if len(text) == SHAPE_LIMIT + 1 and text.endswith("?"):
         text = text[:-1]
     return bool(_ASKED.search(text))
 

@@ -27,7 +27,12 @@ def test_a_turn_of_stage_business_alone_is_silent(bench):
 def test_a_question_is_a_mark_that_closes_a_word_on_a_line_not_run_to_its_limit(bench):
     assert bench.asks("What did your father do?") and bench.asks("Was it 'home'?")
     assert not bench.asks("Tell me about the house or ?") and not bench.asks("What was in her mind:?")
-    assert not bench.asks("I'd love it if we could meet up soon " * 5 + "after we?")  # run to the limit
+    ran_on = ("I'd love it if we could meet up soon " * 5)[:157] + " we?"
+    assert len(ran_on) == 161 and not bench.asks(ran_on)  # the old shape's line run to its 160 characters
+    # opened as a question to the one who answers, a line the model closed may be longer than that
+    closed = "How long have you " + "kept the boats your father built down by the river " * 3
+    closed = closed[:168].rstrip() + "?"
+    assert len(closed) > 161 and bench.asks(closed)
     assert not bench.asks("I'm so glad to meet you today.")
 
 
