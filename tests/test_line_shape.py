@@ -27,27 +27,31 @@ def test_the_questions_grammar_is_read_as_a_shape_and_any_other_is_left_to_llama
     assert simple_shape('root ::= ("What" | "How") [a ] [^\\n?]{3,9} "?"') is None
     assert simple_shape('root ::= ("What" | "How") [?] [^\\n?]{3,9} "?"') is None
     assert simple_shape('root ::= ("What" | how) [ ] [^\\n?]{3,9} "?"') is None
+    # an opening of several words is read as one
+    assert simple_shape('root ::= ("How did you" | "Do you") [ ] [^\\n?]{3,9} "?"').openings == ("How did you", "Do you")
 
 
-def test_a_line_opens_with_one_of_its_words_and_a_space_or_an_apostrophe_after_it():
+def test_a_line_opens_as_a_question_to_the_one_who_answers_and_a_space_or_an_apostrophe_after_it():
     shape = simple_shape(QUESTION)
-    assert shape.body("What did you keep") == "did you keep"
-    assert shape.body("What's") == "s" and shape.body("Does it") == "it" and shape.body("Do you") == "you"
-    # not yet opened: a word begun, a word without what follows it, or a word that runs on
-    assert shape.body("Wh") is None and shape.body("What") is None and shape.body("Whatever") is None
-    assert shape.body("I'm so glad I could meet you today! How") is None
+    assert shape.body("What did you keep") == "keep" and shape.body("How did your father") == "father"
+    assert shape.body("Do you remember") == "remember" and shape.body("How long have you lived") == "lived"
+    # not yet opened: an opening begun, one without what follows it, a word that runs on, a question about
+    # the one who asks ("How do I get started?" was a small model's habit) or one that opens with a remark
+    for text in ("Wh", "What", "What did", "Do you", "Whatever", "What's", "Does it", "How do I get started",
+                 "I'm so glad I could meet you today! How did you"):
+        assert shape.body(text) is None, text
 
 
-# A sentence the model never ended, its body (after "What ") filled to the shape's 154 characters: the
-# question's shape closes it with its mark
-RAN_ON = ("What would you love to tell me about how your life is going; it is always so much easier when "
-          "people can share their stories in this little piece of their lives that all")[:159]
+# A sentence the model never ended, its body (after "What would you ") filled to the shape's 154
+# characters: the question's shape closes it with its mark
+RAN_ON = "What would you " + ("love to tell me about how your life is going; it is always so much easier when "
+                             "people can share their stories in this little piece of their lives that all")[:154]
 
 
 def test_a_line_the_shape_closed_at_its_limit_is_told_from_a_question_the_model_closed():
-    assert len(RAN_ON) == 159 and RAN_ON[-1].isalpha()
+    assert len(RAN_ON) == 169 and RAN_ON[-1].isalpha()
     assert closed_at_limit(QUESTION, RAN_ON + "?")
-    assert closed_at_limit(QUESTION, "Would" + RAN_ON[4:] + "?")  # 154 after a longer word: 160 in all
+    assert closed_at_limit(QUESTION, "How long have you" + RAN_ON[14:] + "?")  # 154 after a longer opening
     assert not closed_at_limit(QUESTION, RAN_ON[:120] + "?")  # the model closed it, short of the limit
     assert not closed_at_limit(QUESTION, "I'd" + RAN_ON[4:] + "?")  # not a line of this shape at all
     assert not closed_at_limit(QUESTION, "Where did you grow up?")
@@ -107,7 +111,8 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(ques
     grammar = llama_cpp.LlamaGrammar.from_string(QUESTION, verbose=False)
     # a short answer, and one that runs on to the shape's 160 characters, where the last token must close it
     for ask, seed in [("Jenny: I grew up by the river. My father kept boats.", 1),
-                      ("Write a very long sentence about cities, trains and the sea, with many commas.", 2)]:
+                      ("Write one very long question, with many commas, about cities, trains, rivers and the sea, "
+                       "and never stop.", 1)]:
         prompt, _ = model.prompt([{"role": "user", "content": ask}])  # as the studio lays out a call
         lines = []
         for held in ({"grammar": grammar}, {"logits_processor": [holding(vocabulary, shape, llama, len(prompt))]}):
@@ -117,8 +122,9 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(ques
             lines.append(done["choices"][0]["text"])
         assert lines[0] == lines[1]
         assert lines[1].endswith("?") and lines[1].count("?") == 1 and "\n" not in lines[1]
-        assert 9 <= len(lines[1]) <= 161 and shape.body(lines[1]) is not None  # opened with a question's word
-        if "long sentence" in ask:
+        body = shape.body(lines[1])  # opened as a question to the one who answers
+        assert body is not None and shape.least <= len(body) - 1 <= shape.most
+        if "long question" in ask:
             assert closed_at_limit(QUESTION, lines[1])  # held at the limit, then the closing mark
 
 
@@ -130,14 +136,14 @@ def test_a_question_mark_closes_a_word_not_a_colon_a_comma_or_a_space(held):
     spaced = [t for t, text in enumerate(vocabulary.texts) if text == " ?"]
     assert mark and spaced
 
-    for open_end in ("What was on your mind:", "Was it the river, or ", "What did your father keep,",
+    for open_end in ("What was your mind on:", "Was your river cold, or ", "What did your father keep,",
                      "What did your father keep;"):
         assert not allowed(open_end)[mark].any(), open_end
     brackets = [t for t, text in enumerate(vocabulary.texts) if set(text) & set("([{")]
     assert brackets and not allowed("What did your father")[brackets].any()  # no "(pauses)", no "[insert]"
     assert allowed("What did your father keep")[mark].all()
     assert not allowed("What did your father keep")[spaced].any()
-    assert allowed("Was it the river")[mark].all()
+    assert allowed("Was your river cold")[mark].all()
 
 
 @pytest.mark.embedded
@@ -150,7 +156,7 @@ def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(held
 
     space = [t for t, text in enumerate(vocabulary.texts) if text == " "]
     mark = [t for t, text in enumerate(vocabulary.texts) if text == "?"]
-    almost = "What " + ("was it " * 30)[:153]  # a body one character short of the shape's 154
+    almost = "What did you " + ("see in it " * 30)[:153]  # a body one character short of the shape's 154
     assert len(shape.body(almost)) == shape.most - 1 and almost[-1].isalpha() and space and mark
     assert not allowed(almost)[space].any()  # a space as the last character would leave nothing to close it
     assert allowed(almost)[mark].all()
@@ -161,7 +167,7 @@ def test_a_line_filled_to_the_limit_ends_on_a_character_the_mark_may_follow(held
 
 @pytest.mark.embedded
 @needs_model
-def test_the_first_tokens_spell_a_questions_opening_word(held):
+def test_the_first_tokens_spell_a_questions_opening(held):
     vocabulary, _, mask = held
 
     def allowed(written: str) -> set[str]:
@@ -173,9 +179,12 @@ def test_the_first_tokens_spell_a_questions_opening_word(held):
     # "Is sorry I could help"
     assert not first & {"I", "I'm", "A", "We", "Sasha", " What", "Tell", "So", "?", "What?"}
     after = allowed("What")
-    assert {" did", " was", "'s", " "} <= after and not after & {"ever", "?", " did?", "s"}
+    assert {" did", " was", " do", " "} <= after and not after & {"ever", "?", " did?", "s", "'s", " I"}
     assert "at" in allowed("Wh") and "ould" in allowed("W") and "ish" not in allowed("W")
-    assert " did" in allowed("What was")  # the opening written, the body goes on as before
+    # the opening goes on to the one who answers: not "How do I get started?"
+    assert " you" in allowed("How do") and not allowed("How do") & {" I", " we", " they"}
+    assert " your" in allowed("What was") and " did" not in allowed("What was")
+    assert " did" in allowed("What was your father")  # the opening written, the body goes on as before
 
 
 def test_the_opening_tokens_are_those_that_keep_the_line_a_prefix_of_an_opening_and_its_mark():
@@ -185,8 +194,9 @@ def test_the_opening_tokens_are_those_that_keep_the_line_a_prefix_of_an_opening_
 
     from studio.llm.line_shape import Vocabulary
 
-    texts = ["", "W", "Wh", "What", "What ", " did", "'s", "s", "ever", "Do", "es", "Does", "D", "I", "I'm",
-             "How", "How?", "What (", " you", "?", "How do", "Whatever", " "]
+    texts = ["", "W", "Wh", "What", "What ", " did", " do", "'s", "s", "ever", "Do", "es", "Does", "D", "I",
+             "I'm", "How", "How?", "What (", " you", " your", " you'", " yours", " I", "?", "How do",
+             "How do you", "Whatever", " "]
     vocabulary = object.__new__(Vocabulary)
     vocabulary.texts = texts
     vocabulary.partial = np.array([t == "" for t in texts])
@@ -205,8 +215,8 @@ def test_the_opening_tokens_are_those_that_keep_the_line_a_prefix_of_an_opening_
                 body is not None and not (shape.left_out & set(body)))
         return {t for t in texts if fits(t)}
 
-    for text in ("", "W", "Wh", "What", "D", "Do", "How"):
+    for text in ("", "W", "Wh", "What", "What do", "D", "Do", "How", "How do", "Do you"):
         allowed = {t for t, yes in zip(texts, vocabulary.opening(shape, text)) if yes}
         assert allowed == by_characters(text), text
     assert {t for t, yes in zip(texts, vocabulary.opening(shape, "")) if yes} == {
-        "W", "Wh", "What", "What ", "Do", "Does", "D", "How", "How do"}
+        "W", "Wh", "What", "What ", "Do", "Does", "D", "How", "How do", "How do you"}

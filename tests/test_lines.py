@@ -440,9 +440,10 @@ def _as_scripted(gateway):
     return shapes
 
 
-# an interviewer's line of the question's shape ("Was " and 154 characters) that never ended its sentence
-RAN_ON = ("Was it not a fine day to come here today! How has it been for the people around us lately that I've "
-          "asked about in front of everyone here and back at the office, and what they all")[:158]
+# an interviewer's line of the question's shape ("Was your " and 154 characters) that never ended its
+# sentence
+RAN_ON = ("Was your day not a fine one to come here today! How has it been for the people around us lately that "
+          "I've asked about in front of everyone here and back at the office, and what they all")[:163]
 
 
 async def test_an_interviewers_question_closed_by_its_shape_at_the_limit_is_asked_again(engine_for, gateway):
@@ -479,5 +480,5 @@ async def test_a_question_run_to_the_limit_at_every_ask_keeps_its_whole_sentence
     scripted.queue("By the sea.", task="speak", role="ego")
     await engine.play_turn()
     line = next(e for e in engine.path if e.role == "other" and e.kind == ev.STAGE)
-    assert line.text == "Was it not a fine day to come here today!"  # not the broken question with the shape's mark
+    assert line.text == "Was your day not a fine one to come here today!"  # not the broken question with the shape's mark
     assert line.data["guard"][0] == "limit" and line.data["guard"][-1] == "kept what was new"

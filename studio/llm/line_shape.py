@@ -1,15 +1,16 @@
 """A line held to a simple shape by masking tokens, where llama.cpp's grammar sampler would cost more.
 
-The interviewer's question opens with a word a question opens with and a space or an apostrophe, then
-holds some characters without a line break, a question mark or a bracket, the last of them not a space,
-a comma, a colon or a semicolon either, then one question mark (``root ::= ("What" | "How" | ...) [ ']
-[^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"``): a question ends on a word, not on "or ?" or "mind:?".
+The interviewer's question opens as a question put to the one who answers ("How did you", "Do you")
+and a space or an apostrophe, then holds some characters without a line break, a question mark or a
+bracket, the last of them not a space, a comma, a colon or a semicolon either, then one question mark
+(``root ::= ("What do you" | "How did you" | ...) [ '] [^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"``): a
+question ends on a word, not on "or ?" or "mind:?".
 llama.cpp's grammar sampler works out, at every step, which of the model's 49,152 tokens the grammar
 still allows: on 2 cores about 15 ms a token, half again what writing the token costs. A shape this
-simple (perhaps an opening word from a list and a character after it, then characters left out, a
+simple (perhaps an opening from a list and a character after it, then characters left out, a
 bounded count of them, the last of them perhaps from a narrower set, one closing character that is
 itself left out of the body) is worked out for the whole vocabulary once (the opening, once for each
-piece of a word begun that is met), and each step masks the tokens that would leave it. They are the
+piece of an opening begun that is met), and each step masks the tokens that would leave it. They are the
 tokens the grammar sampler removes, and they are removed before the repeat penalty, which leaves a
 removed token removed, so a seeded call draws the same line either way. Any other grammar goes to
 llama.cpp as it is.
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _SIMPLE = re.compile(
-    r'^root ::= (?:\(("[A-Za-z]+"(?: \| "[A-Za-z]+")*)\) \[([^\]\\^-]+)\] )?'
+    r'^root ::= (?:\(("[A-Za-z][A-Za-z ]*"(?: \| "[A-Za-z][A-Za-z ]*")*)\) \[([^\]\\^-]+)\] )?'
     r'\[\^((?:\\.|[^\]\\])+)\]\{(\d+),(\d+)\}(?: \[\^((?:\\.|[^\]\\])+)\])? "(\\.|[^"\\])"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
@@ -33,7 +34,7 @@ _WORD_PIECE = re.compile(r"( ?)([A-Za-z0-9'’]+)")
 class Shape:
     """A body of `least` to `most` characters none of which is in `left_out`, the last of them not in
     `last_out` either, then `end` (itself left out); with `openings`, the body follows one of those words
-    and one of the characters `after` them."""
+    or phrases ("How", "How did you") and one of the characters `after` them."""
 
     left_out: frozenset[str]
     least: int
@@ -44,7 +45,7 @@ class Shape:
     after: frozenset[str] = frozenset()
 
     def body(self, text: str) -> str | None:
-        """The body of a line written up to `text`: after its opening word and the character after it;
+        """The body of a line written up to `text`: after its opening and the character after it;
         None while the opening is not yet written."""
         if not self.openings:
             return text
@@ -144,7 +145,7 @@ class Vocabulary:
         return self._openings[names]
 
     def opening(self, shape: Shape, text: str) -> Any:
-        """The tokens that may follow `text` while a line of `shape` has not yet written its opening word and
+        """The tokens that may follow `text` while a line of `shape` has not yet written its opening and
         the character after it: those that go on spelling one of the words, or finish one, write a
         character allowed after it, and go on clear of the body's left-out characters. Worked out once for
         each `text` met (the empty line, a word written, and rarely a word begun in pieces, "Wh")."""
@@ -220,7 +221,7 @@ def holding(vocabulary: Vocabulary, shape: Shape, llama: Any, prompt: int):
         raw = llama.detokenize(said) if said else b""
         line = raw.decode("utf-8", errors="ignore")
         text = shape.body(line)
-        if text is None:  # the opening word and the character after it come first
+        if text is None:  # the opening and the character after it come first
             logits[~vocabulary.opening(shape, line)] = -np.inf
             return logits
         if text.endswith(shape.end):

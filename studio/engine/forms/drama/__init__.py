@@ -25,18 +25,27 @@ if TYPE_CHECKING:
     from studio.model.play import Play, ResolvedCast, ResolvedRole
 
 
-# A line that opens with a word a question opens with and ends with its one question mark (and holds no
-# other): at most 160 characters, so the token budget never cuts the question off. A small model asked
-# for a question opened with a remark ("I'm so glad I could meet you today!") and ran on past the limit
-# without asking, at every ask of some scenes; opened as a question, it closes one. No bracket: a small
-# model opens one for stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left
-# open at the end takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a
-# comma, a colon or a semicolon ("...for the next week or ?", "...in her mind:?"). No opening word begins
-# with a word of its own a line may open with: with "Is", "Are" and "Were" allowed, a model that took "I"
-# (for "I'm so glad...") or "We" was held to go on "s" or "re", and wrote "Is sorry I could help" and
-# "Is going to be fun today at work".
-QUESTION_OPENINGS = ("What", "How", "When", "Where", "Why", "Who", "Which", "Did", "Do", "Does", "Was",
-                     "Have", "Has", "Had", "Can", "Could", "Would", "Will")
+# A line that opens as a question put to the one who answers ("How did you", "What was your", "Do you")
+# and ends with its one question mark (and holds no other): a body of at most 154 characters after the
+# opening, so the token budget never cuts the question off. A small model asked for a question opened with
+# a remark ("I'm so glad I could meet you today!") and ran on past the limit without asking; opened with a
+# question word alone, it asked about itself ("How do I get started?", "What's the story of how I was
+# born?"), and the one it interviewed answered by narrating ("She: ...", "The interviewer has a big
+# job"). Opened as a question to "you", the question is about the other, who answers in the first person
+# more often. The model picks the opening and writes the rest. No bracket: a small model opens one for
+# stage business ("(pauses)") or a template's gap ("[insert text here]"), and one left open at the end
+# takes the mark ("...thoughts on [?"). The mark closes a word: not after a space, a comma, a colon or a
+# semicolon ("...for the next week or ?", "...in her mind:?"). No opening begins with a word of its own
+# a line may open with: with "Is", "Are" and "Were" allowed, a model that took "I" (for "I'm so glad...")
+# or "We" was held to go on "s" or "re", and wrote "Is sorry I could help" and "Is going to be fun today
+# at work".
+QUESTION_OPENINGS = (
+    "What do you", "What did you", "What does your", "What did your", "What was your", "What is your",
+    "What would you", "What made you", "How do you", "How did you", "How does your", "How was your",
+    "How have you", "How long have you", "How did your", "Why do you", "Why did you", "When did you",
+    "When do you", "Where did you", "Where do you", "Who was your", "Who is your", "Who did you",
+    "Which of your", "Did you", "Do you", "Does your", "Did your", "Was your", "Have you", "Has your",
+    "Had you", "Can you", "Could you", "Would you", "Will you")
 QUESTION = ('root ::= (' + " | ".join(f'"{w}"' for w in QUESTION_OPENINGS) + ") [ '] "
             '[^\\n?([{]{3,153} [^\\n?([{ ,:;] "?"')
 
