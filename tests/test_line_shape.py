@@ -109,7 +109,7 @@ def test_the_mask_writes_the_line_the_grammar_would_and_keeps_it_a_question(ques
     model, vocabulary, shape = question
     llama = model.llama
     grammar = llama_cpp.LlamaGrammar.from_string(QUESTION, verbose=False)
-    # a short answer, and one that runs on to the shape's 160 characters, where the last token must close it
+    # a short answer, and one that runs on to the shape's limit, where the last token must close it
     for ask, seed in [("Jenny: I grew up by the river. My father kept boats.", 1),
                       ("Write one very long question, with many commas, about cities, trains, rivers and the sea, "
                        "and never stop.", 1)]:

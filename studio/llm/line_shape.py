@@ -148,7 +148,8 @@ class Vocabulary:
         """The tokens that may follow `text` while a line of `shape` has not yet written its opening and
         the character after it: those that go on spelling one of the words, or finish one, write a
         character allowed after it, and go on clear of the body's left-out characters. Worked out once for
-        each `text` met (the empty line, a word written, and rarely a word begun in pieces, "Wh")."""
+        each `text` met (the empty line, an opening's words written one by one, and rarely a word begun in
+        pieces, "Wh")."""
         key = (shape, text)
         if key not in self._opened:
             import bisect
