@@ -126,3 +126,26 @@ def test_the_cores_count_other_processes_work_not_the_models_own(monkeypatch):
     assert cores.look() is False
     clock.update(wall=2.1, busy=3.6, mine=2.8)    # too short a window to judge: the last verdict stands
     assert cores.look() is False
+
+
+def test_the_first_call_after_loading_judges_the_cores_rather_than_reading_on_one_thread(monkeypatch):
+    from studio.llm import local
+
+    clock = {"wall": 0.0, "busy": 0.0, "mine": 0.0}
+    monkeypatch.setattr(local.Cores, "sample", staticmethod(lambda: (clock["wall"], clock["busy"], clock["mine"])))
+    waited = []
+
+    def sleep(seconds):  # the machine stays idle while the studio looks
+        waited.append(seconds)
+        clock["wall"] += seconds
+
+    monkeypatch.setattr(local.time, "sleep", sleep)
+    cores = local.Cores()
+    clock.update(wall=0.05)                       # the first call, straight after the model loaded
+    assert cores.look() is True                   # an idle machine: every core, from the first prompt on
+    assert waited and sum(waited) <= local.Cores.WINDOW
+    clock.update(wall=0.55, busy=0.5, mine=0.0)   # others kept two cores busy since: not spare
+    assert cores.look() is False
+    clock.update(wall=0.6)                        # a verdict stands until the next window: no more waiting
+    assert cores.look() is False
+    assert len(waited) == 1
