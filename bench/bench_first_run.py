@@ -14,6 +14,12 @@ change is judged the same way (``--code``); what counts as said again is the stu
   or on a line of the old shape run to its 160 characters, is a mark the shape forced, not a question asked);
 * repeating: lines that say a sentence of 5+ words twice, or one already said on stage, or a run of 5
   words their speaker already said, or a run of 8 of anyone's;
+* opening alike: lines that open with the same four words as an earlier line of their own speaker's
+  ("How do you say it?", "How do you say that?"; "I'm just trying to be clear", "I'm just trying to
+  explain it"): a scene
+  that loops on one move, which no line-by-line measure above sees; no goal, a figure to read beside
+  the others (the interviewer's openings are two to four words long, so its fourth word is mostly its
+  own);
 * relevance: how much a line shares with the line just before it, against its share with the other
   lines of the character who spoke before it (the baseline: what it would have scored had that character
   said any other of its lines there), and how often
@@ -54,6 +60,7 @@ GOALS = {
     "silent": "<= 5%",
     "asking": ">= 60%",
     "repeating": "<= 5%",
+    "opening_alike": "",  # a speaker's lines opening with its own earlier four words: a loop
     "relevance": "> baseline",
     "baseline": "",
     "shuffled_chance": "< 0.05",
@@ -210,6 +217,21 @@ def order_chance(tables: list, slots: list[list[list[int]]], draws: int = 2000) 
     return (1 + at_least) / (1 + draws)
 
 
+def opens_alike(lines: list[tuple[str, str]]) -> int:
+    """How many lines open with the same four words as an earlier line of the same speaker's (a line of
+    fewer words opens nothing alike)."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    alike = 0
+    for who, text in lines:
+        words = _words(text)
+        if len(words) < 4:
+            continue
+        key = (who, tuple(words[:4]))
+        alike += key in seen
+        seen.add(key)
+    return alike
+
+
 def measure_run(spoken: list[tuple[str, str]], asker: str | None) -> dict:
     """`spoken`: every spoken turn of a run as (character, line), placeholders included."""
     lines = [(who, text) for who, text in spoken if not is_placeholder(text)]
@@ -223,6 +245,7 @@ def measure_run(spoken: list[tuple[str, str]], asker: str | None) -> dict:
         "asking": sum(asked) / len(asked) if asked else None,
         "repeating": sum(repeats(t, texts[:i], [u for w, u in lines[:i] if w == who])
                          for i, (who, t) in enumerate(lines)) / len(texts) if texts else 0.0,
+        "opening_alike": opens_alike(lines) / len(lines) if lines else 0.0,
         "relevance": rel,
         "baseline": base,
         "median_words": statistics.median(len(_words(t)) for t in texts) if texts else 0,
@@ -295,7 +318,8 @@ def summarise(runs: list[dict], asker: str | None) -> dict:
     per = by_run(runs, asker)
     if spoken:
         whole = measure_run([tuple(x) for x in spoken], asker)  # silent, asking, words: over every line
-        whole["repeating"] = sum(p["repeating"] * p["lines"] for p in per) / max(sum(p["lines"] for p in per), 1)
+        for key in ("repeating", "opening_alike"):  # each line against the earlier lines of its own run
+            whole[key] = sum(p[key] * p["lines"] for p in per) / max(sum(p["lines"] for p in per), 1)
         whole["relevance"] = statistics.mean(p["relevance"] for p in per)
         whole["baseline"] = statistics.mean(p["baseline"] for p in per)
         whole["shuffled_chance"] = shuffled_chance(
@@ -390,7 +414,7 @@ def by_run(runs: list[dict], asker: str | None) -> list[dict]:
 def _fmt(key: str, value: float | None) -> str:
     if value is None:
         return "-"
-    if key in ("silent", "asking", "repeating"):
+    if key in ("silent", "asking", "repeating", "opening_alike"):
         return f"{value:.0%}"
     if key in ("median_words", "read_per_turn", "written_per_turn"):
         return f"{value:.0f}"

@@ -54,3 +54,21 @@ def test_the_report_shows_each_run_beside_the_figure_over_all_of_them(bench, cap
     assert asking.split()[1:] == ["50%", ">=", "60%", "100%", "0%"], asking
     seconds = next(row for row in table if row.strip().startswith("seconds_per_turn"))
     assert seconds.split()[-2:] == ["4.00", "12.00"], seconds
+
+
+def test_a_scene_that_loops_on_one_opening_is_counted_though_no_line_repeats(bench):
+    """Seed 7's interview scored 100% asking and nothing repeated while seven of Sasha's ten questions
+    opened "How do you say" and Jenny answered "I'll try again" in turn after turn."""
+    loop = [("Sasha", "How do you say it?"), ("Jenny", "I'm just trying to be clear - I'll try again!"),
+            ("Sasha", "How do you say that?"), ("Jenny", "I'm just trying to explain it in one sentence."),
+            ("Sasha", "How do you say this one?"), ("Jenny", "I'll try again, Sasha."),
+            ("Sasha", "What was your father like?"), ("Jenny", "I'll try again with my father.")]
+    run = bench.measure_run(loop, "Sasha")
+    assert run["repeating"] == 0 and run["asking"] == 1.0
+    assert run["opening_alike"] == 3 / 8  # two of Sasha's "How do you say", Jenny's second "I'm just trying to"
+    # another speaker's opening, or a line of fewer than four words, is not the speaker's loop
+    assert bench.opens_alike([("Sasha", "How do you say it?"), ("Jenny", "How do you say it?"),
+                              ("Jenny", "I'll try again."), ("Jenny", "I'll try again!")]) == 0
+    figures = bench.summarise([{"stage": loop, "seconds_per_turn": 1.0, "cpu_seconds_per_turn": 1.0},
+                               {"stage": loop[:2], "seconds_per_turn": 1.0, "cpu_seconds_per_turn": 1.0}], "Sasha")
+    assert figures["opening_alike"] == 3 / 10  # each run's lines against their own run's: none in the second
