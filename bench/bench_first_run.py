@@ -16,10 +16,9 @@ change is judged the same way (``--code``); what counts as said again is the stu
   words their speaker already said, or a run of 8 of anyone's;
 * opening alike: lines that open with the same four words as an earlier line of their own speaker's
   ("How do you say it?", "How do you say that?"; "I'm just trying to be clear", "I'm just trying to
-  explain it"): a scene
-  that loops on one move, which no line-by-line measure above sees; no goal, a figure to read beside
-  the others (the interviewer's openings are two to four words long, so its fourth word is mostly its
-  own);
+  explain it"): a scene that loops on one move, which no line-by-line measure above sees; no goal, a
+  figure to read beside the others (the interviewer's openings are two to four words long, so its
+  fourth word is mostly its own);
 * relevance: how much a line shares with the line just before it, against its share with the other
   lines of the character who spoke before it (the baseline: what it would have scored had that character
   said any other of its lines there), and how often
