@@ -32,6 +32,7 @@ change is judged the same way (``--code``); what counts as said again is the stu
 
     .venv/bin/python bench/bench_first_run.py [--turns N] [--seeds 1,2] [--plays interview,ensemble,new]
         [--code PATH] [--json OUT] [--against BEFORE.json] [--show]
+    .venv/bin/python bench/bench_first_run.py --plays path/to/play.toml   # any play file, measured alike
     .venv/bin/python bench/bench_first_run.py --compare BEFORE.json NOW.json
 """
 
@@ -54,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 PLAYS = {"interview": "plays/interview.toml", "ensemble": "plays/last_crossing.toml", "new": None}
-ASKER = {"interview": "Sasha"}  # whose lines should ask: the interviewer
+ASKER = {"interview": "Sasha"}  # whose lines should ask: the interviewer (a play file's: its cast says)
 GOALS = {
     "silent": "<= 5%",
     "asking": ">= 60%",
@@ -270,6 +271,11 @@ async def run_once(path: Path, seed: int, turns: int | None, model: str, db: Pat
     play = load_play(path)
     play = with_overrides(play, turns=turns or play.turns, scenes=1, seed=seed)
     cast = resolve_cast(play, path, model=model)
+    try:  # the interviewer, by the studio's own rule: the character whose sheet says it asks
+        from studio.engine.forms.drama.prompts import asks as part_asks
+        asker = next((r.name for r in cast.characters if part_asks(r)), None)
+    except ImportError:  # a checkout from before the rule
+        asker = None
     store = Store(db)
     engine = Engine.create(store, cast, {"model": model, "seed": seed})
     if model.startswith("local/"):
@@ -304,6 +310,7 @@ async def run_once(path: Path, seed: int, turns: int | None, model: str, db: Pat
         seconds_per_turn=statistics.mean(seconds) if seconds else 0.0,
         cpu_seconds_per_turn=statistics.mean(cpu) if cpu else 0.0,
         calls=len([e for e in engine.path if e.usage]),
+        asker=asker,
         stage=turns,
     )
     store.close()
@@ -336,7 +343,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=None, help="turns a play (default: each play's own)")
     parser.add_argument("--seeds", default="1,2")
-    parser.add_argument("--plays", default="interview,ensemble,new")
+    parser.add_argument("--plays", default="interview,ensemble,new",
+                        help="interview, ensemble, new, or the path of a play file (a copy of one with its inner "
+                             "voice off, say), comma-separated")
     parser.add_argument("--model", default="local/smollm2")
     parser.add_argument("--code", type=Path, help="measure the studio checked out here instead of this one")
     parser.add_argument("--json", type=Path, help="also write every figure and stage line here")
@@ -358,17 +367,24 @@ async def main() -> None:
     await Gateway().complete(CallSettings(model=args.model, temperature=0.0, max_tokens=1),
                              [{"role": "user", "content": "Hello."}], CallContext(role="other", task="speak", character="Sasha"))
     seeds = [int(s) for s in args.seeds.split(",")]
+    for name in args.plays.split(","):
+        if name not in PLAYS and not (Path(name).is_file() and name.endswith(".toml")):
+            parser.error(f"--plays: {name!r} is not interview, ensemble, new nor a play file (.toml); "
+                         "name one of those, or give the path of a play")
     figures: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.plays.split(","):
-            path = code / PLAYS[name] if PLAYS[name] else new_play(code, Path(tmp) / "new")
+            if name not in PLAYS:
+                path = Path(name).resolve()
+            else:
+                path = code / PLAYS[name] if PLAYS[name] else new_play(code, Path(tmp) / "new")
             runs = []
             for seed in seeds:
                 load = os.getloadavg()[0]
                 run = await run_once(path, seed, args.turns, args.model, Path(tmp) / f"{name}{seed}.db")
                 run["load"] = load
                 runs.append(run)
-            figures[name] = {"summary": summarise(runs, ASKER.get(name)), "runs": runs}
+            figures[name] = {"summary": summarise(runs, asker_of(name, runs)), "runs": runs}
     got = {"code": str(code), "model": args.model, "turns": args.turns, "seeds": seeds, "plays": figures}
     if args.json:
         args.json.write_text(json.dumps(got, indent=1, ensure_ascii=False))
@@ -381,14 +397,19 @@ def report(got: dict, before: dict | None, show: bool = False) -> None:
     print(f"code: {got['code']}  model: {got.get('model')}  turns: {got['turns'] or 'each play its own'}  "
           f"seeds: {got['seeds']}  "
           f"cores: {os.cpu_count()}" + (f"\nbefore: {before['code']}" if before else ""))
+    for figures, which in ((got, "now"), (before, "before")):
+        if figures and is_scripted(figures.get("model") or ""):
+            print(f"{which}: the scripted model's lines, made from each prompt, not written by a model: these "
+                  "figures measure the bench, not a scene")
+
     def summary(figures: dict | None, name: str) -> dict | None:
         # measured again from the stored lines, so two files are judged by the same measures
-        return summarise(figures["runs"], ASKER.get(name)) if figures else None
+        return summarise(figures["runs"], asker_of(name, figures["runs"])) if figures else None
 
     for name, figures in got["plays"].items():
         now = summary(figures, name)
         was = summary((before or {}).get("plays", {}).get(name), name)
-        runs = by_run(figures["runs"], ASKER.get(name))
+        runs = by_run(figures["runs"], asker_of(name, figures["runs"]))
         turns = figures["runs"][0].get("turns") or got["turns"]
         print(f"\n{name} ({turns} turns, load average {now['load']:.1f}" + (f"; before: {was['load']:.1f})" if was else ")"))
         seeds = ", ".join(str(r.get("seed", "?")) for r in figures["runs"])
@@ -400,6 +421,16 @@ def report(got: dict, before: dict | None, show: bool = False) -> None:
         if show:
             for who, text in figures["runs"][0]["stage"]:
                 print(f"    {who}: {text}")
+
+
+def asker_of(name: str, runs: list[dict]) -> str | None:
+    """Whose lines should ask in a play's runs: the interview's interviewer, or the one a play file's cast
+    names by the studio's rule (kept with each run)."""
+    return ASKER.get(name) or next((r["asker"] for r in runs if r.get("asker")), None)
+
+
+def is_scripted(model: str) -> bool:
+    return model == "scripted" or model.startswith("scripted/")
 
 
 def by_run(runs: list[dict], asker: str | None) -> list[dict]:

@@ -72,3 +72,31 @@ def test_a_scene_that_loops_on_one_opening_is_counted_though_no_line_repeats(ben
     figures = bench.summarise([{"stage": loop, "seconds_per_turn": 1.0, "cpu_seconds_per_turn": 1.0},
                                {"stage": loop[:2], "seconds_per_turn": 1.0, "cpu_seconds_per_turn": 1.0}], "Sasha")
     assert figures["opening_alike"] == 3 / 10  # each run's lines against their own run's: none in the second
+
+
+def test_any_play_file_is_measured_alike_its_interviewer_found_by_the_studios_rule(tmp_path):
+    """Whether the inner voice is what keeps the interview's answers off their questions is measured by
+    playing the interview with the voice off: a copy of the play, given by its path, is played and
+    measured as the named plays are, its interviewer the one its cast says asks; a name that is neither
+    is refused, and figures the scripted model made say so."""
+    import json
+    import subprocess
+    import sys
+
+    root = BENCH.parents[1]
+    play = tmp_path / "interview_without_the_voice.toml"
+    play.write_text((root / "plays" / "interview.toml").read_text().replace("enabled = true", "enabled = false", 1))
+    out = tmp_path / "figures.json"
+    ran = subprocess.run([sys.executable, str(BENCH), "--plays", str(play), "--model", "scripted", "--seeds", "1",
+                          "--turns", "2", "--json", str(out)], cwd=root, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert "the scripted model's lines" in ran.stdout and "not a scene" in ran.stdout
+    figures = json.loads(out.read_text())["plays"][str(play)]
+    stage = figures["runs"][0]["stage"]
+    assert figures["runs"][0]["asker"] == "Sasha"
+    assert {who for who, _ in stage} == {"Sasha", "Jenny"} and len(stage) == 4  # two turns, no inner voice on stage
+    asking = next(row for row in ran.stdout.splitlines() if row.strip().startswith("asking"))
+    assert asking.split()[1] != "-", asking  # the interviewer's lines were counted
+    wrong = subprocess.run([sys.executable, str(BENCH), "--plays", "interviw"], cwd=root, capture_output=True,
+                           text=True, timeout=120)
+    assert wrong.returncode == 2 and "'interviw' is not interview, ensemble, new nor a play file" in wrong.stderr
