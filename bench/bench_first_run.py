@@ -425,8 +425,11 @@ def report(got: dict, before: dict | None, show: bool = False) -> None:
 
 def asker_of(name: str, runs: list[dict]) -> str | None:
     """Whose lines should ask in a play's runs: the interview's interviewer, or the one a play file's cast
-    names by the studio's rule (kept with each run)."""
-    return ASKER.get(name) or next((r["asker"] for r in runs if r.get("asker")), None)
+    names by the studio's rule (kept with each run). The named plays keep the bench's own choice: the
+    ensemble's Marit is asked for questions by her beat, but the goal of asking is the interview's."""
+    if name in PLAYS:
+        return ASKER.get(name)
+    return next((r["asker"] for r in runs if r.get("asker")), None)
 
 
 def is_scripted(model: str) -> bool:

@@ -100,3 +100,15 @@ def test_any_play_file_is_measured_alike_its_interviewer_found_by_the_studios_ru
     wrong = subprocess.run([sys.executable, str(BENCH), "--plays", "interviw"], cwd=root, capture_output=True,
                            text=True, timeout=120)
     assert wrong.returncode == 2 and "'interviw' is not interview, ensemble, new nor a play file" in wrong.stderr
+
+
+def test_a_named_play_keeps_the_benchs_own_interviewer(bench, capsys):
+    """The ensemble's Marit is asked for questions by her beat, so the studio's rule finds her; the goal of
+    asking is the interview's, and the ensemble's table shows no figure for it."""
+    stage = [["Marit", "Who keeps the lamp?"], ["Oskar", "I do, since the winter."]] * 2
+    run = {"seed": 1, "turns": 2, "stage": stage, "seconds_per_turn": 1.0, "cpu_seconds_per_turn": 1.0,
+           "read_per_turn": 10, "written_per_turn": 5, "load": 0.1, "asker": "Marit"}
+    bench.report({"code": "here", "model": "local/smollm2", "turns": 2, "seeds": [1],
+                  "plays": {"ensemble": {"runs": [run]}, "copy.toml": {"runs": [run]}}}, None)
+    rows = [row.split() for row in capsys.readouterr().out.splitlines() if row.strip().startswith("asking")]
+    assert rows[0][1] == "-" and rows[1][1] == "100%", rows
