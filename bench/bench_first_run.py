@@ -361,16 +361,24 @@ async def main() -> None:
     code = (args.code or ROOT).resolve()
     sys.path.insert(0, str(code))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for name in args.plays.split(","):  # before the model loads: a wrong name is told at once
+        if name in PLAYS:
+            continue
+        if not (Path(name).is_file() and name.endswith(".toml")):
+            parser.error(f"--plays: {name!r} is not interview, ensemble, new nor a play file (.toml); "
+                         "name one of those, or give the path of a play")
+        from studio.engine.forms import load_play
+
+        try:
+            load_play(Path(name))
+        except Exception as exc:  # the checkout's own message: the file, the field and the fix
+            parser.error(f"--plays: {exc}")
     from studio.llm import CallContext, CallSettings, Gateway
 
     # Warm: the model's load and (in older checkouts) litellm's import are not a turn's cost.
     await Gateway().complete(CallSettings(model=args.model, temperature=0.0, max_tokens=1),
                              [{"role": "user", "content": "Hello."}], CallContext(role="other", task="speak", character="Sasha"))
     seeds = [int(s) for s in args.seeds.split(",")]
-    for name in args.plays.split(","):
-        if name not in PLAYS and not (Path(name).is_file() and name.endswith(".toml")):
-            parser.error(f"--plays: {name!r} is not interview, ensemble, new nor a play file (.toml); "
-                         "name one of those, or give the path of a play")
     figures: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.plays.split(","):

@@ -100,6 +100,12 @@ def test_any_play_file_is_measured_alike_its_interviewer_found_by_the_studios_ru
     wrong = subprocess.run([sys.executable, str(BENCH), "--plays", "interviw"], cwd=root, capture_output=True,
                            text=True, timeout=120)
     assert wrong.returncode == 2 and "'interviw' is not interview, ensemble, new nor a play file" in wrong.stderr
+    broken = tmp_path / "broken.toml"
+    broken.write_text('title = "The Visit"\nturns = "many"\n')
+    wrong = subprocess.run([sys.executable, str(BENCH), "--plays", str(broken)], cwd=root, capture_output=True,
+                           text=True, timeout=120)
+    assert wrong.returncode == 2 and "broken.toml" in wrong.stderr and "turns" in wrong.stderr, wrong.stderr
+    assert "Traceback" not in wrong.stderr
 
 
 def test_a_named_play_keeps_the_benchs_own_interviewer(bench, capsys):
