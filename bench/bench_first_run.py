@@ -441,6 +441,8 @@ def asker_of(name: str, runs: list[dict]) -> str | None:
 
 
 def is_scripted(model: str) -> bool:
+    """The studio's rule (studio.lab.papers.is_scripted), written here: the report runs with another
+    checkout's studio imported (--code), which may be older than that rule."""
     return model == "scripted" or model.startswith("scripted/")
 
 
