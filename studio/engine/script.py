@@ -63,12 +63,18 @@ class Heading:
     brief: str  # the playwright's brief for the scene, one line; may be empty
 
 
+# How a direction sits on the page (a direction event's data["shape"]): an action line, a line centred
+# between brackets, a transition (CUT TO:) set to the right, or a lyric. Absent means an action line.
+DIRECTION_SHAPES = ("action", "centered", "transition", "lyric")
+
+
 @dataclass(frozen=True)
 class Direction:
     text: str
     role: str | None  # director, or the character whose own line was all business
     character: str | None
     event_id: int
+    shape: str = "action"  # one of DIRECTION_SHAPES
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,12 @@ class Speech:
     role: str | None
     parts: tuple[tuple[str, str], ...]  # ("line", text) or ("business", text), in the order written
     event_id: int
+    # What a screenplay sets around a speech, from the stage event's data: a parenthetical written
+    # before the speech ("quietly", no brackets), the cue's extension ("V.O.", "O.S.", "CONT'D"), and
+    # whether it is spoken at once with the speech before it (dual dialogue).
+    parenthetical: str = ""
+    extension: str = ""
+    dual: bool = False
 
 
 @dataclass(frozen=True)
@@ -336,13 +348,18 @@ class _Reading:
     def line(self, event: Event) -> list[Any]:
         """A spoken line, or a direction: a line with no one behind it is a direction whatever its kind (an
         edited stage move was once kept as a line by nobody, and the stage prints it as a direction)."""
+        data = event.data
         if event.kind == ev.STAGE and (event.role is not None or event.character):
             return [Speech(character=event.character or self.names.get(event.role or "", "Someone"),
-                           role=event.role, parts=split_business(clean_text(event.text)), event_id=event.id)]
+                           role=event.role, parts=split_business(clean_text(event.text)), event_id=event.id,
+                           parenthetical=" ".join(clean_text(str(data.get("parenthetical") or "")).split()),
+                           extension=" ".join(clean_text(str(data.get("extension") or "")).split()),
+                           dual=bool(data.get("dual")))]
         text = clean_text(event.text).strip()
         if event.role not in (None, "director"):
             text = character_direction(text, event.character or self.names.get(event.role, ""))
-        return [Direction(text, event.role, event.character, event.id)] if text else []
+        shape = data.get("shape") if data.get("shape") in DIRECTION_SHAPES else "action"
+        return [Direction(text, event.role, event.character, event.id, shape=str(shape))] if text else []
 
     def shaping(self, event: Event) -> list[Backstage]:
         """The backstage that shaped a line: the inner voice's work, the inner life, what memory recalled."""

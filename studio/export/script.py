@@ -12,6 +12,7 @@ from studio.engine.script import (  # noqa: F401
     Backstage,
     Block,
     CastEntry,
+    DIRECTION_SHAPES,
     Direction,
     Epilogue,
     Heading,
