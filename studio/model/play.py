@@ -189,6 +189,11 @@ class SceneBrief(_Strict):
 class Play(_Strict):
     title: str = Field(min_length=1, max_length=MAX_NAME * 2)
     author: str = Field(default="Anonymous", max_length=MAX_NAME * 2)
+    # The rest of a title page, as Fountain's title page names them: how the author is credited ("Written
+    # by", "adapted from"), the draft's date as the playwright writes it, and how to reach them.
+    credit: str = Field(default="", max_length=MAX_NAME * 2, description="the words before the author's name")
+    draft_date: str = Field(default="", max_length=MAX_NAME, description="the draft's date, as written")
+    contact: str = Field(default="", max_length=MAX_DESCRIPTION, description="how to reach the author")
     premise: str = Field(default="", max_length=MAX_DESCRIPTION * 2)
     seed: int = 0
     turns: int = Field(default=10, ge=1, le=MAX_TURNS, description="turns per scene")
