@@ -1,11 +1,13 @@
-"""`studio import CARD|WORLD` and `studio export-card NAME`: Character Cards and World Info in and out
-(see studio/model/cards.py and studio/model/lorebook.py)."""
+"""`studio import CARD|WORLD|SCRIPT` and `studio export-card NAME`: Character Cards and World Info in and out
+(see studio/model/cards.py and studio/model/lorebook.py); a Fountain or Final Draft script in, as a play, its
+cast and a run (studio/commands/scripts.py)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from studio.commands.common import db_option, model_name
 from studio.model.errors import InputError
 
 
@@ -13,11 +15,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
         "import",
         help="turn a Character Card (V1/V2/V3, .json, .png or .charx) into characters/NAME.toml, "
-        "or a SillyTavern World Info .json into lorebooks/NAME.json",
+        "a SillyTavern World Info .json into lorebooks/NAME.json, or a script (Fountain: .fountain, .spmd, "
+        ".txt; Final Draft: .fdx) into plays/TITLE.toml, a sheet for each new speaker and a run of it as written",
     )
-    imp.add_argument("card", help="the card's .json, .png or .charx file, or a World Info .json")
+    imp.add_argument("card", metavar="FILE",
+                     help="the card's .json, .png or .charx file, a World Info .json, or a script")
     imp.add_argument("--out", help="the file to write (default: characters/NAME.toml or lorebooks/NAME.json)")
-    imp.add_argument("--dir", default=".", help="the folder holding characters/ and lorebooks/ (default: here)")
+    imp.add_argument("--dir", default=".",
+                     help="the folder holding plays/, characters/ and lorebooks/ (default: here)")
+    imp.add_argument("--model", type=model_name, metavar="M",
+                     help="a script's run: the model every seat goes on with (default: the sheets' own, else "
+                     "local/smollm2)")
+    imp.add_argument("--ego", metavar="NAME",
+                     help="a script's run: play it as a Drama Machine play with NAME as the protagonist, who gets "
+                     "an inner voice (default: an ensemble of every speaker)")
+    db_option(imp)
     exp = sub.add_parser("export-card", help="write a character as a Character Card: JSON, PNG or CHARX")
     exp.add_argument("name", help="a character TOML, or its stem in characters/")
     exp.add_argument(
@@ -68,6 +80,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     path = Path(args.card)
     root = Path(args.dir)
+    from studio.export.importing import is_script
+
+    if is_script(path):
+        from studio.commands.scripts import import_script_file
+
+        return import_script_file(args)
+    if args.model or args.ego:
+        raise InputError("command line", "--model" if args.model else "--ego", "is for importing a script",
+                         "leave it out when importing a card or World Info")
     raw = read_card_bytes(path)
     card = read_card(path, raw)
     if is_world_info(card):
