@@ -375,6 +375,7 @@ class Engine(Controls, Pen, History):
             text = fields.pop("text")
             event = self._commit(fields.pop("kind"), text, branch_from=original, **fields)
         else:
+            fields["copy_of"] = original.id  # what the kept lines answered or were shaped by: the new line
             event = self._rewrite(index, [fields], self.path[index + 1:])[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
