@@ -50,7 +50,7 @@ class Pending:
 # Addresses with credentials in them (`http://user:KEY@host`) never reach the store: the stored cast says
 # `***@host`. This process remembers the full address for the runs it created; a later process reads it
 # again from the play file, where the playwright wrote it.
-class Engine(Controls, Pen, History):
+class Engine(Controls, History, Pen):
     _mind_runner: Any  # the inner lives' runner (or None), set by studio.engine.minds when first asked
 
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
