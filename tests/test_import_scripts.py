@@ -160,6 +160,17 @@ def test_an_import_prints_what_it_wrote_and_names_who_speaks_next(tmp_path):
     assert "speaks next" in result.stdout and "studio step" in result.stdout
 
 
+def test_undo_takes_the_whole_import_back_and_redo_brings_it_again(tmp_path):
+    run_id, store = imported(tmp_path, DATA / "dolls_house.fdx", "--model", "scripted")
+    head = store.head(run_id)
+    db = tmp_path / "studio.db"
+    undone = studio("undo", str(run_id), "--db", db)
+    assert undone.returncode == 0 and "import of dolls_house.fdx" in undone.stdout
+    assert Store(db).head(run_id) is None
+    assert studio("redo", str(run_id), "--db", db).returncode == 0
+    assert Store(db).head(run_id) == head
+
+
 def test_a_speaker_with_a_sheet_already_keeps_it(tmp_path):
     (tmp_path / "characters").mkdir()
     own = 'name = "Nora Helmer"\ndescription = "Mine."\nprompt = "You are Nora."\n'

@@ -375,6 +375,10 @@ def import_script(source: Path | str, root: Path | str, store: Store, *, model: 
         cast = resolve_cast(load_play(plan.play_path), plan.play_path, model=model)
         engine = Engine.create(store, cast, {"model": model, "imported": source.name}, gateway=object())
         lines, notes = commit_script(engine, plan, by)
+        # One action in the command line's history: `studio undo RUN` takes the whole script back.
+        from studio.engine.history import record
+
+        record(engine, "import", None, engine.head, f"import of {source.name}")
     except BaseException:
         for path in files:
             path.unlink(missing_ok=True)
