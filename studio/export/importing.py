@@ -179,7 +179,7 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
     InputError naming the script (or the file in the way) and the fix."""
     import tomllib
 
-    from studio.export.script import Epilogue, Heading, Speech
+    from studio.export.script import Epilogue, Speech
     from studio.model.limits import MAX_DESCRIPTION, MAX_NAME
     from studio.model.loading import load_character
     from studio.model.play import MAX_SCENES, MAX_TURNS, CharacterSheet, Play
@@ -406,9 +406,11 @@ def commit_script(engine: Any, plan: Plan, by: str | None = None) -> tuple[int, 
         # A script with no heading is one scene: it opens as the play's own scenes do, the action it
         # starts with as the brief under the heading (where every export prints it).
         first = next((i for i, b in enumerate(blocks) if not isinstance(b, Note)), None)
+        opening = blocks[first] if first is not None else None
         brief = ""
-        if first is not None and isinstance(blocks[first], Direction) and blocks[first].shape == "action":
-            brief = " ".join(blocks.pop(first).text.split())
+        if isinstance(opening, Direction) and opening.shape == "action":
+            brief = " ".join(opening.text.split())
+            blocks.remove(opening)
         blocks.insert(0, Heading(1, "SCENE 1", brief))
     for block in blocks:
         if isinstance(block, Heading):
