@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import fountain_readers
 from conftest import ROOT
 from test_cli import studio
 from studio.engine import Engine
@@ -104,6 +105,20 @@ def test_final_draft_reads_dual_dialogue_extensions_business_and_the_title_page(
     assert [k for k, _ in just_now.parts] == ["line", "business", "line"]
     assert Direction("DISSOLVE TO:", None, None, 0, shape="transition") in script.blocks
     assert Direction("The tree, dressed.", None, None, 0, shape="centered") in script.blocks
+
+
+def test_the_fountain_readers_read_what_the_export_now_writes_around_a_line(tmp_path):
+    """Parentheticals, extensions, dual dialogue, centred lines, transitions and lyrics, as the readers in
+    use read the export: no reader takes a shaped direction for speech, or loses a line spoken in a voice
+    over (how each prints `^` and `~` is docs/exports.md's to say)."""
+    run_id, store = imported(tmp_path, DATA / "hamlet.fountain", "--model", "scripted")
+    text = render(build_script(store, run_id), "fountain")
+    for name, read in fountain_readers.available().items():
+        lines = fountain_readers.normalised(read(text))
+        assert ("business", "FRANCISCO", "relieved") in lines, name
+        spoken = [t for kind, _, t in lines if kind == "line"]
+        assert {"She is importunate, indeed distract.", "Her mood will needs be pitied."} <= set(spoken), name
+        assert not any(word in t for t in spoken for word in ("CUT TO", "THE END", "cockle", "ACT I")), name
 
 
 # -- the import ----------------------------------------------------------------------------------------------
