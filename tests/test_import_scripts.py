@@ -325,6 +325,22 @@ def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
         assert lines == [("Renée", "Un café, s'il vous plaît."), ("Joël", "Voilà.")]
 
 
+def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_files(tmp_path):
+    body = ('<?xml version="1.0"?>\n<FinalDraft><Content>'
+            '<Paragraph Type="Character"><Text>ANNA\u202e</Text></Paragraph>'
+            '<Paragraph Type="Dialogue"><Text>Hello \u009b31m there.</Text></Paragraph>'
+            '<Paragraph Type="Character"><Text>BEN</Text></Paragraph>'
+            '<Paragraph Type="Dialogue"><Text>Hi.</Text></Paragraph>'
+            '</Content><TitlePage><Content><Paragraph><Text>Red\u202e Title</Text></Paragraph></Content></TitlePage>'
+            '</FinalDraft>')
+    source = tmp_path / "controls.fdx"
+    source.write_text(body, encoding="utf-8")
+    run_id, store = imported(tmp_path, source, "--model", "scripted")
+    lines = [(e.character, e.text) for e in store.take(run_id) if e.kind == ev.STAGE]
+    assert lines == [("Anna", "Hello  there."), ("Ben", "Hi.")]  # the whole 8-bit CSI sequence is gone
+    assert load_play(tmp_path / "plays" / "red_title.toml").title == "Red Title"
+
+
 def test_an_existing_play_of_that_title_is_never_overwritten(tmp_path):
     (tmp_path / "plays").mkdir()
     mine = tmp_path / "plays" / "a_doll_s_house.toml"

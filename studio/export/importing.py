@@ -84,7 +84,7 @@ def read_script(path: Path | str) -> WrittenScript:
         if lines > MAX_SCRIPT_LINES * 4:
             raise _too_long(name, lines)
         try:
-            written = read_fdx(raw)
+            written = _cleaned(read_fdx(raw))
         except NotFinalDraft as exc:
             raise InputError(name, None, str(exc), "open it in Final Draft and save it again as .fdx, or export "
                              "it as Fountain and import that") from None
@@ -101,6 +101,27 @@ def read_script(path: Path | str) -> WrittenScript:
             else "nothing a script holds"
         raise InputError(name, None, f"holds {found} but no speech: it is not a script the studio can play",
                          "give each speech a cue in capitals (or @Name) on the line above it")
+    return written
+
+
+def _cleaned(written: WrittenScript) -> WrittenScript:
+    """Every text of a script parsed as XML through the one cleaner of outside text (a Fountain file is
+    cleaned whole before it is parsed): no escape sequence, control or direction override gets in."""
+    from dataclasses import fields, replace
+
+    from studio.clean import clean_text, one_line
+
+    def clean(block: Any) -> Any:
+        changes = {f.name: clean_text(getattr(block, f.name)) for f in fields(block)
+                   if isinstance(getattr(block, f.name), str)}
+        if hasattr(block, "parts"):
+            changes.pop("parts", None)
+            if not isinstance(getattr(type(block), "parts", None), property):
+                changes["parts"] = tuple((kind, clean_text(text)) for kind, text in block.parts)
+        return replace(block, **changes)
+
+    written.title_page = {one_line(k): one_line(v) for k, v in written.title_page.items()}
+    written.blocks = [clean(block) for block in written.blocks]
     return written
 
 
