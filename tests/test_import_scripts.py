@@ -266,15 +266,17 @@ def _refused(tmp_path: Path, name: str, content: bytes, *needles: str) -> str:
     assert str(source) in result.stderr and "fix:" in result.stderr and "Traceback" not in result.stderr
     for needle in needles:
         assert needle in result.stderr
-    assert not (work / "plays").exists() and not (work / "characters").exists()
-    if (work / "studio.db").exists():
-        assert Store(work / "studio.db").runs() == []
+    assert not (work / "plays").exists() and not (work / "characters").exists() and not (work / "studio.db").exists()
     assert not list(work.glob(".studio-import-*"))
     return result.stderr
 
 
 def test_a_binary_file_is_refused(tmp_path):
     _refused(tmp_path, "photo.fountain", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 40, "binary")
+
+
+def test_utf16_without_its_mark_is_refused_with_the_way_to_save_it(tmp_path):
+    _refused(tmp_path, "wide.fountain", "ANNA\nHello.\n\nBEN\nHi.\n".encode("utf-16-le"), "UTF-16", "UTF-8")
 
 
 def test_prose_with_no_speech_is_refused(tmp_path):

@@ -19,8 +19,7 @@ def import_script_file(args: argparse.Namespace) -> int:
         raise InputError("command line", "--out", "names one file, and a script makes a play, sheets and a run",
                          "leave it out; --dir chooses the folder holding plays/ and characters/")
     by = settings.load().get("name")
-    store = open_store(args.db)
-    done = import_script(Path(args.card), Path(args.dir), store, model=args.model, ego=args.ego,
+    done = import_script(Path(args.card), Path(args.dir), lambda: open_store(args.db), model=args.model, ego=args.ego,
                          by=one_line(by) if isinstance(by, str) and by.strip() else None)
     for sheet in done.sheets:
         print(f"wrote {one_line(sheet)}")

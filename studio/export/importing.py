@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,9 @@ def decode(name: str, raw: bytes) -> str:
                 raise InputError(name, None, f"starts with a {codec.upper()} mark but is not {codec.upper()} "
                                  "after it", "save it again as UTF-8") from None
     if b"\x00" in raw:
+        if raw[1::2].count(0) > len(raw) // 4 or raw[0::2].count(0) > len(raw) // 4:
+            raise InputError(name, None, "looks like UTF-16 without the mark that says which byte comes first",
+                             "save it again as UTF-8 (or as UTF-16 with its byte order mark)")
         raise InputError(name, None, "holds binary data (NUL bytes), not the text of a script", _FIX_FORMAT)
     try:
         return raw.decode("utf-8")
@@ -380,14 +384,17 @@ def _checked_cast(plan: Plan, model: str | None) -> Any:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def import_script(source: Path | str, root: Path | str, store: Store, *, model: str | None = None,
-                  ego: str | None = None, by: str | None = None) -> Imported:
-    """Read, check, write and commit: see the module's docstring. `by` is the playwright's name, kept on
-    each event the import commits."""
+def import_script(source: Path | str, root: Path | str, store: Store | Callable[[], Store], *,
+                  model: str | None = None, ego: str | None = None, by: str | None = None) -> Imported:
+    """Read, check, write and commit: see the module's docstring. `store` may be a function that opens
+    it, called only once the script has passed every check (so a refused script leaves no database
+    behind either). `by` is the playwright's name, kept on each event the import commits."""
     source, root = Path(source), Path(root)
     written = read_script(source)
     plan = plan_import(source, written, root, ego)
     _checked_cast(plan, model)
+    if callable(store):
+        store = store()
     files = write_files(plan)
     try:
         from studio.engine import Engine
