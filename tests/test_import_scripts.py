@@ -158,6 +158,10 @@ async def test_the_models_go_on_from_the_end_of_an_imported_drama_with_the_inner
     path = store.take(run_id)
     # The script ends with Lopahin's epilogue, so the run is finished as written.
     assert path[-1].kind == ev.EPILOGUE and path[-1].character == "Lopahin"
+    store.set_head(run_id, next(e.id for e in reversed(path) if e.kind == ev.STAGE and e.character == "Dunyasha"))
+    after_her = Engine(store, run_id, gateway=gateway).pending()
+    # The protagonist spoke last: someone she talks to answers (her inner voice may rewrite who she is first).
+    assert (after_her.step.kind, after_her.role.kind) in ((ev.STAGE, "other"), (ev.REWRITE_PROMPT, "superego"))
     store.set_head(run_id, next(e.id for e in reversed(path) if e.kind == ev.STAGE and e.character == "Lopahin"))
     engine = Engine(store, run_id, gateway=gateway)
     pending = engine.pending()
