@@ -299,6 +299,17 @@ def test_a_hundred_thousand_lines_is_refused_at_once(tmp_path):
     _refused(tmp_path, "long.fountain", b"ANNA\nHello.\n\nBEN\nHi.\n\n" * 17_000, "lines")
 
 
+def test_openings_never_closed_are_read_in_one_pass(tmp_path):
+    """A note or boneyard opened a hundred thousand times and never closed is text, read at once."""
+    source = tmp_path / "open.fountain"
+    source.write_text("ANNA\nHello [[ there /* friend.\n\nBEN\n" + "[[/* " * 100_000 + "\n", encoding="utf-8")
+    start = time.monotonic()
+    run_id, store = imported(tmp_path, source, "--model", "scripted")
+    assert time.monotonic() - start < 10
+    lines = [e.text for e in store.take(run_id) if e.kind == ev.STAGE]
+    assert lines[0] == "Hello [[ there /* friend." and lines[1].startswith("[[/* [[/*")
+
+
 @pytest.mark.parametrize("body", [
     # billion laughs: entities within entities
     '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>\n'

@@ -216,7 +216,6 @@ def render_fountain(script: Script) -> str:
 
 # -- reading: Fountain 1.1 as the spec reads it ---------------------------------------------------------
 
-_BONEYARD = re.compile(r"/\*.*?\*/", re.S)
 _TITLE_KEY = re.compile(r"^([A-Za-z][A-Za-z ]{0,40}):(.*)$")
 _SCENE_NUMBER = re.compile(r"\s*#[\w.\-]+#\s*$")
 _PLAYS_OWN = re.compile(r"^SCENE (\d+)$", re.IGNORECASE)
@@ -266,10 +265,27 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
     return {k: _unescape(" ".join(v for v in values if v)) for k, values in page.items()}, i
 
 
+def _between(text: str, opening: str, closing: str) -> tuple[str, list[str]]:
+    """Text without each stretch from `opening` to the next `closing`, and those stretches' insides, in
+    order; an opening never closed stays as typed. One pass with `find` (a lazy pattern such as
+    `\[\[.*?\]\]` rescans the rest of the text from every opening that is never closed)."""
+    if opening not in text:
+        return text, []
+    kept: list[str] = []
+    found: list[str] = []
+    pos = 0
+    while (start := text.find(opening, pos)) >= 0 and (end := text.find(closing, start + len(opening))) >= 0:
+        kept.append(text[pos:start])
+        found.append(text[start + len(opening):end])
+        pos = end + len(closing)
+    kept.append(text[pos:])
+    return "".join(kept), found
+
+
 def _notes(text: str) -> tuple[str, list[str]]:
     """Text without its `[[notes]]`, and the notes, in order."""
-    found = [" ".join(m.group()[2:-2].split()) for m in _NOTES.finditer(text)]
-    return (_NOTES.sub("", text) if found else text), [n for n in found if n]
+    bare, found = _between(text, "[[", "]]")
+    return bare, [n for n in (" ".join(f.split()) for f in found) if n]
 
 
 def _paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
@@ -433,7 +449,7 @@ def read(text: str) -> WrittenScript:
     """A Fountain document as the studio reads a script: its title page and its blocks in order. Boneyard
     (`/* */`) is dropped, sections and synopses too; notes (`[[ ]]`) are kept as notes, never lines; a
     heading after a page break reading EPILOGUE, then a speech, is the epilogue."""
-    text = _BONEYARD.sub("", text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff"))
+    text, _ = _between(text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff"), "/*", "*/")
     lines = [line.rstrip() if line != "  " else line for line in text.split("\n")]
     while lines and _blank(lines[0]):
         lines.pop(0)
