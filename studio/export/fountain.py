@@ -268,7 +268,7 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
 def _between(text: str, opening: str, closing: str) -> tuple[str, list[str]]:
     """Text without each stretch from `opening` to the next `closing`, and those stretches' insides, in
     order; an opening never closed stays as typed. One pass with `find` (a lazy pattern such as
-    `\[\[.*?\]\]` rescans the rest of the text from every opening that is never closed)."""
+    a note's would rescan the rest of the text from every opening that is never closed)."""
     if opening not in text:
         return text, []
     kept: list[str] = []
