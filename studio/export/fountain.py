@@ -25,6 +25,7 @@ docs/exports.md names the reader and the case; the text is not altered for it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from studio.export.script import (Backstage, Direction, Epilogue, Heading, Note, Script, Speech, WrittenScript,
                                   split_cue)
@@ -37,7 +38,6 @@ _HEADING = re.compile(r"^(?:INT|EXT|EST|I\.?/E\.?|INT\.?/EXT)(?:\s*\.|\s)", re.I
 _TRANSITION = re.compile(r"^(?:FADE (?:TO BLACK|OUT)|CUT TO BLACK)\.")
 # A line one reader (afterwriting) takes for a transition wherever it stands: forcing it prints the `!`.
 _ANY_TO = re.compile(r".+ TO:|^TO:$")
-_NOTES = re.compile(r"\[\[.*?\]\]", re.S)
 
 
 def _lines(text: str) -> list[str]:
@@ -64,7 +64,7 @@ def action_paragraphs(text: str) -> list[str]:
     takes_more = False  # whether the last paragraph goes on with the next line
     typed = [line for line in _lines(text) if line]
     # Each line as readers see it: a note (which may span lines) is not there.
-    seen = _NOTES.sub(lambda m: "\n" * m.group().count("\n"), "\n".join(typed)).split("\n")
+    seen = _between("\n".join(typed), "[[", "]]", lambda inside: "\n" * inside.count("\n"))[0].split("\n")
     for raw, bare in zip(typed, (line.strip() for line in seen)):
         if takes_more and not _misread(bare):
             paragraphs[-1].append(inline(raw))
@@ -265,9 +265,10 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
     return {k: _unescape(" ".join(v for v in values if v)) for k, values in page.items()}, i
 
 
-def _between(text: str, opening: str, closing: str) -> tuple[str, list[str]]:
-    """Text without each stretch from `opening` to the next `closing`, and those stretches' insides, in
-    order; an opening never closed stays as typed. One pass with `find` (a lazy pattern such as
+def _between(text: str, opening: str, closing: str,
+             stand_in: Callable[[str], str] = lambda inside: "") -> tuple[str, list[str]]:
+    """Text without each stretch from `opening` to the next `closing` (or with `stand_in(inside)` in its
+    place), and those stretches' insides, in order; an opening never closed stays as typed. One pass with `find` (a lazy pattern such as
     a note's would rescan the rest of the text from every opening that is never closed)."""
     if opening not in text:
         return text, []
@@ -277,6 +278,7 @@ def _between(text: str, opening: str, closing: str) -> tuple[str, list[str]]:
     while (start := text.find(opening, pos)) >= 0 and (end := text.find(closing, start + len(opening))) >= 0:
         kept.append(text[pos:start])
         found.append(text[start + len(opening):end])
+        kept.append(stand_in(found[-1]))
         pos = end + len(closing)
     kept.append(text[pos:])
     return "".join(kept), found
