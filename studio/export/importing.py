@@ -116,12 +116,10 @@ def _cleaned(written: WrittenScript) -> WrittenScript:
     from studio.clean import clean_text, one_line
 
     def clean(block: Any) -> Any:
-        changes = {f.name: clean_text(getattr(block, f.name)) for f in fields(block)
-                   if isinstance(getattr(block, f.name), str)}
-        if hasattr(block, "parts"):
-            changes.pop("parts", None)
-            if not isinstance(getattr(type(block), "parts", None), property):
-                changes["parts"] = tuple((kind, clean_text(text)) for kind, text in block.parts)
+        changes: dict[str, Any] = {f.name: clean_text(getattr(block, f.name)) for f in fields(block)
+                                   if isinstance(getattr(block, f.name), str)}
+        if any(f.name == "parts" for f in fields(block)):  # a speech's; an epilogue's are read from its text
+            changes["parts"] = tuple((kind, clean_text(text)) for kind, text in block.parts)
         return replace(block, **changes)
 
     written.title_page = {one_line(k): one_line(v) for k, v in written.title_page.items()}
