@@ -242,6 +242,26 @@ async def test_every_kind_of_run_comes_back_from_its_script_as_it_was(kind, fmt,
     assert script_of(again, run_id) == original
 
 
+@pytest.mark.parametrize("fmt", ["fountain", "fdx"])
+async def test_a_run_with_the_playwright_s_own_lines_comes_back_as_written(fmt, tmp_path, store, gateway):
+    """What the pen writes into a run (a written heading, a parenthetical, shaped directions) is what an
+    export prints and an import reads back."""
+    engine = Engine.create(store, _cast("ensemble"), {}, gateway=gateway)
+    for _ in range(3):
+        await engine.play_turn()
+    line = next(e for e in engine.path if e.kind == ev.STAGE)
+    engine.insert(line.id, "INT. THE FOREDECK - NIGHT", before=True, heading=True)
+    engine.insert(engine.head_line_id(), "Are you there?", character=line.character, parenthetical="whispering")
+    engine.insert(engine.head_line_id(), "FADE OUT.", direction=True, shape="transition")
+    engine.insert(engine.head_line_id(), "THE END", direction=True, shape="centered")
+    original = script_of(store, engine.run_id)
+    assert ("heading", "INT. THE FOREDECK - NIGHT", "") in original and ("direction", "THE END", "centered") in original
+    source = tmp_path / f"run.{fmt}"
+    source.write_text(render(build_script(store, engine.run_id), fmt), encoding="utf-8")
+    run_id, again = imported(tmp_path, source, "--model", "scripted")
+    assert script_of(again, run_id) == original
+
+
 @pytest.mark.parametrize("name", ["hamlet.fountain", "cherry_orchard.fountain", "dolls_house.fdx"])
 @pytest.mark.parametrize("fmt", ["fountain", "fdx"])
 def test_a_real_script_survives_import_export_and_import_again(name, fmt, tmp_path):
