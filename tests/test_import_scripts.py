@@ -4,14 +4,18 @@ exported and imported again, in both formats."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fountain_readers
 from conftest import ROOT
 from test_cli import studio
+from test_robust_property import nasty
+from test_robust_property_surfaces import _ok
 from studio.engine import Engine
 from studio.engine.forms import load_play, resolve_cast
 from studio.export import render
@@ -394,3 +398,55 @@ def test_an_unknown_ego_or_model_names_the_fix_and_writes_nothing(tmp_path):
                     "--model", "nosuchprovider/none")
     assert result.returncode == 2, result.stderr
     assert not (tmp_path / "plays").exists() and not (tmp_path / "characters").exists()
+
+
+# -- whatever a script file holds: a run and exit 0, or one message and exit 2 --------------------------------
+
+_PIECES = st.one_of(
+    nasty,
+    st.sampled_from(["ANNA", "@ben", "BEN (V.O.)", "CARL ^", "(quietly)", ".INT. ROOM", "EXT. YARD - DAY", ">CUT TO:",
+                     ">THE END<", "~la la", "[[a note", "]]", "/*", "*/", "===", "# Act", "= synopsis", "!forced",
+                     "Title: X", "Author:", "  ", "", "\t", "*bold* _under_ \\*", "INT/EXT. CAR", "A\u202eB"]),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                HealthCheck.too_slow])
+@given(lines=st.lists(_PIECES, min_size=1, max_size=30), suffix=st.sampled_from([".fountain", ".spmd", ".txt"]))
+def test_any_fountain_file_makes_a_run_or_one_message(lines, suffix):
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        source = work / f"script{suffix}"
+        source.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
+        result = studio("import", source, "--dir", work, "--db", work / "s.db", "--model", "scripted")
+        _ok(result)
+        if result.returncode == 2:
+            assert not (work / "plays").exists() and not (work / "s.db").exists()
+        else:
+            assert list((work / "plays").glob("*.toml")) and "Run 1" in result.stdout
+
+
+_PARAGRAPHS = st.sampled_from(["Scene Heading", "Action", "Character", "Parenthetical", "Dialogue", "Transition",
+                               "Lyrics", "General", "Shot", None])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                HealthCheck.too_slow])
+@given(paragraphs=st.lists(st.tuples(_PARAGRAPHS, nasty), min_size=1, max_size=20), dual=st.booleans())
+def test_any_final_draft_file_makes_a_run_or_one_message(paragraphs, dual):
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("FinalDraft")
+    content = ET.SubElement(root, "Content")
+    holder = ET.SubElement(ET.SubElement(content, "Paragraph"), "DualDialogue") if dual else content
+    for kind, text in paragraphs:
+        para = ET.SubElement(holder, "Paragraph", {"Type": kind} if kind else {})
+        ET.SubElement(para, "Text").text = "".join(c for c in text if c.isprintable() or c in "\n\t")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        source = work / "script.fdx"
+        source.write_bytes(ET.tostring(root, encoding="utf-8"))
+        result = studio("import", source, "--dir", work, "--db", work / "s.db", "--model", "scripted")
+        _ok(result)
+        if result.returncode == 2:
+            assert not (work / "plays").exists() and not (work / "s.db").exists()
