@@ -203,6 +203,7 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
     import tomllib
 
     from studio.export.script import Epilogue, Speech
+    from studio.model.card_text import first_sentence
     from studio.model.limits import MAX_DESCRIPTION, MAX_NAME
     from studio.model.loading import load_character
     from studio.model.play import MAX_SCENES, MAX_TURNS, CharacterSheet, Play
@@ -251,9 +252,8 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
         if sheet_path.exists():
             speaker.name = load_character(sheet_path).name  # the playwright's own sheet, kept as it is
             continue
-        first = speaker.lines[0] if speaker.lines else ""
-        description = f"{speaker.name}, in {title}" + (f"; among their first words: “{_short(first, 200)}”"
-                                                        if first else ".")
+        first = first_sentence(speaker.lines[0], 200) if speaker.lines else ""
+        description = f"{speaker.name}, in {title}" + (f"; among their first words: “{first}”" if first else ".")
         speaker.sheet_text = character_text(speaker.name, _short(description, MAX_DESCRIPTION),
                                             _sheet_prompt(speaker.name, title, speaker.lines))
     inner = None
