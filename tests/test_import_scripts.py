@@ -382,6 +382,23 @@ def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_file
     assert load_play(tmp_path / "plays" / "red_title.toml").title == "Red Title"
 
 
+def test_an_import_that_fails_half_way_leaves_no_files_and_no_run(tmp_path, monkeypatch):
+    from studio.export import importing
+
+    real = importing.commit_script
+
+    def breaks(engine, plan, by=None):
+        real(engine, plan, by)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importing, "commit_script", breaks)
+    store = Store(tmp_path / "s.db")
+    with pytest.raises(KeyboardInterrupt):
+        importing.import_script(DATA / "hamlet.fountain", tmp_path, store, model="scripted")
+    assert not list((tmp_path / "plays").glob("*")) and not list((tmp_path / "characters").glob("*"))
+    assert store.runs() == []
+
+
 def test_an_existing_play_of_that_title_is_never_overwritten(tmp_path):
     (tmp_path / "plays").mkdir()
     mine = tmp_path / "plays" / "a_doll_s_house.toml"

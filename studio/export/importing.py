@@ -165,7 +165,6 @@ class Plan:
     speakers: dict[str, Speaker]  # by cue, folded
     ego: str | None  # the protagonist's stem, when the play is a Drama Machine play
     inner: Speaker | None = None  # the protagonist's inner voice, when there is one
-    extra_sheets: list[Speaker] = field(default_factory=list)
 
     def new_sheets(self) -> list[Speaker]:
         return [s for s in [*self.speakers.values(), *([self.inner] if self.inner else [])] if s.sheet_text]
@@ -394,20 +393,26 @@ def import_script(source: Path | str, root: Path | str, store: Store | Callable[
     if callable(store):
         store = store()
     files = write_files(plan)
+    engine = None
     try:
         from studio.engine import Engine
         from studio.engine.forms import load_play, resolve_cast
+        from studio.engine.history import record
 
         cast = resolve_cast(load_play(plan.play_path), plan.play_path, model=model)
         engine = Engine.create(store, cast, {"model": model, "imported": source.name}, gateway=object())
         lines, notes = commit_script(engine, plan, by)
         # One action in the command line's history: `studio undo RUN` takes the whole script back.
-        from studio.engine.history import record
-
         record(engine, "import", None, engine.head, f"import of {source.name}")
     except BaseException:
+        # Interrupted or failed half way: neither the files nor a half-made run stay behind.
         for path in files:
             path.unlink(missing_ok=True)
+        if engine is not None:
+            try:
+                store.delete_run(engine.run_id)
+            except Exception:  # noqa: BLE001 - the error that stopped the import is the one to tell
+                pass
         raise
     pending = engine.pending()
     speaker = pending.role.name if pending is not None and pending.role is not None else None
