@@ -427,10 +427,17 @@ def commit_script(engine: Any, plan: Plan, by: str | None = None) -> tuple[int, 
     keys = {r.sheet.name.casefold(): r.key for r in engine.cast.roles if r.is_character}
     role_of = {cue: keys.get(s.name.casefold()) for cue, s in plan.speakers.items()}
     base: dict[str, Any] = {"by": by} if by else {}
-    scene = turn = lines = notes = 0
+    scene = lines = notes = 0
 
     def commit(kind: str, text: str, **fields: Any) -> None:
         engine._commit(kind, text, origin="human", scene=max(scene, 1), **fields)
+
+    def turn(role: str | None = None) -> int:
+        """The turn a line opens or belongs to, as the form counts them (its state's `turn`, folded from
+        the lines so far): a new one for each line, but the protagonist's answer in a Drama Machine play
+        is the second half of the turn its other opened."""
+        now = int(getattr(engine.state, "turn", 0) or 0)
+        return max(now, 1) if role == "ego" and engine.form.name == "drama_machine" else now + 1
 
     blocks = list(plan.written.blocks)
     if not any(isinstance(b, Heading) for b in blocks):
@@ -447,18 +454,16 @@ def commit_script(engine: Any, plan: Plan, by: str | None = None) -> tuple[int, 
         if isinstance(block, Heading):
             scene += 1
             text = f"Scene {block.number}: {block.brief}" if block.number is not None else block.title
-            commit(ev.SCENE, text.strip().removesuffix(":"), turn=turn + 1, data=dict(base))
+            commit(ev.SCENE, text.strip().removesuffix(":"), turn=turn(), data=dict(base))
             continue
         if isinstance(block, Note):
-            commit(ev.NOTE, block.text, turn=turn or None, data=dict(base))
+            commit(ev.NOTE, block.text, turn=turn() - 1 or None, data=dict(base))
             notes += 1
         elif isinstance(block, Direction):
-            turn += 1
             data = {**base, **({"shape": block.shape} if block.shape != "action" else {})}
-            commit(ev.DIRECTION, block.text, turn=turn, data=data)
+            commit(ev.DIRECTION, block.text, turn=turn(), data=data)
             lines += 1
         elif isinstance(block, Speech):
-            turn += 1
             role = role_of[_key(block.character)]
             data = dict(base)
             for name, value in (("parenthetical", block.parenthetical), ("extension", block.extension)):
@@ -467,12 +472,12 @@ def commit_script(engine: Any, plan: Plan, by: str | None = None) -> tuple[int, 
             if block.dual:
                 data["dual"] = True
             commit(ev.STAGE, speech_text(block.parts), role=role, character=engine.cast.role(role).name,
-                   turn=turn, data=data)
+                   turn=turn(role), data=data)
             lines += 1
         elif isinstance(block, Epilogue):
             role = role_of[_key(block.character)]
-            commit(ev.EPILOGUE, block.text, role=role, character=engine.cast.role(role).name, turn=turn,
-                   data=dict(base))
+            commit(ev.EPILOGUE, block.text, role=role, character=engine.cast.role(role).name,
+                   turn=max(turn() - 1, 1), data=dict(base))
             lines += 1
     return lines, notes
 
