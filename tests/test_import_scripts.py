@@ -160,6 +160,9 @@ async def test_the_models_go_on_from_the_end_of_an_imported_drama_with_the_inner
     assert play.cast.ego.character == "dunyasha" and play.cast.superego.character == "dunyasha_s_inner_voice"
     assert [o.character for o in play.cast.others] == ["lopahin", "epihodov"]
     path = store.take(run_id)
+    # Turns as the Drama Machine counts them: another's line, then the protagonist's answer, one turn.
+    spoken = [(e.role, e.turn) for e in path if e.kind == ev.STAGE]
+    assert spoken[:3] == [("other1", 2), ("ego", 2), ("other1", 3)]
     # The script ends with Lopahin's epilogue, so the run is finished as written.
     assert path[-1].kind == ev.EPILOGUE and path[-1].character == "Lopahin"
     store.set_head(run_id, next(e.id for e in reversed(path) if e.kind == ev.STAGE and e.character == "Dunyasha"))
