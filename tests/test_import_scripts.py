@@ -358,7 +358,7 @@ def test_xml_that_is_not_final_draft_is_refused(tmp_path):
 
 
 def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
-    text = "Title: Café\n\nINT. CAFÉ\n\nRENÉE\nUn café, s'il vous plaît.\n\nJOËL\nVoilà.\n"
+    text = "Title: Café\nAuthors: Renée and Joël\n\nINT. CAFÉ\n\nRENÉE\nUn café, s'il vous plaît.\n\nJOËL\nVoilà.\n"
     for i, raw in enumerate([b"\xff\xfe" + text.encode("utf-16-le"), text.encode("latin-1")]):
         work = tmp_path / str(i)
         source = work / "cafe.fountain"
@@ -367,6 +367,7 @@ def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
         run_id, store = imported(work, source, "--model", "scripted")
         lines = [(e.character, e.text) for e in store.take(run_id) if e.kind == ev.STAGE]
         assert lines == [("Renée", "Un café, s'il vous plaît."), ("Joël", "Voilà.")]
+        assert load_play(work / "plays" / "cafe.toml").author == "Renée and Joël"  # `Authors`, the spec's other key
 
 
 def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_files(tmp_path):

@@ -268,7 +268,7 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
         raise InputError(name, None, f"has {len(briefs)} scene headings; a play has at most {MAX_SCENES}",
                          "split it into acts and import each")
     turns = min(MAX_TURNS, max([*counts, counts[-1] + TURNS_AFTER]))
-    page = {"author": page.get("author", ""), "credit": page.get("credit", ""),
+    page = {"author": page.get("author") or page.get("authors", ""), "credit": page.get("credit", ""),
             "draft_date": page.get("draft date", ""), "contact": page.get("contact", "")}
     stems = list(seen_stems)
     play_text = imported_play_text(source.name, title, {k: _short(v, 200) for k, v in page.items()},
