@@ -28,7 +28,7 @@ OWNERS = {
     "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
-    "serve": "serve",
+    "serve": "serve", "settings": "settings",
 }
 
 
@@ -57,6 +57,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         run,
         runs,
         serve,
+        settings,
         show,
         takes,
     )
@@ -76,6 +77,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         critique,  # critique, compare
         models,
         new,
+        settings,
         cards,  # import, export-card
         archive,  # rename, archive, delete
         ensemble,  # step, stage
