@@ -1,4 +1,4 @@
-"""The play editor: scene briefs, turns, cast and the superego's timing, saved in place.
+"""The play editor: scene briefs, turns, cast, the superego's timing and the title page, saved in place.
 
 Like the sheet editor it validates on every keystroke and saves only a valid play, through the
 style-preserving writer, so the playwright's comments and layout survive. A run keeps the play it
