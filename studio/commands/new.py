@@ -58,6 +58,7 @@ def title_page(args: argparse.Namespace, interactive: bool, ask: Callable[[str],
     """The new play's title page: each flag as given; in a terminal, a question for each field no flag
     gave, the settings' default in brackets (Enter keeps it); with no terminal, the settings' defaults."""
     from studio import settings
+    from studio.clean import one_line
 
     defaults = settings.title_page()
     page: dict[str, str] = {}
@@ -68,7 +69,7 @@ def title_page(args: argparse.Namespace, interactive: bool, ask: Callable[[str],
             page[key] = given
         elif interactive:
             try:
-                answer = ask(f"{question}{f' [{default}]' if default else ''}: ").strip()
+                answer = ask(f"{question}{f' [{one_line(default)}]' if default else ''}: ").strip()
             except EOFError:
                 answer = ""
             page[key] = answer or default
