@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
@@ -23,6 +24,7 @@ from test_export_layouts import norm
 from test_export_title_page import drawn, find
 
 DPI = 72  # a point a pixel
+IMAGES = Path(__file__).parents[1] / "docs" / "images"
 ASKED = "Where were you on the night the lamp went out, and who was with you?"
 ANSWERED = "At the harbour, alone, watching the boats come in one after another until dawn."
 
@@ -112,6 +114,9 @@ def test_dual_dialogue_sits_in_two_columns_on_the_page(pen_run, tmp_path):
     assert left_ink and right_ink
     # the two speeches run down the page side by side, over the same rows
     assert len(set(left_ink) & set(right_ink)) >= 3 * 12
+    # the page for the manual (docs/exports.md shows it)
+    subprocess.run(["pdftoppm", "-png", "-gray", "-r", "50", "-f", "2", "-l", "2", "-singlefile", str(path),
+                    str(IMAGES / "screenplay-pen")], check=True)
 
 
 def test_dual_dialogue_too_tall_for_a_page_is_set_one_after_the_other(store, gateway, tmp_path):
