@@ -157,3 +157,19 @@ def test_a_plain_author_still_gets_the_default_credit(run_with):
     script = run_with(author="Ana Kay")
     meta = FountainParser().parse(render(script, "fountain")).metadata
     assert unescape_title(meta["credit"]) == "Written by" and unescape_title(meta["author"]) == "Ana Kay"
+
+
+def test_show_heads_a_run_of_a_play_with_no_author_with_its_title_alone(tmp_path, capsys):
+    from conftest import PLAYS
+    from studio.cli import main
+
+    play = tmp_path / "nobody.toml"
+    play.write_text((PLAYS / "interview.toml").read_text().replace(
+        'author = "after Magee, Arora, Gollings and Lam-Saw, The Drama Machine (2024)"\n', ""))
+    (tmp_path / "characters").symlink_to(PLAYS.parent / "characters")
+    db = str(tmp_path / "s.db")
+    assert main(["run", str(play), "--model", "scripted", "--turns", "1", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["show", "1", "--db", db]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("· The Interview"), first
