@@ -83,6 +83,7 @@ def test_fountain_title_page_has_every_key_the_spec_names(run_with):
     assert unescape_title(meta["title"][0] if isinstance(meta["title"], list) else meta["title"]) == "The Interview"
     assert unescape_title(meta["credit"]) == "Story by" and unescape_title(meta["author"]) == "Ana Kay"
     assert meta["draft date"] == "Second draft, 3 May 2026"
+    assert meta["contact"] == "Ana Kay\n12 Quay Street, Cork\nana@example.com"
     # the spec's multi-line value: each line of the contact indented under its key
     assert "Contact:\n    Ana Kay\n    12 Quay Street, Cork\n    ana@example.com\n" in text
     if aw_reader.modules() is not None:
@@ -153,10 +154,13 @@ def test_no_author_prints_no_by_line_and_never_anonymous(run_with, tmp_path):
         assert "Anonymous" not in page and today in page
 
 
-def test_a_plain_author_still_gets_the_default_credit(run_with):
-    script = run_with(author="Ana Kay")
-    meta = FountainParser().parse(render(script, "fountain")).metadata
+def test_a_plain_author_still_gets_the_default_credit_and_a_one_line_contact_its_key(run_with):
+    script = run_with(author="Ana Kay", contact="ana_kay@example.com")
+    text = render(script, "fountain")
+    meta = FountainParser().parse(text).metadata
     assert unescape_title(meta["credit"]) == "Written by" and unescape_title(meta["author"]) == "Ana Kay"
+    assert "\nContact: ana\\_kay@example.com\n" in text
+    assert unescape_title(meta["contact"]) == "ana_kay@example.com"
 
 
 def test_show_heads_a_run_of_a_play_with_no_author_with_its_title_alone(tmp_path, capsys):
