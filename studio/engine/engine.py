@@ -100,6 +100,8 @@ class Engine(Controls, History, Pen):
     def _grow_cast(self) -> bool:
         """The cast as the take on stage has it: the play's, and every character a line written into this
         take brought in (studio/engine/pen.py). True if that changed, so the state must be folded afresh."""
+        if not self._added and not any("cast" in e.data for e in self._controls):
+            return False  # no line of any take brought a character in: nothing to read the take for
         cast, added = grown_cast(self._base_cast, self.path)
         if added == self._added:
             return False
