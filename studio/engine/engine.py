@@ -370,15 +370,15 @@ class Engine(Controls, History, Pen):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
         before = self.head
-        fields = dict(kind=kind, text=text.strip(), role=original.role, character=original.character,
-                      scene=original.scene, turn=original.turn, origin="override", data=data)
+        fields: dict[str, Any] = dict(role=original.role, character=original.character, scene=original.scene,
+                                      turn=original.turn, origin="override", data=data)
         index = self._index(original.id)
         if index is None:  # a line of another take: that take branches there, nothing after it kept
-            text = fields.pop("text")
-            event = self._commit(fields.pop("kind"), text, branch_from=original, **fields)
+            event = self._commit(kind, text.strip(), branch_from=original, **fields)
         else:
-            fields["copy_of"] = original.id  # what the kept lines answered or were shaped by: the new line
-            event = self._rewrite(index, [fields], self.path[index + 1:])[0]
+            # copy_of: what the kept lines answered or were shaped by is now the new line
+            written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
+            event = self._rewrite(index, [written], self.path[index + 1:])[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 
