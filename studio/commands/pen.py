@@ -13,8 +13,6 @@ from studio.model.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from studio.engine.script import DIRECTION_SHAPES
-
     insert = sub.add_parser("insert", help="write a line of your own before or after a line of a run")
     insert.add_argument("run", help="a run number")
     insert.add_argument("event", type=event_id, help="the event id of the line it goes beside (see 'studio show "
@@ -29,8 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     what.add_argument("--heading", action="store_true", help="a scene heading, e.g. 'INT. KITCHEN - NIGHT'")
     insert.add_argument("text", help="the words of the line")
     insert.add_argument("--parenthetical", default="", metavar="P", help="how a speech is said, e.g. quietly")
-    insert.add_argument("--shape", default="action", choices=DIRECTION_SHAPES,
-                        help="how a direction is set on the page (default action)")
+    # the shapes are checked by the pen itself (studio/engine/pen.py), which names them in its message
+    insert.add_argument("--shape", default="action", metavar="SHAPE",
+                        help="how a direction is set on the page: action (the default), centered, transition or lyric")
     db_option(insert)
     insert.set_defaults(func=insert_line)
     insert.error = _override_error(  # type: ignore[method-assign]  # argparse has no hook for one parser's message
