@@ -305,3 +305,22 @@ def test_bad_input_to_the_pen_is_one_message_and_exit_2(tmp_path, words, field, 
     assert f"'{field}'" in result.stderr or field == "command line"
     assert len(result.stderr.strip().splitlines()) <= 2
     assert _events(db) == before
+
+
+async def test_a_take_over_after_the_edit_stays_in_force_and_is_not_copied(engine_for, store):
+    engine = await two_turns(engine_for)
+    engine.take_over("other")
+    engine.release("other")
+    engine.take_over("other")
+    engine.override(next(e for e in engine.stage() if e.role == "other").id, "Who sent you?")
+    assert "other" in engine.humans()
+    assert not any(e.kind == ev.CONTROL for e in engine.path)  # the run's controls stay where they were made
+    assert "other" in Engine(store, engine.run_id, gateway=object()).humans()
+
+
+async def test_a_run_with_a_history_is_deleted_whole(engine_for, store):
+    engine = await two_turns(engine_for)
+    engine.cut(engine.stage()[-1].id)
+    assert engine.can_undo()
+    assert store.delete_run(engine.run_id) > 0
+    assert store._all("SELECT COUNT(*) FROM pen_history WHERE run_id = ?", (engine.run_id,))[0][0] == 0

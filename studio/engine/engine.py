@@ -24,7 +24,7 @@ from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.history import History
-from studio.engine.pen import Pen, grown_cast, kept_data
+from studio.engine.pen import Pen, grown_cast, kept_data, standing
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
@@ -232,6 +232,8 @@ class Engine(Controls, History, Pen):
             row["text"] = clean_text(row["text"])
             rows.append(row)
         for event in kept:
+            if standing(event):
+                continue
             rows.append({"kind": event.kind, "text": event.text, "role": event.role, "character": event.character,
                          "scene": event.scene, "turn": event.turn, "origin": event.origin,
                          "data": kept_data(event), "model": event.model, "settings": event.settings,

@@ -34,6 +34,13 @@ LINES = (ev.STAGE, ev.DIRECTION, ev.SCENE, ev.EPILOGUE)  # what a playwright can
 NEWCOMER = "pen_"  # a newcomer's seat key begins so, never one a play file's cast uses
 
 
+def standing(event: Event) -> bool:
+    """A control that belongs to the run, not to a take (a take-over, a switch, a policy): the engine keeps
+    the newest of each in force on every take, so it is never copied onto a new one, where a copy would
+    count as newer than what was decided since on another take."""
+    return event.kind == ev.CONTROL and not {"facts", "draw", "cast"} & set(event.data)
+
+
 def kept_data(event: Event) -> dict[str, Any]:
     """The data of a kept copy: the original's, marked with the event it copies."""
     return {**event.data, "kept": event.id}
