@@ -56,9 +56,9 @@ def grown_cast(base: ResolvedCast, path: list[Event]) -> tuple[ResolvedCast, tup
     for key, name, like in added:
         if any(r.key == key for r in roles):
             continue
-        model = next((r for r in base.roles if r.key == like), None) or (base.characters or base.roles)[0]
+        borrowed = next((r for r in base.roles if r.key == like), None) or (base.characters or base.roles)[0]
         sheet = CharacterSheet(name=name, prompt=f"You are {name}.")
-        roles.append(model.model_copy(update={
+        roles.append(borrowed.model_copy(update={
             "key": key, "kind": "other", "sheet": sheet, "human": False, "rule": None, "schedules": None,
             "lore": [], "temperature": ROLE_DEFAULTS["other"]["temperature"],
             "max_tokens": ROLE_DEFAULTS["other"]["max_tokens"]}))
@@ -118,7 +118,11 @@ class Pen:
             raise ValueError("--as names nobody (it is empty); give a character's name")
         if len(name) > MAX_NAME or not name.isprintable():
             raise ValueError(f"--as: a character's name is one printable line of at most {MAX_NAME} characters")
-        matches = [r for r in self.cast.matching(name) if r.is_character]
+        every = self.cast.matching(name)
+        matches = [r for r in every if r.is_character]
+        if every and not matches:
+            raise ValueError(f"--as {name!r} names {every[0].name}, the {every[0].kind}, who does not speak on stage; "
+                             "give a character's name (or a new one)")
         if len(matches) == 1:
             return matches[0].key, matches[0].name, None
         if len(matches) > 1:
