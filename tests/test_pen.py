@@ -325,3 +325,15 @@ async def test_a_run_with_a_history_is_deleted_whole(engine_for, store):
     assert engine.can_undo()
     assert store.delete_run(engine.run_id) > 0
     assert store._all("SELECT COUNT(*) FROM pen_history WHERE run_id = ?", (engine.run_id,))[0][0] == 0
+
+
+async def test_a_continued_line_and_an_edit_off_the_take_are_undone_too(engine_for):
+    engine = await two_turns(engine_for)
+    start = engine.head
+    line = engine.stage()[-1]
+    longer = await engine.continue_line(line.id)
+    assert engine.head == longer.id
+    assert engine.undo().startswith("Undid continuation of event") and engine.head == start
+    edited = engine.override(longer.id, "Not this take, the other one.")  # a line of another take: it branches there
+    assert engine.head == edited.id
+    assert engine.undo().startswith("Undid edit of event") and engine.head == start
