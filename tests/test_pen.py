@@ -338,3 +338,34 @@ async def test_a_continued_line_and_an_edit_off_the_take_are_undone_too(engine_f
     edited = engine.override(longer.id, "Not this take, the other one.")  # a line of another take: it branches there
     assert engine.head == edited.id
     assert engine.undo().startswith("Undid edit of event") and engine.head == start
+
+
+async def test_a_memory_keeps_its_scores_of_kept_lines_and_forgets_a_cut_one(tmp_path, store, gateway):
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.engine.minds import minds
+    from test_mind_engine import _mara_play
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    for _ in range(3):
+        await engine.play_turn()
+    first = next(e for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha")
+    engine.cut(first.id)
+    # each kept line's score points at its copy: nothing is asked of a model again
+    assert minds(engine).pending_scores(engine.path, None) == []
+    scored = {e.data["line"] for e in engine.path if e.kind == "mind.importance"}
+    sasha = {e.id for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha"}
+    assert scored == sasha and first.id not in scored
+
+
+async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engine_for):
+    engine = engine_for(turns=3, epilogue=False, strategies=["rewrite_speech"])
+    await engine.play_turn()
+    await engine.play_turn()
+    rewrites = [e for e in engine.path if e.kind == ev.REWRITE_SPEECH]
+    assert rewrites, "the inner voice rewrote what the protagonist heard"
+    heard = engine.by_id[rewrites[-1].data["source"]]
+    edited = engine.override(heard.id, "Tell me about the orange umbrella.")
+    assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
+    assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
+    assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written

@@ -24,7 +24,7 @@ from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.history import History
-from studio.engine.pen import Pen, checked_text, grown_cast, kept_data, standing
+from studio.engine.pen import Pen, after, checked_text, grown_cast, kept_data, standing
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
@@ -382,7 +382,7 @@ class Engine(Controls, History, Pen):
         else:
             # copy_of: what the kept lines answered or were shaped by is now the new line
             written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
-            event = self._rewrite(index, [written], self.path[index + 1:])[0]
+            event = self._rewrite(index, [written], after(self.path, self.path[index]))[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 
@@ -493,7 +493,7 @@ def _remap(data: dict[str, Any], copies: dict[int, int]) -> dict[str, Any]:
     def one(value: Any) -> Any:
         return copies.get(value, value) if isinstance(value, int) and not isinstance(value, bool) else value
 
-    for key in ("source", "prompt_event", "upto", "critique"):
+    for key in ("source", "prompt_event", "upto", "critique", "line"):
         if key in data:
             data[key] = one(data[key])
     if isinstance(data.get("shaped_by"), list):
