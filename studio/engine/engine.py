@@ -382,7 +382,7 @@ class Engine(Controls, History, Pen):
         else:
             # copy_of: what the kept lines answered or were shaped by is now the new line
             written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
-            event = self._rewrite(index, [written], after(self.path, self.path[index]))[0]
+            event = self._rewrite(index, [written], after(self.path, index))[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 

@@ -46,12 +46,12 @@ def standing(event: Event) -> bool:
 _WORK_ON_A_LINE = {ev.REWRITE_SPEECH: "source", IMPORTANCE: "line"}
 
 
-def after(path: list[Event], gone: Event) -> list[Event]:
-    """The events after `gone` in `path` that an edit keeps when `gone` is cut or rewritten: all of them but
+def after(path: list[Event], index: int) -> list[Event]:
+    """The events after `path[index]` that an edit keeps when that line is cut or rewritten: all of them but
     the backstage work on its words (a rewrite of it an inner voice made, a memory's score of it), which
     no one can hear or remember once the words are no longer said."""
-    rest = path[path.index(gone) + 1:]
-    return [e for e in rest if e.kind not in _WORK_ON_A_LINE or e.data.get(_WORK_ON_A_LINE[e.kind]) != gone.id]
+    gone = path[index].id
+    return [e for e in path[index + 1:] if e.kind not in _WORK_ON_A_LINE or e.data.get(_WORK_ON_A_LINE[e.kind]) != gone]
 
 
 def kept_data(event: Event) -> dict[str, Any]:
@@ -202,7 +202,7 @@ class Pen:
         The first kept line is returned (None when the cut line was the last: the head moves back)."""
         index = self._on_stage(event_id, "cut")
         head = self.path[-1].id if self.path else None
-        written = self._rewrite(index, [], after(self.path, self.path[index]))
+        written = self._rewrite(index, [], after(self.path, index))
         self._record("cut", head, f"cut of event {event_id}")
         return written[0] if written else None
 
