@@ -290,6 +290,7 @@ def test_the_pen_at_the_command_line(tmp_path):
     (["override", 1, "FIRST", "x" * 100_000], "TEXT", "at most 20,000"),
     (["cut", 1, 99999], "EVENT", "no event 99999"),
     (["move", 1, "FIRST", "--before", "FIRST"], "EVENT", "beside itself"),
+    (["move", 1, "FIRST", "--after", "OTHER"], "EVENT2", "belongs to run 2"),
     (["move", 1, "FIRST"], "command line", "one of the arguments --before --after"),
     (["undo", 9], "RUN", "no run 9"),
 ])
