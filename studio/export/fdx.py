@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from studio.export.script import (Backstage, Direction, Epilogue, Heading, Note, Script, Speech, WrittenScript,
-                                  parenthesise, split_cue)
+                                  cue, parenthesise, split_cue)
 
 # XML 1.0 cannot carry these at all, escaped or not: they become U+FFFD, never vanish.
 _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
@@ -32,8 +32,7 @@ def _paragraph(parent: ET.Element, kind: str, text: str, **attrs: str) -> ET.Ele
 def _speech(content: ET.Element, name: str, parts: list[tuple[str, str]], parenthetical: str = "",
             extension: str = "") -> None:
     """A cue (with its extension), then each parenthetical and each line of dialogue as its own paragraph."""
-    extension = " ".join(extension.split())
-    _paragraph(content, "Character", " ".join(name.split()).upper() + (f" ({extension})" if extension else ""))
+    _paragraph(content, "Character", cue(name, extension))
     wrote = False
     if parenthetical.strip():
         _paragraph(content, "Parenthetical", parenthesise(parenthetical))
@@ -64,6 +63,31 @@ def _dual(content: ET.Element, previous: tuple[int, int]) -> None:
         content.remove(para)
     holder = ET.SubElement(ET.SubElement(content, "Paragraph"), "DualDialogue")
     holder.extend(moved)
+
+
+# Blank lines between the title page's middle and its foot: Final Draft sets the title a third of the way
+# down and the contact at the foot of a 55-line page.
+_TITLE_TOP, _TITLE_FOOT = 16, 22
+
+
+def _title_page(content: ET.Element, script: Script) -> None:
+    """The title page as Final Draft lays one out: the title, the credit and the author centred a third
+    of the way down, the source under them; the contact at the foot on the left and the draft date on the
+    right. A play with no author has no credit either."""
+    def line(text: str, alignment: str = "Center") -> None:
+        _paragraph(content, "Action", " ".join(text.split()), Alignment=alignment)
+
+    for _ in range(_TITLE_TOP):
+        line("")
+    credit, names = script.credit_lines()
+    for text in (script.title, "", credit, names, "", script.source):
+        line(text)
+    contact = script.contact_lines
+    for _ in range(_TITLE_FOOT - max(len(contact), 1)):
+        line("")
+    for text in contact:
+        line(text, "Left")
+    line(f"Draft date: {script.draft_date}", "Right")
 
 
 def render_fdx(script: Script) -> str:
@@ -108,9 +132,7 @@ def render_fdx(script: Script) -> str:
             where = f"scene {note.scene}, turn {note.turn}" if note.turn else f"scene {note.scene}"
             _speech(content, note.character, [("business", f"{note.label}, {where}"), ("line", note.text)])
 
-    title = ET.SubElement(ET.SubElement(root, "TitlePage"), "Content")
-    for line in (script.title, "", *script.credit_lines(), "", script.source, f"Draft date: {script.draft_date}"):
-        _paragraph(title, "Action", " ".join(line.split()), Alignment="Center")
+    _title_page(ET.SubElement(ET.SubElement(root, "TitlePage"), "Content"), script)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8" standalone="no" ?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -145,24 +167,27 @@ def _paragraphs(content: ET.Element) -> list[tuple[ET.Element, bool]]:
     return out
 
 
-def _title_page(root: ET.Element) -> dict[str, str]:
-    """The title page as Fountain names it: the first line the title; a line that credits ("Written by")
-    then the author; "Draft date: ..." and "Contact: ..." by their words; the rest unnamed."""
+def _read_title_page(root: ET.Element) -> dict[str, str]:
+    """The title page as Fountain names it: its first centred line the title; a line that credits
+    ("Written by") then the author; the lines set to the left at the foot the contact; "Draft date: ..."
+    by its words (as `_title_page` lays them out, and Final Draft's own title pages do)."""
     from studio.engine.script import CREDIT_OPENERS
 
-    lines = [" ".join(_texts(p).split()) for p in root.findall("./TitlePage/Content/Paragraph")]
-    lines = [line for line in lines if line]
+    paragraphs = [(" ".join(_texts(p).split()), p.get("Alignment")) for p in root.findall("./TitlePage/Content/Paragraph")]
     page: dict[str, str] = {}
-    if not lines:
-        return page
-    page["title"] = lines[0]
-    rest = lines[1:]
-    for i, line in enumerate(rest):
-        key, _, value = line.partition(":")
+    centred = [text for text, alignment in paragraphs if text and alignment not in ("Left", "Right")]
+    contact = [text for text, alignment in paragraphs if text and alignment == "Left"]
+    for text, _ in paragraphs:
+        key, _, value = text.partition(":")
         if value.strip() and key.strip().lower() in ("draft date", "contact", "author", "credit", "source"):
             page.setdefault(key.strip().lower(), value.strip())
-        elif line.lower() in CREDIT_OPENERS and "author" not in page and i + 1 < len(rest):
-            page["credit"], page["author"] = line, rest[i + 1]
+    if contact and "contact" not in page:
+        page["contact"] = "\n".join(contact)
+    if centred:
+        page["title"] = centred[0]
+    for i, text in enumerate(centred[1:-1], 1):
+        if text.lower() in CREDIT_OPENERS and "author" not in page:
+            page["credit"], page["author"] = text, centred[i + 1]
     return page
 
 
@@ -255,4 +280,4 @@ def read(text: str | bytes) -> WrittenScript:
             shape = "centered" if para.get("Alignment") == "Center" else "action"
             blocks.append(Direction(value, None, None, 0, shape=shape))
     said()
-    return WrittenScript(_title_page(root), blocks)
+    return WrittenScript(_read_title_page(root), blocks)

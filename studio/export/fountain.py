@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from studio.export.script import (Backstage, Direction, Epilogue, Heading, Note, Script, Speech, WrittenScript,
                                   split_cue)
+from studio.export.script import cue as script_cue
 
 # Characters that force an element when they open a line (spec: . @ ! # = ~ >).
 _FORCING = frozenset(".@!#=~>")
@@ -113,9 +114,9 @@ def note_text(text: str) -> str:
     return "\n".join(_held_together(text, _note_safe))
 
 
-def cue(name: str) -> str:
-    """A character cue in capitals, forced with @ (any name is a name, in any script)."""
-    return "@" + inline(" ".join(name.split()).upper())
+def cue(name: str, extension: str = "") -> str:
+    """A character cue in capitals with its extension, forced with @ (any name is a name, in any script)."""
+    return "@" + inline(script_cue(name, extension))
 
 
 def _title_value(text: str) -> str:
@@ -123,14 +124,28 @@ def _title_value(text: str) -> str:
     return inline(" ".join(text.split()))
 
 
+def title_page(script: Script) -> str:
+    """The title page as the Fountain spec names its keys: Title, Credit (the words before the names:
+    "Written by", or the play's own), Author (the names), Source, Draft date and Contact (indented lines
+    under the key when it has several). A play with no author has neither a Credit nor an Author."""
+    credit, names = script.credit_lines()
+    keys = [f"Title: {_title_value(script.title)}"]
+    if names:
+        keys += [f"Credit: {_title_value(credit)}", f"Author: {_title_value(names)}"]
+    keys += [f"Source: {_title_value(script.source)}", f"Draft date: {_title_value(script.draft_date)}"]
+    contact = script.contact_lines
+    if len(contact) == 1:
+        keys.append(f"Contact: {_title_value(contact[0])}")
+    elif contact:
+        keys += ["Contact:", *(f"    {_title_value(line)}" for line in contact)]
+    return "\n".join(keys)
+
+
 def render_speech(name: str, parts: tuple[tuple[str, str], ...], parenthetical: str = "", extension: str = "",
                   dual: bool = False) -> list[str]:
     """A cue (with its extension, and `^` when spoken at once with the speech before it), the
     parenthetical written before the speech, then its lines and business in order."""
-    head = cue(name)
-    if extension.strip():
-        head += " (" + inline(" ".join(extension.split())) + ")"
-    lines = [head + (" ^" if dual else "")]
+    lines = [cue(name, extension) + (" ^" if dual else "")]
     if parenthetical.strip():
         lines.append("(" + inline(" ".join(parenthetical.split())) + ")")
     for kind, text in parts:
@@ -166,20 +181,7 @@ def render_note(note: Backstage) -> str:
 
 
 def render_fountain(script: Script) -> str:
-    credit, names = script.credit_lines()
-    paragraphs: list[str] = [
-        "\n".join(
-            [
-                f"Title: {_title_value(script.title)}",
-                # As the Fountain title page means them: Credit the words before the names
-                # ("Written by", or the play's own "after"), Author the names themselves.
-                f"Credit: {_title_value(credit)}",
-                *([f"Author: {_title_value(names)}"] if names else []),
-                f"Source: {_title_value(script.source)}",
-                f"Draft date: {script.draft_date}",
-            ]
-        )
-    ]
+    paragraphs: list[str] = [title_page(script)]
     # (text, whether it is action): a direction right after action is two blank lines after it, or one
     # reader joins the two into one paragraph.
     elements: list[tuple[str, bool]] = []
@@ -262,7 +264,9 @@ def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
         else:
             return {}, 0
         i += 1
-    return {k: _unescape(" ".join(v for v in values if v)) for k, values in page.items()}, i
+    # A contact is a block (an address, a telephone): its lines stay lines; any other value is one line.
+    return {k: _unescape(("\n" if k == "contact" else " ").join(v for v in values if v))
+            for k, values in page.items()}, i
 
 
 def _between(text: str, opening: str, closing: str,

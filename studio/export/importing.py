@@ -122,7 +122,8 @@ def _cleaned(written: WrittenScript) -> WrittenScript:
             changes["parts"] = tuple((kind, clean_text(text)) for kind, text in block.parts)
         return replace(block, **changes)
 
-    written.title_page = {one_line(k): one_line(v) for k, v in written.title_page.items()}
+    written.title_page = {one_line(k): "\n".join(one_line(line) for line in v.splitlines()) if k == "contact"
+                          else one_line(v) for k, v in written.title_page.items()}
     written.blocks = [clean(block) for block in written.blocks]
     return written
 
@@ -209,7 +210,8 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
     from studio.model.starter import character_text, imported_play_text, slug
 
     name = str(source)
-    page = {k: " ".join(v.split()) for k, v in written.title_page.items()}
+    page = {k: "\n".join(" ".join(line.split()) for line in v.splitlines() if line.strip()) if k == "contact"
+            else " ".join(v.split()) for k, v in written.title_page.items()}
     title = display_name(page.get("title") or source.stem.replace("_", " ").replace("-", " ").title())
     speakers: dict[str, Speaker] = {}
     for block in written.blocks:

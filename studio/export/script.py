@@ -23,6 +23,8 @@ from studio.engine.script import (  # noqa: F401
     Speech,
     character_direction,
     clean_text,
+    cue,
+    dual_mark,
     parenthesise,
     protagonist_voice,
     read_script,
@@ -73,9 +75,10 @@ def _extension(text: str) -> bool:
     return re.sub(r"[\s.'’\-]", "", text).upper() in CUE_EXTENSIONS
 
 
-def split_cue(cue: str) -> tuple[str, str]:
-    """A cue as the name and its extensions ("V.O.", "O.S. CONT'D": each as typed, joined by a space)."""
-    name = " ".join(cue.split())
+def split_cue(text: str) -> tuple[str, str]:
+    """A cue as the name and its extensions ("V.O.", "O.S. CONT'D": each as typed, joined by a space):
+    what `cue` wrote, read back."""
+    name = " ".join(text.split())
     extensions: list[str] = []
     while (found := _CUE_BRACKET.search(name)) and found.start() > 0:
         inside = " ".join(found.group(1).split())
