@@ -279,6 +279,10 @@ def test_a_real_script_survives_import_export_and_import_again(name, fmt, tmp_pa
     second, store2 = imported(tmp_path / "two", exported, "--model", "scripted")
     assert script_of(store2, second) == once
     assert sum(1 for b in once if b[0] == "speech") >= 10
+    # and the title page: title, credit and author, draft date, contact
+    pages = [[(p.title, p.credit, p.author, p.draft_date, p.contact) for p in map(load_play, (tmp_path / d / "plays").glob("*.toml"))]
+             for d in ("one", "two")]
+    assert pages[0] == pages[1]
 
 
 # -- bad scripts: one message, exit 2, nothing written -------------------------------------------------------
@@ -368,6 +372,20 @@ def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
         lines = [(e.character, e.text) for e in store.take(run_id) if e.kind == ev.STAGE]
         assert lines == [("Renée", "Un café, s'il vous plaît."), ("Joël", "Voilà.")]
         assert load_play(work / "plays" / "cafe.toml").author == "Renée and Joël"  # `Authors`, the spec's other key
+
+
+@pytest.mark.parametrize("fmt", ["fountain", "fdx"])
+def test_a_contact_block_keeps_its_lines_through_export_and_import(fmt, tmp_path):
+    source = tmp_path / "letters.fountain"
+    source.write_text("Title: Letters\nAuthor: Anna Kay\nContact:\n    12 Quay Street\n    Galway\n\n"
+                      "ANNA\nWrite to me.\n\nBEN\nI will.\n", encoding="utf-8")
+    first, store = imported(tmp_path / "one", source, "--model", "scripted")
+    assert load_play(tmp_path / "one" / "plays" / "letters.toml").contact == "12 Quay Street\nGalway"
+    exported = tmp_path / f"again.{fmt}"
+    exported.write_text(render(build_script(store, first), fmt), encoding="utf-8")
+    imported(tmp_path / "two", exported, "--model", "scripted")
+    again = load_play(tmp_path / "two" / "plays" / "letters.toml")
+    assert (again.author, again.contact) == ("Anna Kay", "12 Quay Street\nGalway")
 
 
 def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_files(tmp_path):
