@@ -154,6 +154,17 @@ def test_import_writes_the_play_its_new_sheets_and_a_run_the_models_go_on_from(t
     assert pending.role.name != "Horatio" and pending.step.scene == 2
 
 
+def test_studio_step_goes_on_from_the_end_of_the_script_with_the_speaker_it_named(tmp_path):
+    run_id, store = imported(tmp_path, DATA / "hamlet.fountain", "--model", "scripted")
+    named = Engine(store, run_id, gateway=object()).pending().role.name
+    before = len(store.take(run_id))
+    stepped = studio("step", str(run_id), "--db", tmp_path / "studio.db")
+    assert stepped.returncode == 0, stepped.stderr
+    after = Store(tmp_path / "studio.db").take(run_id)
+    assert len(after) > before and after[-1].kind == ev.STAGE and after[-1].origin == "model"
+    assert after[-1].character == named
+
+
 async def test_the_models_go_on_from_the_end_of_an_imported_drama_with_the_inner_voice(tmp_path, gateway):
     run_id, store = imported(tmp_path, DATA / "cherry_orchard.fountain", "--ego", "Dunyasha", "--model", "scripted")
     play = load_play(tmp_path / "plays" / "the_cherry_orchard.toml")
