@@ -389,8 +389,8 @@ def test_text_from_a_report_is_printed_as_text_never_as_markup():
         assert text in shown
     report.tables[0].columns.append("n")
     report.tables[0].rows[0].append(2)
-    assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[i]column[/i]=[link=x]cell[/link], with a comma",
-                                                                 "n", "2", "", "", ""]
+    assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[link=x]cell[/link], with a comma",
+                                                                 "n", "2", "", "", "", ""]
 
 
 def test_a_game_cut_off_midway_goes_on_in_the_same_run(store):

@@ -163,8 +163,33 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
     spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
             "model": chosen_model, **chosen, **served}
     spec = kind.check(spec, source)
+    _size_known(spec, source)
     spec["name"] = experiment_name(path, chosen_model, spec)
     return Experiment(path, kind, spec)
+
+
+def _size_known(spec: dict[str, Any], source: str) -> None:
+    """Every model that makes an experiment's figures must be known small or large, since the report sets
+    them beside a paper's: from the facts (`papers.model_size`), else from `small = true|false` in the
+    file; a model nothing tells of is refused here, before any trial plays, with the line to add."""
+    from studio.lab.papers import experiment_models, is_scripted, model_size
+
+    for model in experiment_models(spec):
+        if is_scripted(model):
+            continue
+        small, why = model_size(model, spec.get("small"), bool(spec.get("endpoints")))
+        if small is None and spec.get("endpoints"):
+            from studio.lab.papers import served_billions
+            from studio.llm.sampling import SMALL_BILLIONS
+
+            billions = served_billions(spec["endpoints"], model)
+            if billions is not None:
+                spec["small"] = billions <= SMALL_BILLIONS  # the server's fact, kept as if the file had said it
+                continue
+        if small is None:
+            raise InputError(source, "small", f"is needed: the report sets {model}'s figures beside the paper's, and "
+                             f"{why}", "add small = false if the model has more than 2B parameters, small = true if "
+                             "2B or fewer")
 
 
 def _kind_of(data: dict[str, Any], source: str) -> tuple[str, Kind]:
