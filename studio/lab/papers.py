@@ -104,7 +104,8 @@ def served_billions(endpoints: list[str], model: str, timeout: float = 2.0) -> f
     return None
 
 
-def model_size(model: str, small: bool | None = None, served: bool = False) -> tuple[bool | None, str]:
+def model_size(model: str, small: bool | None = None, served: bool = False,
+               listed_billions: float | None = None) -> tuple[bool | None, str]:
     """Whether `model` has 2B parameters or fewer (True), more (False) or nobody says (None), with what
     decided it. Facts, in order: the embedded model is small; the experiment's `small = true|false`; a
     parameter count or a small-only family in the name; for a model not behind an endpoint, litellm's model
@@ -123,6 +124,8 @@ def model_size(model: str, small: bool | None = None, served: bool = False) -> t
     billions = stated_billions(model)
     if billions is not None and billions > SMALL_BILLIONS:
         return False, f"its name gives {billions:g}B parameters"
+    if listed_billions is not None:
+        return listed_billions <= SMALL_BILLIONS, f"its server lists {listed_billions:.2g}B parameters"
     if served:
         return None, "it is served from an endpoint, whose model names say nothing of their size"
     if listed(model) is not None:
@@ -130,7 +133,8 @@ def model_size(model: str, small: bool | None = None, served: bool = False) -> t
     return None, "neither its name nor litellm's model facts give its size"
 
 
-def not_a_reproduction(models: list[str], small: bool | None = None, served: bool = False) -> str:
+def not_a_reproduction(models: list[str], small: bool | None = None, served: bool = False,
+                       listed: dict[str, float] | None = None) -> str:
     """Why figures made by `models` are not a reproduction of a paper's, or "" when nothing says so: the
     scripted model's numbers are a demonstration, a model of 2B parameters or fewer is far below any the
     papers used, and a model whose size nothing tells (`model_size`) cannot be called either, so its
@@ -140,7 +144,7 @@ def not_a_reproduction(models: list[str], small: bool | None = None, served: boo
         return (f"This is not a reproduction: the figures come from the scripted model ({', '.join(scripted)}), "
                 "whose replies are made from a hash of the prompt to show the experiment running end to end. "
                 "Any likeness to the paper's figures is chance.")
-    sizes = {m: model_size(m, small, served) for m in models}
+    sizes = {m: model_size(m, small, served, (listed or {}).get(m)) for m in models}
     tiny = [m for m, (is_tiny, _) in sizes.items() if is_tiny]
     if tiny:
         return (f"This is not a reproduction: the figures come from a small model ({', '.join(tiny)}, 2B "
@@ -160,7 +164,7 @@ def judged(report: Any, spec: dict[str, Any]) -> Any:
         small = spec.get("small")
         report.paper.not_a_reproduction = not_a_reproduction(experiment_models(spec),
                                                              small if isinstance(small, bool) else None,
-                                                             bool(spec.get("endpoints")))
+                                                             bool(spec.get("endpoints")), spec.get("served_billions"))
     return report
 
 
