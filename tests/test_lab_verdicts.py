@@ -231,3 +231,54 @@ def test_trials_without_a_persona_count_still_make_cells():
     trials = [Trial("cooperative", "always_defect", r, 0, 0) for r in (0.5, 0.6)]
     [cell] = cells(trials).values()
     assert cell["cooperation"].n == 1 and cell["trials"] == 2
+
+
+def test_item_consistency_is_incharacter_s_std_item_and_std_dim():
+    """Two runs of one character on four items of two dimensions: an item that moves 2 points between runs
+    has a spread of 1 (25% of the 1-5 range); items of a dimension 2 apart within a run, likewise."""
+    from studio.lab.personality import consistency
+
+    dimension_of = {"0": "openness", "1": "openness", "2": "neuroticism", "3": "neuroticism"}
+    runs = {"Mara": {0: {"0": 5.0, "1": 3.0, "2": 2.0, "3": 2.0}, 1: {"0": 3.0, "1": 3.0, "2": 2.0, "3": 2.0}}}
+    found = consistency(runs.values(), dimension_of)
+    assert found["std_item"] == pytest.approx(100 * (1 + 0 + 0 + 0) / 4 / 4)     # item 0 moves by 2: sd 1
+    assert found["std_dim"] == pytest.approx(100 * (1 + 0 + 0 + 0) / 4 / 4)      # openness in run 0: 5 and 3
+    one = consistency([{0: {"0": 4.0}}], dimension_of)
+    assert one == {"std_item": None, "std_dim": None}                              # nothing to spread over
+
+
+def test_the_interview_report_sets_std_item_and_std_dim_beside_the_paper_s():
+    from studio.lab.interview_kind import profile_report, reproduction
+
+    target = dict.fromkeys(("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism"), 5.0)
+    items = {str(i): 4.0 for i in range(20)}
+    moved = {**items, "0": 2.0}
+    results = [{"character": "Mara", "rep": rep, "measured": {"doc": dict.fromkeys(target, 4.0)},
+                "items": {"doc": scored}} for rep, scored in enumerate((items, moved, items))]
+    report = profile_report({"Mara": target}, ["doc"], results, title="t", scale="mini")
+    agreement = report.tables[1]
+    row = dict(zip(agreement.columns, agreement.rows[0]))
+    assert row["Std Item"].value > 0 and row["Std Dim"].value > 0
+    figures = {f.label: f for f in reproduction(report, results).figures}
+    assert figures["d-OC: Std Item (%)"].paper.value == 3.8 and figures["d-OC: Std Item (%)"].studio.n == 3
+    assert figures["d-OC: Std Dim (%)"].paper.value == 19.6
+    assert figures["ER (all): MAE (%)"].studio is None
+
+
+def test_a_compare_experiment_gives_a_role_its_own_model_and_says_so(tmp_path):
+    from conftest import PLAYS
+    from studio.lab import compare as experiment
+    from studio.lab.papers import experiment_models
+    from studio.model import InputError
+
+    spec = {"name": "c", "model": "scripted", "reps": 1,
+            "compare": {"play": str(PLAYS / "interview.toml"), "turns": 1, "roles": {"superego": "openai/gpt-4o"}}}
+    checked = experiment.KIND.check(spec, "c.toml")
+    assert "openai/gpt-4o" in experiment_models(checked)
+    card = " ".join(experiment.protocol(checked["compare"]))
+    assert "superego openai/gpt-4o" in card and "Llama 3" in card and "Claude 3.5 Sonnet" in card
+    with pytest.raises(InputError) as bad:
+        experiment.KIND.check({**spec, "compare": {**spec["compare"], "roles": {"dramaturg": "scripted"}}}, "c.toml")
+    assert bad.value.where == "c.toml" and bad.value.field == "compare.roles"
+    with pytest.raises(InputError):
+        experiment.KIND.check({**spec, "compare": {**spec["compare"], "roles": {"ego": "human"}}}, "c.toml")

@@ -68,7 +68,7 @@ def experiment_models(spec: dict[str, Any]) -> list[str]:
     """Every model whose replies make an experiment's figures: the experiment's, and its kind's own Critic
     or assessor where it names one."""
     own = spec.get(spec.get("kind") or "") or next((v for v in spec.values() if isinstance(v, dict)
-                                                    and ("critic" in v or "assessor" in v)), {})
+                                                    and ("critic" in v or "assessor" in v or "roles" in v)), {})
     found = [spec.get("model"), own.get("critic"), own.get("assessor")] if isinstance(own, dict) else [spec.get("model")]
     if isinstance(own, dict) and isinstance(own.get("roles"), dict):  # a role with a model of its own
         found += [m for m in own["roles"].values() if isinstance(m, str) and m != "human"]
