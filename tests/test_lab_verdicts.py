@@ -282,3 +282,15 @@ def test_a_compare_experiment_gives_a_role_its_own_model_and_says_so(tmp_path):
     assert bad.value.where == "c.toml" and bad.value.field == "compare.roles"
     with pytest.raises(InputError):
         experiment.KIND.check({**spec, "compare": {**spec["compare"], "roles": {"ego": "human"}}}, "c.toml")
+
+
+def test_an_experiment_on_a_model_nothing_sizes_is_refused_before_any_trial(tmp_path, capsys):
+    from studio.cli import main
+
+    path = tmp_path / "gpt2.toml"
+    path.write_text('kind = "pd"\nmodel = "openai/gpt2"\nreps = 1\n[pd]\ngroups = ["cooperative"]\n'
+                    'partners = ["always_defect"]\n', encoding="utf-8")
+    assert main(["lab", "run", str(path), "--db", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err
+    assert "gpt2.toml" in err and "'small'" in err and "add small = false" in err and "Traceback" not in err
+    assert not (tmp_path / "s.db").exists()                           # refused before the store was opened
