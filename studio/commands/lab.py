@@ -143,11 +143,12 @@ def _pd_print(args: argparse.Namespace, console: Any, model: str, finished: list
         grid.add_row(group, pd.PARTNER_WORDS[partner], str(cell["trials"]), str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
                      f"{s.mean:.1f} ({s.low:.1f} to {s.high:.1f})")
     console.print(grid)
-    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported")
+    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported", "power")
     for f in found:
         tests.add_row(f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
                       "-" if f.p is None else f"{f.p:.3g}", "-" if f.p_adjusted is None else f"{f.p_adjusted:.3g}",
-                      {True: "yes", False: "no", None: "too few data"}[f.supported])
+                      {True: "yes", False: "no", None: "too few data"}[f.supported],
+                      "-" if f.power is None else f"{f.power:.0%}")
     console.print(tests)
     if failed:
         print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
