@@ -294,3 +294,16 @@ def test_an_experiment_on_a_model_nothing_sizes_is_refused_before_any_trial(tmp_
     err = capsys.readouterr().err
     assert "gpt2.toml" in err and "'small'" in err and "add small = false" in err and "Traceback" not in err
     assert not (tmp_path / "s.db").exists()                           # refused before the store was opened
+
+
+def test_win_rates_against_chance_hold_five_percent_on_games_no_group_wins_more():
+    """400 sets of 17 games of eight, two seats a group and the winner any player alike: the exact binomial
+    test against 2/8 calls a group lucky in 5% or fewer; a group that wins half its games is found in most."""
+    from studio.lab.game_analysis import win_rate
+
+    rng = np.random.default_rng(23)
+    sets = 400
+    false = sum(win_rate("A", int(rng.binomial(17, 0.25)), 17, 2, 8).p < 0.05 for _ in range(sets))
+    assert false / sets <= _bound(0.05, sets)
+    found = sum(win_rate("A", int(rng.binomial(17, 0.6)), 17, 2, 8).p < 0.05 for _ in range(100))
+    assert found / 100 >= 0.7
