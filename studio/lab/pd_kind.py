@@ -169,8 +169,9 @@ def _tables(own: dict[str, Any], table: dict[Any, Any], found: list[Any]) -> lis
              for f in found]
     parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported], part.power]
              for f in found for part in f.parts]
-    power = (f"power: the chance that the test finds a partner gap of {POWER_GAP} (H6-H9, given the spread of the "
-             "personas' differences measured and their number; empty for the group hypotheses)")
+    power = (f"power: the chance that the test finds a partner gap of {POWER_GAP} at p < 0.05 before Holm's "
+             "correction (H6-H9, given the number of personas and the spread of their differences measured, itself "
+             "poorly known with three personas; empty for the group hypotheses)")
     return [Table("Cooperation and score per group and partner",
                   ["group", "partner", "trials", "personas", "cooperation", "score"],
                   rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
