@@ -307,6 +307,7 @@ def built(kind_name: str, spec: dict[str, Any], source: str = "command line") ->
     edited character) are another experiment rather than trials of the first reported as its own."""
     kind = load_kinds()[kind_name]
     checked = kind.check({"concurrency": 8, "reps": 1, **spec, "kind": kind_name}, source)
+    _size_known(checked, source, playing=False)  # a served model's listed size, for the report; never refused
     readable = checked["name"].rsplit("@", 1)[0]
     checked["name"] = f"{readable}@{identity(checked)}"
     return Experiment(Path(readable), kind, checked, source)
