@@ -145,7 +145,7 @@ def clustered(units: Sequence[float], within: Estimate, low: float = 0.0, high: 
     return Estimate(k, est.mean, max(low, min(est.low, within.low)), min(high, max(est.high, within.high)))
 
 
-def cells(trials: Iterable[Trial]) -> dict[tuple[str, str], dict[str, Estimate]]:
+def cells(trials: Iterable[Trial]) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (group, partner): cooperation rate and mean score, each with an interval for the group's own value:
     its personas are the replications (`clustered` over persona means, a t interval on personas - 1 df), the
     trials of one persona sharing its text; n is the number of personas, `trials` counts the trials."""
@@ -218,19 +218,15 @@ def adjusted_means(by_persona: dict[str, dict[str, float]]) -> dict[str, float]:
     missed the hardest partner is not lifted by the gap, nor one that missed the easiest pulled down."""
     partners = sorted({p for by in by_persona.values() for p in by})
     persona = {k: _mean(list(by.values())) for k, by in by_persona.items()}
-    partner = dict.fromkeys(partners, 0.0)
     if all(len(by) == len(partners) for by in by_persona.values()):
         return persona
     for _ in range(200):
-        new_partner = {}
-        for p in partners:
-            left = [by[p] - persona[k] for k, by in by_persona.items() if p in by]
-            new_partner[p] = _mean(left)
-        shift = _mean(list(new_partner.values()))
-        new_partner = {p: v - shift for p, v in new_partner.items()}
-        new_persona = {k: _mean([r - new_partner[p] for p, r in by.items()]) for k, by in by_persona.items()}
-        moved = max(abs(new_persona[k] - persona[k]) for k in persona)
-        persona, partner = new_persona, new_partner
+        partner = {p: _mean([by[p] - persona[k] for k, by in by_persona.items() if p in by]) for p in partners}
+        shift = _mean(list(partner.values()))
+        partner = {p: v - shift for p, v in partner.items()}
+        fitted = {k: _mean([r - partner[p] for p, r in by.items()]) for k, by in by_persona.items()}
+        moved = max(abs(fitted[k] - persona[k]) for k in persona)
+        persona = fitted
         if moved < 1e-12:
             break
     return persona
