@@ -327,6 +327,8 @@ def _by_character(values: dict[str, list[Any]], scale: float = 100.0, digits: in
     if len(kept) < 2:
         return Cell(cell.value, cell.low, cell.high, len(kept), digits)
     units = [scale * sum(v) / len(v) if rate else sum(v) / len(v) for v in kept.values()]
+    if cell.value is None or cell.low is None or cell.high is None:
+        return Cell(cell.value, cell.low, cell.high, len(kept), digits)
     est = clustered(units, Estimate(len(pooled), float(cell.value), float(cell.low), float(cell.high)),
                     within[0], within[1])
     return Cell(est.mean, est.low, est.high, est.n, digits)

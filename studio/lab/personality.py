@@ -207,7 +207,7 @@ def _sd(values: list[float]) -> float:
     return (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
 
 
-def consistency(runs: Iterable[Mapping[str, Mapping[str, float]]],
+def consistency(runs: Iterable[Mapping[Any, Mapping[str, float]]],
                 dimension_of: Mapping[str, str]) -> dict[str, float | None]:
     """InCharacter's item-level consistency (Wang et al., 2024, section 4.1, Table 2), in percent of the
     scale's range: `Std_Item`, how far a character's keyed score on one item moves between runs (the

@@ -36,7 +36,7 @@ and group x partner with a random intercept per simulacrum (group and wording), 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,7 +211,7 @@ def persona_cells(trials: Sequence[Trial]) -> dict[tuple[str, int], dict[str, fl
     return {key: {partner: _mean(rs) for partner, rs in by_partner.items()} for key, by_partner in rates.items()}
 
 
-def adjusted_means(by_persona: dict[str, dict[str, float]]) -> dict[str, float]:
+def adjusted_means(by_persona: Mapping[Any, Mapping[str, float]]) -> dict[Any, float]:
     """Each persona's mean over all the partners any persona of its group met, a partner it never met filled
     in from the others: the additive fit rate = persona + partner (alternating least squares over the cells
     present). With every cell present this is the plain mean over partners; with a cell lost, a persona that
