@@ -1,6 +1,6 @@
 """`studio import CARD|WORLD|SCRIPT` and `studio export-card NAME`: Character Cards and World Info in and out
 (see studio/model/cards.py and studio/model/lorebook.py); a Fountain or Final Draft script in, as a play, its
-cast and a run (studio/commands/scripts.py)."""
+cast and a run (studio/export/importing.py)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,29 @@ def _import_world(path: Path, raw: bytes, root: Path, out: Path | None, name: st
     return target
 
 
+def _import_script(args: argparse.Namespace) -> int:
+    """A script in: the work is studio.export.importing's; this prints what was made and where to go on."""
+    from studio import settings
+    from studio.clean import one_line
+    from studio.commands.common import open_store
+    from studio.export.importing import import_script
+
+    if args.out:
+        raise InputError("command line", "--out", "names one file, and a script makes a play, sheets and a run",
+                         "leave it out; --dir chooses the folder holding plays/ and characters/")
+    by = settings.load().get("name")
+    done = import_script(Path(args.card), Path(args.dir), lambda: open_store(args.db), model=args.model,
+                         ego=args.ego, by=one_line(by) if isinstance(by, str) and by.strip() else None)
+    for sheet in done.sheets:
+        print(f"wrote {one_line(sheet)}")
+    print(f"wrote {one_line(done.play_path)}")
+    notes = f" and {done.notes} note{'s' if done.notes != 1 else ''}" if done.notes else ""
+    after = f"; {one_line(done.next_speaker)} speaks next" if done.next_speaker else ""
+    print(f"Run {done.run_id}: the script as written, {done.lines} lines and directions{notes}{after}. "
+          f"'studio step {done.run_id}' or 'studio resume {done.run_id}' goes on with the models.")
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from studio.model.cards import (PNG_SIGNATURE, card_data, card_to_toml, charx_avatar, is_charx, png_without_card,
                                     read_card, read_card_bytes)
@@ -83,9 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from studio.export.importing import is_script
 
     if is_script(path):
-        from studio.commands.scripts import import_script_file
-
-        return import_script_file(args)
+        return _import_script(args)
     if args.model or args.ego:
         raise InputError("command line", "--model" if args.model else "--ego", "is for importing a script",
                          "leave it out when importing a card or World Info")
