@@ -208,6 +208,14 @@ def test_undo_takes_the_whole_import_back_and_redo_brings_it_again(tmp_path):
     assert Store(db).head(run_id) == head
 
 
+def test_two_cues_that_name_one_sheet_are_one_character(tmp_path):
+    source = tmp_path / "twins.fountain"
+    source.write_text("ANNA\nHello.\n\n@Anna\nAgain.\n\nBEN\nHi.\n", encoding="utf-8")
+    run_id, store = imported(tmp_path, source, "--model", "scripted")
+    assert sorted(p.stem for p in (tmp_path / "characters").glob("*.toml")) == ["anna", "ben"]
+    assert [e.character for e in store.take(run_id) if e.kind == ev.STAGE] == ["Anna", "Anna", "Ben"]
+
+
 def test_a_speaker_with_a_sheet_already_keeps_it(tmp_path):
     (tmp_path / "characters").mkdir()
     own = 'name = "Nora Helmer"\ndescription = "Mine."\nprompt = "You are Nora."\n'
@@ -471,7 +479,8 @@ def test_any_fountain_file_makes_a_run_or_one_message(lines, suffix):
         result = studio("import", source, "--dir", work, "--db", work / "s.db", "--model", "scripted")
         _ok(result)
         if result.returncode == 2:
-            assert not (work / "plays").exists() and not (work / "s.db").exists()
+            assert not (work / "plays").exists() and not (work / "characters").exists()
+            assert not (work / "s.db").exists()
         else:
             assert list((work / "plays").glob("*.toml")) and "Run 1" in result.stdout
 
@@ -499,4 +508,5 @@ def test_any_final_draft_file_makes_a_run_or_one_message(paragraphs, dual):
         result = studio("import", source, "--dir", work, "--db", work / "s.db", "--model", "scripted")
         _ok(result)
         if result.returncode == 2:
-            assert not (work / "plays").exists() and not (work / "s.db").exists()
+            assert not (work / "plays").exists() and not (work / "characters").exists()
+            assert not (work / "s.db").exists()

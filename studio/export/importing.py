@@ -166,9 +166,15 @@ class Plan:
     speakers: dict[str, Speaker]  # by cue, folded
     ego: str | None  # the protagonist's stem, when the play is a Drama Machine play
     inner: Speaker | None = None  # the protagonist's inner voice, when there is one
+    made_folders: list[Path] = field(default_factory=list)  # plays/ and characters/, where the import makes them
+
+    def cast(self) -> list[Speaker]:
+        """Everyone with a seat, once each (two cues may name one character), the inner voice last."""
+        once = {id(s): s for s in self.speakers.values()}
+        return [*once.values(), *([self.inner] if self.inner else [])]
 
     def new_sheets(self) -> list[Speaker]:
-        return [s for s in [*self.speakers.values(), *([self.inner] if self.inner else [])] if s.sheet_text]
+        return [s for s in self.cast() if s.sheet_text]
 
 
 def _key(name: str) -> str:
@@ -280,7 +286,8 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
     if play_path.exists():
         raise InputError(str(play_path), None, "already exists: the import writes a new play",
                          "move or rename that file, or import into another folder with --dir")
-    plan = Plan(source, written, root, play_path, play_text, speakers, ego_stem, inner)
+    plan = Plan(source, written, root, play_path, play_text, speakers, ego_stem, inner,
+                [f for f in (root / "plays", root / "characters", root) if not f.exists()])
     # Every file as the studio will read it back, checked now: a name or title a file cannot hold is
     # this script's problem, told before anything is written.
     from pydantic import ValidationError
@@ -352,10 +359,20 @@ def write_files(plan: Plan) -> list[Path]:
             written.append(write_new(plan.root / "characters" / f"{speaker.stem}.toml", speaker.sheet_text or ""))
         written.append(write_new(plan.play_path, plan.play_text))
     except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
+        _take_back(plan, written)
         raise
     return written
+
+
+def _take_back(plan: Plan, written: list[Path]) -> None:
+    """Remove the files an import wrote, and the folders it made for them if they are empty again."""
+    for path in written:
+        path.unlink(missing_ok=True)
+    for folder in plan.made_folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass  # not empty: something else is in it now
 
 
 def _checked_cast(plan: Plan, model: str | None) -> Any:
@@ -368,7 +385,7 @@ def _checked_cast(plan: Plan, model: str | None) -> Any:
     try:
         (staging / "plays").mkdir()
         (staging / "characters").mkdir()
-        for speaker in {id(s): s for s in [*plan.speakers.values(), *([plan.inner] if plan.inner else [])]}.values():
+        for speaker in plan.cast():
             target = staging / "characters" / f"{speaker.stem}.toml"
             if speaker.sheet_text is not None:
                 target.write_text(speaker.sheet_text, encoding="utf-8")
@@ -392,11 +409,11 @@ def import_script(source: Path | str, root: Path | str, store: Store | Callable[
     written = read_script(source)
     plan = plan_import(source, written, root, ego)
     _checked_cast(plan, model)
-    if callable(store):
-        store = store()
     files = write_files(plan)
     engine = None
     try:
+        if callable(store):
+            store = store()
         from studio.engine import Engine
         from studio.engine.forms import load_play, resolve_cast
         from studio.engine.history import record
@@ -408,11 +425,10 @@ def import_script(source: Path | str, root: Path | str, store: Store | Callable[
         record(engine, "import", None, engine.head, f"import of {source.name}")
     except BaseException:
         # Interrupted or failed half way: neither the files nor a half-made run stay behind.
-        for path in files:
-            path.unlink(missing_ok=True)
+        _take_back(plan, files)
         if engine is not None:
             try:
-                store.delete_run(engine.run_id)
+                engine.store.delete_run(engine.run_id)
             except Exception:  # noqa: BLE001 - the error that stopped the import is the one to tell
                 pass
         raise
