@@ -269,6 +269,19 @@ async def test_every_kind_of_run_comes_back_from_its_script_as_it_was(kind, fmt,
 
 
 @pytest.mark.parametrize("fmt", ["fountain", "fdx"])
+async def test_an_export_with_the_backstage_comes_back_with_the_backstage_as_notes(fmt, tmp_path, store, gateway):
+    engine = Engine.create(store, _cast("drama"), {}, gateway=gateway)
+    for _ in range(2):
+        await engine.play_turn()
+    source = tmp_path / f"run.{fmt}"
+    source.write_text(render(build_script(store, engine.run_id, backstage=True), fmt), encoding="utf-8")
+    run_id, again = imported(tmp_path, source, "--model", "scripted")
+    assert script_of(again, run_id) == script_of(store, engine.run_id)
+    notes = [e.text for e in again.take(run_id) if e.kind == ev.NOTE]
+    assert len(notes) >= 2 and any("critiques" in n for n in notes)
+
+
+@pytest.mark.parametrize("fmt", ["fountain", "fdx"])
 async def test_a_run_with_the_playwright_s_own_lines_comes_back_as_written(fmt, tmp_path, store, gateway):
     """What the pen writes into a run (a written heading, a parenthetical, shaped directions) is what an
     export prints and an import reads back."""

@@ -221,8 +221,9 @@ def read(text: str | bytes) -> WrittenScript:
         parts = tuple(speech["parts"])
         if parts == (("business", "silence"),) or (not parts and speech["parenthetical"] == "silence"):
             parts, speech["parenthetical"] = (), ""
-        if backstage:
-            blocks.append(Note(" ".join([speech["name"] + ":", *(t for _, t in parts)])))
+        if backstage:  # the appendix: who, what they did and where (the parenthetical), then what they wrote
+            label = f" ({speech['parenthetical']})" if speech["parenthetical"] else ""
+            blocks.append(Note(" ".join([f"{speech['name']}{label}:", *(t for _, t in parts)])))
         elif epilogue:
             blocks.append(Epilogue(speech["name"], "\n".join(t if k == "line" else f"*{t}*" for k, t in parts), 0))
             epilogue = False
