@@ -523,3 +523,18 @@ def test_any_final_draft_file_makes_a_run_or_one_message(paragraphs, dual):
         if result.returncode == 2:
             assert not (work / "plays").exists() and not (work / "characters").exists()
             assert not (work / "s.db").exists()
+
+
+@pytest.mark.parametrize("fmt", ["fountain", "fdx"])
+def test_a_title_in_capitals_comes_back_as_typed(fmt, tmp_path):
+    source = tmp_path / "brick.fountain"
+    source.write_text("Title: _**BRICK & STEEL**_\nAuthor: Stu\n\nINT. PATIO - DAY\n\n"
+                      "BRICK\nAre they cold?\n\nSTEEL\nThey are.\n", encoding="utf-8")
+    first, store = imported(tmp_path / "one", source, "--model", "scripted")
+    [play] = (tmp_path / "one" / "plays").glob("*.toml")
+    assert load_play(play).title == "_**BRICK & STEEL**_"
+    exported = tmp_path / f"again.{fmt}"
+    exported.write_text(render(build_script(store, first), fmt), encoding="utf-8")
+    imported(tmp_path / "two", exported, "--model", "scripted")
+    [again] = (tmp_path / "two" / "plays").glob("*.toml")
+    assert load_play(again).title == "_**BRICK & STEEL**_"
