@@ -370,3 +370,18 @@ async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engi
     assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
     assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
     assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written
+
+
+def test_a_bad_move_points_to_the_move_help_and_undoing_an_import_says_where_the_head_is(tmp_path):
+    db = tmp_path / "s.db"
+    studio("run", "plays/interview.toml", "--model", "scripted", "--turns", "1", db=db)
+    first = _events(db)[1]["id"]
+    moved = studio("move", 1, first, "--before", first, db=db)
+    assert moved.returncode == 2 and "studio move --help" in moved.stderr
+    script = tmp_path / "two.fountain"
+    script.write_text("INT. ROOM\n\nANNA\nHello.\n\nBEN\nHi.\n", encoding="utf-8")
+    made = studio("import", script, "--dir", tmp_path, "--model", "scripted", db=db)
+    assert made.returncode == 0, made.stderr
+    undone = studio("undo", 2, db=db)
+    assert undone.returncode == 0 and "None" not in undone.stdout
+    assert "before the first line" in undone.stdout
