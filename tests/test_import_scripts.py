@@ -538,3 +538,15 @@ def test_a_title_in_capitals_comes_back_as_typed(fmt, tmp_path):
     imported(tmp_path / "two", exported, "--model", "scripted")
     [again] = (tmp_path / "two" / "plays").glob("*.toml")
     assert load_play(again).title == "_**BRICK & STEEL**_"
+
+
+def test_final_draft_keeps_the_spaces_typed_inside_a_line_and_joins_runs_split_mid_word():
+    script = read_fdx('<?xml version="1.0" encoding="UTF-8"?><FinalDraft DocumentType="Script" Version="5"><Content>'
+                      '<Paragraph Type="Action"><Text>The kettle screams.  Nobody </Text><Text Style="Italic">mo'
+                      '</Text><Text Style="Bold+Italic">ves</Text><Text>.</Text></Paragraph>'
+                      '<Paragraph Type="Character"><Text>ANNA</Text></Paragraph>'
+                      '<Paragraph Type="Dialogue"><Text>It\'s bo</Text><Text Style="Bold">iling</Text>'
+                      '<Text>.  Again.</Text></Paragraph></Content></FinalDraft>')
+    direction, speech = script.blocks
+    assert direction.text == "The kettle screams.  Nobody moves."
+    assert speech.parts == (("line", "It's boiling.  Again."),)

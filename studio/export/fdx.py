@@ -234,7 +234,11 @@ def read(text: str | bytes) -> WrittenScript:
 
     for para, second in _paragraphs(content):
         kind = para.get("Type") or "General"
-        value = " ".join(_texts(para).split())
+        # a line's words keep the spaces typed between them (two after a full stop), as the Fountain reader
+        # keeps them; only a break inside the paragraph is a space, and the ends are trimmed
+        value = " ".join(line.strip() for line in _texts(para).splitlines() if line.strip())
+        if kind in ("Character", "Scene Heading", "Parenthetical"):
+            value = " ".join(value.split())
         if kind == "Character":
             said()
             name, extension = split_cue(value)
