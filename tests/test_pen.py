@@ -287,6 +287,8 @@ def test_the_pen_at_the_command_line(tmp_path):
     (["insert", 1, "FIRST", "--after", "--direction", "--shape", "sideways", "x"], "--shape", "not a shape"),
     (["insert", 1, "FIRST", "--after", "--as", " ", "x"], "--as", "names nobody"),
     (["insert", 1, "FIRST", "--after", "--as", "Cleo", "x"], "--as", "does not speak on stage"),
+    (["insert", 1, "FIRST", "--after", "--as", "Zed\x1b[31mRed", "x"], "--as", "one printable line"),
+    (["insert", 1, "FIRST", "--after", "--as", "N" * 500, "x"], "--as", "one printable line"),
     (["override", 1, "FIRST", "x" * 100_000], "TEXT", "at most 20,000"),
     (["cut", 1, 99999], "EVENT", "no event 99999"),
     (["move", 1, "FIRST", "--before", "FIRST"], "EVENT", "beside itself"),

@@ -69,7 +69,7 @@ def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = Non
         raise InputError("command line", field, str(exc), "see 'studio show RUN --json' for event ids") from None
     except ValueError as exc:
         said = str(exc)
-        named = said.split(" ", 1)[0] if said.startswith("--") else "TEXT" if said.startswith("the line") else field
+        named = said.split(" ", 1)[0].rstrip(":") if said.startswith("--") else "TEXT" if said.startswith("the line") else field
         raise InputError("command line", named, said, f"see 'studio {command} --help'") from None
 
 
