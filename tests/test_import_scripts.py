@@ -550,3 +550,12 @@ def test_final_draft_keeps_the_spaces_typed_inside_a_line_and_joins_runs_split_m
     direction, speech = script.blocks
     assert direction.text == "The kettle screams.  Nobody moves."
     assert speech.parts == (("line", "It's boiling.  Again."),)
+
+
+def test_a_cue_whose_extension_is_typed_in_lower_case_is_a_cue():
+    script = read_fountain("INT. HALL - DAY\n\nBRICK (cont'd)\nINT. is what she said.\n\nMOM (o.s.) ^\nDinner!\n\n"
+                           "Bob (V.O.)\nis action, the name not in capitals.\n")
+    first, second, action = script.blocks[1:]
+    assert (first.character, first.extension, first.parts) == ("BRICK", "cont'd", (("line", "INT. is what she said."),))
+    assert (second.character, second.extension, second.dual) == ("MOM", "o.s.", True)
+    assert isinstance(action, Direction) and action.text.startswith("Bob (V.O.)")

@@ -230,9 +230,11 @@ def _unescape(text: str) -> str:
 
 
 def _is_cue(line: str) -> bool:
-    """An all-capital line with a letter in it (its extensions and `^` too), as the spec finds a character."""
+    """An all-capital name with a letter in it, as the spec finds a character: its extensions may be typed
+    in lower case, as the spec allows (`MOM (cont'd)`, `MOM (o.s.)`), and `^` may follow."""
     name = line.rstrip().removesuffix("^").rstrip()
-    return any(c.isalpha() for c in name) and name == name.upper() and not name.startswith(("!", "~", "[[", "("))
+    bare = split_cue(name)[0] if name.endswith(")") else name
+    return any(c.isalpha() for c in bare) and bare == bare.upper() and not name.startswith(("!", "~", "[[", "("))
 
 
 def _cue(line: str) -> tuple[str, str, bool]:
