@@ -559,3 +559,11 @@ def test_a_cue_whose_extension_is_typed_in_lower_case_is_a_cue():
     assert (first.character, first.extension, first.parts) == ("BRICK", "cont'd", (("line", "INT. is what she said."),))
     assert (second.character, second.extension, second.dual) == ("MOM", "o.s.", True)
     assert isinstance(action, Direction) and action.text.startswith("Bob (V.O.)")
+
+
+def test_a_note_spanning_lines_of_a_speech_is_a_note_and_not_spoken():
+    script = read_fountain("INT. HALL - DAY\n\nANNA\nI came [[a note\nacross lines]] to say\n[[one more]]\ngoodbye.\n\n"
+                           "BEN\nBye.\n")
+    speech, *notes = script.blocks[1:3] + script.blocks[3:]
+    assert speech.parts == (("line", "I came  to say\ngoodbye."),)
+    assert [n.text for n in notes if isinstance(n, Note)] == ["a note across lines", "one more"]

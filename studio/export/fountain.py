@@ -351,17 +351,16 @@ class _Reader:
         parts: list[tuple[str, str]] = []
         parenthetical = ""
         spoken: list[str] = []
-        notes: list[str] = []
 
         def said() -> None:
             if spoken:
                 parts.append(("line", "\n".join(spoken).strip("\n")))
                 spoken.clear()
 
-        for raw in lines[1:]:
-            bare, found = _notes(raw)
-            notes += found
-            line = bare.strip()
+        # a note may span lines of the speech: the notes come out of the speech whole, then it is read by line
+        body, notes = _notes("\n".join(lines[1:]))
+        for raw in body.split("\n"):
+            line = raw.strip()
             if not line:
                 if raw == "  " and spoken:
                     spoken.append("")
