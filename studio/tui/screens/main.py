@@ -47,6 +47,7 @@ from studio.tui.screens.ensemble import EnsembleControls
 from studio.tui.screens.failures import report
 from studio.tui.screens.group import FOLLOW_EVERY
 from studio.tui.screens.line_controls import LineControls
+from studio.tui.screens.pen import PenControls
 from studio.tui.screens.room import PaneRoom
 from studio.tui.screens.turns import TurnControls
 from studio.tui.widgets.footer import StudioFooter
@@ -66,7 +67,8 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 WIDE = 150  # columns from which the cast pane is shown from the start
-WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export")
+WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export",
+               "insert_line(False)", "undo")
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
 ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
 """Keys that act on lines already written: the footer leaves them out until there is one."""
@@ -98,7 +100,9 @@ class MainScreen(StudioScreen[None]):
         self.cast_controls = CastControls(self)
         self.room = PaneRoom(self)
         self.turns = TurnControls(self)
-        self.control_groups = (self.turns, self.lines, self.desk, self.ensemble, self.cast_controls, self.room)
+        self.pen = PenControls(self)
+        self.control_groups = (self.turns, self.lines, self.pen, self.desk, self.ensemble, self.cast_controls,
+                               self.room)
 
     def __getattr__(self, name: str) -> Any:
         """A binding's action that the screen does not have is on the group of controls that owns it."""
@@ -543,6 +547,8 @@ class MainScreen(StudioScreen[None]):
         return self.query_one(HumanInput)
 
     def key_escape(self) -> None:
+        if self.human.drop_draft():  # the box's own text back; the next Esc pauses
+            return
         if not self.human.waiting and not self.busy and self.desk.end_search():
             return
         if self.human.waiting or self.busy:
