@@ -103,7 +103,10 @@ class PenControls(ControlGroup):
     async def _history(self, which: str) -> None:
         focused = self.screen.focused
         if focused is not None and type(focused).__name__ in IN_A_BOX:
-            return  # ctrl+z in a box is the box's own undo (a box that has none does nothing with it)
+            # ctrl+z in a box is the box's own: in the line's box, it gives back the text a draft replaced
+            if which == "undo" and focused.id == "human-line":
+                self.screen.human.drop_draft()
+            return
         if not self._ready():
             return
         engine = self.engine
