@@ -121,9 +121,8 @@ class PenControls(ControlGroup):
             self.report(exc, which)
             return
         self._shown(None)
-        if said:
-            self.notify(f"Undone: {said}. U does it again." if which == "undo" else f"Redone: {said}.",
-                        markup=False)
+        if said:  # "Undid the cut of event 12"
+            self.notify(f"{said}. U does it again." if which == "undo" else f"{said}.", markup=False)
 
     # -- a draft of a played role's line ------------------------------------------------------------
 
