@@ -144,15 +144,15 @@ async def test_cut_move_undo_and_redo_from_the_stage(studio):
         await wait_for(pilot, lambda: [e.text for e in engine.stage()] == texts[:2] + texts[3:], "the redo")
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: [e.text for e in engine.stage()] == texts, "ctrl+z")
-        # J moves the selected line down past the next one, K back up
+        # alt+down moves the selected line down past the next one, alt+up back up
         moving = engine.stage()[1]
         stage(app).select_event(moving.id)
-        await pilot.press("J")
+        await pilot.press("alt+down")
         await wait_for(pilot, lambda: [e.text for e in engine.stage()][2] == moving.text, "the move down")
         await idle(pilot)
         assert [e.text for e in engine.stage()][1] == texts[2]
         assert stage(app).selected is not None and stage(app).selected.text == moving.text
-        await pilot.press("K")
+        await pilot.press("alt+up")
         await wait_for(pilot, lambda: [e.text for e in engine.stage()] == texts, "the move up")
 
 
@@ -192,7 +192,7 @@ async def test_the_pen_keys_are_in_the_help_and_the_palette(studio):
     from studio.tui.controls import by_id
 
     app = studio()
-    async with app.run_test(size=(150, 110)) as pilot:
+    async with app.run_test(size=(150, 130)) as pilot:
         screen = await opened(pilot)
         provider = ControlsProvider(screen)
         names = [hit.text async for hit in provider.discover()]

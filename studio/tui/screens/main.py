@@ -70,7 +70,7 @@ WIDE = 150  # columns from which the cast pane is shown from the start
 WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export",
                "insert_line(False)", "undo")
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
-ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
+ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER[:-1])
 """Keys that act on lines already written: the footer leaves them out until there is one."""
 
 
@@ -258,6 +258,8 @@ class MainScreen(StudioScreen[None]):
             a for a in WIDE_FOOTER if a not in (c.action for c in MAIN if c.show)]
         if self.engine is not None and self.engine.head is None:
             actions = [a for a in actions if a not in ON_LINES]
+        if isinstance(self.focused, Input):  # ctrl+z there is the box's, not the run's undo
+            actions = [a for a in actions if a != "undo"]
         if self.engine is not None and not self._has_inner_voice():
             actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
         if self.engine is not None and self.ensemble_run:
