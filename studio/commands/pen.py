@@ -8,6 +8,7 @@ import argparse
 from typing import Any
 
 from studio.commands.common import console, db_option, esc, event_id, open_engine
+from studio.commands.takes import _override_error
 from studio.model.errors import InputError
 
 
@@ -26,12 +27,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="a speech by this character (a name not in the cast brings a new character in)")
     what.add_argument("--direction", action="store_true", help="a direction (action) line")
     what.add_argument("--heading", action="store_true", help="a scene heading, e.g. 'INT. KITCHEN - NIGHT'")
-    insert.add_argument("text", nargs="?", help="the words of the line")
+    insert.add_argument("text", help="the words of the line")
     insert.add_argument("--parenthetical", default="", metavar="P", help="how a speech is said, e.g. quietly")
     insert.add_argument("--shape", default="action", choices=DIRECTION_SHAPES,
                         help="how a direction is set on the page (default action)")
     db_option(insert)
     insert.set_defaults(func=insert_line)
+    insert.error = _override_error(  # type: ignore[method-assign]  # argparse has no hook for one parser's message
+        insert.error, "studio insert RUN EVENT --after --direction -- '- a beat -'")
     cut = sub.add_parser("cut", help="take a line out of a run; the lines after it stay as written")
     cut.add_argument("run", help="a run number")
     cut.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
@@ -71,10 +74,6 @@ def _edit(engine: Any, field: str, act: Any) -> Any:
 def insert_line(args: argparse.Namespace) -> int:
     if isinstance(args.text, list):
         args.text = " ".join(args.text)
-    if args.text is None:
-        raise InputError("command line", "TEXT", "no line was given (one that starts with '-' reads as an option)",
-                         "give the words after the options; put '--' before a line that starts with '-': "
-                         "studio insert RUN EVENT --after --direction -- '- a beat -'")
     if not args.text.strip():
         raise InputError("command line", "TEXT", "the line is empty", "give the words the line should say")
     engine = open_engine(args, args.run, gateway=object())

@@ -50,7 +50,7 @@ class Pending:
 # Addresses with credentials in them (`http://user:KEY@host`) never reach the store: the stored cast says
 # `***@host`. This process remembers the full address for the runs it created; a later process reads it
 # again from the play file, where the playwright wrote it.
-class Engine(Controls, Pen, History):
+class Engine(Controls, History, Pen):
     _mind_runner: Any  # the inner lives' runner (or None), set by studio.engine.minds when first asked
 
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
@@ -100,6 +100,8 @@ class Engine(Controls, Pen, History):
     def _grow_cast(self) -> bool:
         """The cast as the take on stage has it: the play's, and every character a line written into this
         take brought in (studio/engine/pen.py). True if that changed, so the state must be folded afresh."""
+        if not self._added and not any("cast" in e.data for e in self._controls):
+            return False  # no line of any take brought a character in: nothing to read the take for
         cast, added = grown_cast(self._base_cast, self.path)
         if added == self._added:
             return False
@@ -375,15 +377,15 @@ class Engine(Controls, Pen, History):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
         before = self.head
-        fields = dict(kind=kind, text=text.strip(), role=original.role, character=original.character,
-                      scene=original.scene, turn=original.turn, origin="override", data=data)
+        fields: dict[str, Any] = dict(role=original.role, character=original.character, scene=original.scene,
+                                      turn=original.turn, origin="override", data=data)
         index = self._index(original.id)
         if index is None:  # a line of another take: that take branches there, nothing after it kept
-            text = fields.pop("text")
-            event = self._commit(fields.pop("kind"), text, branch_from=original, **fields)
+            event = self._commit(kind, text.strip(), branch_from=original, **fields)
         else:
-            fields["copy_of"] = original.id  # what the kept lines answered or were shaped by: the new line
-            event = self._rewrite(index, [fields], self.path[index + 1:])[0]
+            # copy_of: what the kept lines answered or were shaped by is now the new line
+            written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
+            event = self._rewrite(index, [written], self.path[index + 1:])[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 

@@ -128,6 +128,10 @@ def redo(engine: Any) -> str | None:
 class History:
     """The Engine's undo and redo (studio/engine/engine.py has these as its own methods)."""
 
+    @property
+    def head(self) -> int | None:
+        raise NotImplementedError
+
     def undo(self) -> str | None:
         """Take back this window's newest action (see studio.engine.history.undo)."""
         return undo(self)
@@ -144,6 +148,6 @@ class History:
 
     def _record(self, action: str, before_head: int | None, description: str) -> None:
         """Note an action this engine just took, unless it left the head where it was."""
-        after = getattr(self, "head")
+        after = self.head
         if after != before_head:
             record(self, action, before_head, after, description)
