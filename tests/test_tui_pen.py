@@ -306,10 +306,18 @@ async def test_ctrl_g_outside_a_turn_says_how_to_get_one(studio):
 # -- nothing typed is lost ----------------------------------------------------------------------------
 
 
-async def _asks_before_discarding(pilot, editor, type_into, closed) -> None:
-    """Esc with a change asks; n goes back to the text as typed; Esc and y close the editor."""
+async def _asks_before_discarding(pilot, keys: tuple[str, ...], name: str, change) -> object:
+    """Unchanged, the editor closes at Esc at once; changed, Esc asks, n goes back to the text as typed, and
+    Esc then y closes it. The editor is returned."""
     app = pilot.app
-    type_into()
+    at_run = lambda: isinstance(app.screen, MainScreen)  # noqa: E731
+    await dialog(pilot, *keys, screen=name)
+    await pilot.pause()
+    await pilot.press("escape")
+    await wait_for(pilot, at_run, "the unchanged editor to close")
+    editor = await dialog(pilot, *keys, screen=name)
+    await pilot.pause()
+    change(editor)
     await pilot.pause()
     await pilot.press("escape")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "DiscardScreen", "the question")
@@ -320,24 +328,18 @@ async def _asks_before_discarding(pilot, editor, type_into, closed) -> None:
     await pilot.press("escape")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "DiscardScreen", "the question again")
     await pilot.press("y")
-    await wait_for(pilot, closed, "the editor to close")
+    await wait_for(pilot, at_run, "the changed editor to close")
+    return editor
 
 
-async def test_the_line_editor_asks_before_discarding_and_closes_at_once_unchanged(studio):
+async def test_the_line_editor_asks_before_discarding(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         await step(pilot)
-        await dialog(pilot, "e", screen="EditLineScreen")
-        await pilot.press("escape")  # nothing changed: closes at once
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the editor to close")
-        editor = await dialog(pilot, "e", screen="EditLineScreen")
         head = screen.engine.head
-
-        def type_into() -> None:
-            editor.query_one("#edit-line-input").insert(" More.")
-
-        await _asks_before_discarding(pilot, editor, type_into, lambda: isinstance(app.screen, MainScreen))
+        await _asks_before_discarding(pilot, ("e",), "EditLineScreen",
+                                      lambda editor: editor.query_one("#edit-line-input").insert(" More."))
         assert screen.engine.head == head
 
 
@@ -347,18 +349,13 @@ async def test_the_play_editor_asks_before_discarding(studio, workshop):
     app = studio(play_path=play)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await dialog(pilot, "P", screen="PlayScreen")
-        await pilot.pause()
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the editor to close")
-        editor = await dialog(pilot, "P", screen="PlayScreen")
-        await pilot.pause()
-
-        def type_into() -> None:
-            editor.query_one("#play-title").value = "Another title"
-
-        await _asks_before_discarding(pilot, editor, type_into, lambda: isinstance(app.screen, MainScreen))
+        await _asks_before_discarding(pilot, ("P",), "PlayScreen",
+                                      lambda editor: setattr(editor.query_one("#play-title"), "value", "Another"))
         assert play.read_text() == original
+
+
+def _describe(editor) -> None:
+    editor.query_one("#field-description").value = "Someone else entirely."
 
 
 async def test_the_sheet_editor_asks_before_discarding_and_so_does_quitting(studio, workshop):
@@ -367,17 +364,11 @@ async def test_the_sheet_editor_asks_before_discarding_and_so_does_quitting(stud
     app = studio(play_path=workshop / "plays" / "interview.toml")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await dialog(pilot, "c", "enter", screen="CharacterScreen")
-        await pilot.pause()
-
-        def type_into() -> None:
-            editor.query_one("#field-description").value = "Someone else entirely."
-
-        await _asks_before_discarding(pilot, editor, type_into, lambda: isinstance(app.screen, MainScreen))
+        await _asks_before_discarding(pilot, ("c", "enter"), "CharacterScreen", _describe)
         assert sheet.read_text() == original
         editor = await dialog(pilot, "c", "enter", screen="CharacterScreen")
         await pilot.pause()
-        type_into()
+        _describe(editor)
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "DiscardScreen", "the question on quitting")
         await pilot.press("escape")
@@ -390,17 +381,17 @@ async def test_the_lorebook_editor_asks_before_discarding(studio):
     app = studio()
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        editor = await dialog(pilot, "b", screen="LorebookScreen")
-        await pilot.pause()
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the editor to close")
-        editor = await dialog(pilot, "b", screen="LorebookScreen")
-        await pilot.pause()
+        await _asks_before_discarding(pilot, ("b",), "LorebookScreen",
+                                      lambda editor: setattr(editor.query_one("#lore-keys"), "value", "lighthouse"))
 
-        def type_into() -> None:
-            editor.query_one("#lore-keys").value = "lighthouse"
 
-        await _asks_before_discarding(pilot, editor, type_into, lambda: isinstance(app.screen, MainScreen))
+async def test_the_new_line_dialog_asks_before_discarding(studio):
+    app = studio()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        await _asks_before_discarding(pilot, ("a",), "InsertLineScreen",
+                                      lambda editor: editor.query_one("#insert-text").insert("Half a thought"))
 
 
 async def test_ctrl_a_in_a_one_line_box_selects_all_so_typing_replaces_it(studio):
