@@ -15,15 +15,11 @@ pytest.importorskip("textual")
 
 from textual import events  # noqa: E402
 
-from studio.engine import Engine  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402
 from studio.tui.widgets.stage import entry_for, palette  # noqa: E402
 
 SIZE = (100, 30)
 
-needs_pen = pytest.mark.skipif(
-    not hasattr(Engine, "insert") or "_rewrite" not in vars(Engine),
-    reason="the engine's pen (insert, cut, move, undo) is not on this branch yet")
 
 
 def _rows(event, tag: str = "", width: int = 60) -> list[str]:
@@ -73,7 +69,6 @@ def test_a_kept_line_is_marked_kept():
 # -- the pen's keys ---------------------------------------------------------------------------------
 
 
-@needs_pen
 async def test_a_adds_a_speech_with_a_parenthetical_after_the_selected_line(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
@@ -99,7 +94,6 @@ async def test_a_adds_a_speech_with_a_parenthetical_after_the_selected_line(stud
         assert "(leaning in)" in text and "kept" in text
 
 
-@needs_pen
 async def test_i_adds_a_centred_direction_before_the_selected_line(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
@@ -123,7 +117,6 @@ async def test_i_adds_a_centred_direction_before_the_selected_line(studio):
         assert "> The lights dim. <" in screen_text(app)
 
 
-@needs_pen
 async def test_cut_move_undo_and_redo_from_the_stage(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
@@ -156,7 +149,6 @@ async def test_cut_move_undo_and_redo_from_the_stage(studio):
         await wait_for(pilot, lambda: [e.text for e in engine.stage()] == texts, "the move up")
 
 
-@needs_pen
 async def test_ctrl_z_in_the_note_box_leaves_the_run_alone(studio):
     app = studio()
     async with app.run_test(size=SIZE) as pilot:
@@ -178,8 +170,6 @@ async def test_undo_with_nothing_to_undo_says_so(studio):
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         await step(pilot)
-        if not hasattr(screen.engine, "can_undo"):
-            pytest.skip("the engine's undo is not on this branch yet")
         head = screen.engine.head
         await pilot.press("u")
         await pilot.pause()
