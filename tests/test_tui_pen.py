@@ -147,6 +147,13 @@ async def test_cut_move_undo_and_redo_from_the_stage(studio):
         assert stage(app).selected is not None and stage(app).selected.text == moving.text
         await pilot.press("alt+up")
         await wait_for(pilot, lambda: [e.text for e in engine.stage()] == texts, "the move up")
+        await idle(pilot)
+        # a scene heading and the line under it: the engine says why not, plainly, and nothing moves
+        head = engine.head
+        stage(app).select_event(engine.stage()[0].id)
+        await pilot.press("alt+up")
+        await pilot.pause()
+        assert "already the first" in notifications(app) and engine.head == head
 
 
 async def test_ctrl_z_in_the_note_box_leaves_the_run_alone(studio):
@@ -275,6 +282,12 @@ async def test_esc_drops_the_draft_and_gives_back_what_the_box_held(studio):
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: box.value == "A draft I do not want.", "the draft")
         await pilot.press("escape")
+        await pilot.pause()
+        assert box.value == "my own words"
+        scripted.queue("Another draft.", role="ego")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: box.value == "Another draft.", "the second draft")
+        await pilot.press("ctrl+z")  # the box's own undo gives back the text too
         await pilot.pause()
         assert box.value == "my own words"
         assert screen.query_one("#human").display and engine.pending().human  # the box still waits
