@@ -224,7 +224,7 @@ async def _my_turn(pilot):
     return screen
 
 
-async def test_ctrl_g_drafts_the_line_into_the_box_and_nothing_is_said_until_enter(studio):
+async def test_ctrl_g_drafts_the_line_into_the_box_and_nothing_is_said_until_enter(studio, monkeypatch):
     app = studio(roles={"ego": "human"})
     async with app.run_test(size=SIZE) as pilot:
         screen = await _my_turn(pilot)
@@ -232,9 +232,13 @@ async def test_ctrl_g_drafts_the_line_into_the_box_and_nothing_is_said_until_ent
         events_before = len(engine.store.events(engine.run_id))
         box = screen.query_one("#human-line")
         await pilot.press(*"my own words")
-        scripted.queue("I would rather talk about the sea.", role="ego")
+        draft = "I would rather talk about the sea."
+        scripted.queue(draft, role="ego")
+        monkeypatch.setenv("STUDIO_SCRIPTED_DELAY", "0.05")  # a word at a time, slowly enough to see
         await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: box.value == "I would rather talk about the sea.", "the draft")
+        await wait_for(pilot, lambda: box.value and box.value != draft and draft.startswith(box.value),
+                       "the draft's first words")
+        await wait_for(pilot, lambda: box.value == draft, "the draft")
         await pilot.pause(0.2)
         assert len(engine.store.events(engine.run_id)) == events_before  # drafted, not said
         assert engine.pending().human
