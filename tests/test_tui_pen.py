@@ -401,29 +401,22 @@ async def test_the_new_line_dialog_asks_before_discarding(studio):
                                       lambda editor: editor.query_one("#insert-text").insert("Half a thought"))
 
 
-async def test_ctrl_a_in_a_one_line_box_selects_all_so_typing_replaces_it(studio):
-    app = studio()
+@pytest.mark.parametrize("box_id", ["note-input", "human-line"])
+async def test_ctrl_a_in_a_one_line_box_selects_all_so_typing_replaces_it(studio, box_id):
+    """In the note box, and in the line's box after ↑ brought back an earlier line: replaced, not glued to."""
+    mine = box_id == "human-line"
+    app = studio(roles={"ego": "human"} if mine else None)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("n")
-        box = screen.query_one("#note-input")
-        await pilot.press(*"a first note")
-        await pilot.press("ctrl+a")
-        await pilot.press(*"second")
-        await pilot.pause()
-        assert box.value == "second"
-
-
-async def test_a_recalled_line_is_replaced_after_ctrl_a_not_glued_to(studio):
-    app = studio(roles={"ego": "human"})
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _my_turn(pilot)
-        box = screen.query_one("#human-line")
-        screen.human.history = ["An old line."]
-        await pilot.press("up")
-        assert box.value == "An old line."
-        await pilot.press("ctrl+a")
-        await pilot.press(*"New.")
+        if mine:
+            screen = await _my_turn(pilot)
+            screen.human.history = ["An old line."]
+            await pilot.press("up")
+        else:
+            screen = await opened(pilot)
+            await pilot.press("n", *"a first note")
+        box = screen.query_one(f"#{box_id}")
+        assert box.value == ("An old line." if mine else "a first note")
+        await pilot.press("ctrl+a", *"New.")
         await pilot.pause()
         assert box.value == "New."
 
