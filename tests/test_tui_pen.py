@@ -6,20 +6,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from textual import events
 
 from studio.llm import scripted
 from studio.store import events as ev
+from studio.tui.screens.main import MainScreen
+from studio.tui.widgets.stage import entry_for, palette
 from test_tui import dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
-pytest.importorskip("textual")
-
-from textual import events  # noqa: E402
-
-from studio.tui.screens.main import MainScreen  # noqa: E402
-from studio.tui.widgets.stage import entry_for, palette  # noqa: E402
-
 SIZE = (100, 30)
-
 
 
 def _rows(event, tag: str = "", width: int = 60) -> list[str]:
