@@ -8,7 +8,10 @@ a whole word or not, unless it is written `/pattern/flags`: then it is a regular
 entry's `use_regex` says (SillyTavern writes that flag on every entry it exports and reads keys this
 way). A lorebook is someone else's file and a pattern can be built to take forever, so patterns run in
 RE2, in time that grows with the text alone; the few RE2 cannot run go to the `regex` package with a time
-limit, and a key that does not finish is skipped with a note. Flagged entries also scan the character's
+limit, and a key that does not finish is skipped with a note. Compiling costs too (the `regex` package
+writes out every counted repeat, so `/a{999999999}/` asks for gigabytes before the first match): a key is
+measured before either engine sees it, by its length, its nesting and its size with every repeat written
+out, and one past those bounds is never compiled (it stays plain text, as a key that does not compile). Flagged entries also scan the character's
 own texts (its card's description, scenario...). Scanning goes in passes: constant and sticky entries
 need no key; entries on cooldown or delayed wait; of the entries found in a pass that share an
 inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
@@ -55,6 +58,72 @@ _NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected (it goes to `regex`), not an error
 _RE2_OPTIONS.max_mem = 8 << 20
+# What a key may cost to compile: RE2 refuses repeats past 1,000, and a key past these is not compiled at all.
+MAX_PATTERN_CHARS = 1_000
+MAX_PATTERN_NESTING = 32
+MAX_PATTERN_SIZE = 20_000  # atoms once every counted repeat is written out: (a{100}){100} is 10,000
+_COUNTED = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_NAMED_ESCAPE = re.compile(r"\\[pPNxu]\{[^}]{0,64}\}")  # \p{L}, \N{name}, \x{263a}: one atom, not a repeat
+
+
+def pattern_size(body: str) -> int | None:
+    """How many atoms `body` holds with every counted repeat written out (`(ab){3}` is 6), as the `regex`
+    package compiles it; None when it nests deeper than MAX_PATTERN_NESTING or is longer than
+    MAX_PATTERN_CHARS. One pass, and the count stops at MAX_PATTERN_SIZE + 1, so no key costs more to
+    measure than its length."""
+    if len(body) > MAX_PATTERN_CHARS:
+        return None
+    groups = [0]  # the size so far of each open group, outermost first
+    last = 0  # the size of the atom or group a quantifier after it repeats
+    at = 0
+    while at < len(body):
+        char = body[at]
+        if char == "\\":
+            named = _NAMED_ESCAPE.match(body, at)
+            at = named.end() if named else at + 2
+            last = 1
+        elif char == "[":
+            at = _class_end(body, at)
+            last = 1
+        elif char == "(":
+            groups.append(0)
+            if len(groups) > MAX_PATTERN_NESTING:
+                return None
+            at += 1
+            last = 0
+            continue
+        elif char == ")" and len(groups) > 1:
+            last = groups.pop()
+            groups[-1] += last
+            at += 1
+            continue
+        elif char == "{" and (counted := _COUNTED.match(body, at)) and (counted.group(1) or counted.group(2)):
+            times = max(1, *(int(n[:9]) for n in counted.groups() if n))
+            groups[-1] += last * (times - 1)
+            last *= times
+            at = counted.end()
+            if groups[-1] > MAX_PATTERN_SIZE:
+                return MAX_PATTERN_SIZE + 1
+            continue
+        else:
+            at += 1
+            last = 1
+        groups[-1] += last
+        if groups[-1] > MAX_PATTERN_SIZE:
+            return MAX_PATTERN_SIZE + 1
+    return sum(groups)
+
+
+def _class_end(body: str, at: int) -> int:
+    """Where the character class opening at `at` ends (past its `]`; a `]` first in it is a member)."""
+    at += 1
+    if at < len(body) and body[at] == "^":
+        at += 1
+    if at < len(body) and body[at] == "]":
+        at += 1
+    while at < len(body) and body[at] != "]":
+        at += 2 if body[at] == "\\" else 1
+    return at + 1
 
 
 @dataclass(frozen=True)
@@ -79,6 +148,9 @@ def regex_key(key: str) -> Key | None:
     if not found or _BARE_SLASH.search(found.group(1)):
         return None
     body, flags = found.group(1), found.group(2)
+    size = pattern_size(body)
+    if size is None or size > MAX_PATTERN_SIZE:
+        return None
     inline = "".join(f for f in "ims" if f in flags)
     try:
         pattern = f"(?{inline}){body}" if inline else body
