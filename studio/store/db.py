@@ -188,15 +188,16 @@ class _Immediate:
 
     __slots__ = ("conn", "store")
 
-    def __init__(self, store: Store):
-        self.store = store
-        self.conn = store.conn
+    def __init__(self, owner: Store | sqlite3.Connection):
+        """`owner`: the store (whose failures of its file are then said as what they are), or a bare connection."""
+        self.store = owner if isinstance(owner, Store) else None
+        self.conn = owner.conn if isinstance(owner, Store) else owner
 
     def __enter__(self) -> None:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
-            said = self.store.trouble(exc)
+            said = self.store.trouble(exc) if self.store is not None else None
             if said is None:
                 raise
             raise said from None
@@ -212,7 +213,7 @@ class _Immediate:
                 error = exc
         else:
             self._roll_back()
-        said = self.store.trouble(error) if error is not None else None
+        said = self.store.trouble(error) if error is not None and self.store is not None else None
         if said is not None:
             raise said from None
         if kind is None and error is not None:
@@ -638,7 +639,7 @@ class Store:
         out: list[Event] = []
         copies: dict[int, int] = {}
         tip = parent
-        with self.lock, _Immediate(self.conn):
+        with self.lock, _Immediate(self):
             for row in rows:
                 data = dict(row.get("data") or {})
                 if remap is not None and copies:
