@@ -298,9 +298,24 @@ def test_a_run_on_a_full_disk_ends_with_one_message_and_resumes(tmp_path):
     assert "Traceback" not in done.stderr and "no transaction is active" not in done.stderr
     assert "disk" in done.stderr and "nothing saved was lost" in done.stderr, done.stderr
     assert "not a studio database" not in done.stderr
+    assert "studio resume 2" in done.stderr  # the run it was playing, named
     assert studio("show", "1", "--json", "--all", db=db).stdout == saved  # the first run is untouched
     resumed = studio("resume", "2", db=db)
     assert resumed.returncode == 0, resumed.stderr
+    assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_the_lab_on_a_full_disk_ends_with_one_message(tmp_path):
+    experiment = tmp_path / "dilemma.toml"
+    experiment.write_text('kind = "pd"\nmodel = "scripted"\nreps = 3\nconcurrency = 2\n[pd]\n'
+                          'groups = ["cooperative", "competitive"]\npartners = ["always_defect", "tit_for_tat_c"]\n')
+    db = tmp_path / "s.db"
+    assert studio("runs", db=db).returncode == 0
+    done = _studio_limited("lab", "run", experiment, db=db, file_size=db.stat().st_size + 150_000)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "disk" in done.stderr and "fix:" in done.stderr
+    again = studio("lab", "run", experiment, db=db)  # space freed: the experiment is played to its end
+    assert again.returncode == 0, again.stderr
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 

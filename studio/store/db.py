@@ -78,11 +78,12 @@ def trouble(exc: BaseException, path: str | os.PathLike[str]) -> StoreTrouble | 
     text = str(exc)
     if code == _FULL or "disk is full" in text:
         return StoreTrouble(f"{path}: the disk is full; nothing saved was lost, and what was being written "
-                            "was not saved", "free some space, then 'studio resume RUN' goes on from the last line saved", "full")
+                            "was not saved", "free some space and give the command again ('studio resume RUN' goes on from a run's last saved "
+                            "line)", "full")
     if code == _IOERR or "disk I/O error" in text:
         return StoreTrouble(f"{path}: the disk refused a write (disk I/O error: it is full, over a size limit, "
-                            "or failing); nothing saved was lost", "free space or check the disk, then "
-                            "'studio resume RUN' goes on from the last line saved", "disk")
+                            "or failing); nothing saved was lost", "free space or check the disk, and give the "
+                            "command again ('studio resume RUN' goes on from a run's last saved line)", "disk")
     if code == _READONLY or "readonly database" in text:
         return StoreTrouble(f"{path}: the store is read-only here (the file, or the disk it is on): runs, show "
                             "and export read it, nothing can be written", "make it writable (chmod u+w), or copy "
