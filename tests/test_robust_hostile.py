@@ -445,6 +445,29 @@ def test_a_direction_is_a_short_note(tmp_path):
         Direction("x" * 5_000)
 
 
+@pytest.mark.parametrize("code", [400, 401, 403])
+def test_a_providers_echo_of_a_masked_key_is_not_shown_through_the_real_road(monkeypatch, code):
+    import asyncio
+
+    from stub_server import Status, StubServer
+
+    from studio.llm.gateway import CallContext, CallSettings, Gateway, ModelError
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "k" * 40 + "wxyz")  # refused; the provider echoes its end
+    echo = "Incorrect API key provided: sk-proj-************************************wxyz. You can find yours"
+    with StubServer([Status(code, body=echo)], max_requests=3, lifetime=30) as server:
+        settings = CallSettings(model="openai/stub", temperature=0.4, max_tokens=20, timeout=20,
+                                api_base=server.url, retries=0)
+        with pytest.raises(ModelError) as caught:
+            asyncio.run(Gateway(backoff=0.01).complete(settings, [{"role": "user", "content": "Hi."}],
+                                                       CallContext(role="other", task="line", character="Jenny",
+                                                                   scene=1, turn=1)))
+    said = str(caught.value)
+    assert "wxyz" not in said and "kkkk" not in said, said
+    if "Incorrect API key" in said:  # the provider's words are shown: its key is not
+        assert "***" in said, said
+
+
 def test_a_providers_masked_key_is_not_echoed():
     from studio.clean import redact_secrets
     from studio.llm.faults import scrub
