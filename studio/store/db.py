@@ -363,6 +363,9 @@ class Store:
         if self.damage is not None and isinstance(exc, Exception) and not isinstance(exc, StoreError):
             return StoreTrouble(f"{self.path}: the store is damaged ({self.damage}); nothing more is written to "
                                 "it, and what can still be read is shown", _RECOVER.format(path=self.path), "damaged")
+        if not self.writable and isinstance(exc, sqlite3.OperationalError) and "no such table" in str(exc):
+            # a table this studio adds when it first writes a store, which a store it cannot write lacks
+            return trouble(sqlite3.OperationalError("attempt to write a readonly database"), self.path)
         return said
 
     def close(self) -> None:
