@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 1 << 30
 
 KEYS = ["/a{999999999}/", "/(a{1000}){1000}/", "/((a{100}){100}){100}/", "/(?<=a{100000})b/", "/(a)\\1{1000000}/",
-        "/(a{100}){100}/", "/(\\w+) \\1/", "/((a+)+)\\1b/"]
+        "/(a{100}){100}/", "/(a{10}){100}/", "/(\\w+) \\1/", "/((a+)+)\\1b/"]
 
 # name: the expression that makes the text for a size n (sent to the child, which builds it)
 MACROS = {

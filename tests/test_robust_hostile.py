@@ -70,6 +70,7 @@ HOSTILE_KEYS = [
     "/(a)\\1{1000000}/",
     "/" + "(" * 40 + "a" + ")" * 40 + "/",
     "/" + "a|" * 600 + "b/",  # 1,201 characters
+    "/(a{100}){100}/",  # 10,000 atoms: within what RE2 runs, past what a key may cost
 ]
 
 
@@ -96,7 +97,8 @@ def test_a_hostile_key_costs_its_budget_and_no_more():
 @pytest.mark.parametrize("key, text, found", [
     ("/a{3}b/", "xaaab", True),
     ("/(ab){2,4}!/", "abab!", True),
-    ("/(a{100}){100}/", "a" * 9_999, False),  # 10,000 atoms written out: within the bounds, and it runs
+    ("/(a{10}){100}/", "a" * 999, False),  # 1,000 atoms written out: within the bounds, and it runs
+    ("/(a{10}){100}/", "a" * 1_000, True),
     ("/(\\w+) \\1/", "so so", True),  # a back-reference: the slow engine, still run
     ("/[]{}]{2}/", "x}{", True),
 ])
@@ -113,8 +115,27 @@ def test_the_size_of_a_key_is_counted_with_its_repeats_written_out():
     assert pattern_size("(ab){3}") == 6
     assert pattern_size("\\p{L}{3}") == 3  # a named class is one atom, not a repeat
     assert pattern_size("a{999999999}") > MAX_PATTERN_SIZE
+    assert pattern_size("(a{10}){100}") == MAX_PATTERN_SIZE
     assert pattern_size("(" * 40 + "a" + ")" * 40) is None
     assert pattern_size("a" * 1_001) is None
+
+
+def test_a_book_of_many_costly_keys_shares_one_budget_the_same_on_every_call():
+    from studio.mind.worldinfo import MAX_CALL_PATTERN_SIZE, MAX_PATTERN_SIZE, activate
+    from studio.model.lorebook import Lorebook
+
+    costly = MAX_CALL_PATTERN_SIZE // MAX_PATTERN_SIZE  # about this many keys of the largest size fill it
+    # each key about MAX_PATTERN_SIZE atoms (a lookbehind, 990 letters, its number), the slow engine's
+    entries = [{"keys": [f"/(?<=x)(a{{10}}){{99}}{n}/"], "content": f"Lore {n}.", "enabled": True,
+                "insertion_order": 100, "extensions": {}, "comment": f"e{n}"} for n in range(costly + 5)]
+    book = Lorebook.model_validate({"entries": entries})
+    line = "x" + "a" * 990 + f"{costly + 2}"  # the key of an entry past the budget, and of e5, match this
+    first = activate([book], [line], budget_tokens=10_000)
+    again = activate([book], [line], budget_tokens=10_000)
+    assert first.notes == again.notes and first.entries == again.entries
+    past = [n for n in first.notes if "past this call's budget" in n]
+    assert len(past) == 5 and f"e{costly + 2}" in " ".join(past)
+    assert [e.comment for e in first.entries] == ["e5"]  # within the budget a pattern; past it, plain text
 
 
 # -- macros: unclosed openers, linear ---------------------------------------------------------------------------
