@@ -155,9 +155,11 @@ def _command(argv: Sequence[str] | None) -> int:
     except InputError as exc:
         from studio.store import StoreTrouble
 
-        # a command's own words around a store that cannot do what was asked: the store's words say it
-        print(_trouble(exc.__context__) if isinstance(exc.__context__, StoreTrouble) else f"studio: {exc.message}",
-              file=sys.stderr)
+        trouble = exc.__context__
+        if isinstance(trouble, StoreTrouble) and exc.fix != trouble.fix:
+            # a command's own words around a store that cannot do what was asked: the store says what to do
+            exc = InputError(exc.where, exc.field, exc.problem, trouble.fix)
+        print(f"studio: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

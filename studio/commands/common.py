@@ -55,12 +55,12 @@ _opened: list[Any] = []
 
 
 def open_store(path: str | None) -> Any:
-    from studio.store import Store, StoreError
+    from studio.store import Store, StoreError, default_db_path as store_path
 
     try:
         store = Store(path)
     except StoreError as exc:
-        raise InputError(str(path or "--db"), None, str(exc).split(": ", 1)[-1],
+        raise InputError(str(path or store_path()), "--db", str(exc).split(": ", 1)[-1],
                          getattr(exc, "fix", "name another file with --db")) from None
     _opened.append(store)
     return store
