@@ -1,7 +1,8 @@
 """What a hostile card or lorebook costs: each case's time and peak memory, and how the time grows when
 the hostile part doubles (about 2 for a cost in step with the text, 4 for quadratic, 8 for cubic).
 
-Each case runs three times, each in a fresh interpreter under a 1 GB address-space limit and a 120 s timeout, so a case
+Times are the process's own CPU time, which a busy machine's other work does not add to, so the ratios
+hold at any load. Each case runs three times, each in a fresh interpreter under a 1 GB address-space limit and a 120 s timeout, so a case
 that has regressed prints "over the limit" instead of taking the machine with it. The keys are matched
 against 20,000 characters of text, as a turn's scanned lines can hold; the macro texts go through
 everything a prompt and `import` read them with (resolve, the unknown macros, template code, the
@@ -46,21 +47,21 @@ from studio.model.macros import MacroContext, macro_notes, resolve, unknown_macr
 case = json.loads(sys.stdin.read())
 if case["kind"] == "key":
     text = "a" * 20_000 + "b"
-    start = time.perf_counter()
+    start = time.process_time()
     matches(case["key"], text)
 else:
     n = case["n"]
     text = eval(case["make"])
-    start = time.perf_counter()
+    start = time.process_time()
     resolve(text, MacroContext("Ann", "Bob", seed=1)); unknown_macros(text); template_code(text)
     macro_notes({"description": text})
-print(json.dumps([time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+print(json.dumps([time.process_time() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
 """
 
 
 def measure(case: dict[str, object], repeats: int = 3) -> tuple[float, float] | None:
-    """(seconds, peak MB) of one case, the fastest of `repeats` fresh interpreters (a shared machine's load
-    only ever adds time), imports done before the clock starts; None past the limits."""
+    """(CPU seconds, peak MB) of one case, the fastest of `repeats` fresh interpreters, imports done before
+    the clock starts; None past the limits."""
     results = [once(case) for _ in range(repeats)]
     if any(result is None for result in results):
         return None
