@@ -138,6 +138,23 @@ def test_a_book_of_many_costly_keys_shares_one_budget_the_same_on_every_call():
     assert [e.comment for e in first.entries] == ["e5"]  # within the budget a pattern; past it, plain text
 
 
+def test_many_books_of_costly_keys_hold_bounded_memory():
+    """Books one after another, each within its budget, 2,000 costly keys in all: the compiled keys held
+    are bounded (about 50 MB at worst), not the sum of every book's (about 400 MB)."""
+    out, took = _python_limited("""
+        import resource
+        from studio.mind.worldinfo import activate
+        from studio.model.lorebook import Lorebook
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for book_number in range(40):
+            entries = [{"keys": ["/(?<=x)(a{10}){98}%d_%d/" % (book_number, n)], "content": "Lore.", "enabled": True,
+                        "insertion_order": 100, "extensions": {}} for n in range(50)]
+            activate([Lorebook.model_validate({"entries": entries})], ["x" + "a" * 100], budget_tokens=1_000)
+        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
+    """, seconds=120, memory=1_000_000_000)
+    assert int(out.split()[-1]) < 100, out  # MB grown at the peak: about 55 here
+
+
 # -- macros: unclosed openers, linear ---------------------------------------------------------------------------
 
 # Each text as the expression that makes it: the texts are too long for a command line.

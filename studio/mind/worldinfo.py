@@ -13,10 +13,10 @@ writes out every counted repeat, so `/a{999999999}/` asks for gigabytes before t
 measured before either engine sees it, by its length, its nesting and its size with every repeat written
 out, and one past those bounds is never compiled (it stays plain text, as a key that does not compile).
 The patterns of one call's books share a budget too, spent in the books' order, so a book of a thousand
-costly keys costs what one book may, and the same keys are patterns on every call and every replay. Flagged entries also scan the character's
-own texts (its card's description, scenario...). Scanning goes in passes: constant and sticky entries
-need no key; entries on cooldown or delayed wait; of the entries found in a pass that share an
-inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
+costly keys costs what one book may, and the same keys are patterns on every call and every replay.
+Flagged entries also scan the character's own texts (its card's description, scenario...). Scanning
+goes in passes: constant and sticky entries need no key; entries on cooldown or delayed wait; of the
+entries found in a pass that share an inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
 lines with it, for further entries, a bounded number of times, entries delayed until recursion waiting
 for their level. What activated is then held to a token budget, most important first, and never cut: an
 entry fits whole or waits for a later call. The survivors are placed before or after the character's
@@ -154,7 +154,7 @@ def regex_size(key: str) -> int | None:
     return size if size is not None and size <= MAX_PATTERN_SIZE else None
 
 
-@lru_cache(maxsize=512)  # at most 512 compiled keys of at most MAX_PATTERN_SIZE atoms held: about 100 MB at worst
+@lru_cache(maxsize=256)  # at most 256 compiled keys of at most MAX_PATTERN_SIZE atoms held: about 50 MB at worst
 def regex_key(key: str) -> Key | None:
     """`key` as a regular expression when it is written /pattern/flags within the bounds and compiles;
     otherwise None, and the key is plain text, as SillyTavern treats it. Its own flags rule its case,
@@ -174,7 +174,8 @@ def regex_key(key: str) -> Key | None:
     options = ((regex.IGNORECASE if "i" in flags else 0) | (regex.MULTILINE if "m" in flags else 0)
                | (regex.DOTALL if "s" in flags else 0))
     try:
-        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options))
+        # not in the package's own cache of 500 patterns: regex_key's cache is the one bound on what is held
+        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options, cache_pattern=False))
     except (regex.error, RecursionError, OverflowError, ValueError):
         return None
 
@@ -184,15 +185,21 @@ def _word(key: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
 
 
-@lru_cache(maxsize=8192)
 def prepare(key: str, *, case_sensitive: bool, whole_words: bool, pattern: bool = True) -> Key | None:
-    """`key` ready to match, or None when it is empty; with `pattern` False, as plain text whatever it is."""
+    """`key` ready to match, or None when it is empty; with `pattern` False, as plain text whatever it is.
+    Compiled patterns are held by `regex_key`'s cache alone, so its bound is the bound on their memory."""
     key = key.strip()
     if not key:
         return None
     compiled = regex_key(key) if pattern and key.startswith("/") else None
     if compiled is not None:
         return compiled
+    return _plain(key, case_sensitive, whole_words)
+
+
+@lru_cache(maxsize=8192)
+def _plain(key: str, case_sensitive: bool, whole_words: bool) -> Key:
+    """A key read as text: folded when the entry ignores case, a whole word when the entry asks it."""
     folded = key if case_sensitive else key.casefold()
     if whole_words and len(folded.split()) == 1:
         return Key(folded, "word", _word(folded))
