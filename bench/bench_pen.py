@@ -41,9 +41,9 @@ def at_turn(engine: Engine, reps: int) -> dict[str, float]:
     other = next(e for e in reversed(engine.path) if e.kind == ev.STAGE and e.role == "other")
     times: dict[str, list[float]] = {name: [] for name in ACTIONS}
     for n in range(reps):
-        times["edit"].append(timed(lambda: engine.override(other.id, f"Tell me again, take {n}.")))
+        times["edit"].append(timed(lambda n=n: engine.override(other.id, f"Tell me again, take {n}.")))
         times["undo edit"].append(timed(engine.undo))
-        times["insert"].append(timed(lambda: engine.insert(other.id, f"(a beat, take {n})", direction=True)))
+        times["insert"].append(timed(lambda n=n: engine.insert(other.id, f"(a beat, take {n})", direction=True)))
         times["undo insert"].append(timed(engine.undo))
     return {name: statistics.median(values) for name, values in times.items()}
 

@@ -21,8 +21,8 @@ def said(engine):
     return [e.text for e in lines(engine)]
 
 
-async def two_turns(engine_for, **kwargs):
-    engine = engine_for(turns=3, epilogue=False, superego=False, **kwargs)
+async def two_turns(engine_for, play="interview.toml", **kwargs):
+    engine = engine_for(play, turns=3, epilogue=False, superego=False, **kwargs)
     await engine.play_turn()
     await engine.play_turn()
     return engine
@@ -89,19 +89,21 @@ async def test_a_newcomer_joins_the_cast_and_an_undo_takes_them_out(engine_for, 
     assert not engine.cast.has(line.role)
 
 
-async def test_a_cut_line_leaves_every_prompt_and_a_written_one_enters_them(engine_for, gateway):
-    engine = await two_turns(engine_for)
-    other = next(e for e in engine.stage() if e.role == "other" and e.turn == 2)
+@pytest.mark.parametrize("play", ["interview.toml", "last_crossing.toml"])
+async def test_a_cut_line_leaves_every_prompt_and_a_written_one_enters_them(engine_for, gateway, play):
+    """Every character's memory, knowledge and inner voice read the take on stage: no copy of the script."""
+    engine = await two_turns(engine_for, play=play)
+    other = next(e for e in engine.stage() if e.kind == ev.STAGE and e.role and e.turn == 2)
     marked = engine.override(other.id, "Tell me about the lighthouse keeper's ledger.")
     assert [e.text for e in engine.stage()].count("Tell me about the lighthouse keeper's ledger.") == 1
     first = engine.cut(marked.id)
-    assert first is not None and first.data["kept"] != marked.id
+    assert first is None or first.data["kept"] != marked.id
     assert "lighthouse keeper's ledger" not in " ".join(said(engine))
     calls = len(gateway.calls)
     await engine.play_turn()
     asked = [m for _, messages in gateway.calls[calls:] for m in messages]
     assert asked and not any("lighthouse keeper's ledger" in m["content"] for m in asked)
-    engine.insert(engine.stage()[-1].id, "And the orange umbrella by the door?", character="Sasha")
+    engine.insert(engine.stage()[-1].id, "And the orange umbrella by the door?", character=engine.cast.characters[0].name)
     calls = len(gateway.calls)
     await engine.play_turn()
     asked = "\n".join(m["content"] for _, messages in gateway.calls[calls:] for m in messages)
@@ -282,8 +284,13 @@ def test_the_pen_at_the_command_line(tmp_path):
     (["insert", 1, "FIRST", "--after", "--direction"], "TEXT", "no new line was given"),
     (["insert", 1, "FIRST", "--after", "x"], "command line", "one of the arguments --as --direction --heading"),
     (["insert", 1, "OTHER", "--after", "--direction", "x"], "EVENT", "belongs to run 2"),
+    (["insert", 1, "FIRST", "--after", "--direction", "--shape", "sideways", "x"], "--shape", "not a shape"),
+    (["insert", 1, "FIRST", "--after", "--as", " ", "x"], "--as", "names nobody"),
+    (["insert", 1, "FIRST", "--after", "--as", "Cleo", "x"], "--as", "does not speak on stage"),
+    (["override", 1, "FIRST", "x" * 100_000], "TEXT", "at most 20,000"),
     (["cut", 1, 99999], "EVENT", "no event 99999"),
     (["move", 1, "FIRST", "--before", "FIRST"], "EVENT", "beside itself"),
+    (["move", 1, "FIRST", "--after", "OTHER"], "EVENT2", "belongs to run 2"),
     (["move", 1, "FIRST"], "command line", "one of the arguments --before --after"),
     (["undo", 9], "RUN", "no run 9"),
 ])
@@ -301,3 +308,65 @@ def test_bad_input_to_the_pen_is_one_message_and_exit_2(tmp_path, words, field, 
     assert f"'{field}'" in result.stderr or field == "command line"
     assert len(result.stderr.strip().splitlines()) <= 2
     assert _events(db) == before
+
+
+async def test_a_take_over_after_the_edit_stays_in_force_and_is_not_copied(engine_for, store):
+    engine = await two_turns(engine_for)
+    engine.take_over("other")
+    engine.release("other")
+    engine.take_over("other")
+    engine.override(next(e for e in engine.stage() if e.role == "other").id, "Who sent you?")
+    assert "other" in engine.humans()
+    assert not any(e.kind == ev.CONTROL for e in engine.path)  # the run's controls stay where they were made
+    assert "other" in Engine(store, engine.run_id, gateway=object()).humans()
+
+
+async def test_a_run_with_a_history_is_deleted_whole(engine_for, store):
+    engine = await two_turns(engine_for)
+    engine.cut(engine.stage()[-1].id)
+    assert engine.can_undo()
+    assert store.delete_run(engine.run_id) > 0
+    assert store._all("SELECT COUNT(*) FROM pen_history WHERE run_id = ?", (engine.run_id,))[0][0] == 0
+
+
+async def test_a_continued_line_and_an_edit_off_the_take_are_undone_too(engine_for):
+    engine = await two_turns(engine_for)
+    start = engine.head
+    line = engine.stage()[-1]
+    longer = await engine.continue_line(line.id)
+    assert engine.head == longer.id
+    assert engine.undo().startswith("Undid continuation of event") and engine.head == start
+    edited = engine.override(longer.id, "Not this take, the other one.")  # a line of another take: it branches there
+    assert engine.head == edited.id
+    assert engine.undo().startswith("Undid edit of event") and engine.head == start
+
+
+async def test_a_memory_keeps_its_scores_of_kept_lines_and_forgets_a_cut_one(tmp_path, store, gateway):
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.engine.minds import minds
+    from test_mind_engine import _mara_play
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    for _ in range(3):
+        await engine.play_turn()
+    first = next(e for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha")
+    engine.cut(first.id)
+    # each kept line's score points at its copy: nothing is asked of a model again
+    assert minds(engine).pending_scores(engine.path, None) == []
+    scored = {e.data["line"] for e in engine.path if e.kind == "mind.importance"}
+    sasha = {e.id for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha"}
+    assert scored == sasha and first.id not in scored
+
+
+async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engine_for):
+    engine = engine_for(turns=3, epilogue=False, strategies=["rewrite_speech"])
+    await engine.play_turn()
+    await engine.play_turn()
+    rewrites = [e for e in engine.path if e.kind == ev.REWRITE_SPEECH]
+    assert rewrites, "the inner voice rewrote what the protagonist heard"
+    heard = engine.by_id[rewrites[-1].data["source"]]
+    edited = engine.override(heard.id, "Tell me about the orange umbrella.")
+    assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
+    assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
+    assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written

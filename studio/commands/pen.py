@@ -13,8 +13,6 @@ from studio.model.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from studio.engine.script import DIRECTION_SHAPES
-
     insert = sub.add_parser("insert", help="write a line of your own before or after a line of a run")
     insert.add_argument("run", help="a run number")
     insert.add_argument("event", type=event_id, help="the event id of the line it goes beside (see 'studio show "
@@ -29,8 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     what.add_argument("--heading", action="store_true", help="a scene heading, e.g. 'INT. KITCHEN - NIGHT'")
     insert.add_argument("text", help="the words of the line")
     insert.add_argument("--parenthetical", default="", metavar="P", help="how a speech is said, e.g. quietly")
-    insert.add_argument("--shape", default="action", choices=DIRECTION_SHAPES,
-                        help="how a direction is set on the page (default action)")
+    # the shapes are checked by the pen itself (studio/engine/pen.py), which names them in its message
+    insert.add_argument("--shape", default="action", metavar="SHAPE",
+                        help="how a direction is set on the page: action (the default), centered, transition or lyric")
     db_option(insert)
     insert.set_defaults(func=insert_line)
     insert.error = _override_error(  # type: ignore[method-assign]  # argparse has no hook for one parser's message
@@ -57,13 +56,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser.set_defaults(func=undo_or_redo)
 
 
-def _edit(engine: Any, field: str, act: Any) -> Any:
-    """Carry out an edit; a bad event or line is one message naming the field, exit 2."""
+def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = None) -> Any:
+    """Carry out an edit; a bad event or line is one message naming the field, exit 2. `other`: a second
+    event the command names (its field, its id), named instead when the message is about it."""
     from studio.store import StoreError
 
     try:
         return act()
     except StoreError as exc:
+        if other is not None and str(exc).startswith(f"event {other[1]} "):
+            field = other[0]
         raise InputError("command line", field, str(exc), "see 'studio show RUN --json' for event ids") from None
     except ValueError as exc:
         said = str(exc)
@@ -105,8 +107,8 @@ def cut_line(args: argparse.Namespace) -> int:
 def move_line(args: argparse.Namespace) -> int:
     engine = open_engine(args, args.run, gateway=object())
     anchor = args.before if args.before is not None else args.after
-    event = _edit(engine, "EVENT2" if args.event != anchor else "EVENT",
-                  lambda: engine.move(args.event, anchor, before=args.before is not None))
+    event = _edit(engine, "EVENT", lambda: engine.move(args.event, anchor, before=args.before is not None),
+                  other=("EVENT2", anchor) if anchor != args.event else None)
     console().print(f"Run {engine.run_id}: event {args.event} moved {'before' if args.before else 'after'} event "
                     f"{anchor} (now event {event.id}); the lines from there are kept as written. "
                     f"'studio undo {engine.run_id}' takes it back.")

@@ -24,7 +24,7 @@ from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.history import History
-from studio.engine.pen import Pen, grown_cast, kept_data
+from studio.engine.pen import Pen, after, checked_text, grown_cast, kept_data, standing
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
@@ -100,6 +100,8 @@ class Engine(Controls, History, Pen):
     def _grow_cast(self) -> bool:
         """The cast as the take on stage has it: the play's, and every character a line written into this
         take brought in (studio/engine/pen.py). True if that changed, so the state must be folded afresh."""
+        if not self._added and not any("cast" in e.data for e in self._controls):
+            return False  # no line of any take brought a character in: nothing to read the take for
         cast, added = grown_cast(self._base_cast, self.path)
         if added == self._added:
             return False
@@ -230,6 +232,8 @@ class Engine(Controls, History, Pen):
             row["text"] = clean_text(row["text"])
             rows.append(row)
         for event in kept:
+            if standing(event):
+                continue
             rows.append({"kind": event.kind, "text": event.text, "role": event.role, "character": event.character,
                          "scene": event.scene, "turn": event.turn, "origin": event.origin,
                          "data": kept_data(event), "model": event.model, "settings": event.settings,
@@ -354,7 +358,9 @@ class Engine(Controls, History, Pen):
 
     def override(self, event_id: int, text: str) -> Event:
         """Replace a committed line with the human's own: one new take from there, the lines that followed
-        it on stage kept as they were written (studio/engine/pen.py); the old take stays."""
+        it on stage kept as they were written (studio/engine/pen.py); the old take stays. An empty line, or
+        one longer than the pen writes, is a ValueError."""
+        text = checked_text(text)
         original = self.by_id.get(event_id) or self.store.event(event_id)
         if original.run_id != self.run_id:
             raise StoreError(f"event {event_id} is not part of run {self.run_id}")
@@ -368,15 +374,15 @@ class Engine(Controls, History, Pen):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
         before = self.head
-        fields = dict(kind=kind, text=text.strip(), role=original.role, character=original.character,
-                      scene=original.scene, turn=original.turn, origin="override", data=data)
+        fields: dict[str, Any] = dict(role=original.role, character=original.character, scene=original.scene,
+                                      turn=original.turn, origin="override", data=data)
         index = self._index(original.id)
         if index is None:  # a line of another take: that take branches there, nothing after it kept
-            text = fields.pop("text")
-            event = self._commit(fields.pop("kind"), text, branch_from=original, **fields)
+            event = self._commit(kind, text.strip(), branch_from=original, **fields)
         else:
-            fields["copy_of"] = original.id  # what the kept lines answered or were shaped by: the new line
-            event = self._rewrite(index, [fields], self.path[index + 1:])[0]
+            # copy_of: what the kept lines answered or were shaped by is now the new line
+            written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
+            event = self._rewrite(index, [written], after(self.path, index))[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 
@@ -487,7 +493,7 @@ def _remap(data: dict[str, Any], copies: dict[int, int]) -> dict[str, Any]:
     def one(value: Any) -> Any:
         return copies.get(value, value) if isinstance(value, int) and not isinstance(value, bool) else value
 
-    for key in ("source", "prompt_event", "upto", "critique"):
+    for key in ("source", "prompt_event", "upto", "critique", "line"):
         if key in data:
             data[key] = one(data[key])
     if isinstance(data.get("shaped_by"), list):

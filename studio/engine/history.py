@@ -6,10 +6,10 @@ action wrote is ever removed: undo points the head back at exactly the take that
 redo points it at the take the action left. So the history is a list of (head before, head after), and
 undo and redo are head moves, like a rewind.
 
-It lives in a table of its own beside the events (`pen_history`, created on first open, as take marks
-are), not in the events, because it is about the playwright's hands, not the play: an undo written as an
-event would itself sit on a take, and undoing back past it would take the undo away; a rewind is no
-event either. Each row names the window that acted (the engine's `holder`; NULL for the command line),
+It lives in a table of its own beside the events (`pen_history` in studio/store/schema.py, made on the
+first open of an older database, as take marks are), not in the events, because it is about the
+playwright's hands, not the play: an undo written as an event would itself sit on a take, and undoing
+back past it would take the undo away; a rewind is no event either. Each row names the window that acted (the engine's `holder`; NULL for the command line),
 so an undo in one window never takes back what another window did. A new action after some undos drops
 that window's redo tail (its rows, never the takes they led to: those stay in the store as takes).
 """
@@ -21,21 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.store.db import _Immediate
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS pen_history (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id      INTEGER NOT NULL,
-    holder      TEXT,
-    action      TEXT NOT NULL,
-    before_head INTEGER,
-    after_head  INTEGER,
-    description TEXT NOT NULL,
-    undone      INTEGER NOT NULL DEFAULT 0,
-    created     REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pen_history_by_run ON pen_history(run_id, holder, id);
-"""
 
 # The actions the history records, as `record`'s `action` names them.
 ACTIONS = ("edit", "insert", "cut", "move", "rewind", "regenerate", "continue", "take", "import")
@@ -52,20 +37,12 @@ class Action:
     undone: bool
 
 
-def _ready(store: Any) -> None:
-    """The table, made once per store object (every store opened after the first finds it there)."""
-    if not getattr(store, "_pen_history", False):
-        store.keep_table(_SCHEMA, "pen_history")
-        store._pen_history = True
-
-
 def record(engine: Any, action: str, before_head: int | None, after_head: int | None, description: str) -> None:
     """Note one action of the playwright in `engine`'s window: the run went from `before_head` to
     `after_head`. The window's undone actions (its redo tail) are dropped in the same transaction."""
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
     store = engine.store
-    _ready(store)
     text = " ".join(str(description).split())[:200]
     with store.lock, _Immediate(store):
         store.conn.execute("DELETE FROM pen_history WHERE run_id = ? AND holder IS ? AND undone = 1",
@@ -78,7 +55,6 @@ def record(engine: Any, action: str, before_head: int | None, after_head: int | 
 
 def actions(store: Any, run_id: int, holder: str | None) -> list[Action]:
     """One window's actions on a run, oldest first (the undone ones last of all, as they were done)."""
-    _ready(store)
     rows = store._all("SELECT id, holder, action, before_head, after_head, description, undone FROM pen_history "
                       "WHERE run_id = ? AND holder IS ? ORDER BY id", (run_id, holder))
     return [Action(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows]
@@ -86,7 +62,6 @@ def actions(store: Any, run_id: int, holder: str | None) -> list[Action]:
 
 def _next(engine: Any, undone: bool) -> Action | None:
     """The action undo would take back (the newest done one) or redo would do again (the oldest undone)."""
-    _ready(engine.store)
     order = "ASC" if undone else "DESC"
     row = engine.store._one(
         "SELECT id, holder, action, before_head, after_head, description, undone FROM pen_history "
@@ -128,6 +103,10 @@ def redo(engine: Any) -> str | None:
 class History:
     """The Engine's undo and redo (studio/engine/engine.py has these as its own methods)."""
 
+    @property
+    def head(self) -> int | None:
+        raise NotImplementedError
+
     def undo(self) -> str | None:
         """Take back this window's newest action (see studio.engine.history.undo)."""
         return undo(self)
@@ -144,6 +123,6 @@ class History:
 
     def _record(self, action: str, before_head: int | None, description: str) -> None:
         """Note an action this engine just took, unless it left the head where it was."""
-        after = getattr(self, "head")
+        after = self.head
         if after != before_head:
             record(self, action, before_head, after, description)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from studio.mind.state import IMPORTANCE
 from studio.model.play import ROLE_DEFAULTS, CharacterSheet, ResolvedCast
 from studio.model.limits import MAX_NAME
 from studio.engine.script import DIRECTION_SHAPES
@@ -32,6 +33,25 @@ from studio.store.events import Event
 MAX_WRITTEN = 20_000  # the longest line the pen writes: a long speech, not a pasted book
 LINES = (ev.STAGE, ev.DIRECTION, ev.SCENE, ev.EPILOGUE)  # what a playwright can cut or move
 NEWCOMER = "pen_"  # a newcomer's seat key begins so, never one a play file's cast uses
+
+
+def standing(event: Event) -> bool:
+    """A control that belongs to the run, not to a take (a take-over, a switch, a policy): the engine keeps
+    the newest of each in force on every take, so it is never copied onto a new one, where a copy would
+    count as newer than what was decided since on another take."""
+    return event.kind == ev.CONTROL and not {"facts", "draw", "cast"} & set(event.data)
+
+
+# The events that are work on one line's words, and where each names the line.
+_WORK_ON_A_LINE = {ev.REWRITE_SPEECH: "source", IMPORTANCE: "line"}
+
+
+def after(path: list[Event], index: int) -> list[Event]:
+    """The events after `path[index]` that an edit keeps when that line is cut or rewritten: all of them but
+    the backstage work on its words (a rewrite of it an inner voice made, a memory's score of it), which
+    no one can hear or remember once the words are no longer said."""
+    gone = path[index].id
+    return [e for e in path[index + 1:] if e.kind not in _WORK_ON_A_LINE or e.data.get(_WORK_ON_A_LINE[e.kind]) != gone]
 
 
 def kept_data(event: Event) -> dict[str, Any]:
@@ -49,9 +69,9 @@ def grown_cast(base: ResolvedCast, path: list[Event]) -> tuple[ResolvedCast, tup
     for key, name, like in added:
         if any(r.key == key for r in roles):
             continue
-        model = next((r for r in base.roles if r.key == like), None) or (base.characters or base.roles)[0]
+        borrowed = next((r for r in base.roles if r.key == like), None) or (base.characters or base.roles)[0]
         sheet = CharacterSheet(name=name, prompt=f"You are {name}.")
-        roles.append(model.model_copy(update={
+        roles.append(borrowed.model_copy(update={
             "key": key, "kind": "other", "sheet": sheet, "human": False, "rule": None, "schedules": None,
             "lore": [], "temperature": ROLE_DEFAULTS["other"]["temperature"],
             "max_tokens": ROLE_DEFAULTS["other"]["max_tokens"]}))
@@ -111,7 +131,11 @@ class Pen:
             raise ValueError("--as names nobody (it is empty); give a character's name")
         if len(name) > MAX_NAME or not name.isprintable():
             raise ValueError(f"--as: a character's name is one printable line of at most {MAX_NAME} characters")
-        matches = [r for r in self.cast.matching(name) if r.is_character]
+        every = self.cast.matching(name)
+        matches = [r for r in every if r.is_character]
+        if every and not matches:
+            raise ValueError(f"--as {name!r} names {every[0].name}, the {every[0].kind}, who does not speak on stage; "
+                             "give a character's name (or a new one)")
         if len(matches) == 1:
             return matches[0].key, matches[0].name, None
         if len(matches) > 1:
@@ -178,7 +202,7 @@ class Pen:
         The first kept line is returned (None when the cut line was the last: the head moves back)."""
         index = self._on_stage(event_id, "cut")
         head = self.path[-1].id if self.path else None
-        written = self._rewrite(index, [], self.path[index + 1:])
+        written = self._rewrite(index, [], after(self.path, index))
         self._record("cut", head, f"cut of event {event_id}")
         return written[0] if written else None
 

@@ -510,7 +510,7 @@ class Store:
                                  f"{LEASE:g} s")
 
     def delete_run(self, run_id: int) -> int:
-        """Delete a whole run: its events, take marks and critiques, then the run. Only as one transaction,
+        """Delete a whole run: its events, take marks, critiques and undo history, then the run. Only as one transaction,
         and only for a run the playwright chose and confirmed, that no one is playing; a lab trial's run is
         refused. The number of events deleted is returned."""
         self.run(run_id)
@@ -524,8 +524,7 @@ class Store:
             conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM run_players WHERE run_id = ?", (run_id,))
-            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pen_history'").fetchone():
-                conn.execute("DELETE FROM pen_history WHERE run_id = ?", (run_id,))  # studio/engine/history.py
+            conn.execute("DELETE FROM pen_history WHERE run_id = ?", (run_id,))  # studio/engine/history.py
             gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         return gone
