@@ -399,7 +399,7 @@ def test_a_read_only_store_is_read_and_refuses_writes_with_what_happened(tmp_pat
         exported = run("export", "1", "--format", "fountain", "--out", out / "one.fountain")
         assert exported.returncode == 0, exported.stderr
         for command in (["run", ROOT / "plays" / "interview.toml", "--model", "scripted", "--turns", "1"],
-                        ["undo", "1"], ["rename", "1", "Renamed"], ["delete", "1", "--yes"]):
+                        ["archive", "1"], ["rename", "1", "Renamed"], ["delete", "1", "--yes"]):
             refused = run(*command)
             assert refused.returncode == 2, (command, refused.stdout + refused.stderr)
             assert "read-only" in refused.stderr and "not a studio database" not in refused.stderr, refused.stderr
