@@ -265,6 +265,15 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path):
     assert db.read_text() == "my notes\n" * 500
 
 
+@pytest.mark.parametrize("what", ["a device", "a folder", "a pipe"])
+def test_a_store_that_is_not_a_file_is_refused_by_what_it_is(tmp_path, what):
+    db = {"a device": Path("/dev/null"), "a folder": tmp_path, "a pipe": tmp_path / "pipe.db"}[what]
+    if what == "a pipe":
+        os.mkfifo(db)
+    bad(studio("run", ROOT / "plays" / "interview.toml", "--model", "scripted", "--turns", "1", db=db),
+        str(db), f"is {what}, not a file", "--db")
+
+
 def test_a_store_an_older_studio_made_is_opened_and_given_its_id(tmp_path):
     from studio.store import Store
     from studio.store.schema import APPLICATION_ID

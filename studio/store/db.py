@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -249,13 +250,15 @@ class Store:
             if str(self.path) == ":memory:":
                 self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
                 self._set_up()
-            elif self.path.is_file() and self.path.stat().st_size > 0:
-                self._inspect()
-                self.conn = self._open_existing()
             else:
-                self._create()
-                self.conn = self._connect()
-                self._set_up()
+                self._refuse_if_not_a_file()
+                if self.path.is_file() and self.path.stat().st_size > 0:
+                    self._inspect()
+                    self.conn = self._open_existing()
+                else:
+                    self._create()
+                    self.conn = self._connect()
+                    self._set_up()
             # what other connections have committed is counted from here (changed_elsewhere)
             self._data_version: int = self.conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
@@ -264,6 +267,19 @@ class Store:
         except OSError as exc:
             raise StoreTrouble(f"{self.path}: cannot be opened ({exc.strerror})",
                                "check the path and its folder's permissions, or name another file with --db") from None
+
+    def _refuse_if_not_a_file(self) -> None:
+        """A folder, a pipe or a device named as the store is refused by what it is: SQLite would fail on
+        it with words about the disk, or, on /dev/null, seem to save every line and keep none."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a socket"
+                    if stat.S_ISSOCK(mode) else "a device")
+            raise StoreTrouble(f"{self.path}: is {kind}, not a file; a store is a file", "name a file with --db, "
+                               "e.g. --db .studio/studio.db (a new one is made there)", "not a file")
 
     def _connect(self, read_only: bool = False, immutable: bool = False) -> sqlite3.Connection:
         if not read_only:
