@@ -1,6 +1,7 @@
 """Hostile lorebooks and macros, other programs' databases, full disks, read-only and damaged stores,
-closed pipes: each case ends in seconds, in bounded memory, with one message or quietly, and nothing
-already saved is lost.
+Ctrl-D at a question, a pipe named for a report, a provider's echo of a key: each case ends in seconds,
+in bounded memory, with one message or quietly, and nothing already saved is lost. (A closed pipe is in
+tests/test_robust_cli.py.)
 
 The costly cases run in a process of their own under a memory limit (RLIMIT_AS) and a timeout, so a
 regression fails the test instead of the machine; a full disk is a file size limit (RLIMIT_FSIZE) on the
