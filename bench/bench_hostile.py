@@ -40,7 +40,7 @@ MACROS = {
 }
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 from studio.mind.worldinfo import matches
 from studio.model.lorebook import template_code
 from studio.model.macros import MacroContext, macro_notes, resolve, unknown_macros
@@ -55,7 +55,9 @@ else:
     start = time.process_time()
     resolve(text, MacroContext("Ann", "Bob", seed=1)); unknown_macros(text); template_code(text)
     macro_notes({"description": text})
-print(json.dumps([time.process_time() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+# the process's own peak (ru_maxrss would carry the parent's over fork and exec)
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps([time.process_time() - start, peak / 1024]))
 """
 
 
