@@ -29,8 +29,29 @@ OWNERS = {
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
     "serve": "serve", "insert": "pen", "cut": "pen", "move": "pen", "undo": "pen", "redo": "pen",
-    "settings": "settings",
+    "settings": "settings", "delete": "archive",
 }
+
+
+class _Version(argparse.Action):
+    """`studio --version`; the package's metadata is read only when asked (importlib.metadata costs the
+    app's first frame a few milliseconds)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"studio {_version()}")
+        parser.exit()
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's), as CHANGELOG.md names its releases."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("studio")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed: pip install -e .)"
+
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -39,6 +60,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     import importlib
 
     parser = _Parser(prog="studio", description="A terminal playwriting studio.")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="print the studio's version (its changes are in CHANGELOG.md) and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     if command in OWNERS:
         importlib.import_module(f"studio.commands.{OWNERS[command]}").register(sub)

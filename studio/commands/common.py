@@ -90,7 +90,7 @@ def run_id(text: str) -> int:
 
 
 def event_id(text: str) -> int:
-    return _number(text, "event", "see 'studio show RUN --json' for event ids")
+    return _number(text, "event", "see 'studio show RUN --ids' for event ids")
 
 
 def _number(text: str, what: str, fix: str) -> int:
