@@ -83,8 +83,12 @@ def continue_line(args: argparse.Namespace) -> int:
     from studio.commands.common import esc
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
+    from studio.engine.steer import MAX_NOTE
     from studio.store import RunGone, StoreError
 
+    if args.direction is not None and len(args.direction) > MAX_NOTE:
+        raise InputError("command line", "--direction", f"is {len(args.direction):,} characters; a direction is "
+                         f"at most {MAX_NOTE:,}", "give a short note on what comes next (a sentence or two)")
     engine = open_engine(args, args.run)
     out = console()
     printer = StagePrinter(out, engine.cast)
