@@ -22,6 +22,10 @@ class Control:
     key_display: str | None = None
     show: bool = True
     priority: bool = False  # before the focused widget's own binding of the key
+    changes_stage: bool = False
+    """It changes what is on stage for everyone on the run (adds, takes off or replaces lines, or opens the
+    dialog that does): in a run another window plays too, its key first says what it will do and waits for
+    Enter (studio/tui/screens/shared.py); alone, it acts at once."""
 
     def binding(self) -> Binding:
         return Binding(
@@ -55,7 +59,8 @@ FINDING = "Finding"
 
 # The screen a run is open on.
 MAIN: tuple[Control, ...] = (
-    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN),
+    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN,
+            changes_stage=True),
     Control(
         "play",
         "p",
@@ -63,9 +68,11 @@ MAIN: tuple[Control, ...] = (
         "Play",
         "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
         RUN,
+        changes_stage=True,
     ),
     Control(
-        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN
+        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN,
+        changes_stage=True,
     ),
     Control(
         "regenerate",
@@ -74,6 +81,7 @@ MAIN: tuple[Control, ...] = (
         "Regenerate",
         "Write the selected line again as a new take; what followed it stays with the old take.",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "continue-line",
@@ -84,6 +92,7 @@ MAIN: tuple[Control, ...] = (
         "stays (c edits a character, so this is C).",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-previous",
@@ -93,6 +102,7 @@ MAIN: tuple[Control, ...] = (
         "Follow the previous take of the selected line.",
         LINES,
         key_display="[",
+        changes_stage=True,
     ),
     Control(
         "take-next",
@@ -102,6 +112,7 @@ MAIN: tuple[Control, ...] = (
         "Follow the next take of the selected line.",
         LINES,
         key_display="]",
+        changes_stage=True,
     ),
     Control(
         "diff-takes",
@@ -119,6 +130,7 @@ MAIN: tuple[Control, ...] = (
         "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "note",
@@ -128,6 +140,7 @@ MAIN: tuple[Control, ...] = (
         "Write a note in the director's pane: the director and the characters hear it next turn. While a "
         "search is highlighted, n goes to the next match instead (Esc ends the search).",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "regenerate-directed",
@@ -138,6 +151,7 @@ MAIN: tuple[Control, ...] = (
         "or tick its box to continue the line (as C does) with the note.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-tree",
@@ -147,6 +161,7 @@ MAIN: tuple[Control, ...] = (
         "Every branch of the run as a tree: who wrote each take and when; choose one to follow it, name or star it.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "search",
@@ -184,6 +199,7 @@ MAIN: tuple[Control, ...] = (
         "Take over",
         "Take over a role or hand it back to its model; a human role's turn opens an input box.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "strategies",
@@ -193,6 +209,7 @@ MAIN: tuple[Control, ...] = (
         "Switch each of the superego's strategies on or off (in an ensemble, each inner voice's), from the next "
         "step on.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "who-next",
@@ -203,6 +220,7 @@ MAIN: tuple[Control, ...] = (
         "the policy that decides.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "enter-exit",
@@ -212,6 +230,7 @@ MAIN: tuple[Control, ...] = (
         "In an ensemble: send a character on or off stage; the stage shows the entrance or exit.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "view-as",
@@ -242,6 +261,7 @@ MAIN: tuple[Control, ...] = (
         "an item it does not know yet, rewrite its goals, or set a world fact; each is your event, like a note.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "lorebook",
