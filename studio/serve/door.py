@@ -37,8 +37,9 @@ class Door:
     uses: each connection is counted when it opens and forgotten when it closes."""
 
     def __init__(self, say: Callable[[str], None], *, per_address: int = PER_ADDRESS, all_at_once: int = ALL,
-                 headers: float = HEADERS) -> None:
+                 headers: float = HEADERS, first_wait: float = 0.25) -> None:
         self.say = say
+        self.first_wait = first_wait
         self.per_address = per_address
         self.all_at_once = all_at_once
         self.headers = headers
@@ -112,7 +113,7 @@ class Door:
             for stale in sorted(self._failures, key=lambda key: self._failures[key][1])[:5_000]:
                 if stale != EVERYONE:
                     del self._failures[stale]
-        return min(SLOWEST_REFUSAL, 0.25 * 2 ** min(max(mine, everyone // 4), 8))
+        return min(SLOWEST_REFUSAL, self.first_wait * 2 ** min(max(mine, everyone // 4), 8))
 
     async def refuse(self, client: str) -> None:
         """Wait out a wrong token's refusal: one at a time, so that guesses sent at once queue up."""
