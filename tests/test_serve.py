@@ -150,3 +150,41 @@ async def test_the_tabs_call_one_embedded_model_served_for_all(monkeypatch):
     import os
 
     assert "STUDIO_EMBEDDED_SERVER" not in os.environ
+
+
+@pytest.mark.server
+def test_the_shared_model_answers_only_its_own_key_on_loopback(monkeypatch):
+    """Another process of the machine can reach the port, but without the key drawn for this start its
+    calls are refused; HOST in the environment does not move it off loopback."""
+    import json
+
+    from studio.serve.model import SharedModel, unavailable
+
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    monkeypatch.setenv("HOST", "0.0.0.0")
+    shared = SharedModel(threads=1, lifetime=180)
+    shared.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not shared.answers():
+            assert time.monotonic() < deadline, "the shared model never answered"
+            time.sleep(0.3)
+        body = json.dumps({"model": "smollm2", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1})
+        for headers in ({}, {"Authorization": "Bearer not-the-key"}):
+            request = urllib.request.Request(shared.url + "/chat/completions", data=body.encode(),
+                                             headers={"Content-Type": "application/json", **headers})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=30)  # noqa: S310 - 127.0.0.1
+            assert refused.value.code in (401, 403)
+        from pathlib import Path
+
+        listening = [line.split()[1] for table in ("tcp", "tcp6") for line in
+                     Path(f"/proc/net/{table}").read_text().splitlines()[1:] if line.split()[3] == "0A"]
+        ours = [address for address in listening if int(address.rsplit(":", 1)[1], 16) == shared.port]
+        assert ours == ["0100007F:" + f"{shared.port:04X}"], ours  # 127.0.0.1 alone
+        command = Path(f"/proc/{shared.process.pid}/cmdline").read_bytes()
+        assert shared.key.encode() not in command, "the key is on a command line any user can list"
+    finally:
+        shared.stop()
