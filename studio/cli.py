@@ -28,7 +28,7 @@ OWNERS = {
     "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
-    "serve": "serve",
+    "serve": "serve", "insert": "pen", "cut": "pen", "move": "pen", "undo": "pen", "redo": "pen",
 }
 
 
@@ -53,6 +53,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         mind,
         models,
         new,
+        pen,
         resume,
         run,
         runs,
@@ -70,6 +71,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         show,
         resume,
         takes,  # rewind, override
+        pen,  # insert, cut, move, undo, redo
         open_app,
         serve,
         export,

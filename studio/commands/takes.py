@@ -43,13 +43,13 @@ def rewind_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _override_error(error):
+def _override_error(error, example: str = "studio override RUN EVENT -- '---'"):
     """A new line that starts with `-` (`---`, `-- no`) reads as an option: say how to give it."""
     def refuse(message: str):
         if "required: text" in message:
             raise InputError("command line", "TEXT", "no new line was given (one that starts with '-' reads as an "
                              "option)", "give the words after the event id; put '--' before a line that starts with "
-                             "'-': studio override RUN EVENT -- '---'")
+                             f"'-': {example}")
         error(message)
 
     return refuse
