@@ -56,6 +56,7 @@ PANES = "Panes"
 APP = "App"
 EDITING = "Writing"
 FINDING = "Finding"
+PEN = "The pen"
 
 # The screen a run is open on.
 MAIN: tuple[Control, ...] = (
@@ -130,6 +131,83 @@ MAIN: tuple[Control, ...] = (
         "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
+        changes_stage=True,
+    ),
+    Control(
+        "insert-after",
+        "a",
+        "insert_line(False)",
+        "Add line",
+        "Write a line of your own after the selected one: a character's speech (with a parenthetical), a "
+        "direction, or a scene heading. The lines after it are kept as written, on a new take.",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "insert-before",
+        "i",
+        "insert_line(True)",
+        "Insert before",
+        "Write a line of your own before the selected one, as a does after it.",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "cut-line",
+        "X",
+        "cut_line",
+        "Cut",
+        "Take the selected line out of the play: a new take without it, the lines after it kept as written; "
+        "the old take stays (u brings it back).",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "move-up",
+        "alt+up",
+        "move_line(-1)",
+        "Move up",
+        "Move the selected line above the line before it (a new take; the old one stays).",
+        PEN,
+        key_display="alt+↑",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "move-down",
+        "alt+down",
+        "move_line(1)",
+        "Move down",
+        "Move the selected line below the line after it (a new take; the old one stays).",
+        PEN,
+        key_display="alt+↓",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "undo",
+        "u,ctrl+z",
+        "undo",
+        "Undo",
+        "Undo your last edit, insert, cut, move, rewind, new take or take switch in this window: the stage "
+        "shows exactly the take it showed before; nothing is deleted.",
+        PEN,
+        key_display="u / ctrl+z",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "redo",
+        "U,ctrl+y",
+        "redo",
+        "Redo",
+        "Do again what u undid last.",
+        PEN,
+        key_display="U / ctrl+y",
+        show=False,
         changes_stage=True,
     ),
     Control(
@@ -356,6 +434,18 @@ MAIN: tuple[Control, ...] = (
         priority=True,
     ),
     Control(
+        "impersonate",
+        "ctrl+g",
+        "impersonate",
+        "Draft my line",
+        "In your line's box: the role's own model drafts the line, streamed into the box, asked exactly as it "
+        "would be asked; edit it and press Enter to say it. Esc puts back what the box held; nothing is said "
+        "until you send it.",
+        EDITING,
+        key_display="ctrl+g",
+        show=False,
+    ),
+    Control(
         "edit-play",
         "P",
         "edit_play",
@@ -385,8 +475,11 @@ MAIN: tuple[Control, ...] = (
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
     Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP,
-            show=False),
+    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later (an editor "
+            "with changes not saved asks first).", APP, show=False),
+    Control("select-all", "ctrl+a", "select_all_box", "Select all", "In any text box, a one-line box too: "
+            "select the whole text, so what you type next replaces it.", EDITING, key_display="ctrl+a",
+            show=False, priority=True),
 )
 
 # Moving on the stage; bound on the stage itself.

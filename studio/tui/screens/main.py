@@ -47,6 +47,7 @@ from studio.tui.screens.ensemble import EnsembleControls
 from studio.tui.screens.failures import report
 from studio.tui.screens.group import FOLLOW_EVERY
 from studio.tui.screens.line_controls import LineControls
+from studio.tui.screens.pen import PenControls
 from studio.tui.screens.room import PaneRoom
 from studio.tui.screens.shared import SharedStage
 from studio.tui.screens.turns import TurnControls
@@ -67,9 +68,10 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 WIDE = 150  # columns from which the cast pane is shown from the start
-WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export")
+WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export",
+               "insert_line(False)", "undo")
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
-ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
+ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER[:-1])
 """Keys that act on lines already written: the footer leaves them out until there is one."""
 
 
@@ -100,7 +102,9 @@ class MainScreen(StudioScreen[None]):
         self.room = PaneRoom(self)
         self.turns = TurnControls(self)
         self.shared = SharedStage(self)
-        self.control_groups = (self.turns, self.lines, self.desk, self.ensemble, self.cast_controls, self.room)
+        self.pen = PenControls(self)
+        self.control_groups = (self.turns, self.lines, self.pen, self.desk, self.ensemble, self.cast_controls,
+                               self.room)
 
     def __getattr__(self, name: str) -> Any:
         """A binding's action that the screen does not have is on the group of controls that owns it."""
@@ -268,6 +272,8 @@ class MainScreen(StudioScreen[None]):
             a for a in WIDE_FOOTER if a not in (c.action for c in MAIN if c.show)]
         if self.engine is not None and self.engine.head is None:
             actions = [a for a in actions if a not in ON_LINES]
+        if isinstance(self.focused, Input):  # ctrl+z there is the box's, not the run's undo
+            actions = [a for a in actions if a != "undo"]
         if self.engine is not None and not self._has_inner_voice():
             actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
         if self.engine is not None and self.ensemble_run:
@@ -570,6 +576,8 @@ class MainScreen(StudioScreen[None]):
             event.prevent_default()
 
     def key_escape(self) -> None:
+        if self.human.drop_draft():  # the box's own text back; the next Esc pauses
+            return
         if not self.human.waiting and not self.busy and self.desk.end_search():
             return
         if self.human.waiting or self.busy:

@@ -26,6 +26,18 @@ ASKING = {key: control for control in MAIN if control.changes_stage for key in c
 
 QUOTE = 40  # characters of a line quoted in the ask
 
+DONE = {
+    "edit": "rewrote {line}",
+    "regenerate": "wrote a new take: {line}",
+    "continue": "let the model go on: {line}",
+    "take": "put another take on stage: {line}",
+    "insert": "added {line}",
+    "cut": "cut a line",
+    "move": "moved {line}",
+    "import": "imported a script",
+}
+"""Another window's action, as the notice tells it (a rewind is told with the turn it went back to)."""
+
 
 def quoted(event: Any) -> str:
     """A line as the ask names it: whose, and its first words, as plain text."""
@@ -62,38 +74,46 @@ class SharedStage(ControlGroup):
         return sorted({window_name(h) for h in players if h != engine.holder})
 
     def news(self, before: int | None, seen: set[int]) -> str | None:
-        """What another window did to the run, in words, after it was reread here: a rewind or another take
-        put on stage (lines written forward show themselves); `before` and `seen` are the head and the
-        events of the take this window showed."""
+        """What another window did to the run, in words, after it was reread here: a rewind, an edit, a cut,
+        another take put on stage, an undo (lines written forward show themselves); `before` and `seen` are
+        the head and the events of the take this window showed."""
         engine = self.screen.engine
         if engine is None or before is None or engine.head == before or before in engine.by_id:
             return None
         head = engine.head
-        if head is None or head in seen:
-            line = engine.by_id.get(head) if head is not None else None
-            what = f"rewound to turn {line.turn}" if line is not None and line.turn else "rewound to the start"
+        who, action, undone = self.mover(head)
+        new = next((e for e in engine.path if e.id not in seen and e.on_stage), None)
+        line = quoted(new) if new is not None else "a line"
+        if undone:
+            what = "undid their last change"
+        elif action in DONE:
+            what = DONE[action].format(line=line)
+        elif head is None or head in seen:
+            event = engine.by_id.get(head) if head is not None else None
+            what = f"rewound to turn {event.turn}" if event is not None and event.turn else "rewound to the start"
         else:
-            new = next((e for e in engine.path if e.id not in seen and e.on_stage), None)
-            what = f"put a new take of {quoted(new)} on stage" if new is not None else "put another take on stage"
-        return f"{self.mover(head)} {what}."
+            what = f"put a new take of {line} on stage" if new is not None else "put another take on stage"
+        return f"{who} {what}."
 
-    def mover(self, head: int | None) -> str:
-        """Who moved the run's head to `head`: the window whose action the run's history records, else the
-        one other window on the run, else "Another window"."""
+    def mover(self, head: int | None) -> tuple[str, str | None, bool]:
+        """Who moved the run's head to `head`, and how, as the run's history of playwrights' actions says
+        (studio/engine/history.py): the window, its action, and whether it was an undo. Where the history
+        does not say, the one other window on the run, else "Another window"."""
         from studio.store.leases import window_name
 
         engine = self.screen.engine
         assert engine is not None
-        store = engine.store
         try:
-            row = store._one("SELECT holder FROM pen_history WHERE run_id = ? AND after_head IS ? AND holder IS NOT ? "
-                             "ORDER BY id DESC LIMIT 1", (engine.run_id, head, engine.holder))
-        except Exception:  # noqa: BLE001 - no history kept in this store: say what can be known
+            row = engine.store._one(
+                "SELECT holder, action, after_head IS ? AND undone = 0 FROM pen_history WHERE run_id = ? AND "
+                "holder IS NOT ? AND ((after_head IS ? AND undone = 0) OR (before_head IS ? AND undone = 1)) "
+                "ORDER BY id DESC LIMIT 1", (head, engine.run_id, engine.holder, head, head))
+        except Exception:  # noqa: BLE001 - a store without the history: say what can be known
             row = None
         if row is not None and row[0]:
-            return window_name(row[0])
+            return window_name(row[0]), row[1], not row[2]
         others = self.others()
-        return others[0] if len(others) == 1 else "Another window"
+        return (others[0] if len(others) == 1 else "Another window"), None, False
 
     # -- the keys ----------------------------------------------------------------------------------
 
@@ -211,6 +231,14 @@ class SharedStage(ControlGroup):
         }
         if control.id in dialogs:
             return f"{key} {dialogs[control.id]}"
+        if control.id in ("undo", "redo"):
+            from studio.engine import history
+
+            found = history.upcoming(engine, redo=control.id == "redo")
+            if found is None:
+                return None  # nothing to undo or redo: it says so, and changes nothing
+            verb = "undoes" if control.id == "undo" else "does again"
+            return f"{key} {verb} your {one_line(found.description)}; the stage shows the take from before it"
         selected = self._selected()
         if selected is None:
             return None  # the action says "select a line first"
@@ -222,6 +250,11 @@ class SharedStage(ControlGroup):
             "take-previous": f"{key} puts another take of {line} on stage, and what followed it",
             "take-next": f"{key} puts another take of {line} on stage, and what followed it",
             "edit-line": f"{key} opens {line} to rewrite: your text takes its place",
+            "insert-after": f"{key} opens a line of yours to write after {line}",
+            "insert-before": f"{key} opens a line of yours to write before {line}",
+            "cut-line": f"{key} takes {line} off the stage (the old take stays)",
+            "move-up": f"{key} moves {line} above the line before it",
+            "move-down": f"{key} moves {line} below the line after it",
         }
         gist = control.help.split(";")[0].split(":")[0].rstrip(".")
         return words.get(control.id, f"{key} ({control.label}) on {line}: {gist}")
