@@ -142,3 +142,27 @@ async def test_a_thousand_random_keys_into_a_closed_box_change_nothing_unseen(st
             await idle(two)
             assert run_state(theirs.engine) == state
             assert run_state(mine.engine) == state
+
+
+async def test_a_cut_in_a_shared_run_asks_and_the_other_hears_who_cut_and_who_undid(studio):
+    first = named(studio(), "Ana")
+    async with first.run_test(size=SIZE) as one:
+        mine = await opened(one)
+        await step(one, 2)
+        second = named(studio(run_id=mine.engine.run_id), "Ben")
+        async with second.run_test(size=SIZE) as two:
+            await opened(two)
+            await wait_for(one, lambda: mine.shared.others() == ["Ben"], "Ben seen on the run")
+            before = run_state(mine.engine)
+            await one.press("up", "X")  # the pen's cut: a key that takes a line off the stage
+            assert "X takes" in screen_text(first) and "off the stage" in screen_text(first)
+            assert run_state(mine.engine) == before
+            await one.press("enter")
+            await wait_for(one, lambda: mine.engine.head != before[0], "the cut, once asked")
+            await wait_for(two, lambda: "Ana cut a line." in notifications(second), "the cut, told by name")
+            await idle(one)
+            await one.press("u")  # undo asks too: it takes the new take off the stage
+            assert "u undoes your cut" in screen_text(first)
+            await one.press("enter")
+            await wait_for(one, lambda: mine.engine.head == before[0], "the undo")
+            await wait_for(two, lambda: "Ana undid their last change." in notifications(second), "the undo, told")
