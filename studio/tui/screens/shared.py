@@ -37,6 +37,9 @@ DONE = {
     "import": "imported a script",
 }
 """Another window's action, as the notice tells it (a rewind is told with the turn it went back to)."""
+ACTIONS = {"edit": "edit", "insert": "added line", "cut": "cut", "move": "move", "rewind": "rewind",
+           "regenerate": "new take", "continue": "continued line", "take": "take switch", "import": "import"}
+"""A window's own action, as its undo names it."""
 
 
 def quoted(event: Any) -> str:
@@ -129,7 +132,7 @@ class SharedStage(ControlGroup):
         others = self.others()
         if not others:
             return False  # alone: today's fast keys
-        what = self.describe(control)
+        what = self.describe(control, event.character if event.is_printable and event.character else None)
         if what is None:
             return False
         self.asking, self.typed = control, event.character or ""
@@ -198,13 +201,14 @@ class SharedStage(ControlGroup):
 
     # -- what a key will do, in words ----------------------------------------------------------------
 
-    def describe(self, control: Control) -> str | None:
+    def describe(self, control: Control, key: str | None = None) -> str | None:
         """What the control will do to the stage, naming the line it acts on; None when the key does
-        nothing to the stage now (it only pauses, or a search takes n), so it needs no asking."""
+        nothing to the stage now (it only pauses, or a search takes n), so it needs no asking. `key`: the
+        key as pressed (else the control's keys)."""
         from studio.tui import views
 
         engine, screen = self.screen.engine, self.screen
-        key = control.keys
+        key = key or control.keys
         if control.id == "play" and screen.busy:
             return None  # p pauses
         if control.id == "note" and getattr(screen.desk, "_search", None) is not None:
@@ -237,8 +241,9 @@ class SharedStage(ControlGroup):
             found = history.upcoming(engine, redo=control.id == "redo")
             if found is None:
                 return None  # nothing to undo or redo: it says so, and changes nothing
-            verb = "undoes" if control.id == "undo" else "does again"
-            return f"{key} {verb} your {one_line(found.description)}; the stage shows the take from before it"
+            verb, shows = ("undoes", "before") if control.id == "undo" else ("does again", "after")
+            noun = ACTIONS.get(found.action, found.action)
+            return f"{key} {verb} your {noun}; the stage shows the take from {shows} it"
         selected = self._selected()
         if selected is None:
             return None  # the action says "select a line first"
