@@ -166,3 +166,35 @@ async def test_a_cut_in_a_shared_run_asks_and_the_other_hears_who_cut_and_who_un
             await one.press("enter")
             await wait_for(one, lambda: mine.engine.head == before[0], "the undo")
             await wait_for(two, lambda: "Ana undid their last change." in notifications(second), "the undo, told")
+
+
+async def test_a_line_sent_as_its_cue_was_written_again_elsewhere_is_kept_in_the_box(studio):
+    from test_tui_room import take
+
+    first = named(studio(), "Ana")
+    async with first.run_test(size=SIZE) as one:
+        mine = await opened(one)
+        await step(one)
+        second = named(studio(run_id=mine.engine.run_id), "Ben")
+        async with second.run_test(size=SIZE) as two:
+            theirs = await opened(two)
+            await take(two, "ego")
+            await wait_for(one, lambda: "Ben plays Jenny" in screen_text(first), "Ben's hold, seen")
+            await one.press("s", "enter")  # Ana steps: Sasha speaks, and Jenny's line is Ben's to write
+            await wait_for(two, lambda: theirs.human.waiting and theirs.query_one("#human").display,
+                           "Ben's box, opened by Ana's step")
+            await two.press(*"I kept the letters.")
+            # meanwhile Ana writes Sasha's line again: the cue Ben was answering is gone from the stage
+            cue = [e for e in mine.engine.stage() if e.role == "other"][-1]
+            await one.press("p")  # Ana stops waiting for Ben's line
+            await wait_for(one, lambda: not mine.busy, "Ana's step waiting no more")
+            mine.engine.reload()
+            mine.resync(select=cue.id)
+            await one.press("g", "enter")
+            await wait_for(one, lambda: [e for e in mine.engine.stage() if e.role == "other"][-1].id != cue.id,
+                           "the cue written again")
+            await idle(one)
+            await two.press("enter")  # Ben sends his line, answering a cue that is no longer on stage
+            await wait_for(two, lambda: "Your line is kept" in notifications(second), "the line kept, told")
+            await wait_for(two, lambda: theirs.query_one("#human-line").value == "I kept the letters.",
+                           "the box open again with Ben's text in it")

@@ -40,12 +40,16 @@ def holder_name(name: str | None = None) -> str:
         f"{socket.gethostname()}:{os.getpid()}:{draw}"
 
 
+def given_name(holder: str) -> str:
+    """The playwright's name a holder carries, or "" for a window that was given none."""
+    return holder.rsplit(":", 1)[-1].partition("=")[2]
+
+
 def window_name(holder: str) -> str:
     """What the room calls a holder: the playwright's name, if the window has one; else "window" and the
     first letters of its draw, the part no two windows share (the machine and the process are the same for
     every tab of one server)."""
-    draw, _, said = holder.rsplit(":", 1)[-1].partition("=")
-    return said or "window " + draw[:4]
+    return given_name(holder) or "window " + holder.rsplit(":", 1)[-1][:4]
 
 
 def gone(holder: str | None) -> bool:

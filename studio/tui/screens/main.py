@@ -545,6 +545,7 @@ class MainScreen(StudioScreen[None]):
     @on(HumanInput.Opened)
     def _human_turn(self, message: HumanInput.Opened) -> None:
         self.set_activity(message.say)
+        self.shared.give_way()
         draft = self.shared.take_draft()
         if draft:  # typed before the box was open, or a line whose cue changed under it: in the box again
             line = self.query_one("#human-line", Input)

@@ -127,8 +127,8 @@ class SharedStage(ControlGroup):
             self._answer(event)
             return True
         control = ASKING.get(event.key)
-        if control is None or self.screen.engine is None:
-            return False
+        if control is None or self.screen.engine is None or self._in_a_box():
+            return False  # a box's own keys (ctrl+z in the line's box) stay the box's
         others = self.others()
         if not others:
             return False  # alone: today's fast keys
@@ -185,6 +185,19 @@ class SharedStage(ControlGroup):
 
         self.asking, self.typed = None, ""
         self.screen.query_one(AskLine).display = False
+
+    def _in_a_box(self) -> bool:
+        from textual.widgets import Input, TextArea
+
+        return isinstance(self.screen.focused, (Input, TextArea))
+
+    def give_way(self) -> None:
+        """This window's box opened: an ask still up gives way to it, and what was typed under it goes in."""
+        if self.asking is None:
+            return
+        if len(self.typed) > 1:
+            self.draft = (self.draft + " " + self.typed).strip() if self.draft else self.typed
+        self._close()
 
     def keep_unsent(self) -> bool:
         """The line this window's playwright sent did not go in (the run moved on under it): it waits in
