@@ -41,7 +41,7 @@ def page_answers(port: int, within: float = 5.0) -> bool:
         return reply.status == 200 and time.monotonic() - started < within
 
 
-def test_idle_connections_past_the_cap_are_closed_at_once_said_once_and_the_room_still_gets_in(tmp_path):
+def test_idle_connections_past_the_cap_are_closed_at_once_said_once_and_the_room_still_gets_in(tmp_path, capfd):
     said: list[str] = []
     door = Door(said.append, per_address=8, all_at_once=24, headers=30)
     with served(app_command(tmp_path / "studio.db"), tabs=1, max_requests=50, lifetime=60, door=door) as server:
@@ -67,6 +67,8 @@ def test_idle_connections_past_the_cap_are_closed_at_once_said_once_and_the_room
         finally:
             for sock in held:
                 sock.close()
+    printed = capfd.readouterr()
+    assert "Traceback" not in printed.out + printed.err, "a refused connection printed a traceback"
 
 
 def test_a_half_sent_request_is_closed_after_the_header_timeout(tmp_path):

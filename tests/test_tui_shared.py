@@ -198,3 +198,14 @@ async def test_a_line_sent_as_its_cue_was_written_again_elsewhere_is_kept_in_the
             await wait_for(two, lambda: "Your line is kept" in notifications(second), "the line kept, told")
             await wait_for(two, lambda: theirs.query_one("#human-line").value == "I kept the letters.",
                            "the box open again with Ben's text in it")
+
+
+def test_a_name_with_nothing_to_show_is_refused_with_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "studio", "open", "--name", ":\x1b:", "--db", str(tmp_path / "s.db")],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and "--name" in done.stderr and "Traceback" not in done.stderr, done.stderr
