@@ -29,6 +29,7 @@ OWNERS = {
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
     "serve": "serve", "insert": "pen", "cut": "pen", "move": "pen", "undo": "pen", "redo": "pen",
+    "settings": "settings",
 }
 
 
@@ -58,6 +59,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         run,
         runs,
         serve,
+        settings,
         show,
         takes,
     )
@@ -78,6 +80,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         critique,  # critique, compare
         models,
         new,
+        settings,
         cards,  # import, export-card
         archive,  # rename, archive, delete
         ensemble,  # step, stage

@@ -287,8 +287,10 @@ def test_the_pen_at_the_command_line(tmp_path):
     (["insert", 1, "FIRST", "--after", "--direction", "--shape", "sideways", "x"], "--shape", "not a shape"),
     (["insert", 1, "FIRST", "--after", "--as", " ", "x"], "--as", "names nobody"),
     (["insert", 1, "FIRST", "--after", "--as", "Cleo", "x"], "--as", "does not speak on stage"),
+    (["override", 1, "FIRST", "x" * 100_000], "TEXT", "at most 20,000"),
     (["cut", 1, 99999], "EVENT", "no event 99999"),
     (["move", 1, "FIRST", "--before", "FIRST"], "EVENT", "beside itself"),
+    (["move", 1, "FIRST", "--after", "OTHER"], "EVENT2", "belongs to run 2"),
     (["move", 1, "FIRST"], "command line", "one of the arguments --before --after"),
     (["undo", 9], "RUN", "no run 9"),
 ])
@@ -325,3 +327,46 @@ async def test_a_run_with_a_history_is_deleted_whole(engine_for, store):
     assert engine.can_undo()
     assert store.delete_run(engine.run_id) > 0
     assert store._all("SELECT COUNT(*) FROM pen_history WHERE run_id = ?", (engine.run_id,))[0][0] == 0
+
+
+async def test_a_continued_line_and_an_edit_off_the_take_are_undone_too(engine_for):
+    engine = await two_turns(engine_for)
+    start = engine.head
+    line = engine.stage()[-1]
+    longer = await engine.continue_line(line.id)
+    assert engine.head == longer.id
+    assert engine.undo().startswith("Undid continuation of event") and engine.head == start
+    edited = engine.override(longer.id, "Not this take, the other one.")  # a line of another take: it branches there
+    assert engine.head == edited.id
+    assert engine.undo().startswith("Undid edit of event") and engine.head == start
+
+
+async def test_a_memory_keeps_its_scores_of_kept_lines_and_forgets_a_cut_one(tmp_path, store, gateway):
+    from studio.engine.forms import load_play, resolve_cast
+    from studio.engine.minds import minds
+    from test_mind_engine import _mara_play
+
+    path = _mara_play(tmp_path)
+    engine = Engine.create(store, resolve_cast(load_play(path), path, model="scripted"), {}, gateway=gateway)
+    for _ in range(3):
+        await engine.play_turn()
+    first = next(e for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha")
+    engine.cut(first.id)
+    # each kept line's score points at its copy: nothing is asked of a model again
+    assert minds(engine).pending_scores(engine.path, None) == []
+    scored = {e.data["line"] for e in engine.path if e.kind == "mind.importance"}
+    sasha = {e.id for e in engine.path if e.kind == ev.STAGE and e.character == "Sasha"}
+    assert scored == sasha and first.id not in scored
+
+
+async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engine_for):
+    engine = engine_for(turns=3, epilogue=False, strategies=["rewrite_speech"])
+    await engine.play_turn()
+    await engine.play_turn()
+    rewrites = [e for e in engine.path if e.kind == ev.REWRITE_SPEECH]
+    assert rewrites, "the inner voice rewrote what the protagonist heard"
+    heard = engine.by_id[rewrites[-1].data["source"]]
+    edited = engine.override(heard.id, "Tell me about the orange umbrella.")
+    assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
+    assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
+    assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written

@@ -56,13 +56,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser.set_defaults(func=undo_or_redo)
 
 
-def _edit(engine: Any, field: str, act: Any) -> Any:
-    """Carry out an edit; a bad event or line is one message naming the field, exit 2."""
+def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = None) -> Any:
+    """Carry out an edit; a bad event or line is one message naming the field, exit 2. `other`: a second
+    event the command names (its field, its id), named instead when the message is about it."""
     from studio.store import StoreError
 
     try:
         return act()
     except StoreError as exc:
+        if other is not None and str(exc).startswith(f"event {other[1]} "):
+            field = other[0]
         raise InputError("command line", field, str(exc), "see 'studio show RUN --json' for event ids") from None
     except ValueError as exc:
         said = str(exc)
@@ -104,8 +107,8 @@ def cut_line(args: argparse.Namespace) -> int:
 def move_line(args: argparse.Namespace) -> int:
     engine = open_engine(args, args.run, gateway=object())
     anchor = args.before if args.before is not None else args.after
-    event = _edit(engine, "EVENT2" if args.event != anchor else "EVENT",
-                  lambda: engine.move(args.event, anchor, before=args.before is not None))
+    event = _edit(engine, "EVENT", lambda: engine.move(args.event, anchor, before=args.before is not None),
+                  other=("EVENT2", anchor) if anchor != args.event else None)
     console().print(f"Run {engine.run_id}: event {args.event} moved {'before' if args.before else 'after'} event "
                     f"{anchor} (now event {event.id}); the lines from there are kept as written. "
                     f"'studio undo {engine.run_id}' takes it back.")

@@ -24,7 +24,7 @@ from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
 from studio.engine.history import History
-from studio.engine.pen import Pen, grown_cast, kept_data, standing
+from studio.engine.pen import Pen, after, checked_text, grown_cast, kept_data, standing
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
@@ -365,7 +365,9 @@ class Engine(Controls, History, Pen):
 
     def override(self, event_id: int, text: str) -> Event:
         """Replace a committed line with the human's own: one new take from there, the lines that followed
-        it on stage kept as they were written (studio/engine/pen.py); the old take stays."""
+        it on stage kept as they were written (studio/engine/pen.py); the old take stays. An empty line, or
+        one longer than the pen writes, is a ValueError."""
+        text = checked_text(text)
         original = self.by_id.get(event_id) or self.store.event(event_id)
         if original.run_id != self.run_id:
             raise StoreError(f"event {event_id} is not part of run {self.run_id}")
@@ -387,7 +389,7 @@ class Engine(Controls, History, Pen):
         else:
             # copy_of: what the kept lines answered or were shaped by is now the new line
             written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
-            event = self._rewrite(index, [written], self.path[index + 1:])[0]
+            event = self._rewrite(index, [written], after(self.path, index))[0]
         self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
         return event
 
@@ -498,7 +500,7 @@ def _remap(data: dict[str, Any], copies: dict[int, int]) -> dict[str, Any]:
     def one(value: Any) -> Any:
         return copies.get(value, value) if isinstance(value, int) and not isinstance(value, bool) else value
 
-    for key in ("source", "prompt_event", "upto", "critique"):
+    for key in ("source", "prompt_event", "upto", "critique", "line"):
         if key in data:
             data[key] = one(data[key])
     if isinstance(data.get("shaped_by"), list):

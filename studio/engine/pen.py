@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from studio.mind.state import IMPORTANCE
 from studio.model.play import ROLE_DEFAULTS, CharacterSheet, ResolvedCast
 from studio.model.limits import MAX_NAME
 from studio.engine.script import DIRECTION_SHAPES
@@ -39,6 +40,18 @@ def standing(event: Event) -> bool:
     the newest of each in force on every take, so it is never copied onto a new one, where a copy would
     count as newer than what was decided since on another take."""
     return event.kind == ev.CONTROL and not {"facts", "draw", "cast"} & set(event.data)
+
+
+# The events that are work on one line's words, and where each names the line.
+_WORK_ON_A_LINE = {ev.REWRITE_SPEECH: "source", IMPORTANCE: "line"}
+
+
+def after(path: list[Event], index: int) -> list[Event]:
+    """The events after `path[index]` that an edit keeps when that line is cut or rewritten: all of them but
+    the backstage work on its words (a rewrite of it an inner voice made, a memory's score of it), which
+    no one can hear or remember once the words are no longer said."""
+    gone = path[index].id
+    return [e for e in path[index + 1:] if e.kind not in _WORK_ON_A_LINE or e.data.get(_WORK_ON_A_LINE[e.kind]) != gone]
 
 
 def kept_data(event: Event) -> dict[str, Any]:
@@ -189,7 +202,7 @@ class Pen:
         The first kept line is returned (None when the cut line was the last: the head moves back)."""
         index = self._on_stage(event_id, "cut")
         head = self.path[-1].id if self.path else None
-        written = self._rewrite(index, [], self.path[index + 1:])
+        written = self._rewrite(index, [], after(self.path, index))
         self._record("cut", head, f"cut of event {event_id}")
         return written[0] if written else None
 
