@@ -209,3 +209,38 @@ def test_a_name_with_nothing_to_show_is_refused_with_exit_2(tmp_path):
     done = subprocess.run([sys.executable, "-m", "studio", "open", "--name", ":\x1b:", "--db", str(tmp_path / "s.db")],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and "--name" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+async def test_a_take_over_handed_back_is_not_said_to_be_in_force_on_another_take(tmp_path):
+    from rich.console import Console
+
+    from conftest import make_cast
+    from studio.engine import Engine
+    from studio.store import Store
+    from studio.tui import views
+
+    store = Store(tmp_path / "studio.db")
+    try:
+        engine = Engine.create(store, make_cast())
+        await engine.play_turn()
+        first_take = engine.head
+        engine.take_over("other")  # on one take: taken over, then handed back
+        engine.release("other")
+        engine.rewind_to(first_take)
+        await engine.play_turn()  # another take, without either control on it
+        engine.choose_take(first_take)
+        engine.rewind_to(first_take)
+
+        def said() -> str:
+            console = Console(width=200, record=True)
+            console.print(views.notes(engine))
+            return console.export_text()
+
+        notes = said()
+        assert "takes over Sasha" not in notes, "a take-over since handed back was listed as in force"
+        assert "Sasha (other) goes back to the model. (given on another take; in force here)" in notes
+        engine.take_over("ego")  # taken over on a take, never handed back: in force on every take
+        engine.rewind_to(first_take)
+        assert "takes over Jenny (ego). (given on another take; in force here)" in said()
+    finally:
+        store.close()
