@@ -107,10 +107,10 @@ def test_a_tab_is_told_its_playwrights_name_cleaned(monkeypatch):
     async def nothing(*_):
         return None
 
-    service = TabService("true", name="Ana\x1b[31m: the\nplaywright", write_bytes=nothing, write_str=nothing,
+    service = TabService("true", name="Ana\x1b[31m: the\nplaywright=", write_bytes=nothing, write_str=nothing,
                          close=nothing, download_manager=None)
     environment = service._build_environment(80, 24)
-    assert environment["STUDIO_NAME"] == "Ana [31m the playwright"
+    assert environment["STUDIO_NAME"] == "Ana 31m the playwright"  # no markup, no separator, one line
     nameless = TabService("true", name="", write_bytes=nothing, write_str=nothing, close=nothing,
                           download_manager=None)
     assert "STUDIO_NAME" not in nameless._build_environment(80, 24)

@@ -24,8 +24,9 @@ NAME_LENGTH = 24
 
 def person(name: str | None) -> str:
     """A playwright's name as a window carries it: one line of printable characters, no colon (the holder's
-    separator), at most NAME_LENGTH; empty when nothing is left."""
-    kept = "".join(c if c.isprintable() and c != ":" else " " for c in str(name or ""))
+    separator) and no square bracket (a name shown anywhere the app reads markup stays a name), at most
+    NAME_LENGTH; empty when nothing is left."""
+    kept = "".join(c if c.isprintable() and c not in ":[]=" else " " for c in str(name or ""))
     return " ".join(kept.split())[:NAME_LENGTH].strip()
 
 

@@ -37,7 +37,7 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
         )
     elif isinstance(error, HeldElsewhere):
         screen.notify(f"{error}; this window shows it when it lands.", title="Played elsewhere",
-                      severity="warning")
+                      severity="warning", markup=False)
     elif isinstance(error, RunFinished):
         screen.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
     elif isinstance(error, HeadMoved):
