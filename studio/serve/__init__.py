@@ -18,7 +18,6 @@ import hmac
 import html
 import ipaddress
 import json
-import os
 import secrets
 import shlex
 import ssl
@@ -85,7 +84,7 @@ class TabService(AppService):
     async def halt(self) -> None:
         try:
             await asyncio.wait_for(self.stop(), STOPPING)
-        except (TimeoutError, asyncio.TimeoutError, ConnectionError, RuntimeError):
+        except (TimeoutError, ConnectionError, RuntimeError):
             pass
         process = self._process
         if process is not None and process.returncode is None:

@@ -41,6 +41,7 @@ class RunScreen(Protocol):
     lines: Any
     room: Any
     shared: Any
+    desk: Any
 
     @property
     def human(self) -> Any: ...

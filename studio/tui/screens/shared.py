@@ -156,8 +156,9 @@ class SharedStage(ControlGroup):
                 return
             self.asked.append(self._what)
             self._close()
-            self.acting = self.screen.run_worker(self.app.run_action(control.action, self.screen), group="asked",
-                                                 exit_on_error=False)
+            screen: Any = self.screen  # the run screen itself, where the table's actions are found
+            self.acting = screen.run_worker(self.app.run_action(control.action, screen), group="asked",
+                                            exit_on_error=False)
             return
         if event.key == "backspace":
             self.typed = self.typed[:-1]
@@ -221,6 +222,8 @@ class SharedStage(ControlGroup):
         from studio.tui import views
 
         engine, screen = self.screen.engine, self.screen
+        if engine is None:
+            return None
         key = key or control.keys
         if control.id == "play" and screen.busy:
             return None  # p pauses
