@@ -7,14 +7,9 @@ cursors); `pytest --snapshot-update` re-records them after a deliberate change t
 
 from __future__ import annotations
 
-import pytest
-
 from test_tui import idle, opened, steady, step, studio  # noqa: F401  (studio is a fixture)
-from test_tui_pen import needs_pen
 
 SIZE = (100, 30)
-
-pytestmark = needs_pen
 
 
 def _written(**line):

@@ -54,6 +54,9 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
         screen.notify(error.message, title="Cannot do that", severity="error", timeout=10)
     elif isinstance(error, StoreError):
         screen.notify(str(error), title="Run store", severity="error", timeout=10)
+    elif isinstance(error, ValueError):  # what the playwright asked for cannot be done as asked: said plainly
+        screen.notify(str(error), title=f"Could not {where or 'do that'}", severity="warning", timeout=10,
+                      markup=False)
     elif isinstance(error, ImportError) and where == "export":
         screen.notify("Export is not available yet.", title="Export", severity="warning")
     elif error is not None:

@@ -49,7 +49,7 @@ class InsertLineScreen(KeepsTyping, Dialog):
                     yield RadioButton(label, value=i == 0, id=f"insert-{kind}")
             with Horizontal(id="insert-who"):
                 with Vertical():
-                    yield Label("Who speaks (a new name joins the cast)")
+                    yield Label("Who speaks (new: joins the cast)")
                     yield Input(self._speaker, id="insert-character", select_on_focus=False,
                                 suggester=SuggestFromList(self._names, case_sensitive=False))
                 with Vertical():

@@ -71,7 +71,7 @@ WIDE = 150  # columns from which the cast pane is shown from the start
 WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export",
                "insert_line(False)", "undo")
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
-ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER[:-1])
+ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
 """Keys that act on lines already written: the footer leaves them out until there is one."""
 
 

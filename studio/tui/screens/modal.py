@@ -24,16 +24,18 @@ def typed(screen: Screen[Any]) -> tuple[Any, ...]:
     """What the playwright can change on a screen: every box's text, every tick and every choice, by
     widget. Only the widget kinds already loaded are looked for: a kind not loaded is on no screen."""
     loaded = {name: getattr(sys.modules.get(module), name, None) for module, name in _KINDS}
+    kinds = {name: kind for name, kind in loaded.items() if isinstance(kind, type)}
     found: list[Any] = []
     for widget in screen.query("*"):
+        shown: Any = widget
         if isinstance(widget, Input):
             found.append((widget.id, widget.value))
-        elif loaded["TextArea"] and isinstance(widget, loaded["TextArea"]) and not widget.read_only:
-            found.append((widget.id, widget.text))
-        elif any(loaded[k] and isinstance(widget, loaded[k]) for k in ("ToggleButton", "Switch")):
-            found.append((widget.id, widget.value))
-        elif loaded["RadioSet"] and isinstance(widget, loaded["RadioSet"]):
-            found.append((widget.id, widget.pressed_index))
+        elif "TextArea" in kinds and isinstance(widget, kinds["TextArea"]) and not shown.read_only:
+            found.append((widget.id, shown.text))
+        elif any(k in kinds and isinstance(widget, kinds[k]) for k in ("ToggleButton", "Switch")):
+            found.append((widget.id, shown.value))
+        elif "RadioSet" in kinds and isinstance(widget, kinds["RadioSet"]):
+            found.append((widget.id, shown.pressed_index))
     return tuple(found)
 
 

@@ -336,7 +336,10 @@ class HumanInput(Vertical):
 
     async def _draft(self, engine: EngineView, draft: int) -> None:
         try:
-            whole = await engine.draft(lambda token: self.post_message(self.Drafted(draft, token)))
+            def streamed(token: str | None) -> None:
+                self.post_message(self.Drafted(draft, token))
+
+            whole = await engine.draft(streamed)
         except Exception as exc:  # noqa: BLE001 - a model that fails leaves the box as it was
             self.post_message(self.Drafted(draft, None, ""))
             self.notify(f"No draft: {exc}", severity="warning", markup=False)
