@@ -143,3 +143,27 @@ async def test_a_killed_tab_frees_its_place_within_seconds(tmp_path):
     finally:
         server.stop()
         await asyncio.wait_for(running, 30)
+
+
+def test_with_a_certificate_the_studio_speaks_https_and_nothing_else(tmp_path):
+    import shutil
+    import ssl
+    import subprocess
+
+    from studio.commands.serve import tls_context
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                    "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True,
+                   timeout=60)
+    with served(app_command(tmp_path / "studio.db"), tabs=1, max_requests=20, lifetime=60,
+                tls=tls_context(str(cert), str(key))) as server:
+        assert server.address().startswith("https://127.0.0.1:")
+        trusting = ssl.create_default_context(cafile=str(cert))
+        trusting.check_hostname = False
+        with urllib.request.urlopen(server.address(), timeout=10, context=trusting) as reply:  # noqa: S310
+            assert reply.status == 200
+        with pytest.raises(OSError):  # plain http to the same port is not answered as a page
+            urllib.request.urlopen(f"http://127.0.0.1:{server.bound_port}/", timeout=5)  # noqa: S310
