@@ -50,6 +50,7 @@ class StudioApp(App[None]):
         model: str | None = None,
         gateway: Any = None,
         plays_dir: Path = Path("plays"),
+        name: str | None = None,
     ) -> None:
         super().__init__()
         unsettled = settle_escapes()
@@ -61,7 +62,7 @@ class StudioApp(App[None]):
         # it while it plays here; a heartbeat renews the lease while the app lives.
         from studio.store.leases import holder_name
 
-        self._holder = holder_name()
+        self._holder = holder_name(name)  # a window is a person: `studio open --name`, or a tab's name
         self._beating: threading.Event | None = None
         self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line
         self.gateway = gateway

@@ -22,6 +22,10 @@ class Control:
     key_display: str | None = None
     show: bool = True
     priority: bool = False  # before the focused widget's own binding of the key
+    changes_stage: bool = False
+    """It changes what is on stage for everyone on the run (adds, takes off or replaces lines, or opens the
+    dialog that does): in a run another window plays too, its key first says what it will do and waits for
+    Enter (studio/tui/screens/shared.py); alone, it acts at once."""
 
     def binding(self) -> Binding:
         return Binding(
@@ -56,7 +60,8 @@ PEN = "The pen"
 
 # The screen a run is open on.
 MAIN: tuple[Control, ...] = (
-    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN),
+    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN,
+            changes_stage=True),
     Control(
         "play",
         "p",
@@ -64,9 +69,11 @@ MAIN: tuple[Control, ...] = (
         "Play",
         "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
         RUN,
+        changes_stage=True,
     ),
     Control(
-        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN
+        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN,
+        changes_stage=True,
     ),
     Control(
         "regenerate",
@@ -75,6 +82,7 @@ MAIN: tuple[Control, ...] = (
         "Regenerate",
         "Write the selected line again as a new take; what followed it stays with the old take.",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "continue-line",
@@ -85,6 +93,7 @@ MAIN: tuple[Control, ...] = (
         "stays (c edits a character, so this is C).",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-previous",
@@ -94,6 +103,7 @@ MAIN: tuple[Control, ...] = (
         "Follow the previous take of the selected line.",
         LINES,
         key_display="[",
+        changes_stage=True,
     ),
     Control(
         "take-next",
@@ -103,6 +113,7 @@ MAIN: tuple[Control, ...] = (
         "Follow the next take of the selected line.",
         LINES,
         key_display="]",
+        changes_stage=True,
     ),
     Control(
         "diff-takes",
@@ -120,6 +131,7 @@ MAIN: tuple[Control, ...] = (
         "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "insert-after",
@@ -130,6 +142,7 @@ MAIN: tuple[Control, ...] = (
         "direction, or a scene heading. The lines after it are kept as written, on a new take.",
         PEN,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "insert-before",
@@ -139,6 +152,7 @@ MAIN: tuple[Control, ...] = (
         "Write a line of your own before the selected one, as a does after it.",
         PEN,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "cut-line",
@@ -149,6 +163,7 @@ MAIN: tuple[Control, ...] = (
         "the old take stays (u brings it back).",
         PEN,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "move-up",
@@ -159,6 +174,7 @@ MAIN: tuple[Control, ...] = (
         PEN,
         key_display="alt+↑",
         show=False,
+        changes_stage=True,
     ),
     Control(
         "move-down",
@@ -169,6 +185,7 @@ MAIN: tuple[Control, ...] = (
         PEN,
         key_display="alt+↓",
         show=False,
+        changes_stage=True,
     ),
     Control(
         "undo",
@@ -180,6 +197,7 @@ MAIN: tuple[Control, ...] = (
         PEN,
         key_display="u / ctrl+z",
         show=False,
+        changes_stage=True,
     ),
     Control(
         "redo",
@@ -190,6 +208,7 @@ MAIN: tuple[Control, ...] = (
         PEN,
         key_display="U / ctrl+y",
         show=False,
+        changes_stage=True,
     ),
     Control(
         "note",
@@ -199,6 +218,7 @@ MAIN: tuple[Control, ...] = (
         "Write a note in the director's pane: the director and the characters hear it next turn. While a "
         "search is highlighted, n goes to the next match instead (Esc ends the search).",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "regenerate-directed",
@@ -209,6 +229,7 @@ MAIN: tuple[Control, ...] = (
         "or tick its box to continue the line (as C does) with the note.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-tree",
@@ -218,6 +239,7 @@ MAIN: tuple[Control, ...] = (
         "Every branch of the run as a tree: who wrote each take and when; choose one to follow it, name or star it.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "search",
@@ -255,6 +277,7 @@ MAIN: tuple[Control, ...] = (
         "Take over",
         "Take over a role or hand it back to its model; a human role's turn opens an input box.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "strategies",
@@ -264,6 +287,7 @@ MAIN: tuple[Control, ...] = (
         "Switch each of the superego's strategies on or off (in an ensemble, each inner voice's), from the next "
         "step on.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "who-next",
@@ -274,6 +298,7 @@ MAIN: tuple[Control, ...] = (
         "the policy that decides.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "enter-exit",
@@ -283,6 +308,7 @@ MAIN: tuple[Control, ...] = (
         "In an ensemble: send a character on or off stage; the stage shows the entrance or exit.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "view-as",
@@ -313,6 +339,7 @@ MAIN: tuple[Control, ...] = (
         "an item it does not know yet, rewrite its goals, or set a world fact; each is your event, like a note.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "lorebook",
