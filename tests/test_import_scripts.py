@@ -407,17 +407,19 @@ def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["fountain", "fdx"])
-def test_a_contact_block_keeps_its_lines_through_export_and_import(fmt, tmp_path):
+def test_the_title_page_comes_back_as_typed_through_export_and_import(fmt, tmp_path):
+    """A contact block keeps its lines, and a title in capitals with emphasis is not recased."""
     source = tmp_path / "letters.fountain"
-    source.write_text("Title: Letters\nAuthor: Anna Kay\nContact:\n    12 Quay Street\n    Galway\n\n"
+    source.write_text("Title: _**LETTERS & DAYS**_\nAuthor: Anna Kay\nContact:\n    12 Quay Street\n    Galway\n\n"
                       "ANNA\nWrite to me.\n\nBEN\nI will.\n", encoding="utf-8")
     first, store = imported(tmp_path / "one", source, "--model", "scripted")
-    assert load_play(tmp_path / "one" / "plays" / "letters.toml").contact == "12 Quay Street\nGalway"
+    [play] = (tmp_path / "one" / "plays").glob("*.toml")
+    assert (load_play(play).title, load_play(play).contact) == ("_**LETTERS & DAYS**_", "12 Quay Street\nGalway")
     exported = tmp_path / f"again.{fmt}"
     exported.write_text(render(build_script(store, first), fmt), encoding="utf-8")
     imported(tmp_path / "two", exported, "--model", "scripted")
-    again = load_play(tmp_path / "two" / "plays" / "letters.toml")
-    assert (again.author, again.contact) == ("Anna Kay", "12 Quay Street\nGalway")
+    [again] = map(load_play, (tmp_path / "two" / "plays").glob("*.toml"))
+    assert (again.title, again.author, again.contact) == ("_**LETTERS & DAYS**_", "Anna Kay", "12 Quay Street\nGalway")
 
 
 def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_files(tmp_path):
@@ -524,20 +526,6 @@ def test_any_final_draft_file_makes_a_run_or_one_message(paragraphs, dual):
             assert not (work / "plays").exists() and not (work / "characters").exists()
             assert not (work / "s.db").exists()
 
-
-@pytest.mark.parametrize("fmt", ["fountain", "fdx"])
-def test_a_title_in_capitals_comes_back_as_typed(fmt, tmp_path):
-    source = tmp_path / "brick.fountain"
-    source.write_text("Title: _**BRICK & STEEL**_\nAuthor: Stu\n\nINT. PATIO - DAY\n\n"
-                      "BRICK\nAre they cold?\n\nSTEEL\nThey are.\n", encoding="utf-8")
-    first, store = imported(tmp_path / "one", source, "--model", "scripted")
-    [play] = (tmp_path / "one" / "plays").glob("*.toml")
-    assert load_play(play).title == "_**BRICK & STEEL**_"
-    exported = tmp_path / f"again.{fmt}"
-    exported.write_text(render(build_script(store, first), fmt), encoding="utf-8")
-    imported(tmp_path / "two", exported, "--model", "scripted")
-    [again] = (tmp_path / "two" / "plays").glob("*.toml")
-    assert load_play(again).title == "_**BRICK & STEEL**_"
 
 
 def test_final_draft_keeps_the_spaces_typed_inside_a_line_and_joins_runs_split_mid_word():
