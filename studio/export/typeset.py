@@ -38,7 +38,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
-from studio.export.rtl import as_pdftotext_reads, base_rtl, is_rtl, visual, visual_lines
+from studio.export.rtl import base_rtl, for_poppler, is_rtl, poppler_count, visual, visual_lines
 
 BASE = "Courier Prime"
 BOX = "studio-NotoSans"  # whose .notdef glyph, a box, stands for a character no font has
@@ -132,10 +132,22 @@ class Fonts:
     warn: Callable[[str], None] | None = None
     _chars: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
 
+    _faces: dict[tuple[str, bool], str | None] = field(default_factory=dict, repr=False)
+    _widths: dict[tuple[str, float], float] = field(default_factory=dict, repr=False)
+    _runs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+
     def __post_init__(self) -> None:
         self._chars = {BASE: self.base_chars, **dict(self.fallbacks)}
 
     def face(self, ch: str, after: str = "") -> str | None:
+        """The first face that has `ch` (`after` is the character after it: a variation selector or a
+        keycap makes it an emoji); remembered, as every paragraph asks again for the same letters."""
+        key = (ch, after in ("\ufe0f", "\u200d", "\u20e3"))
+        if key not in self._faces:
+            self._faces[key] = self._face(ch, after)
+        return self._faces[key]
+
+    def _face(self, ch: str, after: str) -> str | None:
         code = ord(ch)
         if (code in self.base_chars and after not in ("\ufe0f", "\u20e3")) or ch in "\n\t ":
             return BASE  # but a keycap's digit (`1` U+FE0F U+20E3) is the emoji's
@@ -177,7 +189,12 @@ class Fonts:
 
     def runs(self, text: str, where: str, report: bool = True) -> list[tuple[str, str]]:
         """`text` as (face, chunk) runs, each chunk set in a font that has it; a character that
-        belongs to the one before it stays in its run where that font has it (or has no glyph of its own)."""
+        belongs to the one before it stays in its run where that font has it (or has no glyph of its own).
+        Remembered by text (a paragraph's text is asked for its faces, its width and its markup), but
+        for text with a box in it, whose warning names the line it is in."""
+        found = self._runs.get(text)
+        if found is not None and not (report and any(face == BOX for face, _ in found)):
+            return found
         runs: list[tuple[str, str]] = []
         marked = self._with_marks(text)
         for i, ch in enumerate(text):
@@ -206,6 +223,8 @@ class Fonts:
                 runs[-1] = (face, runs[-1][1] + ch)
             else:
                 runs.append((face, ch))
+        if len(self._runs) < 4096:
+            self._runs[text] = runs
         return runs
 
     def markup(self, text: str, where: str, italic: bool = False, bold: bool = False, ordered: bool = False) -> str:
@@ -230,6 +249,11 @@ class Fonts:
     def width(self, text: str, size: float) -> float:
         from reportlab.pdfbase.pdfmetrics import stringWidth
 
+        if len(text) <= 4:  # a letter, as `fit` asks for each: remembered
+            key = (text, size)
+            if key not in self._widths:
+                self._widths[key] = sum(stringWidth(chunk, face, size) for face, chunk in self.runs(text, "", report=False))
+            return self._widths[key]
         return sum(stringWidth(chunk, face, size) for face, chunk in self.runs(text, "", report=False))
 
     def fit(self, line: str, measure: float, size: float) -> list[str]:
@@ -287,7 +311,7 @@ class Fonts:
         for line in lines:
             for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
                 # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
-                label = as_pdftotext_reads(read, rtl).encode("utf-16-be").hex().upper()
+                label = read.encode("utf-16-be").hex().upper()
                 out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
                            + self.markup(visual_line, where, italic=italic, ordered=True)
                            + f'<onDraw name="{ACTUAL_CB}" label=""/>')
@@ -330,11 +354,64 @@ ACTUAL_CB = "studio-actual"
 
 
 def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
-    """Opens (a label: the line's text, UTF-16 in hex) or closes (no label) a span of the text layer
-    that a PDF reader takes as that text: a right-to-left line drawn in display order copies as read."""
+    """Opens (a label: the line's text as typed, UTF-16 in hex) or closes (no label) a span of the text
+    layer that a PDF reader takes as that text: a right-to-left line drawn in display order copies as
+    read. The text is spelt for the order the whole page reads in (`for_poppler`), known only when the
+    page is done: until then the span holds a placeholder (`_settle_lines`)."""
     tx = canvas._curr_tx_info["tx"]
-    tx._code.append(f"/Span <</ActualText <FEFF{label}>>> BDC" if label else "EMC")
+    if label:
+        tx._code.append(_placeholder(canvas, bytes.fromhex(label).decode("utf-16-be"), plain=False))
+    elif getattr(tx, "_in_marked_line", False):  # a line's end is drawn once for each piece it was split into
+        tx._code.append("EMC")
     tx._in_marked_line = bool(label)
+
+
+def _placeholder(canvas: Any, text: str, plain: bool) -> str:
+    """The opening of a span whose ActualText is `text`, spelt when the page is done (`_settle_lines`). A
+    plain piece (text drawn as typed, not shaped) loses its span where the page reads left to right."""
+    lines = canvas.__dict__.setdefault("_studio_lines", [])
+    lines.append((text, plain))
+    _count_direction(canvas, text)
+    return f"/Span <</ActualText <studio-{len(lines) - 1}>>> BDC"
+
+
+_SPANS = re.compile(r"/Span <</ActualText <studio-(\d+)>>> BDC |EMC %studio-end-(\d+)\n")
+
+
+def _count_direction(canvas: Any, text: str) -> None:
+    """Tally the page's letters as poppler does to choose the order it reads the page in: left-to-right
+    ones for, right-to-left ones against."""
+    added = sum(c.isalpha() for c in text) if text.isascii() else poppler_count(text)
+    canvas._studio_lr = getattr(canvas, "_studio_lr", 0) + added
+
+
+def _settle_lines(canvas: Any) -> None:
+    """At the end of a page, each span's text spelt for the order the page reads in: poppler reads a
+    page whose right-to-left letters outnumber its left-to-right ones from the right, every line of
+    it, and would set a left-to-right line's closing bracket or full stop at its start (`)(sighs`)."""
+    lines = canvas.__dict__.pop("_studio_lines", None)
+    count = canvas.__dict__.pop("_studio_lr", 0)
+    if not lines:
+        return
+    # The marks the spelling adds are letters to poppler too: the page's order is the one whose spelling
+    # leaves the tally on its own side (left to right where neither does, as poppler leans).
+    def tally(lr: bool) -> int:
+        return count + sum(poppler_count(for_poppler(text, lr)) - poppler_count(text)
+                           for text, plain in lines if not (plain and lr))
+
+    lr_holds, rl_holds = tally(True) >= 0, tally(False) < 0
+    page_lr = count >= 0 if lr_holds == rl_holds else lr_holds
+
+    def spelt(match: re.Match[str]) -> str:
+        opening = match.group(1) is not None
+        text, plain = lines[int(match.group(1) if opening else match.group(2))]
+        if plain and page_lr:
+            return ""
+        if not opening:
+            return "EMC "
+        return f"/Span <</ActualText <FEFF{for_poppler(text, page_lr).encode('utf-16-be').hex().upper()}>>> BDC "
+
+    canvas._code[:] = [_SPANS.sub(spelt, code) if "studio-" in code else code for code in canvas._code]
 
 
 # Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
@@ -500,10 +577,11 @@ def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
         out = original(self, text)
         if "TJ" in out:
             out = _TJ_ARRAY.sub(_in_small_steps, out)
+        if getattr(self, "_in_marked_line", False) or not text:  # a marked line's text covers its pieces
+            return out
         actual = getattr(text, "_actual", None)
-        if actual and not getattr(self, "_in_marked_line", False):  # a marked line's text covers its pieces
-            return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
-        return out
+        opening = _placeholder(self._canvas, actual or str(text), plain=not actual)
+        return f"{opening} {out} EMC %studio-end-{len(self._canvas._studio_lines) - 1}\n"
 
     return format_text
 
@@ -679,7 +757,8 @@ class Pages(BaseDocTemplate):
         self.front, self.number_from = front, number_from
         frame = Frame(1.5 * inch, 1 * inch, 6 * inch, 9 * inch, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
-        self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number)])
+        self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number,
+                                            onPageEnd=lambda canvas, doc: _settle_lines(canvas))])
 
     def _number(self, canvas, doc):
         canvas.setNamedCB(ACTUAL_CB, _mark_actual)
