@@ -229,8 +229,11 @@ class Fonts:
 
     def markup(self, text: str, where: str, italic: bool = False, bold: bool = False, ordered: bool = False) -> str:
         """`text` as reportlab paragraph markup: in display order (unless `ordered`: it already is), each
-        run in a font that has it. For one line; `para` breaks paragraphs with right-to-left text."""
+        run in a font that has it, and, where it holds right-to-left letters, marked with its text as
+        typed for the text layer (a cue, a heading). For one line; `para` breaks paragraphs with
+        right-to-left text and marks each line itself."""
         text = unicodedata.normalize("NFC", text)
+        typed = text
         if not ordered:
             text = visual(text)
         out = []
@@ -240,6 +243,8 @@ class Fonts:
                 chunk = f'<font name="{face}">{chunk}</font>'
             out.append(chunk)
         html = "".join(out)
+        if not ordered and text != typed:
+            html = _marked(typed, html)
         if italic:
             html = f"<i>{html}</i>"
         if bold:
@@ -309,12 +314,13 @@ class Fonts:
         rtl = base_rtl(text)
         out = []
         for line in lines:
-            for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
+            pieces = visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl)
+            for i, (visual_line, read) in enumerate(pieces):
                 # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
-                label = read.encode("utf-16-be").hex().upper()
-                out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
-                           + self.markup(visual_line, where, italic=italic, ordered=True)
-                           + f'<onDraw name="{ACTUAL_CB}" label=""/>')
+                # A line the paragraph goes on from keeps the space it broke at: poppler takes a line that
+                # ends in a dash for a hyphenated word, and joins it to the next without the dash.
+                read += " " if i < len(pieces) - 1 else ""
+                out.append(_marked(read, self.markup(visual_line, where, italic=italic, ordered=True)))
         if rtl and style.alignment == TA_LEFT:
             style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
         return Paragraph("<br/>".join(out), style)
@@ -351,6 +357,13 @@ def _room_above(style: ParagraphStyle, faces: set[str]) -> ParagraphStyle:
 
 
 ACTUAL_CB = "studio-actual"
+
+
+def _marked(typed: str, html: str) -> str:
+    """A line's markup marked with its text as typed (`_mark_actual`): drawn in display order, it would
+    copy backwards."""
+    label = typed.encode("utf-16-be").hex().upper()
+    return f'<onDraw name="{ACTUAL_CB}" label="{label}"/>{html}<onDraw name="{ACTUAL_CB}" label=""/>'
 
 
 def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
