@@ -28,7 +28,8 @@ OWNERS = {
     "continue": "takes", "open": "open", "export": "export", "critique": "critique", "compare": "critique",
     "models": "models", "new": "new", "import": "cards", "export-card": "cards", "rename": "archive",
     "archive": "archive", "step": "ensemble", "stage": "ensemble", "mind": "mind", "lab": "lab", "game": "game",
-    "serve": "serve",
+    "serve": "serve", "insert": "pen", "cut": "pen", "move": "pen", "undo": "pen", "redo": "pen",
+    "settings": "settings",
 }
 
 
@@ -53,10 +54,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         mind,
         models,
         new,
+        pen,
         resume,
         run,
         runs,
         serve,
+        settings,
         show,
         takes,
     )
@@ -70,12 +73,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         show,
         resume,
         takes,  # rewind, override
+        pen,  # insert, cut, move, undo, redo
         open_app,
         serve,
         export,
         critique,  # critique, compare
         models,
         new,
+        settings,
         cards,  # import, export-card
         archive,  # rename, archive, delete
         ensemble,  # step, stage

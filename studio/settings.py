@@ -1,4 +1,5 @@
-"""The playwright's own settings, kept from one start of the app to the next (the app's theme, for now).
+"""The playwright's own settings, kept from one start of the app to the next: the app's theme, and the
+author and contact a new play's title page starts with (`studio settings --author "Ana Kay"`).
 
 One small TOML file under $XDG_CONFIG_HOME/studio/ (~/.config/studio/ by default). A damaged file
 never stops the app: it is read as empty and rewritten whole on the next change.
@@ -45,8 +46,10 @@ def load() -> dict[str, Any]:
         return {}
 
 
-def save(**changes: Any) -> None:
-    """Write atomically: a crash mid-write leaves the old file, never half a new one."""
+def save(strict: bool = False, **changes: Any) -> None:
+    """Write atomically: a crash mid-write leaves the old file, never half a new one. `strict` raises
+    the OSError of a file that cannot be written (a command the playwright ran to set something must
+    say so); otherwise it is ignored."""
     import tomli_w
 
     data = {**load(), **changes}
@@ -57,4 +60,17 @@ def save(**changes: Any) -> None:
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         tmp.replace(path)
     except OSError:
-        pass  # a read-only home costs the remembered theme, not the app
+        if strict:
+            raise
+        # a read-only home costs the remembered theme, not the app
+
+
+# What a new play's title page starts with (`studio new`), set once with `studio settings`.
+TITLE_PAGE = ("author", "contact")
+
+
+def title_page() -> dict[str, str]:
+    """The playwright's defaults for a title page: author and contact, "" where none is set (or the file
+    holds something that is not text there)."""
+    data = load()
+    return {key: data[key] if isinstance(data.get(key), str) else "" for key in TITLE_PAGE}

@@ -203,10 +203,13 @@ async def test_override_branches_and_the_superego_rewrites_the_humans_line(engin
     await engine.play_turn()
     await engine.play_turn()
     second_other = next(e for e in engine.stage() if e.turn == 2 and e.role == "other")
+    answer = engine.stage()[-1]
     replaced = engine.override(second_other.id, "Tell me about your father's garage.")
     assert replaced.origin == "override" and replaced.data["override_of"] == second_other.id
-    assert engine.head == replaced.id
+    # the lines after it are kept as written: Jenny's answer is copied, not asked again
+    assert engine.stage()[-1].text == answer.text and engine.stage()[-1].data["kept"] == answer.id
     assert second_other.id not in engine.by_id and store.event(second_other.id).text == second_other.text
+    engine.rewind_to(replaced.id)  # replay from the edited line
     await engine.play_turn()
     rewrite = engine.path[engine.path.index(replaced) + 1]
     assert rewrite.kind == ev.REWRITE_SPEECH and rewrite.data["source"] == replaced.id

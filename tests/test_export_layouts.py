@@ -75,6 +75,8 @@ def fdx_paragraphs(text: str) -> tuple[list[tuple[str, str]], list[str], ET.Elem
     assert root.tag == "FinalDraft" and root.get("DocumentType") == "Script"
     body = [(p.get("Type"), "".join(t.text or "" for t in p.findall("Text"))) for p in root.find("Content")]
     title = ["".join(t.text or "" for t in p.findall("Text")) for p in root.find("TitlePage").find("Content")]
+    while title and not title[0]:  # the blank lines that set the title a third of the way down
+        title.pop(0)
     return body, title, root
 
 

@@ -29,6 +29,8 @@ RUFF_CLEAN = [
     "tests/test_export_fountain.py",
     "tests/test_export_layouts.py",
     "tests/test_export_markdown_pdf.py",
+    "tests/test_export_pen.py",
+    "tests/test_export_title_page.py",
     "tests/test_faults.py",
     "tests/test_import_hygiene.py",
     "tests/test_layers.py",

@@ -84,3 +84,61 @@ def test_a_play_broken_in_the_editor_is_reported_and_kept(tmp_path: Path, monkey
         _edit_and_check(path, load_play)
     assert "turns" in caught.value.message
     assert tomllib.loads(path.read_text())["turns"] == 0  # the playwright's edit is kept to fix
+
+
+# -- the title page: the playwright's own defaults, asked for or flagged --------------------------------
+
+
+def test_settings_keep_the_author_and_a_new_play_starts_with_it(tmp_path: Path) -> None:
+    shown = studio("settings")
+    assert shown.returncode == 0 and "author: (none)" in shown.stdout
+    set_ = studio("settings", "--author", "Ana Kay", "--contact", "ana@example.com")
+    assert set_.returncode == 0, set_.stderr
+    assert "author: Ana Kay" in set_.stdout and "contact: ana@example.com" in set_.stdout
+    # no terminal: the settings' defaults, no question asked
+    result = studio("new", "play", "The Visit", "--dir", tmp_path, "--no-edit")
+    assert result.returncode == 0, result.stderr
+    play = load_play(tmp_path / "plays" / "the_visit.toml")
+    assert (play.author, play.contact, play.credit, play.draft_date) == ("Ana Kay", "ana@example.com", "", "")
+    text = (tmp_path / "plays" / "the_visit.toml").read_text()
+    assert "# credit = " in text and "# draft_date = " in text and "Anonymous" not in text
+
+
+def test_new_play_flags_set_the_whole_title_page(tmp_path: Path) -> None:
+    studio("settings", "--author", "Ana Kay")
+    result = studio("new", "play", "The Visit", "--dir", tmp_path, "--no-edit", "--author", "Ida Lake",
+                    "--credit", "Story by", "--draft-date", "First draft", "--contact", "ida@example.com")
+    assert result.returncode == 0, result.stderr
+    play = load_play(tmp_path / "plays" / "the_visit.toml")
+    assert (play.author, play.credit, play.draft_date, play.contact) == (
+        "Ida Lake", "Story by", "First draft", "ida@example.com")
+
+
+def test_new_play_in_a_terminal_asks_with_the_default_offered(tmp_path: Path) -> None:
+    import argparse
+
+    from studio.commands.new import title_page
+
+    studio("settings", "--author", "Ana Kay")
+    asked: list[str] = []
+    answers = iter(["", "Adapted by", "ana@example.com"])
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return next(answers)
+
+    args = argparse.Namespace(author=None, credit=None, draft_date="Third draft", contact=None)
+    page = title_page(args, interactive=True, ask=ask)
+    assert asked[0] == "Author [Ana Kay]: " and len(asked) == 3  # the flag's field is not asked
+    assert page == {"author": "Ana Kay", "credit": "Adapted by", "draft_date": "Third draft",
+                    "contact": "ana@example.com"}
+
+
+def test_a_bad_title_page_value_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    result = studio("new", "play", "The Visit", "--dir", tmp_path, "--no-edit", "--author", "Ana\x1b[31mKay\nx")
+    assert result.returncode == 2 and "--author" in result.stderr and "one line" in result.stderr
+    assert "Traceback" not in result.stderr and "\x1b" not in result.stderr
+    assert not (tmp_path / "plays").exists()
+    result = studio("settings", "--author", "x" * 500)
+    assert result.returncode == 2 and "--author" in result.stderr and "Traceback" not in result.stderr
+    assert "author: (none)" in studio("settings").stdout  # nothing saved

@@ -36,6 +36,8 @@ def test_takes_are_counted_per_line_and_said_in_its_tag():
     assert tag(events[4], counts) == ""
     starred = {2: SimpleNamespace(starred=True, name="the quiet one")}
     assert tag(events[1], counts, starred) == "★ · “the quiet one” · take 1/3"
+    # a line an edit before it copied onto the new take says so, beside who wrote it
+    assert tag(_line(9, 8, origin="human", data={"kept": 4}), {}) == "yours · kept"
 
 
 def test_every_backstage_kind_reads_and_directions_lean():

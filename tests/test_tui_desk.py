@@ -144,6 +144,35 @@ async def test_the_play_editor_saves_in_place(studio, tmp_path):
     assert tomllib.loads(text)["cast"]["superego"]["critique"] == {"probability": 0.5}
 
 
+async def test_the_play_editor_sets_the_title_page_and_keeps_a_contact_of_several_lines(studio, tmp_path):
+    plays = tmp_path / "plays"
+    plays.mkdir()
+    shutil.copytree(ROOT / "characters", tmp_path / "characters")
+    play_path = plays / "detective.toml"
+    contact = "Ana Kay\n12 Quay Street, Cork"
+    play_path.write_text((PLAYS / "detective.toml").read_text().replace(
+        "\nauthor = ", '\ncontact = "Ana Kay\\n12 Quay Street, Cork"\nauthor = ', 1))
+    assert tomllib.loads(play_path.read_text())["contact"] == contact
+    app = studio(play_path=play_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await opened(pilot)
+        await pilot.press("P")
+        await wait_for(pilot, lambda: app.screen.query("#play-author"), "the play editor")
+        assert app.screen.query_one("#play-contact").value == "Ana Kay / 12 Quay Street, Cork"
+        app.screen.query_one("#play-author").value = "Ida\x1b[31m Lake"
+        await pilot.pause()
+        assert app.screen.query_one("#play-save").disabled and "author" in screen_text(app)
+        app.screen.query_one("#play-author").value = "Ida Lake"
+        app.screen.query_one("#play-credit").value = "Story by"
+        app.screen.query_one("#play-draft_date").value = "Second draft"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.screen.query("#play-author"), "the editor to close")
+    saved = tomllib.loads(play_path.read_text())
+    assert (saved["author"], saved["credit"], saved["draft_date"]) == ("Ida Lake", "Story by", "Second draft")
+    assert saved["contact"] == contact  # untouched, its lines kept
+
+
 # -- finding -----------------------------------------------------------------------------------
 
 

@@ -48,7 +48,9 @@ def show(args: argparse.Namespace) -> int:
     from studio.engine.script import credit  # here: the script's module loads pydantic, `studio --help` need not
 
     out = console()
-    out.print(f"[bold]Run {number}[/] · {esc(engine.cast.play.title)} · {esc(credit(engine.cast.play.author, 'by'))}")
+    play = engine.cast.play
+    by = credit(play.author, "by", play.credit)
+    out.print(f"[bold]Run {number}[/] · {esc(play.title)}" + (f" · {esc(by)}" if by else ""))
     printer = StagePrinter(out, engine.cast, backstage=args.backstage)
     printer.replay(path if args.backstage else [e for e in path if e.on_stage])
     printer.end_line()

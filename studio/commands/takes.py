@@ -43,13 +43,13 @@ def rewind_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _override_error(error):
+def _override_error(error, example: str = "studio override RUN EVENT -- '---'"):
     """A new line that starts with `-` (`---`, `-- no`) reads as an option: say how to give it."""
     def refuse(message: str):
         if "required: text" in message:
             raise InputError("command line", "TEXT", "no new line was given (one that starts with '-' reads as an "
                              "option)", "give the words after the event id; put '--' before a line that starts with "
-                             "'-': studio override RUN EVENT -- '---'")
+                             f"'-': {example}")
         error(message)
 
     return refuse
@@ -67,9 +67,12 @@ def override_line(args: argparse.Namespace) -> int:
         event = engine.override(args.event, args.text)
     except StoreError as exc:
         raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+    except ValueError as exc:
+        raise InputError("command line", "TEXT", str(exc), "give the words the line should say instead") from None
     console().print(
-        f"Run {engine.run_id}: event {args.event} replaced by event {event.id}; the run branches there. "
-        f"'studio resume {engine.run_id}' plays on."
+        f"Run {engine.run_id}: event {args.event} replaced by event {event.id}, a new take; the lines after it "
+        f"are kept as written. 'studio resume {engine.run_id}' plays on from the end, 'studio undo "
+        f"{engine.run_id}' takes it back."
     )
     return 0
 

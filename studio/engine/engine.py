@@ -6,7 +6,8 @@ stored. A step itself is a pipeline in studio/engine/turn.py. The engine knows n
 nothing of any one form of play: what a form offers (picking a speaker, stage moves, a turn policy,
 inner voices) it asks the form for, never the form's state. The CLI, the app and the tests drive the
 same calls: step, play_turn, play_to_end, rewind, override, regenerate, continue_line, take_over,
-release, note, switch_strategy, pick, stage_move and switch_policy.
+release, note, switch_strategy, pick, stage_move and switch_policy; the playwright's pen (insert, cut,
+move: studio/engine/pen.py) and undo and redo over the playwright's actions (studio/engine/history.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from studio.engine.controls import Controls
 from studio.engine.credentials import ADDRESSES, storable, with_credentials
 from studio.engine.forms import form_for
 from studio.engine.forms.base import Step
+from studio.engine.history import History
+from studio.engine.pen import Pen, after, checked_text, grown_cast, kept_data, standing
 from studio.engine.lines import is_direction, strip_italics
 from studio.engine.steer import Direction
 from studio.engine.stops import EngineError, HeldElsewhere, NeedsHuman, NeedsPick, RunFinished
@@ -47,14 +50,16 @@ class Pending:
 # Addresses with credentials in them (`http://user:KEY@host`) never reach the store: the stored cast says
 # `***@host`. This process remembers the full address for the runs it created; a later process reads it
 # again from the play file, where the playwright wrote it.
-class Engine(Controls):
+class Engine(Controls, History, Pen):
     _mind_runner: Any  # the inner lives' runner (or None), set by studio.engine.minds when first asked
 
     def __init__(self, store: Store, run_id: int, gateway: Any = None):
         self.store = store
         self.run_id = run_id
         info = store.run(run_id)
-        self.cast = with_credentials(run_id, ResolvedCast.model_validate_json(info.cast_json))
+        self._base_cast = with_credentials(run_id, ResolvedCast.model_validate_json(info.cast_json))
+        self.cast = self._base_cast
+        self._added: tuple[Any, ...] = ()  # the characters the take on stage added to the cast (pen.py)
         self.form = form_for(self.cast)
         self.options = info.options
         if gateway is None:
@@ -89,14 +94,35 @@ class Engine(Controls):
         self.by_id: dict[int, Event] = {e.id: e for e in self.path}
         self._controls = self.store.controls(self.run_id)
         self._marks = Checkpoints()
+        self._grow_cast()
         self._refold(0, None)
+
+    def _grow_cast(self) -> bool:
+        """The cast as the take on stage has it: the play's, and every character a line written into this
+        take brought in (studio/engine/pen.py). True if that changed, so the state must be folded afresh."""
+        if not self._added and not any("cast" in e.data for e in self._controls):
+            return False  # no line of any take brought a character in: nothing to read the take for
+        cast, added = grown_cast(self._base_cast, self.path)
+        if added == self._added:
+            return False
+        self.cast, self._added = cast, added
+        self.form = form_for(cast)
+        self.__dict__.pop("_mind_runner", None)  # the inner lives read the cast: made again when next asked
+        return True
+
+    def _fold(self, state: Any, event: Event) -> None:
+        """Fold one event of the take into the form's state. A line the playwright wrote in between the
+        play's own steps is read by every lens, prompt and export from the take, but is no step of the
+        play: the play's turn, scene and next speaker go on as the play's own lines left them."""
+        if not event.data.get("inserted"):
+            self.form.fold(state, event)
 
     def _refold(self, start: int, state: Any) -> None:
         """Fold the take from event `start` on, from `state` (None: a fresh state), noting checkpoints."""
         if state is None:
             start, state = 0, self.form.new_state(self.cast)
         for i in range(start, len(self.path)):
-            self.form.fold(state, self.path[i])
+            self._fold(state, self.path[i])
             self._marks.note(i + 1, state)
         self.state = state
         # The playwright's controls belong to the run, not to a take: the newest of each stays in force.
@@ -123,12 +149,26 @@ class Engine(Controls):
         for event in reversed(branch):
             self.path.append(event)
             self.by_id[event.id] = event
+        self._settle(keep)
+
+    def _settle(self, keep: int) -> None:
+        """Fold the take again after its first `keep` events stayed as they were and the rest changed."""
+        if self._grow_cast():
+            self._marks = Checkpoints()
+            self._refold(0, None)
+            return
         start, state = self._marks.restore(keep)
         self._refold(start, state)
 
     @property
     def head(self) -> int | None:
         return self.path[-1].id if self.path else None
+
+    def _index(self, event_id: int) -> int | None:
+        """Where an event stands in the take on stage, or None if it is not on it."""
+        if event_id not in self.by_id:
+            return None
+        return next(i for i in range(len(self.path) - 1, -1, -1) if self.path[i].id == event_id)
 
     @property
     def finished(self) -> bool:
@@ -169,13 +209,49 @@ class Engine(Controls):
         else:
             self.path.append(event)
             self.by_id[event.id] = event
-            self.form.fold(self.state, event)
-            self._marks.note(len(self.path), self.state)
-        if kind == ev.CONTROL:
-            self._controls.append(event)
+            if kind == ev.CONTROL:
+                self._controls.append(event)
+            if kind == ev.CONTROL and "cast" in event.data:
+                self._settle(len(self.path) - 1)
+            else:
+                self._fold(self.state, event)
+                self._marks.note(len(self.path), self.state)
         for listener in self.event_listeners:
             listener(event)
         return event
+
+    def _rewrite(self, index: int, fresh: list[dict[str, Any]], kept: list[Event]) -> list[Event]:
+        """The door for the playwright's edits: the take from its event `index` on becomes the `fresh`
+        lines (fields as `_commit` takes them), then a copy of each `kept` event as it was written (its data
+        `kept` naming the event it copies), all one new take, written in one transaction. The old take stays.
+        Listeners are told of the fresh lines only: the copies say again what was already on stage."""
+        parent = self.path[index - 1].id if index else None
+        rows: list[dict[str, Any]] = []
+        for spec in fresh:
+            row = dict(spec)
+            row["text"] = clean_text(row["text"])
+            rows.append(row)
+        for event in kept:
+            if standing(event):
+                continue
+            rows.append({"kind": event.kind, "text": event.text, "role": event.role, "character": event.character,
+                         "scene": event.scene, "turn": event.turn, "origin": event.origin,
+                         "data": kept_data(event), "model": event.model, "settings": event.settings,
+                         "copy_of": event.id})  # no usage: a copy cost no call
+        written = self.store.append_chain(self.run_id, parent, rows, remap=_remap)
+        for event in self.path[index:]:
+            del self.by_id[event.id]
+        del self.path[index:]
+        for event in written:
+            self.path.append(event)
+            self.by_id[event.id] = event
+            if event.kind == ev.CONTROL:
+                self._controls.append(event)
+        self._settle(index)
+        for event in written[: len(fresh)]:
+            for listener in self.event_listeners:
+                listener(event)
+        return written
 
     # -- stepping ------------------------------------------------------------------------
 
@@ -250,7 +326,7 @@ class Engine(Controls):
 
     def rewind(self, turns: int = 1) -> int | None:
         """Move the head back before the last `turns` turns. The abandoned future stays as a take."""
-        target = self.head
+        before = target = self.head
         path = self.path
         for _ in range(turns):
             index = self._turn_start(path, target)
@@ -258,6 +334,7 @@ class Engine(Controls):
                 break
             target = path[index].parent
         self._move_head(target)
+        self._record("rewind", before, f"rewind of {turns} turn{'s' if turns != 1 else ''} (back to event {target})")
         return target
 
     def _turn_start(self, path: list[Event], head: int | None) -> int | None:
@@ -280,7 +357,10 @@ class Engine(Controls):
         self._move_head(event_id)
 
     def override(self, event_id: int, text: str) -> Event:
-        """Replace a committed line with the human's own: the run branches from there."""
+        """Replace a committed line with the human's own: one new take from there, the lines that followed
+        it on stage kept as they were written (studio/engine/pen.py); the old take stays. An empty line, or
+        one longer than the pen writes, is a ValueError."""
+        text = checked_text(text)
         original = self.by_id.get(event_id) or self.store.event(event_id)
         if original.run_id != self.run_id:
             raise StoreError(f"event {event_id} is not part of run {self.run_id}")
@@ -293,17 +373,18 @@ class Engine(Controls):
         if kind in (ev.STAGE, ev.DIRECTION) and original.role not in (None, "director"):
             kind = ev.DIRECTION if is_direction(text) else ev.STAGE
             text = strip_italics(text) if kind == ev.DIRECTION else text
-        return self._commit(
-            kind,
-            text.strip(),
-            branch_from=original,
-            role=original.role,
-            character=original.character,
-            scene=original.scene,
-            turn=original.turn,
-            origin="override",
-            data=data,
-        )
+        before = self.head
+        fields: dict[str, Any] = dict(role=original.role, character=original.character, scene=original.scene,
+                                      turn=original.turn, origin="override", data=data)
+        index = self._index(original.id)
+        if index is None:  # a line of another take: that take branches there, nothing after it kept
+            event = self._commit(kind, text.strip(), branch_from=original, **fields)
+        else:
+            # copy_of: what the kept lines answered or were shaped by is now the new line
+            written = {"kind": kind, "text": text.strip(), "copy_of": original.id, **fields}
+            event = self._rewrite(index, [written], after(self.path, index))[0]
+        self._record("edit", before, f"edit of event {event_id}: {_quoted(event.text)}")
+        return event
 
     async def regenerate(
         self, event_id: int, *, direction: str | None = None, temperature: float | None = None
@@ -317,10 +398,12 @@ class Engine(Controls):
         before = self.head
         self.rewind_to(original.parent)
         try:
-            return await take_step(self, direction=None if steer.empty else steer)
+            event = await take_step(self, direction=None if steer.empty else steer)
         except Exception:
             self.rewind_to(before)  # a failed new take leaves the run where it was; the error stays logged
             raise
+        self._record("regenerate", before, f"new take of event {event_id} (event {event.id})")
+        return event
 
     async def continue_line(self, event_id: int, *, direction: str | None = None) -> Event:
         """A new take of a spoken line that goes on from where it stopped: the line so far, then what the
@@ -350,10 +433,12 @@ class Engine(Controls):
             raise StoreError(f"event {event_id} is not a line a model writes freely (a rule's answer or a "
                              "choice read from it): it cannot be continued; g writes a new take")
         try:
-            return await take_step(self, direction=None if steer.empty else steer, continuing=original)
+            event = await take_step(self, direction=None if steer.empty else steer, continuing=original)
         except Exception:
             self.rewind_to(before)  # a failed continuation leaves the run where it was; the error stays logged
             raise
+        self._record("continue", before, f"continuation of event {event_id} (event {event.id})")
+        return event
 
     def takes(self, event_id: int) -> list[Event]:
         """Every take of a line: the events written at the same point of the same kind and role."""
@@ -367,12 +452,14 @@ class Engine(Controls):
     def choose_take(self, event_id: int) -> None:
         """Follow another take: move the head to the newest end of the branch through that line."""
         tip = event_id
+        before = self.head
         while True:
             children = self.store.children(tip)
             if not children:
                 break
             tip = children[-1].id
         self.rewind_to(tip)
+        self._record("take", before, f"switch to the take through event {event_id}")
 
     # -- views ---------------------------------------------------------------------------
 
@@ -393,6 +480,34 @@ class Engine(Controls):
                 total["completion_tokens"] += int(event.usage.get("completion_tokens", 0))
                 total["calls"] += int(event.usage.get("calls", 1))
         return total
+
+
+def _quoted(text: str, width: int = 40) -> str:
+    line = " ".join(text.split())
+    return f"'{line if len(line) <= width else line[: width - 3] + '...'}'"
+
+
+def _remap(data: dict[str, Any], copies: dict[int, int]) -> dict[str, Any]:
+    """A kept line's data with the events it names (what it answers, what shaped it) pointed at their
+    copies on the new take, so each character hears and remembers the copies as it did the originals."""
+    def one(value: Any) -> Any:
+        return copies.get(value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    for key in ("source", "prompt_event", "upto", "critique", "line"):
+        if key in data:
+            data[key] = one(data[key])
+    if isinstance(data.get("shaped_by"), list):
+        data["shaped_by"] = [one(v) for v in data["shaped_by"]]
+    mind = data.get("mind")
+    if isinstance(mind, dict):
+        mind = dict(mind)
+        if isinstance(mind.get("mind"), list):
+            mind["mind"] = [one(v) for v in mind["mind"]]
+        if isinstance(mind.get("recalled"), list):
+            mind["recalled"] = [{**r, "event": one(r.get("event"))} if isinstance(r, dict) else r
+                                for r in mind["recalled"]]
+        data["mind"] = mind
+    return data
 
 
 def _same_slot(kind: str) -> tuple[str, ...]:

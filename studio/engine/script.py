@@ -91,6 +91,21 @@ class Speech:
     dual: bool = False
 
 
+def cue(name: str, extension: str = "", upper: bool = True) -> str:
+    """A speech's cue as a script prints it: the name (in capitals on a page) and its extension in
+    brackets, "JENNY (V.O.)"; an extension already in brackets keeps one pair."""
+    name = " ".join(name.split())
+    extension = " ".join(extension.split()).strip("()").strip()
+    text = name.upper() if upper else name
+    return f"{text} ({extension})" if extension else text
+
+
+def dual_mark(partner: str) -> str:
+    """What a layout that cannot set two speeches side by side prints before the second: the
+    parenthetical that says both are spoken at once."""
+    return f"at the same time as {' '.join(partner.split())}"
+
+
 @dataclass(frozen=True)
 class Backstage:
     kind: str
@@ -134,13 +149,20 @@ CREDIT_OPENERS = tuple(sorted((
 ), key=len, reverse=True))
 
 
-def credit_lines(author: str, plain: str = "Written by") -> tuple[str, str]:
+def credit_lines(author: str, plain: str = "Written by", given: str = "") -> tuple[str, str]:
     """The by-line as its two parts: the words that credit, then who (a title page sets them on two lines).
 
-    A plain author gets `plain` ("Written by" on a screenplay, "by" on a stage play); an author that
-    opens with a credit of its own keeps it, in the playwright's own case.
+    `given` is the play's own credit ("Story by"): it is used as written. Otherwise a plain author gets
+    `plain` ("Written by" on a screenplay, "by" on a stage play); an author that opens with a credit of its
+    own keeps it, in the playwright's own case. No author: no by-line at all, ("", ""), for a title page
+    names nobody rather than a made-up "Anonymous".
     """
     author = " ".join(author.split())
+    given = " ".join(given.split())
+    if not author:
+        return "", ""
+    if given:
+        return given, author
     lower = author.lower()
     for opener in CREDIT_OPENERS:
         if lower == opener or lower.startswith(opener + " "):
@@ -148,9 +170,9 @@ def credit_lines(author: str, plain: str = "Written by") -> tuple[str, str]:
     return plain, author
 
 
-def credit(author: str, plain: str = "Written by") -> str:
-    """The by-line on one line: "Written by Anna Kay", or "after Magee, ..." as written."""
-    return " ".join(part for part in credit_lines(author, plain) if part)
+def credit(author: str, plain: str = "Written by", given: str = "") -> str:
+    """The by-line on one line: "Written by Anna Kay", or "after Magee, ..." as written; "" for no author."""
+    return " ".join(part for part in credit_lines(author, plain, given) if part)
 
 
 @dataclass
@@ -170,18 +192,30 @@ class Script:
     blocks: list[Block] = field(default_factory=list)
     layout: str = "screen"  # the play's own choice of typeset layout: "screen" or "stage"
     setting: str = ""
+    # The rest of the title page, from the play: its own credit words ("Story by"), the draft's date as the
+    # playwright wrote it, and how to reach them. Empty: the page prints the default credit, the run's date,
+    # and no contact.
+    credited_as: str = ""
+    dated: str = ""
+    contact: str = ""
 
     @property
     def credit(self) -> str:
         """The by-line every export prints (see `credit_lines` for a title page's two lines)."""
-        return credit(self.author)
+        return credit(self.author, given=self.credited_as)
 
     def credit_lines(self, plain: str = "Written by") -> tuple[str, str]:
-        return credit_lines(self.author, plain)
+        return credit_lines(self.author, plain, self.credited_as)
 
     @property
     def draft_date(self) -> str:
-        return datetime.fromtimestamp(self.created).date().isoformat()
+        """The play's own draft date as written, else the day the run was made."""
+        return self.dated or datetime.fromtimestamp(self.created).date().isoformat()
+
+    @property
+    def contact_lines(self) -> list[str]:
+        """The contact block, one line per line the playwright wrote (an address, a telephone, a mail)."""
+        return [" ".join(line.split()) for line in clean_text(self.contact).splitlines() if line.strip()]
 
     @property
     def with_superego(self) -> bool:
@@ -199,6 +233,22 @@ class Script:
     @property
     def on_stage_cast(self) -> list[CastEntry]:
         return [c for c in self.cast if c.kind in CHARACTER_KINDS]
+
+    def spoken_with(self, block: Block) -> Speech | None:
+        """The speech a dual speech is spoken at once with: the speech right before it on the page
+        (backstage notes between them do not count). None for a speech that is not dual, or one with no
+        speech right before it (it prints as a plain speech)."""
+        if not isinstance(block, Speech) or not block.dual:
+            return None
+        before: Speech | None = None
+        for other in self.blocks:
+            if other is block:
+                return before
+            if isinstance(other, Speech):
+                before = other
+            elif not isinstance(other, Backstage):
+                before = None
+        return None
 
     def backstage_notes(self) -> list[Backstage]:
         """Every backstage note of the script, in the order the script shows them."""
@@ -293,7 +343,7 @@ def _title_page(cast: ResolvedCast, path: list[Event], *, run_id: int, created: 
         run_id=run_id,
         head=path[-1].id if path else None,
         title=cast.play.title,
-        author=cast.play.author,
+        author=" ".join(clean_text(cast.play.author).split()),
         premise=cast.play.premise,
         created=created,
         cast=[CastEntry(r.name, r.kind, r.sheet.description) for r in cast.roles],
@@ -304,6 +354,9 @@ def _title_page(cast: ResolvedCast, path: list[Event], *, run_id: int, created: 
         backstage=backstage,
         layout=cast.play.layout,
         setting=" ".join(clean_text(cast.play.setting).split()),
+        credited_as=" ".join(clean_text(cast.play.credit).split()),
+        dated=" ".join(clean_text(cast.play.draft_date).split()),
+        contact=clean_text(cast.play.contact).strip(),
     )
 
 

@@ -46,6 +46,31 @@ def _speech(content: ET.Element, name: str, parts: list[tuple[str, str]]) -> Non
         _paragraph(content, "Parenthetical", "(silence)")
 
 
+# Blank lines between the title page's middle and its foot: Final Draft sets the title a third of the way
+# down and the contact at the foot of a 55-line page.
+_TITLE_TOP, _TITLE_FOOT = 16, 22
+
+
+def _title_page(content: ET.Element, script: Script) -> None:
+    """The title page as Final Draft lays one out: the title, the credit and the author centred a third
+    of the way down, the source under them; the contact at the foot on the left and the draft date on the
+    right. A play with no author has no credit either."""
+    def line(text: str, alignment: str = "Center") -> None:
+        _paragraph(content, "Action", " ".join(text.split()), Alignment=alignment)
+
+    for _ in range(_TITLE_TOP):
+        line("")
+    credit, names = script.credit_lines()
+    for text in (script.title, "", credit, names, "", script.source):
+        line(text)
+    contact = script.contact_lines
+    for _ in range(_TITLE_FOOT - max(len(contact), 1)):
+        line("")
+    for text in contact:
+        line(text, "Left")
+    line(f"Draft date: {script.draft_date}", "Right")
+
+
 def render_fdx(script: Script) -> str:
     root = ET.Element("FinalDraft", {"DocumentType": "Script", "Template": "No", "Version": "5"})
     content = ET.SubElement(root, "Content")
@@ -77,8 +102,6 @@ def render_fdx(script: Script) -> str:
             where = f"scene {note.scene}, turn {note.turn}" if note.turn else f"scene {note.scene}"
             _speech(content, note.character, [("business", f"{note.label}, {where}"), ("line", note.text)])
 
-    title = ET.SubElement(ET.SubElement(root, "TitlePage"), "Content")
-    for line in (script.title, "", *script.credit_lines(), "", script.source, f"Draft date: {script.draft_date}"):
-        _paragraph(title, "Action", " ".join(line.split()), Alignment="Center")
+    _title_page(ET.SubElement(ET.SubElement(root, "TitlePage"), "Content"), script)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8" standalone="no" ?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -131,6 +131,23 @@ def _title_value(text: str) -> str:
     return inline(" ".join(text.split()))
 
 
+def title_page(script: Script) -> str:
+    """The title page as the Fountain spec names its keys: Title, Credit (the words before the names:
+    "Written by", or the play's own), Author (the names), Source, Draft date and Contact (indented lines
+    under the key when it has several). A play with no author has neither a Credit nor an Author."""
+    credit, names = script.credit_lines()
+    keys = [f"Title: {_title_value(script.title)}"]
+    if names:
+        keys += [f"Credit: {_title_value(credit)}", f"Author: {_title_value(names)}"]
+    keys += [f"Source: {_title_value(script.source)}", f"Draft date: {_title_value(script.draft_date)}"]
+    contact = script.contact_lines
+    if len(contact) == 1:
+        keys.append(f"Contact: {_title_value(contact[0])}")
+    elif contact:
+        keys += ["Contact:", *(f"    {_title_value(line)}" for line in contact)]
+    return "\n".join(keys)
+
+
 def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
     lines = [cue(name)]
     for kind, text in parts:
@@ -155,20 +172,7 @@ def render_note(note: Backstage) -> str:
 
 
 def render_fountain(script: Script) -> str:
-    credit, names = script.credit_lines()
-    paragraphs: list[str] = [
-        "\n".join(
-            [
-                f"Title: {_title_value(script.title)}",
-                # As the Fountain title page means them: Credit the words before the names
-                # ("Written by", or the play's own "after"), Author the names themselves.
-                f"Credit: {_title_value(credit)}",
-                *([f"Author: {_title_value(names)}"] if names else []),
-                f"Source: {_title_value(script.source)}",
-                f"Draft date: {script.draft_date}",
-            ]
-        )
-    ]
+    paragraphs: list[str] = [title_page(script)]
     # (text, whether it is action): a direction right after action is two blank lines after it, or one
     # reader joins the two into one paragraph.
     elements: list[tuple[str, bool]] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech
+from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech, cue, dual_mark
 
 _INLINE = re.compile(r"([\\`*_\[\]<>|~])")
 _ENTITY = re.compile(r"&(?=#\d+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
@@ -55,8 +55,26 @@ def _italic(text: str) -> str:
     return "\n\n".join(_join([f"*{line}*" for line in para]) for para in paragraphs(text))
 
 
-def _speech(block: Speech) -> str:
-    return f"**{escape(block.character)}:** {_spoken(block.parts)}"
+def _direction(block: Direction) -> str:
+    """A direction by its shape. Markdown aligns nothing (and the export writes no HTML), so each shape
+    has a look of its own: action in italics, a centred line in bold, a transition as written in plain
+    capitals, a lyric in italics behind a note sign."""
+    if block.shape == "centered":
+        return "\n\n".join(_join([f"**{line}**" for line in para]) for para in paragraphs(block.text))
+    if block.shape == "transition":
+        return "\n\n".join(_join([line.upper() for line in para]) for para in paragraphs(block.text))
+    if block.shape == "lyric":
+        return "\n\n".join(_join([f"*♪ {line}*" for line in para]) for para in paragraphs(block.text))
+    return _italic(block.text)
+
+
+def _speech(block: Speech, partner: str | None = None) -> str:
+    """A speech: the cue with its extension, then (in italics) the dual marker and the parenthetical."""
+    before = [f"*({escape(dual_mark(partner))})*"] if block.dual and partner else []
+    if block.parenthetical:
+        before.append(f"*({escape(block.parenthetical.strip('()'))})*")
+    return " ".join([f"**{escape(cue(block.character, block.extension, upper=False))}:**", *before,
+                     _spoken(block.parts)])
 
 
 def _spoken(parts: tuple[tuple[str, str], ...]) -> str:
@@ -78,10 +96,14 @@ def _note_place(note: Backstage, script: Script) -> str:
 
 
 def render_markdown(script: Script) -> str:
-    out: list[str] = [f"# {heading(script.title)}", f"*{escape(script.credit)}*"]
+    out: list[str] = [f"# {heading(script.title)}"]
+    if script.credit:
+        out.append(f"*{escape(script.credit)}*")
     if script.premise:
         out.extend(_join(p) for p in paragraphs(script.premise))
-    out.append(escape(script.source) + f" · {script.draft_date}")
+    out.append(escape(script.source) + f" · {escape(script.draft_date)}")
+    if script.contact_lines:
+        out.append(_join(["Contact:", *(escape(line) for line in script.contact_lines)]))
     out.append("## Cast")
     cast_lines = []
     for entry in script.on_stage_cast:
@@ -98,9 +120,10 @@ def render_markdown(script: Script) -> str:
             if block.brief:
                 out.append(f"> {escape(block.brief)}")
         elif isinstance(block, Direction):
-            out.append(_italic(block.text))
+            out.append(_direction(block))
         elif isinstance(block, Speech):
-            out.append(_speech(block))
+            partner = script.spoken_with(block)
+            out.append(_speech(block, partner.character if partner else None))
         elif isinstance(block, Backstage):
             notes.append(block)
         elif isinstance(block, Epilogue):

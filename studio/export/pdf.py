@@ -3,9 +3,12 @@
 The layout is the one US screenplays use: Courier Prime 12 pt, six lines to the inch, a 1.5" binding
 margin and 1" elsewhere; cues 3.7" from the page's left edge, dialogue from 2.5" to 6", parentheticals
 in a narrow column from 3.1" to 5.1"; a speech that crosses a page ends with (MORE) and resumes
-under its cue with (CONT'D). A title page (title, "Written by", author centred; source and draft
-date lower left), page numbers from page two, the scene's brief under its heading, the epilogue on
-a page of its own. Model text is set as text: every string is XML-escaped into reportlab's markup
+under its cue with (CONT'D). A title page (title, "Written by" or the play's credit, author centred;
+source and contact lower left, the draft date lower right), page numbers from page two, the scene's
+brief under its heading, the epilogue on a page of its own. What the playwright writes prints as a
+screenplay sets it: an extension after the cue ("JENNY (V.O.)"), a parenthetical under it, dual
+dialogue side by side, a centred line centred, a transition against the right margin, a lyric in
+italics. Model text is set as text: every string is XML-escaped into reportlab's markup
 (`studio.export.typeset`), and every script prints: characters Courier Prime lacks come from
 fallback fonts, right-to-left lines are put in display order.
 
@@ -19,7 +22,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import PageBreak, Paragraph, Spacer
@@ -32,6 +35,8 @@ from studio.export.script import (
     Heading,
     Script,
     Speech,
+    cue as cue_of,
+    dual_mark,
     parenthesise,
 )
 
@@ -79,14 +84,31 @@ DIALOGUE = _style("dialogue", 1.0, 3.5)
 CENTRE = _style("centre", 0, 6, alignment=TA_CENTER)
 TITLE = _style("title", 0, 6, alignment=TA_CENTER, fontSize=24, leading=36)
 LEFT = _style("left", 0, 6)
+RIGHT = _style("right", 0, 6, alignment=TA_RIGHT)
+# A direction's shapes: a centred line, a transition set against the right margin (CUT TO:), a lyric.
+CENTRED = _style("centred", 0, 6, alignment=TA_CENTER, spaceBefore=LINE)
+TRANSITION = _style("transition", 0, 6, alignment=TA_RIGHT, spaceBefore=LINE, keepWithNext=1)
+# Dual dialogue: two speeches side by side, each in half the page's measure, as Final Draft sets them.
+DUAL_LEFT = (_style("dual-cue-l", 0.9, 2.1), _style("dual-paren-l", 0.5, 2.0), _style("dual-dialogue-l", 0, 2.8))
+DUAL_RIGHT = (_style("dual-cue-r", 4.0, 2.0), _style("dual-paren-r", 3.6, 2.0), _style("dual-dialogue-r", 3.1, 2.9))
 
 
 def speech_flowable(f: typeset.Fonts, name: str, parts, here: str, cue=CUE, paren=PAREN, dialogue=DIALOGUE,
-                    space=LINE, paren_style: Callable[[str], str] = parenthesise, italic_paren=False):
-    """A speech as a typeset.Speech: cue, parentheticals and dialogue, split across pages with
-    (MORE)/(CONT'D). Shared by both layouts, which pass their own columns."""
-    cue_text = " ".join(name.split()).upper()
+                    space=LINE, paren_style: Callable[[str], str] = parenthesise, italic_paren=False,
+                    extension: str = "", parenthetical: str = "", paren_on_cue: bool = False):
+    """A speech as a typeset.Speech: cue (with its extension, "JENNY (V.O.)"), the parenthetical written
+    before it, then parentheticals and dialogue, split across pages with (MORE)/(CONT'D). Shared by both
+    layouts, which pass their own columns; `paren_on_cue` sets the parenthetical after the name on the
+    cue's line (a stage play's way) instead of under it (a screenplay's)."""
+    cue_text = cue_of(name, extension)
+    cue_html = f.markup(cue_text, here)
     body = []
+    if parenthetical and paren_on_cue:
+        cue_html += " " + f.markup(paren_style(parenthetical), here, italic=italic_paren)
+    elif parenthetical:
+        p = f.para(paren_style(parenthetical), paren, here, italic=italic_paren)
+        p._is_paren = True
+        body.append(p)
     for kind, text in parts:
         if kind == "business":
             p = f.para(paren_style(text), paren, here, italic=italic_paren)
@@ -101,7 +123,7 @@ def speech_flowable(f: typeset.Fonts, name: str, parts, here: str, cue=CUE, pare
         p._is_paren = True
         body.append(p)
     return typeset.Speech(
-        Paragraph(f.markup(cue_text, here), cue),
+        Paragraph(cue_html, cue),
         body,
         more=lambda: Paragraph("(MORE)", cue),
         contd=lambda: Paragraph(f.markup(f"{cue_text} (CONT'D)", here), cue),
@@ -109,15 +131,56 @@ def speech_flowable(f: typeset.Fonts, name: str, parts, here: str, cue=CUE, pare
     )
 
 
-def title_page(f: typeset.Fonts, script: Script) -> list:
+def title_page(f: typeset.Fonts, script: Script, title=TITLE, plain: str = "Written by", top: float = 2.5,
+               upper: bool = False) -> list:
+    """The title page both layouts print: the title, the credit and the author centred (neither when the
+    play names no author), then at the foot the source and the contact on the left and the draft date
+    on the right. `plain` is the credit before a plain author, "Written by" or a stage play's "by"."""
     here = where(None, script)
-    credit, names = script.credit_lines()
-    story = [Spacer(1, 2.5 * inch), Paragraph(f.markup(script.title, here), TITLE), Spacer(1, LINE * 2)]
-    story += [Paragraph(f.markup(credit, here), CENTRE), Spacer(1, LINE)]
-    story += [Paragraph(f.markup(names, here), CENTRE), Spacer(1, 3 * inch)]
-    story += [Paragraph(f.markup(script.source, here), LEFT), Paragraph(f.markup(script.draft_date, here), LEFT)]
-    story.append(PageBreak())
+    credit, names = script.credit_lines(plain=plain)
+    story: list = [Spacer(1, top * inch), Paragraph(f.markup(script.title.upper() if upper else script.title, here), title)]
+    if names:
+        story += [Spacer(1, LINE * 2), Paragraph(f.markup(credit, here), CENTRE), Spacer(1, LINE),
+                  Paragraph(f.markup(names, here), CENTRE)]
+    foot = [Paragraph(f.markup(script.source, here), LEFT)]
+    foot += [Paragraph(f.markup(line, here), LEFT) for line in script.contact_lines]
+    foot.append(Paragraph(f.markup(script.draft_date, here), RIGHT))
+    story += [typeset.Foot(foot), PageBreak()]
     return story
+
+
+def direction_flowable(f: typeset.Fonts, block: Direction, here: str) -> Paragraph | None:
+    """A screenplay direction by its shape: action across the page, a centred line centred, a transition
+    in capitals against the right margin, a lyric in italics."""
+    lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = "\n".join(lines)
+    if block.shape == "centered":
+        return f.para(text, CENTRED, here)
+    if block.shape == "transition":
+        return f.para(text.upper(), TRANSITION, here)
+    return f.para(text, ACTION, here, italic=block.shape == "lyric")
+
+
+def _block_speech(f: typeset.Fonts, block: Speech, here: str, columns=None, mark: str = ""):
+    """A screenplay speech from its block, in the full columns or one side of dual dialogue; `mark` is
+    the dual marker put before the parenthetical where the speeches cannot stand side by side."""
+    cue, paren, dialogue = columns or (CUE, PAREN, DIALOGUE)
+    parenthetical = "; ".join(p for p in (mark, block.parenthetical.strip("()")) if p)
+    return speech_flowable(f, block.character, block.parts, here, cue=cue, paren=paren, dialogue=dialogue,
+                           extension=block.extension, parenthetical=parenthetical)
+
+
+def dual_flowable(f: typeset.Fonts, first: Speech, second: Speech, script: Script):
+    """Two speeches spoken at once, side by side; one after the other, the second marked, where the
+    pair is taller than a page."""
+    here1, here2 = where(first, script), where(second, script)
+    return typeset.Dual(
+        _block_speech(f, first, here1, DUAL_LEFT), _block_speech(f, second, here2, DUAL_RIGHT),
+        lambda: [_block_speech(f, first, here1), _block_speech(f, second, here2, mark=dual_mark(first.character))],
+        space_before=LINE,
+    )
 
 
 def backstage_appendix(f: typeset.Fonts, script: Script, heading, speech) -> list:
@@ -135,6 +198,7 @@ def backstage_appendix(f: typeset.Fonts, script: Script, heading, speech) -> lis
 
 def _screenplay(script: Script, f: typeset.Fonts) -> list:
     story = title_page(f, script)
+    last: Speech | None = None  # the speech the story ends with, which a dual one joins
     for block in script.blocks:
         here = where(block, script)
         if isinstance(block, Heading):
@@ -142,14 +206,24 @@ def _screenplay(script: Script, f: typeset.Fonts) -> list:
             if block.brief:
                 story.append(f.para(block.brief, BRIEF, here, italic=True))
         elif isinstance(block, Direction):
-            lines = [line.strip() for line in block.text.splitlines() if line.strip()]
-            if lines:
-                story.append(f.para("\n".join(lines), ACTION, here))
+            para = direction_flowable(f, block, here)
+            if para is not None:
+                story.append(para)
         elif isinstance(block, Speech):
-            story.append(speech_flowable(f, block.character, block.parts, here))
+            partner = script.spoken_with(block)
+            if partner is not None and partner is last:
+                story[-1] = dual_flowable(f, partner, block, script)
+                last = None  # a third speech marked dual joins no pair: it is set on its own
+                continue
+            # a speech marked dual with no speech to stand beside (a third at once): set alone, marked
+            story.append(_block_speech(f, block, here, mark=dual_mark(partner.character) if partner else ""))
+            last = block
+            continue
         elif isinstance(block, Epilogue):
             story += [PageBreak(), Paragraph("EPILOGUE", SLUG)]
             story.append(speech_flowable(f, block.character, block.parts, here))
+        if not isinstance(block, Backstage):
+            last = None
     if script.backstage:
         story += backstage_appendix(
             f, script, lambda text: Paragraph(text, SLUG), lambda n, p, h: speech_flowable(f, n, p, h)

@@ -20,6 +20,8 @@ from studio.engine.script import (  # noqa: F401
     Speech,
     character_direction,
     clean_text,
+    cue,
+    dual_mark,
     parenthesise,
     protagonist_voice,
     read_script,

@@ -2,13 +2,18 @@
 
 The convention is the one US publishers' guides (Samuel French, now Concord Theatricals) and most
 US playwriting competitions ask for: 12 pt Courier, a 1.5" binding margin and 1" elsewhere; a
-title page (title in capitals, "by", the author; contact/source lower left); a cast page listing
+title page (title in capitals, "by", the author; source and contact lower left, the draft date lower
+right); a cast page listing
 each character in capitals with a short description, then the setting; each scene under a
 centred heading with the setting paragraph (here the playwright's brief) below it; character
 names centred in capitals above their lines; dialogue across the full measure; stage directions
 indented well in from the left and set in italics, and in parentheses on their own line where
 they fall inside a speech; entrances and exits are directions like any other; "END OF PLAY"
 centred after the last line; page numbers from the first page of the play.
+
+A parenthetical the playwright wrote before a speech follows the name on its line, in italics; an
+extension follows the name ("JENNY (V.O.)"); two speeches spoken at once follow each other, the second
+marked "(at the same time as ...)", since the page has one column.
 
 The protagonist's epilogue is its own section after the play, on its own page; the backstage,
 when asked for, is an appendix after that, as in the screenplay.
@@ -29,10 +34,11 @@ from studio.export.pdf import (
     _style,
     backstage_appendix,
     speech_flowable,
+    title_page,
     where,
     write_pdf,
 )
-from studio.export.script import Direction, Epilogue, Heading, Script, Speech, parenthesise
+from studio.export.script import Direction, Epilogue, Heading, Script, Speech, dual_mark, parenthesise
 
 NAME = _style("stage-name", 0, 6, alignment=TA_CENTER)
 LINES = _style("stage-lines", 0, 6)
@@ -43,11 +49,39 @@ TITLE = _style("stage-title", 0, 6, alignment=TA_CENTER, fontSize=18, leading=24
 CENTRE = _style("stage-centre", 0, 6, alignment=TA_CENTER)
 LEFT = _style("stage-left", 0, 6)
 CAST = _style("stage-cast", 0.5, 5.5, spaceBefore=LINE, firstLineIndent=-0.5 * inch)
+CENTRED = _style("stage-centred", 0, 6, alignment=TA_CENTER, spaceBefore=LINE)
+LYRIC = _style("stage-lyric", 0, 6, spaceBefore=LINE)
 
 
-def _speech(f: typeset.Fonts, name: str, parts, here: str):
+def _speech(f: typeset.Fonts, name: str, parts, here: str, extension: str = "", parenthetical: str = ""):
     return speech_flowable(f, name, parts, here, cue=NAME, paren=INNER, dialogue=LINES, paren_style=parenthesise,
-                           italic_paren=True)
+                           italic_paren=True, extension=extension, parenthetical=parenthetical, paren_on_cue=True)
+
+
+def _block_speech(f: typeset.Fonts, block: Speech, script: Script, here: str):
+    """A speech from its block: the parenthetical after the name, on its line; a dual speech follows the
+    one it is spoken with, marked (a stage play's page has one column)."""
+    partner = script.spoken_with(block)
+    mark = dual_mark(partner.character) if partner else ""
+    parenthetical = "; ".join(p for p in (mark, block.parenthetical.strip("()")) if p)
+    return _speech(f, block.character, block.parts, here, block.extension, parenthetical)
+
+
+def _direction(f: typeset.Fonts, block: Direction, here: str):
+    """A stage direction by its shape: in italics in the direction column; a centred line centred; a
+    transition in capitals, upright, in the column (a stage play cuts with the lights, not the camera);
+    a lyric sung across the dialogue's measure, in italics."""
+    lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = "\n".join(lines)
+    if block.shape == "centered":
+        return f.para(text, CENTRED, here, italic=True)
+    if block.shape == "transition":
+        return f.para(text.upper(), DIRECTION, here)
+    if block.shape == "lyric":
+        return f.para(text, LYRIC, here, italic=True)
+    return f.para(text, DIRECTION, here, italic=True)
 
 
 def _heading(text: str, f: typeset.Fonts | None = None, here: str = "") -> Paragraph:
@@ -56,12 +90,8 @@ def _heading(text: str, f: typeset.Fonts | None = None, here: str = "") -> Parag
 
 
 def _front_matter(f: typeset.Fonts, script: Script) -> list:
-    here = where(None, script)
-    story = [Spacer(1, 3 * inch), Paragraph(f.markup(script.title.upper(), here), TITLE), Spacer(1, LINE * 2)]
-    credit, names = script.credit_lines(plain="by")  # a stage play's title page says "by", not "Written by"
-    story += [Paragraph(f.markup(credit, here), CENTRE), Spacer(1, LINE), Paragraph(f.markup(names, here), CENTRE)]
-    story += [Spacer(1, 3.5 * inch), Paragraph(f.markup(script.source, here), LEFT)]
-    story += [Paragraph(f.markup(script.draft_date, here), LEFT), PageBreak()]
+    # a stage play's title page: the title in capitals, and "by", not "Written by"
+    story = title_page(f, script, title=TITLE, plain="by", top=3, upper=True)
     story += [Paragraph("<u>CHARACTERS</u>", CENTRE), Spacer(1, LINE)]
     for entry in script.on_stage_cast:
         where_cast = f"the cast page ({entry.name})"
@@ -86,11 +116,11 @@ def _play(script: Script, f: typeset.Fonts) -> list:
             if block.brief:
                 story.append(f.para(block.brief, DIRECTION, here, italic=True))
         elif isinstance(block, Direction):
-            lines = [line.strip() for line in block.text.splitlines() if line.strip()]
-            if lines:
-                story.append(f.para("\n".join(lines), DIRECTION, here, italic=True))
+            para = _direction(f, block, here)
+            if para is not None:
+                story.append(para)
         elif isinstance(block, Speech):
-            story.append(_speech(f, block.character, block.parts, here))
+            story.append(_block_speech(f, block, script, here))
         elif isinstance(block, Epilogue):
             story += [PageBreak(), _heading("EPILOGUE")]
             story.append(_speech(f, block.character, block.parts, here))

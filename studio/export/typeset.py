@@ -759,6 +759,64 @@ class Speech(Flowable):
         return [self]
 
 
+FRAME_HEIGHT = 9 * inch
+
+
+class Foot(Flowable):
+    """Lines set at the foot of the page, whatever stands above them: a title page's source, contact
+    and draft date. It takes the rest of the page; where there is not room for its lines, the next."""
+
+    def __init__(self, lines: list[Flowable]):
+        super().__init__()
+        self.lines = lines
+
+    def wrap(self, avail_width, avail_height):
+        self.width = avail_width
+        need = sum(f.wrap(avail_width, avail_height)[1] for f in self.lines)
+        self.height = max(need, avail_height)
+        return self.width, self.height
+
+    def split(self, avail_width, avail_height):
+        return []
+
+    def draw(self):
+        y = sum(f.wrap(self.width, self.height)[1] for f in self.lines)
+        for f in self.lines:
+            _, h = f.wrap(self.width, self.height)
+            y -= h
+            f.drawOn(self.canv, 0, y)
+
+
+class Dual(Flowable):
+    """Two speeches spoken at once, side by side (each built in its own half of the page's columns) and
+    kept together: where the pair does not fit, it moves to the next page; where it is taller than a
+    whole page, `fallback()` sets them one after the other."""
+
+    def __init__(self, left: Flowable, right: Flowable, fallback: Callable[[], list[Flowable]],
+                 space_before: float = 0):
+        super().__init__()
+        self.left, self.right, self.fallback = left, right, fallback
+        self.spaceBefore = space_before
+
+    def wrap(self, avail_width, avail_height):
+        self.width = avail_width
+        self.heights = (self.left.wrap(avail_width, avail_height)[1], self.right.wrap(avail_width, avail_height)[1])
+        self.height = max(self.heights)
+        return self.width, self.height
+
+    def split(self, avail_width, avail_height):
+        if avail_height < FRAME_HEIGHT - 1:
+            return []  # the next page has room for the pair
+        flows = self.fallback()
+        if flows[0].wrap(avail_width, avail_height)[1] <= avail_height:
+            return flows
+        return [*flows[0].split(avail_width, avail_height), *flows[1:]]
+
+    def draw(self):
+        for f, h in zip((self.left, self.right), self.heights):
+            f.drawOn(self.canv, 0, self.height - h)
+
+
 class Pages(BaseDocTemplate):
     """Letter pages with a 1.5" binding margin; page numbers top right from the first page after
     the front matter (title page, and the cast page of a stage play)."""
@@ -768,7 +826,7 @@ class Pages(BaseDocTemplate):
         super().__init__(path, pagesize=(8.5 * inch, 11 * inch), title=title, author=author, creator="studio",
                          initialFontName=BASE)
         self.front, self.number_from = front, number_from
-        frame = Frame(1.5 * inch, 1 * inch, 6 * inch, 9 * inch, id="body",
+        frame = Frame(1.5 * inch, 1 * inch, 6 * inch, FRAME_HEIGHT, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
         self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number,
                                             onPageEnd=lambda canvas, doc: _settle_lines(canvas))])

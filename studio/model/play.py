@@ -188,7 +188,8 @@ class SceneBrief(_Strict):
 
 class Play(_Strict):
     title: str = Field(min_length=1, max_length=MAX_NAME * 2)
-    author: str = Field(default="Anonymous", max_length=MAX_NAME * 2)
+    # Empty: the title page names no one (never a made-up "Anonymous"); `studio new` fills it from settings.
+    author: str = Field(default="", max_length=MAX_NAME * 2)
     # The rest of a title page, as Fountain's title page names them: how the author is credited ("Written
     # by", "adapted from"), the draft's date as the playwright writes it, and how to reach them.
     credit: str = Field(default="", max_length=MAX_NAME * 2, description="the words before the author's name")
@@ -245,7 +246,7 @@ class Play(_Strict):
                              "play has none; add [cast.director] character = \"...\" or set critic_loop = false")
         return self
 
-    _one_line = field_validator("title", "author")(classmethod(lambda cls, v: one_line(v)))
+    _one_line = field_validator("title", "author", "credit", "draft_date")(classmethod(lambda cls, v: one_line(v)))
 
     @field_validator("scenes")
     @classmethod

@@ -146,16 +146,51 @@ character = {_q(director)}
 """
 
 
-def play_text(title: str, ego: str, others: list[str], superego: str | None, director: str | None) -> str:
+# The title page's fields besides the title, in the order a new play's file explains them: the field,
+# what it is, and an example for the commented-out line when it is left empty.
+TITLE_PAGE_FIELDS = (
+    ("author", "Who wrote it (empty: the title page names no one).", "Ana Kay"),
+    ("credit", 'How the author is credited (empty: "Written by", or "by" on a stage play).', "Story by"),
+    ("draft_date", "The draft's date as the title page prints it (empty: the day of the run).", "First draft, May 2026"),
+    ("contact", "How to reach the author, at the foot of the title page.", "ana@example.com"),
+)
+
+
+def check_title_page(page: dict[str, str], where: str = "command line", names: dict[str, str] | None = None) -> dict[str, str]:
+    """The title page's values as a play would keep them, or an InputError naming the field (`names` maps
+    a field to what the playwright typed it as, e.g. "--author")."""
+    from pydantic import ValidationError
+
+    from studio.model.play import Play
+
+    names = names or {}
+    for key, value in page.items():
+        try:
+            Play.model_validate({"title": "x", "cast": {}, key: value})
+        except ValidationError as exc:
+            problem = exc.errors()[0]["msg"].removeprefix("Value error, ").lower()
+            fix = "shorten it" if "at most" in problem else "write it on one line of printable text"
+            raise InputError(where, names.get(key, key), problem, fix) from None
+    return {key: value.strip() for key, value in page.items()}
+
+
+def _title_page_text(page: dict[str, str]) -> str:
+    out = []
+    for key, what, example in TITLE_PAGE_FIELDS:
+        value = page.get(key, "").strip()
+        out.append(f"# {what}\n" + (f"{key} = {_q(value)}" if value else f"# {key} = {_q(example)}"))
+    return "\n\n".join(out) + "\n"
+
+
+def play_text(title: str, ego: str, others: list[str], superego: str | None, director: str | None,
+              page: dict[str, str] | None = None) -> str:
     return f"""# A play for the studio. Each field is explained on the line above it; the optional ones are
 # commented out: delete the "# " in front of one to use it. Run it with 'studio open THIS_FILE'.
 
 # The title on the script's title page.
 title = {_q(title)}
 
-# Who wrote it.
-# author = "Anonymous"
-
+{_title_page_text(page or {})}
 # What the play is about, for the director and the characters.
 premise = {_q(STARTER_PREMISE)}
 
@@ -213,10 +248,13 @@ def new_play(
     others: list[str] | None = None,
     superego: str | None = None,
     director: str | None = None,
+    page: dict[str, str] | None = None,
 ) -> tuple[Path, list[Path]]:
-    """Write the play and a starting sheet for each character it names that does not exist yet."""
+    """Write the play and a starting sheet for each character it names that does not exist yet. `page`
+    holds the title page's author, credit, draft_date and contact (checked before anything is written)."""
     if not title.strip():
         raise InputError("command line", "TITLE", "is empty", "give the play a title")
+    page = check_title_page(page or {})
     others = others or ["stranger"]
     names = [ego, *others, *(n for n in (superego, director) if n)]
     stems = {n: slug(n) for n in names}
@@ -236,6 +274,7 @@ def new_play(
         [stems[o] for o in others],
         stems[superego] if superego else None,
         stems[director] if director else None,
+        page,
     )
     write_new(path, text)
     return path, created

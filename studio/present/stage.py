@@ -70,6 +70,8 @@ def tag(event: Any, takes: dict[int, tuple[int, int]], marks: dict[int, Any] | N
         tags.append("yours")
     elif event.origin == "override":
         tags.append("edited")
+    if event.data.get("kept"):
+        tags.append("kept")  # copied as written onto the take an edit before it made (studio/engine/pen.py)
     if event.data.get("heard_as"):
         tags.append(f"as {event.data['heard_as']} heard it")
     index, count = takes.get(event.id, (1, 1))

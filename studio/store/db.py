@@ -310,7 +310,7 @@ class Store:
                                  f"{LEASE:g} s")
 
     def delete_run(self, run_id: int) -> int:
-        """Delete a whole run: its events, take marks and critiques, then the run. Only as one transaction,
+        """Delete a whole run: its events, take marks, critiques and undo history, then the run. Only as one transaction,
         and only for a run the playwright chose and confirmed, that no one is playing; a lab trial's run is
         refused. The number of events deleted is returned."""
         self.run(run_id)
@@ -324,6 +324,7 @@ class Store:
             conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM critiques WHERE run_id = ?", (run_id,))
             conn.execute("DELETE FROM run_players WHERE run_id = ?", (run_id,))
+            conn.execute("DELETE FROM pen_history WHERE run_id = ?", (run_id,))  # studio/engine/history.py
             gone = conn.execute("DELETE FROM events WHERE run_id = ?", (run_id,)).rowcount
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         return gone
@@ -428,6 +429,43 @@ class Store:
             usage=usage,
             created=created,
         )
+
+    def append_chain(self, run_id: int, parent: int | None, rows: Sequence[dict[str, Any]],
+                     remap: Any = None) -> list[Event]:
+        """Commit several events as one new branch after `parent`, each the next one's parent, and move the
+        head to the last: one transaction, so a playwright's edit with a thousand lines kept after it is
+        all there or not there at all. Each row holds `append`'s fields; a row's `copy_of` (an event id) is
+        noted, and `remap(data, copies)` (copies: old id -> new id so far) may point its data at the copies."""
+        created = time.time()
+        out: list[Event] = []
+        copies: dict[int, int] = {}
+        tip = parent
+        with self.lock, _Immediate(self.conn):
+            for row in rows:
+                data = dict(row.get("data") or {})
+                if remap is not None and copies:
+                    data = remap(data, copies)
+                settings, usage = row.get("settings") or {}, row.get("usage") or {}
+                values = (run_id, tip, row["kind"], row.get("role"), row.get("character"), row["text"],
+                          row.get("scene"), row.get("turn"), row.get("origin", "model"), _AS_WRITTEN.encode(data),
+                          row.get("model"), json.dumps(settings), json.dumps(usage), created)
+                try:
+                    event_id = _inserted(self.conn.execute(_INSERT_EVENT, values))
+                except sqlite3.IntegrityError:
+                    if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+                        raise self.gone(run_id) from None
+                    raise
+                if row.get("copy_of") is not None:
+                    copies[int(row["copy_of"])] = event_id
+                out.append(Event(event_id, run_id, tip, row["kind"], row["text"], row.get("role"),
+                                 row.get("character"), row.get("scene"), row.get("turn"), row.get("origin", "model"),
+                                 data, row.get("model"), settings, usage, created))
+                tip = event_id
+            if out:
+                self._move_head(run_id, parent, out[-1].id, True)
+            elif self.conn.execute("UPDATE runs SET head = ? WHERE id = ?", (parent, run_id)).rowcount != 1:
+                raise self.gone(run_id)
+        return out
 
     def _move_head(self, run_id: int, parent: int | None, event_id: int, branch: bool) -> None:
         """Inside an append's transaction: the head moves only if it is still where this take left it (a new

@@ -61,6 +61,18 @@ CREATE TABLE IF NOT EXISTS run_players (
     lease     REAL NOT NULL,
     PRIMARY KEY (run_id, holder)
 );
+CREATE TABLE IF NOT EXISTS pen_history (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      INTEGER NOT NULL,
+    holder      TEXT,
+    action      TEXT NOT NULL,
+    before_head INTEGER,
+    after_head  INTEGER,
+    description TEXT NOT NULL,
+    undone      INTEGER NOT NULL DEFAULT 0,
+    created     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pen_history_by_run ON pen_history(run_id, holder, id);
 CREATE TRIGGER IF NOT EXISTS events_are_immutable BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are immutable'); END;
 """

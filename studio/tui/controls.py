@@ -340,7 +340,7 @@ MAIN: tuple[Control, ...] = (
         "P",
         "edit_play",
         "Edit play",
-        "Edit the play's scene briefs, turns, cast and the superego's timing; saved in place for new runs.",
+        "Edit the play's scene briefs, turns, cast, the superego's timing and the title page; saved in place for new runs.",
         CAST,
         show=False,
     ),

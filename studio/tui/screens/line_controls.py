@@ -103,4 +103,4 @@ class LineControls(ControlGroup):
             return
         self.screen.note_take(new)
         self.resync(select=new.id)
-        self.notify("Your line is in; the run branches from it and the old future stays a take.")
+        self.notify("Your line is in, a new take: the lines after it are kept as written; the old take stays.")

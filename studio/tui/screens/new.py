@@ -116,10 +116,13 @@ class NewPlayScreen(Dialog):
         if self.problem:
             self.notify(self.problem, severity="warning")
             return
+        from studio import settings
+
         fields = self._fields()
         try:
+            # the title page starts with the playwright's own author and contact; P edits it
             path, sheets = new_play(self._root, fields["title"], fields["ego"], fields["others"],
-                                    fields["superego"], fields["director"])
+                                    fields["superego"], fields["director"], settings.title_page())
         except InputError as exc:
             self.notify(exc.message, severity="error")
             return

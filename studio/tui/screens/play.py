@@ -1,4 +1,4 @@
-"""The play editor: scene briefs, turns, cast and the superego's timing, saved in place.
+"""The play editor: scene briefs, turns, cast, the superego's timing and the title page, saved in place.
 
 Like the sheet editor it validates on every keystroke and saves only a valid play, through the
 style-preserving writer, so the playwright's comments and layout survive. A run keeps the play it
@@ -56,6 +56,11 @@ def parse_schedule(text: str, old: StrategySchedule) -> StrategySchedule:
     except ValueError:
         raise ValueError("write every how many turns (4), a probability (p0.3) or off") from None
     return StrategySchedule(enabled=True, every=every)
+
+
+def contact_text(contact: str) -> str:
+    """A contact of several lines (an address) on the one line of its box, the lines apart by " / "."""
+    return " / ".join(line.strip() for line in contact.splitlines() if line.strip())
 
 
 def briefs_text(play: Play) -> str:
@@ -135,6 +140,21 @@ class PlayScreen(ModalScreen[Path | None]):
                             schedule = superego.schedule(name) if superego else SuperegoMember(
                                 character="x").schedule(name)
                             yield Input(schedule_text(schedule), id=f"play-{name}")
+                # last: the timing above must fit a 45-row terminal unscrolled; the title page is set once
+                yield Label("Title page: how every export credits the play")
+                with Horizontal(classes="row"):
+                    with Vertical(classes="wide"):
+                        yield Label("Author (empty: the title page names no one)")
+                        yield Input(play.author, id="play-author", placeholder="e.g. Ana Kay")
+                    with Vertical():
+                        yield Label("Credit")
+                        yield Input(play.credit, id="play-credit", placeholder="Written by")
+                    with Vertical():
+                        yield Label("Draft date")
+                        yield Input(play.draft_date, id="play-draft_date", placeholder="the run's day")
+                    with Vertical(classes="wide"):
+                        yield Label("Contact")
+                        yield Input(contact_text(play.contact), id="play-contact", placeholder="how to reach you")
             yield Static(id="play-problems")
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="play-save")
@@ -184,6 +204,11 @@ class PlayScreen(ModalScreen[Path | None]):
     def _settings(self, problems: dict[str, str]) -> dict[str, Any]:
         """Title, premise, turns and scenes; a count that is not a whole number is a problem, not a crash."""
         updates: dict[str, Any] = {"title": self._value("title"), "premise": self._value("premise")}
+        for field in ("author", "credit", "draft_date"):
+            updates[field] = self._value(field)
+        # a contact of several lines shows on one; unchanged, it keeps its lines
+        contact = self._value("contact")
+        updates["contact"] = self._play.contact if contact == contact_text(self._play.contact).strip() else contact
         try:
             updates["turns"] = int(self._value("turns"))
         except ValueError:
