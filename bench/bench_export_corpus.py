@@ -6,9 +6,9 @@ thirty-odd writing systems, marks on letters, unspaced Thai, Lao and Khmer, righ
 digits). Each checkout is run in a process of its own, the corpora always from this checkout, so
 both export the same runs; the first export of a process registers the fonts and is left out, then
 each corpus is exported `repeat` times in each PDF layout. The two checkouts run in turn, `rounds`
-times each, and the median of each figure is reported, so a busy spell of a shared machine weighs on
-both alike. Times are the process's CPU time, not the wall clock: on a machine shared with other
-work the wall clock measures the others too.
+times each, and the median of each figure is reported, so a busy spell of the computer weighs on
+both alike. Times are the process's CPU time, not the wall clock, which counts whatever else the
+computer is doing meanwhile.
 
     .venv/bin/python bench/bench_export_corpus.py [--against PATH] [--repeat N] [--rounds N]
 
