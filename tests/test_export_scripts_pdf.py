@@ -58,14 +58,19 @@ def reading(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def planted_pdfs(tmp_path_factory):
-    from studio.store import Store
-
     missing = fonts_present()
     if missing:
         pytest.skip(f"fonts missing for {', '.join(missing)} (scripts/setup and .ci/run install them)")
-    folder = tmp_path_factory.mktemp("planted")
+    return both_layouts(tmp_path_factory.mktemp("planted"), planted_run)
+
+
+def both_layouts(folder: Path, make_run):
+    """The run `make_run(store)` writes, exported in both PDF layouts into `folder`: (the script, the
+    paths by format, the warnings the export gave)."""
+    from studio.store import Store
+
     store = Store(folder / "studio.db")
-    run_id = planted_run(store)
+    run_id = make_run(store)
     warnings: list[str] = []
     paths = {fmt: export_run(store, run_id, fmt, out=folder / f"{fmt}.pdf", warn=warnings.append)
              for fmt in ("pdf", "play-pdf")}

@@ -19,6 +19,7 @@ from pypdf import PdfReader
 from studio.export import export_run, typeset
 from studio.export.pdf import DIALOGUE
 from studio.export.typeset import letters
+from test_export_scripts_pdf import both_layouts, squeeze
 from world import DIRECTIONS, THAI_LONG, WORLD, world_run
 
 needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("pdftoppm"),
@@ -29,12 +30,6 @@ needs_noto_core = pytest.mark.skipif(not os.path.isdir(typeset.NOTO_CORE),
 # order they stand on the page (docs/exports.md): for these it is held to each word's letters.
 RIGHT_TO_LEFT = ("Hebrew", "Arabic", "Arabic digits", "Syriac", "Thaana", "N'Ko", "Adlam")
 PYPDF_WORDS = ("Hebrew", "Arabic", "Arabic digits", "Syriac", "Thaana")
-
-
-def squeeze(text: str) -> str:
-    """Text as compared: NFKC, and no white space or format character (the marks a reader adds around
-    the runs it turned round, RLE and PDF, and the RLM and LRM the text layer closes a run with)."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if not c.isspace() and unicodedata.category(c) != "Cf")
 
 
 def private_use(text: str) -> list[str]:
@@ -50,15 +45,7 @@ def poppler(path: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def world_pdfs(tmp_path_factory):
-    from studio.store import Store
-
-    folder = tmp_path_factory.mktemp("world")
-    store = Store(folder / "studio.db")
-    run_id = world_run(store)
-    warnings: list[str] = []
-    paths = {fmt: export_run(store, run_id, fmt, out=folder / f"{fmt}.pdf", warn=warnings.append)
-             for fmt in ("pdf", "play-pdf")}
-    store.close()
+    _, paths, warnings = both_layouts(tmp_path_factory.mktemp("world"), world_run)
     return paths, warnings
 
 

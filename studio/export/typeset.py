@@ -485,21 +485,21 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
         total = 0.0
         for group in groups:
             frag = group[0][0]
-            name = getattr(frag, "fontName", "")
+            face: str = getattr(frag, "fontName", None) or ""
             size = getattr(frag, "fontSize", 12)
             text = "".join(t for f, t in group if not hasattr(f, "cbDefn"))
             if not _needs_shaping(group):
                 new.extend(tuple(item) for item in group)
-                total += pdfmetrics.stringWidth(text, name, size) if name else 0
+                total += pdfmetrics.stringWidth(text, face, size) if face else 0
                 continue
-            if any(script in name for script in _RTL_JOINING):
+            if any(script in face for script in _RTL_JOINING):
                 group = [(f, t[::-1]) for f, t in reversed(group)]
                 text = text[::-1]
             # forced: a sequence a face draws as one glyph it already has (a skin tone on a monochrome emoji)
             # is shaped too, not left as two glyphs
-            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **{**kwargs, "force": True})
+            shaped = original([pdfmetrics.stringWidth(text, face, size), *group], *args, **{**kwargs, "force": True})
             total += shaped[0]
-            font = pdfmetrics.getFont(name)
+            font = pdfmetrics.getFont(face)
             for f, s in shaped[1:]:
                 data = getattr(s, "__shapeData__", None)
                 if data is None:
