@@ -237,3 +237,19 @@ def test_a_typed_scene_heading_and_transition_print_as_typed(store):
         assert "CUT TO:" in lines and "INT. HOUSE - NIGHT" in lines, (reader, lines)
         if reader != "screenplain-pdf":  # screenplain has no `\_` (see the docs)
             assert "a *star* and _under_ here" in lines, (reader, lines)
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_every_reader_prints_every_writing_system_as_typed(reader):
+    """The second corpus (a line in each of thirty-odd writing systems, tests/world.py) prints as typed
+    in every reader, but for what docs/exports.md lists (a PDF reader's one Latin face)."""
+    from studio.store import Store
+    from world import world_run
+
+    store = Store(":memory:")
+    try:
+        script = for_reader(build_script(store, world_run(store)), reader)
+    finally:
+        store.close()
+    problem = compare(reader, script, READERS[reader](render(script, "fountain")))
+    assert problem is None, problem
