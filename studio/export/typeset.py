@@ -592,6 +592,8 @@ def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
             out = _TJ_ARRAY.sub(_in_small_steps, out)
         if getattr(self, "_in_marked_line", False) or not text:  # a marked line's text covers its pieces
             return out
+        if not getattr(self._canvas, "_studio_pages", False):
+            return out  # another program's PDF in this process (a Fountain reader's): nothing settles its pages
         actual = getattr(text, "_actual", None)
         opening = _placeholder(self._canvas, actual or str(text), plain=not actual)
         return f"{opening} {out} EMC %studio-end-{len(self._canvas._studio_lines) - 1}\n"
@@ -833,6 +835,7 @@ class Pages(BaseDocTemplate):
 
     def _number(self, canvas, doc):
         canvas.setNamedCB(ACTUAL_CB, _mark_actual)
+        canvas._studio_pages = True  # its pages' text is spelt when each is done (`_settle_lines`)
         number = doc.page - self.front
         if number >= self.number_from:
             canvas.setFont(BASE, 12)
