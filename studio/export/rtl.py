@@ -112,6 +112,8 @@ def for_poppler(text: str, page_lr: bool) -> str:
     as they stand. So each right-to-left run is given turned round here, and an invisible mark (RLM,
     LRM) closes each run where poppler would otherwise run on into the next: what it reads back is the
     typed text with those marks, which are not characters anyone typed and which every reader drops."""
+    if text.isascii() or not any(poppler_kind(c) == "R" for c in text):  # most text: no run to turn round
+        return text if page_lr or not text or poppler_kind(text[-1]) in ("L", "N") else text + LRM
     pieces = _segments(text)
     if page_lr:  # a mark only where the run ends in a character that would not stop poppler by itself
         return "".join((RLM if poppler_kind(run[-1]) != "R" else "") + run[::-1] if rtl else run for rtl, run in pieces)

@@ -38,7 +38,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
-from studio.export.rtl import base_rtl, for_poppler, is_rtl, poppler_count, visual, visual_lines
+from studio.export.rtl import LRM, RLM, base_rtl, for_poppler, is_rtl, poppler_count, visual, visual_lines
 
 BASE = "Courier Prime"
 BOX = "studio-NotoSans"  # whose .notdef glyph, a box, stands for a character no font has
@@ -409,8 +409,13 @@ def _settle_lines(canvas: Any) -> None:
     # The marks the spelling adds are letters to poppler too: the page's order is the one whose spelling
     # leaves the tally on its own side (left to right where neither does, as poppler leans).
     def tally(lr: bool) -> int:
-        return count + sum(poppler_count(for_poppler(text, lr)) - poppler_count(text)
-                           for text, plain in lines if not (plain and lr))
+        """The page's count once its lines are spelt for `lr`: each mark added (LRM one, RLM minus one)."""
+        added = 0
+        for text, plain in lines:
+            if not (plain and lr):
+                spelt = for_poppler(text, lr)
+                added += spelt.count(LRM) - text.count(LRM) - spelt.count(RLM) + text.count(RLM)
+        return count + added
 
     lr_holds, rl_holds = tally(True) >= 0, tally(False) < 0
     page_lr = count >= 0 if lr_holds == rl_holds else lr_holds
