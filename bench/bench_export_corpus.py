@@ -6,9 +6,9 @@ thirty-odd writing systems, marks on letters, unspaced Thai, Lao and Khmer, righ
 digits). Each checkout is run in a process of its own, the corpora always from this checkout, so
 both export the same runs; the first export of a process registers the fonts and is left out, then
 each corpus is exported `repeat` times in each PDF layout. The two checkouts run in turn, `rounds`
-times each, and the median of each figure is reported, so a busy spell of the computer weighs on
-both alike. Times are the process's CPU time, not the wall clock, which counts whatever else the
-computer is doing meanwhile.
+times each, so a busy spell of the computer weighs on both alike. Each figure is the least CPU time
+of an export over all of them: the wall clock counts whatever else the computer is doing meanwhile,
+and so, on a busy computer, does a process's CPU time (shared caches, a shared core), only upwards.
 
     .venv/bin/python bench/bench_export_corpus.py [--against PATH] [--repeat N] [--rounds N]
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ def measure(root: Path, repeat: int) -> dict[str, float]:
                     started = time.process_time()
                     export_run(store, run_id, layout, out=Path(folder) / f"{name}-{layout}.pdf", warn=lambda m: None)
                     times.append(time.process_time() - started)
-                out[f"{name} {layout}"] = statistics.median(times)
+                out[f"{name} {layout}"] = min(times)
         store.close()
     return out
 
@@ -72,8 +71,8 @@ def main() -> None:
             done = subprocess.run([sys.executable, __file__, "--one", str(root), "--repeat", str(args.repeat)],
                                   capture_output=True, text=True, check=True, timeout=900)
             rounds[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    figures = {label: {key: statistics.median(r[key] for r in runs) for key in runs[0]} for label, runs in rounds.items()}
-    print(f"PDF export, CPU seconds, median of {args.rounds} rounds of {args.repeat}; this checkout: {HERE}; against: {args.against}")
+    figures = {label: {key: min(r[key] for r in runs) for key in runs[0]} for label, runs in rounds.items()}
+    print(f"PDF export, least CPU seconds of {args.rounds} rounds of {args.repeat}; this checkout: {HERE}; against: {args.against}")
     print(f"{'corpus, layout':<18} {'this':>9} {'against':>9} {'ratio':>6}")
     for key in figures["this"]:
         this, other = figures["this"][key], figures["against"][key]
