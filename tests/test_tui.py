@@ -17,7 +17,6 @@ from conftest import PLAYS, ROOT, RecordingGateway, make_cast
 from studio.llm import scripted
 from studio.store import Store, events as ev
 
-pytest.importorskip("textual")
 
 from studio.tui.app import StudioApp  # noqa: E402
 from studio.tui.controls import ALL, GLOBAL, MAIN  # noqa: E402
@@ -534,7 +533,6 @@ async def test_export_goes_through_the_exporter(studio, monkeypatch, tmp_path):
 
 
 async def test_export_writes_the_take_through_the_real_exporter(studio, tmp_path):
-    pytest.importorskip("studio.export")
     app = studio()
     out = tmp_path / "take.md"
     async with app.run_test(size=SIZE) as pilot:
@@ -598,7 +596,7 @@ async def test_critiques_open_the_critique_view_when_there_is_one(studio, monkey
 
 async def test_help_lists_every_control_with_its_key_and_id(studio):
     app = studio()
-    async with app.run_test(size=(150, 110)) as pilot:
+    async with app.run_test(size=(150, 130)) as pilot:
         await opened(pilot)
         await pilot.press("question_mark")
         await pilot.pause()

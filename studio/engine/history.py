@@ -44,7 +44,7 @@ def record(engine: Any, action: str, before_head: int | None, after_head: int | 
         raise ValueError(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
     store = engine.store
     text = " ".join(str(description).split())[:200]
-    with store.lock, _Immediate(store.conn):
+    with store.lock, _Immediate(store):
         store.conn.execute("DELETE FROM pen_history WHERE run_id = ? AND holder IS ? AND undone = 1",
                            (engine.run_id, engine.holder))
         store.conn.execute(
@@ -68,6 +68,11 @@ def _next(engine: Any, undone: bool) -> Action | None:
         f"WHERE run_id = ? AND holder IS ? AND undone = ? ORDER BY id {order} LIMIT 1",
         (engine.run_id, engine.holder, int(undone)))
     return None if row is None else Action(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]))
+
+
+def upcoming(engine: Any, redo: bool = False) -> Action | None:
+    """The action this window's undo (or redo) would act on now, for the app to say before it does."""
+    return _next(engine, redo)
 
 
 def can_undo(engine: Any) -> bool:
