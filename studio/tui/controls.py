@@ -249,7 +249,8 @@ MAIN: tuple[Control, ...] = (
         "lorebook",
         "World Info",
         "The highlighted character's World Info: every entry of its card's book and of the lorebooks its sheet "
-        "names, to read and edit; saved to the book's own file, read by new runs (the mind dialog opens it too).",
+        "names, to read and edit, or a new book started for one with none; saved to the book's own file, read by new "
+        "runs (the mind dialog opens it too).",
         CAST,
         show=False,
     ),
