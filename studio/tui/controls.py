@@ -99,7 +99,7 @@ MAIN: tuple[Control, ...] = (
         "right_square_bracket",
         "take(1)",
         "Next take",
-        "Follow the next take of the selected line.",
+        "Follow the next take of the selected line; on the newest line's last take, write a new one.",
         LINES,
         key_display="]",
     ),
@@ -365,8 +365,10 @@ MAIN: tuple[Control, ...] = (
 
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
-    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP,
+    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen (F1 opens it too).", APP,
+            key_display="?"),
+    Control("quit", "q", "quit", "Quit", "Quit (ctrl+q too, from inside a text box); everything committed is kept and "
+            "the run resumes later.", APP,
             show=False),
 )
 
