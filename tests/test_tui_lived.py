@@ -855,3 +855,19 @@ async def test_the_export_dialog_exports_the_format_the_arrows_reached_and_enter
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(written) == 2, "the second export")
         assert written[1] == (list(FORMATS)[1], False)
+
+
+def test_help_below_120_columns_gives_the_width_to_the_words_not_the_ids():
+    from rich.console import Console
+
+    from studio.tui.screens.help import help_table
+
+    def lines(ids: bool) -> list[str]:
+        console = Console(width=76, record=True)
+        console.print(help_table(ids=ids))
+        return console.export_text().splitlines()
+
+    narrow, wide = lines(False), lines(True)
+    assert not any("play-or-pause" in r or "take-next" in r for r in narrow)
+    assert any("take-next" in r for r in wide)
+    assert len(narrow) < len(wide) * 0.8  # more keys a page
