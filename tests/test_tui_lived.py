@@ -871,3 +871,13 @@ def test_help_below_120_columns_gives_the_width_to_the_words_not_the_ids():
     assert not any("play-or-pause" in r or "take-next" in r for r in narrow)
     assert any("take-next" in r for r in wide)
     assert len(narrow) < len(wide) * 0.8  # more keys a page
+
+
+async def test_the_picker_s_footer_at_80_columns_names_filter_delete_and_quit(studio):
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("n New play", "/ Filter", "d Delete", "q Quit", "? Help"):
+            assert key in footer, (key, footer)
