@@ -105,5 +105,6 @@ class Legible(LineFilter):
             if style is None or segment.control or _drawing(segment.text):
                 out.append(segment)
             else:
-                out.append(Segment(segment.text, legible_style(style, back), None))
+                legible = legible_style(style, back)
+                out.append(segment if legible is style else Segment(segment.text, legible, None))
         return out
