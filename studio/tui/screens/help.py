@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PICKER, RUN, TEXT, TREE
+from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PEN, PICKER, RUN, TEXT, TREE
 
 PANES_HELP = (
     ("Stage", "The play as an audience sees it, streaming as it is written. ↑/↓ select a line."),
@@ -37,7 +37,7 @@ def help_table(ids: bool = True) -> Table:
     def row(key: object, what: object, ident: str = "") -> None:
         table.add_row(key, what, *((ident,) if ids else ()))  # type: ignore[arg-type]
 
-    for group in (RUN, LINES, FINDING, EDITING, CAST, PANES, APP):
+    for group in (RUN, LINES, PEN, FINDING, EDITING, CAST, PANES, APP):
         row("", Text(group, style="bold underline"))  # not in the key column: it would widen it
         for control in ALL:
             if control.group == group:
