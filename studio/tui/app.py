@@ -14,14 +14,16 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App
+from textual.filter import LineFilter
 
 from studio.tui.commands import ControlsProvider
+from studio.tui.contrast import Legible
 from studio.tui.controls import GLOBAL
 from studio.tui.escapes import settle_escapes
 
@@ -82,6 +84,7 @@ class StudioApp(App[None]):
         self._key_in_flight = False
         self._held_since = 0.0
         self._scratch: Any = None  # a browser tab's folder for exports on their way to the browser
+        self._legible = Legible()
         self._remember_theme()
 
     def on_mount(self) -> None:
@@ -101,6 +104,10 @@ class StudioApp(App[None]):
             self.open_run(self._start_run, self.roles)
         else:
             self.show_picker(first=True)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then every letter made readable on its background (studio/tui/contrast.py)."""
+        return [*super().get_line_filters(), self._legible]
 
     def _remember_theme(self) -> None:
         """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored.

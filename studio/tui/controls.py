@@ -110,7 +110,7 @@ MAIN: tuple[Control, ...] = (
         "right_square_bracket",
         "take(1)",
         "Next take",
-        "Follow the next take of the selected line.",
+        "Follow the next take of the selected line; on the newest line's last take, write a new one.",
         LINES,
         key_display="]",
         changes_stage=True,
@@ -347,7 +347,8 @@ MAIN: tuple[Control, ...] = (
         "lorebook",
         "World Info",
         "The highlighted character's World Info: every entry of its card's book and of the lorebooks its sheet "
-        "names, to read and edit; saved to the book's own file, read by new runs (the mind dialog opens it too).",
+        "names, to read and edit, or a new book started for one with none; saved to the book's own file, read by new "
+        "runs (the mind dialog opens it too).",
         CAST,
         show=False,
     ),
@@ -474,9 +475,10 @@ MAIN: tuple[Control, ...] = (
 
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
-    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later (an editor "
-            "with changes not saved asks first).", APP, show=False),
+    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen (F1 opens it too).", APP,
+            key_display="?"),
+    Control("quit", "q", "quit", "Quit", "Quit (ctrl+q too, from inside a text box); everything committed is kept and "
+            "the run resumes later (an editor with changes not saved asks first).", APP, show=False),
     Control("select-all", "ctrl+a", "select_all_box", "Select all", "In any text box, a one-line box too: "
             "select the whole text, so what you type next replaces it.", EDITING, key_display="ctrl+a",
             show=False, priority=True),

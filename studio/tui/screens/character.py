@@ -30,7 +30,7 @@ TRAIT_LABELS = {"openness": "Openness", "conscientiousness": "Conscientious", "e
                 "agreeableness": "Agreeable", "neuroticism": "Neuroticism"}
 LIST_LABELS = {
     "moods": "Moods, one a line: name weight: how it colours their lines (weight 1 if left out)",
-    "knowledge": 'Knowledge, one fact a line; when { keyword = "logbook" }: known once the condition holds',
+    "knowledge": 'Knowledge, one fact a line; a condition comes first, when { keyword = "logbook" }: known once it holds',
     "goals": "Goals, one a line; scene 2: a goal for that scene only",
 }
 # Every field in the order it is shown, so the problems line reads top to bottom.

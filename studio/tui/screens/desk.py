@@ -209,6 +209,11 @@ class DeskControls(ControlGroup):
             self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
 
+        # ctrl+e is a priority key: it runs as it arrives, while letters typed just before it may still wait
+        # in the box's own queue. Read the box once they are in, or the editor gets the line short.
+        focused.call_later(self._editor_line_for, focused)
+
+    def _editor_line_for(self, focused: Input) -> None:
         def send(text: str) -> None:
             if not text.strip():
                 return

@@ -86,10 +86,11 @@ class ActivityLine(RunPane, Static):
         name = role.name if role else "The studio"
         verb = TASK_VERBS.get(step.task, step.task)
         said = " ".join(self.writing.split())
+        count = f"{self.tokens} token{'' if self.tokens == 1 else 's'}"
         if said[:1] in ("{", "["):  # an answer read as data (a move, a vote): the stage shows it once read
-            self.say(f"● {name} {verb} · {self.tokens} tokens")
+            self.say(f"● {name} {verb} · {count}")
             return
-        self.say(f"● {name} {verb} · {self.tokens} tokens · {said[-60:]}")
+        self.say(f"● {name} {verb} · {count} · {said[-60:]}")
 
     def idle(self, engine: EngineView) -> None:
         self.say(idle_hint(engine))
