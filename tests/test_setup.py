@@ -1,0 +1,78 @@
+"""scripts/setup on a machine without a compiler: one clear sentence and exit 2 before anything is
+installed, never pip's wall of build errors; and a set-up already done needs no compiler at all."""
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# What scripts/setup runs besides Python: no cc, gcc, g++, clang, cmake or make among them.
+TOOLS = ["bash", "cat", "cut", "dirname", "find", "grep", "head", "sha256sum", "tr"]
+
+
+def scratch_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "studio"
+    (copy / "scripts").mkdir(parents=True)
+    for name in ("pyproject.toml", "requirements.lock", "scripts/setup"):
+        shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
+def bare_path(tmp_path: Path) -> str:
+    """A PATH holding only the tools scripts/setup needs, and python3."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in TOOLS:
+        found = shutil.which(tool)
+        if found is None:
+            pytest.skip(f"{tool} is not on this machine")
+        (bin_dir / tool).symlink_to(found)
+    (bin_dir / "python3").symlink_to(sys.executable)
+    return str(bin_dir)
+
+
+def run_setup(copy: Path, path: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {"PATH": path, "HOME": str(tmp_path / "home"), "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
+           "LANG": "C.UTF-8"}
+    return subprocess.run(["bash", str(copy / "scripts" / "setup")], env=env, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_no_compiler_on_a_fresh_machine_is_one_clear_message(tmp_path):
+    copy = scratch_copy(tmp_path)
+    started = time.monotonic()
+    done = run_setup(copy, bare_path(tmp_path), tmp_path)
+    took = time.monotonic() - started
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.strip()
+    assert message.startswith("scripts/setup: the embedded model's runtime, llama-cpp-python==")
+    assert "C++ compiler" in message and "apt-get install build-essential" in message
+    assert message.count("\n") == 0, "one sentence, not a log"
+    assert "Traceback" not in done.stderr and "Failed to build" not in done.stderr
+    assert not (copy / ".venv").exists(), "nothing is installed before the compiler is found missing"
+    assert took < 30
+
+
+def test_a_setup_already_done_needs_no_compiler(tmp_path):
+    copy = scratch_copy(tmp_path)
+    venv_bin = copy / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").symlink_to(sys.executable)
+    digest = hashlib.sha256(b"".join((copy / name).read_bytes()
+                                     for name in ("pyproject.toml", "requirements.lock", "scripts/setup")))
+    (copy / ".venv" / ".studio-setup").write_text(digest.hexdigest()[:16] + "\n")
+    done = run_setup(copy, bare_path(tmp_path), tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_lock_pins_what_the_studio_patches_and_compares():
+    lock = {line.split("==")[0]: line.split("==")[1] for line in (ROOT / "requirements.lock").read_text().splitlines()
+            if line and not line.startswith("#")}
+    for name in ("reportlab", "rich", "textual", "litellm", "llama-cpp-python"):
+        assert name in lock, f"requirements.lock has no {name}: run scripts/lock"
+    assert lock["litellm"] not in ("1.82.7", "1.82.8")
