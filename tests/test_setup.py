@@ -2,6 +2,7 @@
 installed, never pip's wall of build errors; and a set-up already done needs no compiler at all."""
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -76,3 +77,22 @@ def test_the_lock_pins_what_the_studio_patches_and_compares():
     for name in ("reportlab", "rich", "textual", "litellm", "llama-cpp-python"):
         assert name in lock, f"requirements.lock has no {name}: run scripts/lock"
     assert lock["litellm"] not in ("1.82.7", "1.82.8")
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x86 extensions are chosen on x86-64 only")
+def test_the_build_turns_on_only_the_extensions_this_cpu_has(tmp_path):
+    """A CPU without AVX2 (a Sandy Bridge, an older Atom) gets a build it can run, not one that dies with
+    an illegal instruction at the first token; a CPU with them keeps the fast paths."""
+    def chosen(flags: str) -> set[str]:
+        cpuinfo = tmp_path / "cpuinfo"
+        cpuinfo.write_text(f"processor\t: 0\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n")
+        done = subprocess.run(["bash", str(ROOT / "scripts" / "setup"), "--cmake-args"], capture_output=True,
+                              text=True, timeout=30, env={**os.environ, "STUDIO_CPUINFO": str(cpuinfo)})
+        assert done.returncode == 0, done.stderr
+        return set(done.stdout.split())
+
+    old = chosen("fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt avx")
+    assert {"-DGGML_AVX=ON", "-DGGML_AVX2=OFF", "-DGGML_FMA=OFF", "-DGGML_F16C=OFF", "-DGGML_BMI2=OFF"} <= old
+    assert {"-DGGML_NATIVE=OFF", "-DGGML_OPENMP=OFF"} <= old
+    new = chosen("fpu sse sse2 ssse3 sse4_1 sse4_2 avx avx2 fma f16c bmi2 avx512f")
+    assert {"-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON", "-DGGML_AVX512=OFF"} <= new
