@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# What scripts/setup runs besides Python: no cc, gcc, g++, clang, cmake or make among them.
 TOOLS = ["bash", "cat", "cut", "dirname", "find", "grep", "head", "sha256sum", "tr", "uname", "mktemp", "rm"]
 
 

@@ -2,6 +2,7 @@
 installed, never pip's wall of build errors; and a set-up already done needs no compiler at all."""
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -12,8 +13,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# What scripts/setup runs besides Python: no cc, gcc, g++, clang, cmake or make among them.
-TOOLS = ["bash", "cat", "cut", "dirname", "find", "grep", "head", "sha256sum", "tr"]
+BENCH = ROOT / "bench" / "bench_setup.py"
+
+
+def bare_path(tmp_path: Path) -> str:
+    """A PATH holding only the tools scripts/setup needs and python3, made as bench/bench_setup.py makes it."""
+    spec = importlib.util.spec_from_file_location("bench_setup", BENCH)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = bench.bare_path(tmp_path)
+    for tool in ("bash", "sha256sum", "cut", "grep", "find"):
+        if not (Path(path) / tool).exists():
+            pytest.skip(f"{tool} is not on this machine")
+    return path
 
 
 def scratch_copy(tmp_path: Path) -> Path:
@@ -22,19 +35,6 @@ def scratch_copy(tmp_path: Path) -> Path:
     for name in ("pyproject.toml", "requirements.lock", "scripts/setup"):
         shutil.copy2(ROOT / name, copy / name)
     return copy
-
-
-def bare_path(tmp_path: Path) -> str:
-    """A PATH holding only the tools scripts/setup needs, and python3."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in TOOLS:
-        found = shutil.which(tool)
-        if found is None:
-            pytest.skip(f"{tool} is not on this machine")
-        (bin_dir / tool).symlink_to(found)
-    (bin_dir / "python3").symlink_to(sys.executable)
-    return str(bin_dir)
 
 
 def run_setup(copy: Path, path: str, tmp_path: Path) -> subprocess.CompletedProcess:
