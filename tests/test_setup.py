@@ -96,3 +96,22 @@ def test_the_build_turns_on_only_the_extensions_this_cpu_has(tmp_path):
     assert {"-DGGML_NATIVE=OFF", "-DGGML_OPENMP=OFF"} <= old
     new = chosen("fpu sse sse2 ssse3 sse4_1 sse4_2 avx avx2 fma f16c bmi2 avx512f")
     assert {"-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON", "-DGGML_AVX512=OFF"} <= new
+
+
+def test_every_exact_pin_in_pyproject_is_the_locks():
+    """A pin moved in pyproject.toml without scripts/lock would make scripts/setup refuse to resolve."""
+    import re
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = [*pyproject["project"]["dependencies"], *sum(pyproject["project"]["optional-dependencies"].values(), [])]
+    lock = dict(line.split("==", 1) for line in (ROOT / "requirements.lock").read_text().splitlines()
+                if line and not line.startswith("#"))
+    moved = []
+    for requirement in wanted:
+        pinned = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==([^;\s]+)", requirement.strip())
+        if pinned:
+            name = re.sub(r"[_.]+", "-", pinned[1]).lower()
+            if lock.get(name) != pinned[2]:
+                moved.append(f"{name}=={pinned[2]} (the lock has {lock.get(name, 'none')})")
+    assert not moved, "pyproject.toml pins " + ", ".join(moved) + ": run scripts/lock and commit requirements.lock"
