@@ -61,7 +61,7 @@ def _load(args: argparse.Namespace) -> Any:
     path = find_experiment(args.experiment, experiments_folder())
     return load_experiment(path, reps=args.reps, concurrency=getattr(args, "concurrency", None), model=args.model,
                            endpoints=getattr(args, "endpoint", None) or None,
-                           max_parallel=getattr(args, "max_parallel", None))
+                           max_parallel=getattr(args, "max_parallel", None), playing=args.lab_command != "report")
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
@@ -192,7 +192,7 @@ def status(store: Any, console: Any) -> None:
         console.print(Text(f"Experiment files in {folder}:"))
     for path in files:
         try:
-            experiment = load_experiment(path)
+            experiment = load_experiment(path, playing=False)
         except InputError as exc:
             console.print(Text(f"  {path.name}: cannot be read: {exc.problem}"))
             continue
