@@ -115,3 +115,14 @@ def test_every_exact_pin_in_pyproject_is_the_locks():
             if lock.get(name) != pinned[2]:
                 moved.append(f"{name}=={pinned[2]} (the lock has {lock.get(name, 'none')})")
     assert not moved, "pyproject.toml pins " + ", ".join(moved) + ": run scripts/lock and commit requirements.lock"
+
+
+def test_a_c_compiler_without_a_cpp_one_is_named(tmp_path):
+    copy = scratch_copy(tmp_path)
+    path = bare_path(tmp_path)
+    cc = tmp_path / "bin" / "cc"
+    cc.write_text("#!/bin/sh\nexit 1\n")
+    cc.chmod(0o755)
+    done = run_setup(copy, path, tmp_path)
+    assert done.returncode == 2
+    assert "this PATH has no C++ compiler (looked for" in done.stderr
