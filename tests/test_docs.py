@@ -170,3 +170,18 @@ def test_the_site_builds_strictly(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
     assert "studio lab run" in cli and "studio export" in cli
+
+
+def test_the_benchmarks_page_opens_with_one_current_table_and_keeps_its_history_apart():
+    """A reader looking for where a goal stands finds it in one row, not under older tables."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    now = text.split("## Now", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in now.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| measure | goal | now | command | date | load |", rows[0]
+    for row in rows[2:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert len(cells) == 6 and all(cells), f"docs/benchmarks.md: a row of the current table lacks a cell: {row}"
+        script = re.search(r"`(bench/\w+\.py)", cells[3])
+        assert script and (ROOT / script.group(1)).exists(), f"docs/benchmarks.md: no bench script in {cells[3]}"
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", cells[4]), f"docs/benchmarks.md: date {cells[4]!r} is not YYYY-MM-DD"
+    assert "](benchmarks-history.md)" in text

@@ -171,3 +171,52 @@ def test_the_readme_shows_the_scene_its_command_writes(tmp_path):
     # the notices of waiting for a busy machine's model are left out of the README, as it says
     written = [line for line in result.stdout.splitlines() if not line.strip().startswith("(waiting for")]
     assert written == shown.group(1).splitlines()
+
+
+def _two_calls(model):
+    """The prompts of two calls in a row of one scene: the second holds the first's tokens, then more."""
+    from studio.llm.local import common_prefix
+
+    chat = [{"role": "system", "content": "You are Jenny, a retired engineer, interviewed about her life."},
+            {"role": "user", "content": "How did you start?"}]
+    then, _ = model.prompt([*chat, {"role": "assistant", "content": "In a garage, with my father."},
+                            {"role": "user", "content": "What did he teach you?"}])
+    first, _ = model.prompt(chat)
+    return then[: common_prefix(first, then)], then
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_prefix_cache_changes_no_score_and_no_greedy_token_on_the_real_model():
+    """The cache writes into llama.cpp's private state; a new llama-cpp-python that lays it out otherwise
+    shows here, as scores that moved, not as a scene that reads differently for no reason one can name."""
+    from studio.llm.local import CACHE_TOLERANCE, check_cache, load
+
+    model = load()
+    first, then = _two_calls(model)
+    check = check_cache(model, first, then)
+    assert check.reused == len(first) > 10, check.reused
+    assert check.drift <= CACHE_TOLERANCE, f"the cache moved a next-token score by {check.drift}"
+    assert check.fresh == check.cached, (model.llama.detokenize(check.fresh), model.llama.detokenize(check.cached))
+    assert check.holds
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_the_cache_check_catches_a_state_that_was_not_restored(monkeypatch):
+    """A restore that says it worked but left llama.cpp's state as it was: the check must see it."""
+    import studio.llm.local as local
+
+    class Unrestored:
+        def __getattr__(self, name):
+            import llama_cpp
+
+            return getattr(llama_cpp, name)
+
+        @staticmethod
+        def llama_state_set_data(ctx, buffer, size):
+            return size  # claims the state was set, sets nothing
+
+    model = local.load()
+    first, then = _two_calls(model)
+    monkeypatch.setattr(local, "llama_cpp", lambda: Unrestored())
+    check = local.check_cache(model, first, then)
+    assert check.drift > local.CACHE_TOLERANCE and not check.holds

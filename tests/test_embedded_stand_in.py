@@ -130,7 +130,7 @@ async def test_a_cancelled_call_stops_the_generation_and_the_next_is_served(stan
 
 
 async def test_the_penalty_reaches_the_prompts_last_words_but_never_the_ends_of_lines(stand_in):
-    np = pytest.importorskip("numpy")
+    import numpy as np
     model = stand_in()
     await Gateway().complete(CallSettings("local/smollm2", 0.7, 16, repeat_penalty=1.5), MESSAGES, ctx())
     [call] = model.llama.calls
@@ -143,7 +143,7 @@ async def test_the_penalty_reaches_the_prompts_last_words_but_never_the_ends_of_
 
 
 async def test_an_answer_asked_again_is_kept_off_the_words_it_repeated_wherever_they_stood(stand_in):
-    np = pytest.importorskip("numpy")
+    import numpy as np
     model = stand_in()
     for avoid in (None, "lighthouse Sasha."):
         await Gateway().complete(CallSettings("local/smollm2", 0.7, 16, repeat_penalty=1.5, avoid=avoid), MESSAGES,
@@ -158,7 +158,7 @@ async def test_an_answer_asked_again_is_kept_off_the_words_it_repeated_wherever_
 
 
 async def test_a_continued_line_goes_on_from_its_last_word_inside_the_reply(stand_in):
-    np = pytest.importorskip("numpy")
+    import numpy as np
     model = stand_in(reply="and the stairs.")
     settings = CallSettings("local/smollm2", 0.7, 16, prefill="The kettle has been cold since")
     await Gateway().complete(settings, MESSAGES, CallContext("ego", "continue", "Sasha"))
@@ -176,7 +176,6 @@ async def test_a_continued_line_goes_on_from_its_last_word_inside_the_reply(stan
 
 
 def test_a_schema_becomes_one_grammar_held_for_every_call_that_asks_it():
-    pytest.importorskip("llama_cpp")
     from studio.mind.reflection import ReflectionReply
     from studio.structured import reply_schema
 

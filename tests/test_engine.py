@@ -295,3 +295,65 @@ async def test_a_model_writing_the_rest_of_the_play_is_cut_to_its_own_line(engin
     scripted.queue('Jenny: "The kettle knew before we did."\n\nSasha: And then?\nJenny: Nothing.', task="speak", role="ego")
     await engine.play_to_end()
     assert engine.stage()[-1].text == "The kettle knew before we did."
+
+
+async def _heads_by_turn(engine, turns):
+    """Play `turns` turns; the head after each, the take's ids after each."""
+    heads, takes = [engine.head], [[e.id for e in engine.path]]
+    for _ in range(turns):
+        await engine.play_turn()
+        heads.append(engine.head)
+        takes.append([e.id for e in engine.path])
+    return heads, takes
+
+
+@pytest.mark.parametrize("back", [1, 2, 3, 4])
+async def test_a_rewind_of_n_turns_leaves_exactly_the_turns_before_them(engine_for, back):
+    engine = engine_for(turns=6, epilogue=False)
+    heads, takes = await _heads_by_turn(engine, 5)
+    assert engine.rewind(back) == heads[5 - back]
+    assert engine.head == heads[5 - back]
+    assert [e.id for e in engine.path] == takes[5 - back]
+    assert engine.state.turn == 5 - back
+    engine.reload()  # the run as reopened agrees with the engine that rewound it
+    assert [e.id for e in engine.path] == takes[5 - back]
+
+
+async def test_a_rewind_over_a_note_and_a_switch_at_the_head_still_takes_a_whole_turn(engine_for):
+    """Notes and controls written after a turn are not a turn: a rewind goes past them and takes the turn
+    before them, and the switch still holds (the controls are kept apart from the take)."""
+    engine = engine_for(turns=6, epilogue=False)
+    heads, takes = await _heads_by_turn(engine, 3)
+    engine.note("Slower here.")
+    engine.switch_strategy("critique", False)
+    assert engine.path[-1].kind == ev.CONTROL and engine.path[-2].kind == ev.NOTE
+    engine.rewind(1)
+    assert engine.head == heads[2] and [e.id for e in engine.path] == takes[2]
+    assert not engine.state.strategy_on("critique")
+
+
+async def test_a_switch_between_turns_is_a_boundary_and_the_next_rewind_takes_the_turn_before_it(engine_for):
+    engine = engine_for(turns=6, epilogue=False)
+    heads, _ = await _heads_by_turn(engine, 2)
+    switch = engine.switch_strategy("critique", False)
+    await engine.play_turn()
+    engine.rewind(1)
+    assert engine.head == switch.id  # turn 3 gone, the switch made before it kept
+    engine.rewind(1)
+    assert engine.head == heads[1] and max(e.turn for e in engine.stage()) == 1
+    assert not engine.state.strategy_on("critique")
+
+
+async def test_a_rewind_of_more_turns_than_were_played_empties_the_take_and_the_play_starts_again(engine_for):
+    engine = engine_for(turns=4, epilogue=False)
+    await _heads_by_turn(engine, 2)
+    assert engine.rewind(10) is None
+    assert engine.path == [] and engine.head is None
+    await engine.play_turn()
+    assert [e.kind for e in engine.path][:2] == [ev.SCENE, ev.STAGE] and engine.state.turn == 1
+
+
+async def test_a_rewind_of_the_first_turn_takes_its_scene_heading_too(engine_for):
+    engine = engine_for(turns=4, epilogue=False)
+    await engine.play_turn()
+    assert engine.rewind(1) is None and engine.path == []

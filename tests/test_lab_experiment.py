@@ -345,7 +345,6 @@ def dilemma_db(tmp_path):
 
 
 async def test_the_app_opens_a_dilemma_trial_like_any_run(dilemma_db, monkeypatch):
-    pytest.importorskip("textual")
     from studio.store import Store
     from studio.tui.app import StudioApp
     from test_tui import opened, screen_text

@@ -53,7 +53,7 @@ def test_the_architecture_experiment_reports_wins_against_chance_and_the_paper_b
 
 
 def test_the_json_report_loads_as_numbers(tmp_path, capsys):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     db = str(tmp_path / "s.db")
     assert main(["lab", "run", str(SMALL), "--model", "scripted", "--reps", "1", "--db", db]) == 0
     capsys.readouterr()

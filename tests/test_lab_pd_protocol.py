@@ -107,7 +107,7 @@ def test_a_bad_texts_file_is_named_with_its_field_before_any_trial(tmp_path, cap
 
 
 def test_the_paper_s_experiment_on_a_stub_server_reports_the_reproduction_and_numbers(tmp_path, capsys):
-    pandas = pytest.importorskip("pandas")
+    import pandas
     from stub_server import Reply, StubServer
 
     reply = "I would rather build trust with my partner.\nChoice: Project Green"

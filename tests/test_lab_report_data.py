@@ -65,7 +65,7 @@ def test_a_naming_column_called_like_a_fixed_one_keeps_its_own_column() -> None:
 
 
 def test_pandas_reads_the_csv_s_figures_as_numbers() -> None:
-    pandas = pytest.importorskip("pandas")
+    import pandas
     frame = pandas.read_csv(io.StringIO(render.to_csv(_report())))
     for column in ("value", "low", "high", "n"):
         assert pandas.api.types.is_float_dtype(frame[column]), column

@@ -33,6 +33,7 @@ RUFF_CLEAN = [
     "tests/test_export_title_page.py",
     "tests/test_faults.py",
     "tests/test_import_hygiene.py",
+    "tests/test_import_scripts.py",
     "tests/test_layers.py",
     "tests/test_lint.py",
     "tests/test_llm.py",
@@ -73,3 +74,17 @@ def test_ruff_finds_nothing_anywhere():
 def test_mypy_finds_nothing_in_the_studio():
     done = _run("mypy")  # the files [tool.mypy] in pyproject.toml holds to it
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# Tools a test may skip without: they come with the docs or test extras, not with the studio.
+OPTIONAL_TOOLS = {"mkdocs", "material", "importlinter", "ruff", "mypy"}
+
+
+def test_a_test_skips_only_for_an_optional_tool_never_for_a_package_the_studio_needs():
+    """A required package missing is a broken install: its tests must fail, not skip and pass."""
+    import re
+
+    skips = re.compile(r"importorskip\(\s*[\"']([\w.]+)[\"']")
+    wrong = [f"{path.relative_to(ROOT)}: importorskip({name!r})" for path in sorted((ROOT / "tests").rglob("*.py"))
+             for name in skips.findall(path.read_text(encoding="utf-8")) if name.split(".")[0] not in OPTIONAL_TOOLS]
+    assert not wrong, "import it plainly instead (it is in pyproject.toml's dependencies): " + "; ".join(wrong)

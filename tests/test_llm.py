@@ -386,7 +386,6 @@ def test_a_missing_model_package_says_how_to_fix_it(monkeypatch):
 
 @pytest.mark.embedded
 async def test_the_embedded_model_answers_quietly(gateway, capfd):
-    pytest.importorskip("llama_cpp")
     tokens: list[str] = []
     done = await gateway.complete(
         CallSettings("local/smollm2", temperature=0.0, max_tokens=16), MESSAGES, ctx(), on_token=tokens.append
@@ -402,7 +401,6 @@ async def test_the_embedded_model_answers_quietly(gateway, capfd):
 
 @pytest.mark.embedded
 def test_the_embedded_model_leaves_the_terminal_clean_through_exit():
-    pytest.importorskip("llama_cpp")
     result = _run(
         """
         import asyncio
@@ -425,7 +423,6 @@ def test_the_embedded_model_leaves_the_terminal_clean_through_exit():
 
 @pytest.mark.embedded
 async def test_the_embedded_model_stops_when_cancelled(gateway):
-    pytest.importorskip("llama_cpp")
     tokens: list[str] = []
     call = asyncio.create_task(
         gateway.complete(CallSettings("local/smollm2", 0.7, 2000), MESSAGES, ctx(), on_token=tokens.append)
@@ -443,7 +440,6 @@ async def test_the_embedded_model_stops_when_cancelled(gateway):
 
 @pytest.mark.embedded
 async def test_the_embedded_model_refuses_a_prompt_longer_than_its_context(gateway):
-    pytest.importorskip("llama_cpp")
     flood = [{"role": "user", "content": "rain " * 6000}]
     with pytest.raises(ModelError) as caught:
         await gateway.complete(CallSettings("local/smollm2", 0.0, 8), flood, ctx())

@@ -14,7 +14,6 @@ import pytest
 
 from conftest import ROOT
 
-pytest.importorskip("textual_serve")
 
 from browser import app_command, served  # noqa: E402
 from studio.serve import StudioServer  # noqa: E402

@@ -17,7 +17,6 @@ from conftest import PLAYS, ROOT, RecordingGateway, make_cast
 from studio.llm import scripted
 from studio.store import Store, events as ev
 
-pytest.importorskip("textual")
 
 from studio.tui.app import StudioApp  # noqa: E402
 from studio.tui.controls import ALL, GLOBAL, MAIN  # noqa: E402
@@ -534,7 +533,6 @@ async def test_export_goes_through_the_exporter(studio, monkeypatch, tmp_path):
 
 
 async def test_export_writes_the_take_through_the_real_exporter(studio, tmp_path):
-    pytest.importorskip("studio.export")
     app = studio()
     out = tmp_path / "take.md"
     async with app.run_test(size=SIZE) as pilot:

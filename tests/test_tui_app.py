@@ -8,7 +8,6 @@ from conftest import make_cast
 from studio.store import Store
 from test_tui import _plain, dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.tui.screens.main import MainScreen  # noqa: E402
 
@@ -145,7 +144,6 @@ async def test_a_reopened_run_shows_its_newest_line(studio, tmp_path):
 
 
 async def test_export_to_a_folder_that_does_not_exist_writes_into_it(studio, tmp_path):
-    pytest.importorskip("studio.export")
     app = studio()
     folder = tmp_path / "drafts"
     async with app.run_test(size=SIZE) as pilot:

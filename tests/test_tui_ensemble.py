@@ -3,12 +3,9 @@ panes with four characters and two inner voices. The Last Crossing on the script
 
 from __future__ import annotations
 
-import pytest
-
 from test_tui import _plain, idle, notifications, opened, screen_text, stage, step, studio, wait_for  # noqa: F401
 from studio.store import events as ev
 
-pytest.importorskip("textual")
 
 from studio.tui.screens.dialogs import RolesScreen  # noqa: E402
 from studio.tui.screens.ensemble import CharacterChoiceScreen, VoicesScreen, WhoNextScreen  # noqa: E402

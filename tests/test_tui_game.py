@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from test_tui import opened, step, studio  # noqa: F401
 
-pytest.importorskip("textual")
 
 
 def game_view(screen) -> str:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from test_tui import make_cast, screen_text, studio, wait_for  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.engine import Engine  # noqa: E402
 from studio.lab.trials import Trials  # noqa: E402

@@ -13,7 +13,6 @@ import pytest
 
 from conftest import PLAYS, ROOT, STUDIO
 
-pytest.importorskip("textual")
 
 from studio.store import Store  # noqa: E402
 from studio.tui.app import StudioApp  # noqa: E402

@@ -13,7 +13,6 @@ from textual import events
 
 from test_tui import _plain, dialog, idle, notifications, opened, screen_text, stage, step, studio, wait_for, workshop  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.store import Store  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402

@@ -7,12 +7,9 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
-
 from conftest import ROOT
 from test_tui import _plain, opened, step, stage, studio, wait_for  # noqa: F401  (studio is a fixture)
 
-pytest.importorskip("textual")
 
 SIZE = (120, 40)
 WORLD = {"entries": {

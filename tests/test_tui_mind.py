@@ -6,12 +6,9 @@ knowledge that unlocks and goals); every assertion is about the run store or wha
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import PLAYS
 from test_tui import _plain, dialog, idle, opened, screen_text, step, studio, wait_for  # noqa: F401  (studio is a fixture)
 
-pytest.importorskip("textual")
 
 KEEPERS_LOG = PLAYS / "keepers_log.toml"
 SIZE = (100, 34)

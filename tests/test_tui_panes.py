@@ -4,9 +4,7 @@ code that runs the engine does not change. This pane is mounted by the test itse
 
 from __future__ import annotations
 
-import pytest
 
-pytest.importorskip("textual")
 
 from textual.widgets import Static  # noqa: E402
 

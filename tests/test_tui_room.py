@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from test_tui import dialog, idle, notifications, opened, screen_text, step, studio, wait_for  # noqa: F401
 
-pytest.importorskip("textual")
 
 from textual.widgets import OptionList  # noqa: E402
 

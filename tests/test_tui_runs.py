@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import make_cast
 from studio.store import Store
 from test_tui import dialog, opened, screen_text, step, studio, wait_for  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.tui.screens.main import MainScreen  # noqa: E402
 

@@ -10,7 +10,6 @@ import pytest
 
 from test_tui import notifications, opened, step, studio, wait_for  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.tui.app import StudioApp  # noqa: E402
 
@@ -40,7 +39,6 @@ def served(monkeypatch, tmp_path):
 
 
 async def test_an_export_in_a_tab_is_a_download_and_names_no_path(studio, served, tmp_path, monkeypatch):
-    pytest.importorskip("studio.export")
     sent, _ = served
     monkeypatch.chdir(tmp_path)
     app = studio()

@@ -6,7 +6,6 @@ import pytest
 
 from test_tui import dialog, notifications, opened, screen_text, steady, studio, wait_for, workshop  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.model import load_character  # noqa: E402
 from studio.tui.screens.main import MainScreen  # noqa: E402

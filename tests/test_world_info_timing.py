@@ -171,3 +171,25 @@ async def test_a_flagged_entry_matches_the_cards_scenario_in_a_run(tmp_path, sto
     await _lines(engine, ["Good evening."])
     system = [m for ctx, m in gateway.calls if ctx.character == "Lin" and ctx.task == "speak"][-1][0]["content"]
     assert "The lamp has been dark for a year." in system and "Not flagged, not shown." not in system
+
+
+@pytest.mark.parametrize("lines, held, resting", [
+    (1, True, False), (2, True, False), (3, True, False),  # given at line 1, sticky 3: lines 1 to 3
+    (4, False, True), (5, False, True),                    # then its cooldown of 2: lines 4 and 5
+    (6, False, False),                                     # free again at line 6
+])
+def test_a_sticky_entry_is_held_for_exactly_its_count_and_rests_for_exactly_its_cooldown(lines, held, resting):
+    """SillyTavern's count: an entry given when the chat had L lines is held while the chat has fewer than
+    L + sticky lines, then rests while it has fewer than L + sticky + cooldown."""
+    book = _book(KRAKEN)
+    now = timed([book], [(1, ["kraken"])], lines)
+    assert ("kraken" in now.sticky, "kraken" in now.cooldown) == (held, resting)
+    # what a call is given follows: held without its key, kept out with it, found again once free
+    assert _given(book, ["Calm water."], timed=now) == (["kraken"] if held else [])
+    assert _given(book, ["The kraken!"], timed=now) == ([] if resting else ["kraken"])
+
+
+def test_a_sticky_count_of_one_holds_only_the_line_it_was_given_at():
+    book = _book(_entry(["eel"], "Eels.", comment="eel", extensions={"sticky": 1}))
+    assert timed([book], [(4, ["eel"])], 4).sticky == {"eel"}
+    assert timed([book], [(4, ["eel"])], 5).sticky == frozenset()

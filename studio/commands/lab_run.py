@@ -124,7 +124,10 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
     from studio.lab import render
     from studio.lab.runner import report_of
     from studio.model import InputError
+    from studio.model.outside_file import refuse_unwritable
 
+    if args.out:  # before anything is read: a pipe named here would be waited on at the end
+        refuse_unwritable(args.out, "--out", f"name a file or folder, e.g. --out reports/{experiment.path.stem}.md")
     outcome = report_of(store, experiment, widen=args.reps is None)
     if not outcome.finished:
         raise InputError(str(experiment.path), None, f"has no finished trials yet under {experiment.name}",

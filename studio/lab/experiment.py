@@ -230,6 +230,7 @@ def _title(data: dict[str, Any], source: str) -> str:
 def _model(data: dict[str, Any], given: str | None, source: str) -> str:
     """--model, else the file's model, else the embedded one; a problem is named on whichever said it."""
     from studio.llm import check_model
+    from studio.model.limits import MAX_MODEL_NAME
     from studio.model.play import DEFAULT_MODEL
 
     written = data.get("model", DEFAULT_MODEL)
@@ -238,6 +239,9 @@ def _model(data: dict[str, Any], given: str | None, source: str) -> str:
         raise InputError(source, "model", f"must be a model's name, not {shown_value(written)}",
                          f'e.g. model = "scripted", or leave the line out for {DEFAULT_MODEL}')
     chosen_model = given or written
+    if len(chosen_model.strip()) > MAX_MODEL_NAME:  # as a play's `model` and --model are held
+        raise InputError("--model" if given else source, "model", f"a model's name is at most {MAX_MODEL_NAME} "
+                         f"characters, not {len(chosen_model.strip()):,}", "see 'studio models' for the names")
     problem = check_model(chosen_model)
     if problem:
         raise InputError("--model" if given else source, "model", problem, "see 'studio models'")

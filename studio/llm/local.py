@@ -30,6 +30,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -478,6 +479,66 @@ class PrefixCache:
         self.size += len(state)
         while self.size > self.capacity and self.states:
             self.size -= len(self.states.popitem(last=False)[1])
+
+
+# How far the prefix cache may move the model: the largest difference in any next-token score between a
+# prompt evaluated whole and the same prompt continued from a restored state. Measured: 0.0, the same bits
+# (the state saved is the KV cache itself); the bound leaves room for a llama.cpp whose kernels split a
+# batch differently, and is far under what would change a greedy token.
+CACHE_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class CacheCheck:
+    """What the prefix cache changed on one prompt: the largest next-token score difference, and the
+    greedy tokens written after the prompt evaluated whole and after it was continued from the cache."""
+
+    drift: float
+    fresh: list[int]
+    cached: list[int]
+    reused: int
+
+    @property
+    def holds(self) -> bool:
+        return self.reused > 0 and self.drift <= CACHE_TOLERANCE and self.fresh == self.cached
+
+
+def check_cache(model: EmbeddedModel, first: list[int], then: list[int], tokens: int = 24) -> CacheCheck:
+    """Evaluate `then` whole, then again from a state saved after `first` (its prefix) and restored over
+    another prompt, as a call after an earlier one does; compare the next-token scores and the greedy
+    tokens that follow. The cache's writes into llama.cpp's state are private reaches: this is how a
+    new llama-cpp-python is checked to still take them (tests/test_embedded.py). Hold the stage lock."""
+    import numpy
+
+    llama = model.llama
+
+    def scores():
+        return numpy.ctypeslib.as_array(llama._ctx.get_logits(), shape=(llama.n_vocab(),)).copy()
+
+    def greedy() -> tuple[Any, list[int]]:
+        first_scores, out = scores(), []
+        for _ in range(tokens):
+            out.append(int(scores().argmax()))
+            llama.eval(out[-1:])
+        return first_scores, out
+
+    try:
+        llama.reset()
+        llama.eval(then)
+        fresh_scores, fresh = greedy()
+        cache = PrefixCache(1 << 40)
+        llama.reset()
+        llama.eval(first)
+        cache.save(llama)
+        llama.reset()
+        llama.eval(then[:1] + then[::-1][: len(first)])  # other tokens where the saved ones were
+        reused = cache.restore(llama, then)
+        llama.eval(then[llama.n_tokens:])
+        cached_scores, cached = greedy()
+    finally:
+        llama.reset()  # the next call restores from the model's own cache or evaluates afresh
+    drift = float(abs(fresh_scores - cached_scores).max())
+    return CacheCheck(drift, fresh, cached, reused)
 
 
 def llama_cpp():
