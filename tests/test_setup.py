@@ -98,23 +98,28 @@ def test_the_build_turns_on_only_the_extensions_this_cpu_has(tmp_path):
     assert {"-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON", "-DGGML_AVX512=OFF"} <= new
 
 
-def test_every_exact_pin_in_pyproject_is_the_locks():
-    """A pin moved in pyproject.toml without scripts/lock would make scripts/setup refuse to resolve."""
-    import re
+def test_the_lock_satisfies_every_requirement_in_pyproject():
+    """A requirement changed in pyproject.toml (a pin moved, a range raised, a package added) without
+    scripts/lock run again would make scripts/setup refuse to resolve; this says so first."""
     import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     wanted = [*pyproject["project"]["dependencies"], *sum(pyproject["project"]["optional-dependencies"].values(), [])]
-    lock = dict(line.split("==", 1) for line in (ROOT / "requirements.lock").read_text().splitlines()
-                if line and not line.startswith("#"))
-    moved = []
-    for requirement in wanted:
-        pinned = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==([^;\s]+)", requirement.strip())
-        if pinned:
-            name = re.sub(r"[_.]+", "-", pinned[1]).lower()
-            if lock.get(name) != pinned[2]:
-                moved.append(f"{name}=={pinned[2]} (the lock has {lock.get(name, 'none')})")
-    assert not moved, "pyproject.toml pins " + ", ".join(moved) + ": run scripts/lock and commit requirements.lock"
+    lock = {canonicalize_name(name): version for name, version in
+            (line.split("==", 1) for line in (ROOT / "requirements.lock").read_text().splitlines()
+             if line and not line.startswith("#"))}
+    unmet = []
+    for text in wanted:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        have = lock.get(canonicalize_name(requirement.name))
+        if have is None or not requirement.specifier.contains(have, prereleases=True):
+            unmet.append(f"{text} (the lock has {have or 'none'})")
+    assert not unmet, "pyproject.toml asks for " + "; ".join(unmet) + ": run scripts/lock and commit requirements.lock"
 
 
 def test_a_c_compiler_without_a_cpp_one_is_named(tmp_path):
