@@ -220,7 +220,9 @@ class DeskControls(ControlGroup):
             else:
                 self.screen.human.give(text.strip())
 
-        self.studio.edit_text(focused.value, send)
+        # ctrl+e is bound ahead of the box, so it runs while the letters typed just before it still wait in
+        # the box's queue: the text is read behind them, or the last few would be left out of the editor
+        focused.call_later(lambda: self.studio.edit_text(focused.value, send))
 
     # -- the play itself -------------------------------------------------------------------------
 

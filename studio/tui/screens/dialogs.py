@@ -29,14 +29,16 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from studio.present.words import STRATEGY_LABELS
-from studio.tui.screens.modal import Dialog
+from studio.tui.screens.modal import Dialog, KeepsTyping
 
 if TYPE_CHECKING:
     from studio.tui.widgets.longtext import LongText
 
 
-class EditLineScreen(Dialog):
+class EditLineScreen(KeepsTyping, Dialog):
     """The playwright's own words for a line; committing branches the run there."""
+
+    discard_what = "Your words for the line are not in the play yet."
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
@@ -51,7 +53,8 @@ class EditLineScreen(Dialog):
             yield LongText(self._text, id="edit-line-input")
             yield Label(
                 "ctrl+s commits: your line replaces it and the run branches from here; the old future stays a take. "
-                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels.",
+                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels (asking first if you changed "
+                "it).",
                 classes="dialog-help",
             )
 

@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PICKER, RUN, TEXT, TREE
+from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PEN, PICKER, RUN, TEXT, TREE
 
 PANES_HELP = (
     ("Stage", "The play as an audience sees it, streaming as it is written. ↑/↓ select a line."),
@@ -27,7 +27,7 @@ def help_table() -> Table:
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("what")
     table.add_column("id", style="dim", no_wrap=True)
-    for group in (RUN, LINES, FINDING, EDITING, CAST, PANES, APP):
+    for group in (RUN, LINES, PEN, FINDING, EDITING, CAST, PANES, APP):
         table.add_row("", Text(group, style="bold underline"), "")  # not in the key column: it would widen it
         for control in ALL:
             if control.group == group:

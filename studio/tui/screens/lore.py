@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from studio.model.book_edit import BookFile, EntryEdit, save_entry
 from studio.model.errors import InputError
-from studio.tui.screens.modal import Dialog
+from studio.tui.screens.modal import Dialog, KeepsTyping
 
 
 def _entry_line(entry_label: str, keys: list[str], enabled: bool, constant: bool) -> Text:
@@ -31,11 +31,12 @@ def _entry_line(entry_label: str, keys: list[str], enabled: bool, constant: bool
     return text
 
 
-class LorebookScreen(Dialog):
+class LorebookScreen(KeepsTyping, Dialog):
     """At 80x24 the list and the editor share the screen between the title and the help line, which stay in
     sight: the list keeps to eight rows, and the part between scrolls (Tab brings each field into view)."""
 
     BINDINGS = [Binding("ctrl+s", "save", "Save", id="save-lore")]
+    discard_what = "The entry's keys, text or tick are not saved to its book."
     DEFAULT_CSS = """
     #lore-body { height: 1fr; }
     #lore-entries { max-height: 8; }
@@ -66,7 +67,7 @@ class LorebookScreen(Dialog):
                 yield Checkbox("In use (unticked: kept in the book, never given)", True, id="lore-enabled")
                 yield Label("", id="lore-error")
             yield Label("Enter on an entry edits it; ctrl+s saves it to its file. This run keeps its books; new runs "
-                        "read the edit. Esc closes.", classes="dialog-help", id="lore-help")
+                        "read the edit. ctrl+a selects all in a box. Esc closes (asking first if the entry has changes not saved).", classes="dialog-help", id="lore-help")
 
     def _options(self) -> list[Option]:
         if not self.books:
@@ -120,6 +121,7 @@ class LorebookScreen(Dialog):
         self.query_one("#lore-content", LongText).load_text(content)
         self.query_one("#lore-enabled", Checkbox).value = enabled
         self.query_one("#lore-error", Label).update("")
+        self.keep_typed()  # the entry as its book holds it: moving to another entry is no change
 
     def on_long_text_submitted(self, event: object) -> None:
         self.action_save()
@@ -149,5 +151,6 @@ class LorebookScreen(Dialog):
         entries.set_options(self._options())
         entries.highlighted = entries.get_option_index(f"entry:{b}:{index}")
         error.update(Text(f"Saved to {saved.path}; new runs read it.", style="green"))
+        self.keep_typed()
         self.app.notify(f"Saved {saved.book.entries[index].label} to {saved.path}. This run keeps its books; new "
                         "runs read the edit.", title="World Info", markup=False)

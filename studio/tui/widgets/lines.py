@@ -1,4 +1,5 @@
-"""The two one-line widgets around the panes: where the run stands, and what is happening now."""
+"""The one-line widgets around the panes: where the run stands, what is happening now, and, in a run
+another window plays too, what a key is about to do to the stage."""
 
 from __future__ import annotations
 
@@ -92,6 +93,14 @@ class ActivityLine(RunPane, Static):
 
     def idle(self, engine: EngineView) -> None:
         self.say(idle_hint(engine))
+
+
+class AskLine(Static):
+    """Hidden until a key that changes the stage is pressed in a shared run: what it will do, and that
+    Enter does it (studio/tui/screens/shared.py)."""
+
+    def on_mount(self) -> None:
+        self.display = False
 
 
 def idle_hint(engine: EngineView | None) -> str:
