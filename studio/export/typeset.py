@@ -657,6 +657,53 @@ def noto_core_files(folder: str = NOTO_CORE) -> list[str]:
     return [os.path.join(folder, f) for f in sorted(keep)]
 
 
+# What of reportlab's insides the patches above replace or call, with the parameters each is called with:
+# reportlab is pinned exactly for them, and `reportlab_mismatches` (run by tests/test_reportlab_patches.py)
+# names any that a new release moved, renamed or changed.
+REPORTLAB_RELIES_ON: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("reportlab.pdfbase.ttfonts", "makeToUnicodeCMap", ("fontname", "subset")),
+    ("reportlab.pdfbase.ttfonts", "shapeFragWord", ("w", "features", "force")),
+    ("reportlab.pdfbase.ttfonts", "makeShapedFragWord", ("w",)),
+    ("reportlab.pdfbase.ttfonts", "ShapedStr.__add__", ("self", "other")),
+    ("reportlab.pdfbase.ttfonts", "ShapedStr.__radd__", ("self", "other")),
+    ("reportlab.pdfbase.ttfonts", "ShapedFragWord", ()),
+    ("reportlab.pdfgen.textobject", "PDFTextObject._formatText", ("self", "text")),
+    ("reportlab.platypus.paragraph", "shapeFragWord", ("w",)),
+)
+
+
+def reportlab_mismatches() -> list[str]:
+    """One sentence for each of reportlab's insides in `REPORTLAB_RELIES_ON` that the installed reportlab
+    no longer has, or has without a parameter the patches pass; empty when every one is as expected."""
+    import importlib
+    import inspect
+
+    import reportlab
+
+    found: list[str] = []
+    for module_name, dotted, wanted in REPORTLAB_RELIES_ON:
+        where = f"{module_name}.{dotted}"
+        try:
+            target: Any = importlib.import_module(module_name)
+            for part in dotted.split("."):
+                target = getattr(target, part)
+        except (ImportError, AttributeError):
+            found.append(f"reportlab {reportlab.Version} has no {where}")
+            continue
+        if not wanted:
+            continue
+        try:
+            have = list(inspect.signature(target).parameters)
+        except (TypeError, ValueError):
+            found.append(f"reportlab {reportlab.Version}: the parameters of {where} cannot be read")
+            continue
+        missing = [name for name in wanted if name not in have]
+        if missing or have[: len(wanted)] != list(wanted):
+            found.append(f"reportlab {reportlab.Version}: {where} takes ({', '.join(have)}), "
+                         f"the patches pass ({', '.join(wanted)})")
+    return found
+
+
 @lru_cache(maxsize=1)
 def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int]]:
     import reportlab.platypus.paragraph as paragraph
