@@ -747,7 +747,9 @@ async def test_a_toast_in_a_dialog_leaves_its_help_line_in_sight_and_a_long_one_
         text = screen_text(app)
         assert "Not saved" in text
         assert "new runs read the saved sheet." in text, text  # the help line's end, bottom right at 80 columns
-        await pilot.press("escape")
+        await pilot.press("escape")  # the sheet was changed and not saved: asked first, then discarded
+        await wait_for(pilot, lambda: "Discard changes?" in screen_text(app), "the discard question")
+        await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the run screen")
         app.clear_notifications()
         app.notify("The provider said: " + "far too many words " * 60 + "THE END")
