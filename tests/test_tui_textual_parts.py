@@ -51,13 +51,15 @@ async def _first_words(app, pilot, monkeypatch) -> None:
     monkeypatch.setenv("STUDIO_SCRIPTED_DELAY", "0.02")
     scripted.queue(" ".join(f"word{i}" for i in range(30)), task="speak", role="other")
     await pilot.press("s")
-    await wait_for(pilot, lambda: stage(app).live is not None and "word2 " in stage(app).live.text,
-                   "the first words on stage")
+    await wait_for(
+        pilot, lambda: stage(app).live is not None and "word2 " in stage(app).live.text, "the first words on stage"
+    )
     await pilot.press("p")
 
 
 async def test_the_installed_textual_has_every_part_and_a_dialog_clears_the_passing_notes(
-        studio, said, fresh_check, monkeypatch):
+    studio, said, fresh_check, monkeypatch
+):
     assert textual_parts.missing() == {}
     app = studio()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -81,7 +83,8 @@ def test_each_part_is_checked_for_its_shape():
 
 
 async def test_a_textual_without_them_is_named_in_the_log_and_the_app_works_its_way(
-        studio, said, fresh_check, monkeypatch):
+    studio, said, fresh_check, monkeypatch
+):
     changed = textual_parts.check(type("A", (), {}), type("S", (), {}), type("W", (), {}))
     assert set(changed) == {textual_parts.NOTES, textual_parts.FRAME}
     monkeypatch.setattr(textual_parts, "missing", lambda: changed)

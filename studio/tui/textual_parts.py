@@ -34,11 +34,17 @@ def missing() -> dict[str, str]:
 
 def check(app: type, screen: type, widget: type) -> dict[str, str]:
     gone: dict[str, str] = {}
-    if not (_sets(app, "_notifications") and _parameters(app, "_unnotify") == ["self", "notification", "refresh"]
-            and _parameters(app, "_refresh_notifications") == ["self"]):
+    if not (
+        _sets(app, "_notifications")
+        and _parameters(app, "_unnotify") == ["self", "notification", "refresh"]
+        and _parameters(app, "_refresh_notifications") == ["self"]
+    ):
         gone[NOTES] = "App._notifications, _unnotify(notification, refresh) or _refresh_notifications() changed"
-    if not (_sets(screen, "_dirty_widgets", "_compositor") and _sets(widget, "_layout_required")
-            and isinstance(inspect.getattr_static(screen, "_update_timer", None), property)):
+    if not (
+        _sets(screen, "_dirty_widgets", "_compositor")
+        and _sets(widget, "_layout_required")
+        and isinstance(inspect.getattr_static(screen, "_update_timer", None), property)
+    ):
         gone[FRAME] = "Screen._dirty_widgets, _compositor, _update_timer or Widget._layout_required changed"
     return gone
 
