@@ -191,9 +191,15 @@ def address_problem(address: str) -> str | None:
 SECRET_SHAPE = re.compile(r"\b(sk|pk|rk|gsk|xai|hf)[-_][A-Za-z0-9_\-]{8,}")
 
 
+# A key a provider echoes masked but for its ends ("Incorrect API key provided: sk-proj-****wxyz", "sk-...wxyz"):
+# the visible ends are part of the key, so the whole word goes.
+# Anchored at a word's start, so a long word is read once, not once from each of its letters.
+MASKED_KEY = re.compile(r"(?<![\w\-*])[\w\-]*(?:\*{3,}|(?<=[-_])(?:\.{3}|…))[\w\-*.…]*[\w\-*]")
+
+
 def redact_secrets(text: str) -> str:
-    """Text with credentials in addresses and key-shaped words replaced by ***."""
-    return SECRET_SHAPE.sub("***", redact_url_credentials(text))
+    """Text with credentials in addresses, key-shaped words and the shown ends of masked keys replaced by ***."""
+    return MASKED_KEY.sub("***", SECRET_SHAPE.sub("***", redact_url_credentials(text)))
 
 
 def shown_value(value: object, limit: int = 60) -> str:

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from studio.model import InputError
 
@@ -116,6 +116,35 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `studio` command: one message and a status for every ending, a closed pipe's included."""
+    try:
+        status = _command(argv)
+        sys.stdout.flush()  # here, not at exit, where a reader gone away is a warning no one can catch
+    except BrokenPipeError:
+        _closed_pipe()
+        return 0
+    return status
+
+
+def _closed_pipe() -> None:
+    """The reader (e.g. `| head -1`) went away: end quietly. What is still buffered for it goes to the null
+    device, since Python's own flush at exit would otherwise fail again and say so on stderr."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # a stdout with no file (a test's capture): nothing to flush
+        pass
+
+
+def _trouble(exc: Any) -> str:
+    """A store's file failing (studio.store.StoreTrouble), said as one message with its fix."""
+    from studio.clean import one_line, redact_secrets
+
+    return f"studio: {one_line(redact_secrets(str(exc)))}\n  fix: {one_line(redact_secrets(exc.fix))}"
+
+
+def _command(argv: Sequence[str] | None) -> int:
     # Bytes typed or piped in that are not UTF-8 are read as what they are, not a crash: each stays one
     # character (a lone surrogate) that the one cleaner turns into U+FFFD before anything is stored.
     reconfigure = getattr(sys.stdin, "reconfigure", None)
@@ -138,25 +167,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.db = os.environ["STUDIO_DB"]
         try:
             return args.func(args)
+        except Exception as exc:
+            from studio.commands.common import opened_trouble
+
+            said = opened_trouble(exc)
+            if said is None:
+                raise
+            raise said from None
         finally:
             from studio.commands.common import close_opened
 
             close_opened()
     except InputError as exc:
+        from studio.store import StoreTrouble
+
+        trouble = exc.__context__
+        if isinstance(trouble, StoreTrouble) and exc.fix != trouble.fix:
+            # a command's own words around a store that cannot do what was asked: the store says what to do
+            exc = InputError(exc.where, exc.field, exc.problem, trouble.fix)
         print(f"studio: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader (e.g. `| head -1`) went away: end quietly, and keep Python's flush at exit from
-        # raising again on the closed stdout.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _closed_pipe()
         return 0
     except Exception as exc:
-        from studio.store import StoreError
+        from studio.store import StoreError, StoreTrouble
         from studio.store.db import HeadMoved, RunGone
 
         if isinstance(exc, RunGone):  # a command that wrote to a run another process deleted meanwhile
@@ -166,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("studio: another process moved this run on while this one was playing; nothing unsaved "
                   "was kept. 'studio show RUN' prints where it stands now.", file=sys.stderr)
             return 1
+        if isinstance(exc, StoreTrouble):  # the store's file: a full disk, a read-only or damaged store
+            print(_trouble(exc), file=sys.stderr)
+            return EXIT_BAD_INPUT
         if isinstance(exc, StoreError):
             print(f"studio: {exc}; 'studio runs' lists the runs.", file=sys.stderr)
             return EXIT_BAD_INPUT

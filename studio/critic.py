@@ -218,7 +218,8 @@ async def critique_pair(store: Store, without_run: int, with_run: int, *, model:
 
 
 def experiment_casts(
-    play_path: str | Path, *, turns: int | None = None, seed: int | None = None, model: str | None = None
+    play_path: str | Path, *, turns: int | None = None, seed: int | None = None, model: str | None = None,
+    roles: dict[str, str] | None = None,
 ):
     """The two casts of the experiment, identical but for the superego (in an ensemble, every inner voice:
     the Critic judges the protagonist, the first character, whose own voice must be there to compare).
@@ -247,8 +248,8 @@ def experiment_casts(
                 "set human = false, or use 'studio run' to play it yourself",
             )
     play = with_overrides(play, turns=turns, seed=seed)
-    without = resolve_cast(play, play_path, model=model, superego=False)
-    with_ = resolve_cast(play, play_path, model=model)
+    without = resolve_cast(play, play_path, model=model, superego=False, roles=roles)
+    with_ = resolve_cast(play, play_path, model=model, roles=roles)
     if play.cast.superego is not None:
         with_.superego.enabled = True
     return without, with_

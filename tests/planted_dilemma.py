@@ -4,6 +4,8 @@ rates differ only by what is planted, each persona's own level off its group's b
 `dilemma_trials(rng, reps, rates, persona_sd)` gives `reps` trials of six moves per group and partner, as
 the plan lays them out (repetition `r` uses persona `r % 3`, the same one against every partner).
 `rates` maps a group to one rate or to a rate per partner; a group left out plays at `base`.
+`reaction_sd` adds each persona's own reaction to each partner (a persona x partner draw), and `group_sd`
+maps a group to a persona spread of its own (groups whose personas vary more than the rest).
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ PAPER_PATTERN = {"cooperative": 0.8, "mixed_motivation": 0.55, "competitive": 0.
 
 
 def dilemma_trials(rng: np.random.Generator, reps: int, rates: dict[str, Any] | None = None,
-                   persona_sd: float = 0.0, personas: int = 3, base: float = 0.5) -> list[Trial]:
+                   persona_sd: float = 0.0, personas: int = 3, base: float = 0.5, reaction_sd: float = 0.0,
+                   group_sd: dict[str, float] | None = None) -> list[Trial]:
     out = []
     for group in pd.GROUPS:
         planted = (rates or {}).get(group, base)
-        shift = rng.normal(0.0, persona_sd, personas) if persona_sd else np.zeros(personas)
+        sd = (group_sd or {}).get(group, persona_sd)
+        shift = rng.normal(0.0, sd, personas) if sd else np.zeros(personas)
         for partner in pd.PARTNERS:
             rate = planted[partner] if isinstance(planted, dict) else planted
             wording = np.arange(reps) % personas
-            p = np.clip(rate + shift[wording], 0.0, 1.0)
+            reaction = rng.normal(0.0, reaction_sd, personas) if reaction_sd else np.zeros(personas)
+            p = np.clip(rate + shift[wording] + reaction[wording], 0.0, 1.0)
             cooperated = rng.binomial(pd.ROUNDS, p)
             out += [Trial(group, partner, c / pd.ROUNDS, 0, int(w), rep, pd.ROUNDS)
                     for rep, (c, w) in enumerate(zip(cooperated.tolist(), wording.tolist()))]

@@ -26,7 +26,8 @@ repeats when the list runs out; a callable ``default`` can decide instead). Beha
 ``concurrency`` N serves at most N chat requests at once, as a real server with N slots does: the
 rest wait their turn inside the server. ``peak`` is the most chat requests that were open at once
 (arrived and not yet answered, waiting ones included): what a client's own limit has to keep down.
-``GET /v1/models`` lists ``models``. Every request body received is kept in ``requests``, every path asked
+``GET /v1/models`` lists ``models``, each with ``meta`` (a dict: llama.cpp's server puts `n_params` there)
+when given. Every request body received is kept in ``requests``, every path asked
 (with its query) in ``paths``.
 """
 
@@ -102,8 +103,10 @@ class StubServer:
         lifetime: float = 60.0,
         port: int = 0,
         concurrency: int | None = None,
+        meta: dict[str, Any] | None = None,
     ):
         self.port = port
+        self.meta = meta
         self.slots = threading.BoundedSemaphore(concurrency) if concurrency else None
         self.open = 0
         self.peak = 0
@@ -192,7 +195,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server_stub._lock:
             self.server_stub.paths.append(self.path)
         if self.path.split("?")[0].split("#")[0].rstrip("/").endswith("/models"):
-            data = {"object": "list", "data": [{"id": m, "object": "model"} for m in self.server_stub.models]}
+            meta = self.server_stub.meta
+            data = {"object": "list", "data": [{"id": m, "object": "model", **({"meta": meta} if meta else {})}
+                                               for m in self.server_stub.models]}
             self._json(200, data)
         else:
             self._json(404, {"error": {"message": "not found"}})

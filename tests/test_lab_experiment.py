@@ -163,7 +163,7 @@ def test_report_as_csv_json_and_markdown(ran, tmp_path, capsys):
     assert main(["lab", "report", str(path), "--format", "csv", "--db", db]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     rates = [r for r in rows if r["table"] == "Cooperation and score per group and partner" and r["measure"] == "cooperation"]
-    assert len(rates) == 4 and all(r["keys"].startswith("group=") and float(r["n"]) == 3 for r in rates)
+    assert len(rates) == 4 and all(r["group"] and r["partner"] and float(r["n"]) <= 3 for r in rates)
     assert all(0 <= float(r["low"]) <= float(r["value"]) <= float(r["high"]) <= 1 for r in rates)  # within 0-1
     assert {r["table"] for r in rows} >= {"The paper's hypotheses", "Each hypothesis's parts"}
     assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
@@ -174,7 +174,7 @@ def test_report_as_csv_json_and_markdown(ran, tmp_path, capsys):
     out = tmp_path / "paper" / "dilemma.md"
     assert main(["lab", "report", str(path), "--format", "md", "--out", str(out), "--db", db]) == 0
     text = out.read_text()
-    assert "| group | partner | n | cooperation | score |" in text
+    assert "| group | partner | trials | personas | cooperation | score |" in text
     assert "![Cooperation rate by group and partner](dilemma-pd_cooperation.png)" in text
     assert (tmp_path / "paper" / "dilemma-pd_cooperation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -388,8 +388,8 @@ def test_text_from_a_report_is_printed_as_text_never_as_markup():
         assert text in shown
     report.tables[0].columns.append("n")
     report.tables[0].rows[0].append(2)
-    assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[i]column[/i]=[link=x]cell[/link], with a comma",
-                                                                 "n", "2", "", "", ""]
+    assert list(csv.reader(io.StringIO(to_csv(report))))[1] == ["[red]t[/red]", "[link=x]cell[/link], with a comma",
+                                                                 "n", "2", "", "", "", ""]
 
 
 def test_a_game_cut_off_midway_goes_on_in_the_same_run(store):
@@ -420,7 +420,8 @@ def test_an_experiment_file_spreads_its_model_over_the_endpoints_it_lists(tmp_pa
     servers = [StubServer([Reply(move, latency=0.02)], max_requests=100, lifetime=60) for _ in range(2)]
     with servers[0] as a, servers[1] as b:
         path = _file(tmp_path, PD.format(reps=2, concurrency=4).replace(
-            'model = "scripted"', f'model = "openai/stub"\nendpoints = ["{a.url}", "{b.url}"]\nmax_parallel = 1'))
+            'model = "scripted"', f'model = "openai/stub"\nsmall = false\nendpoints = ["{a.url}", "{b.url}"]\n'
+                                  'max_parallel = 1'))
         assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
         out = json.loads(capsys.readouterr().out)
         assert out["done"] == 8 and out["failed"] == {}
@@ -440,7 +441,7 @@ def test_endpoints_on_the_command_line_replace_the_files(tmp_path, capsys):
     server = StubServer([Reply(move, latency=0.01)], max_requests=100, lifetime=60)
     with server as only:
         path = _file(tmp_path, PD.format(reps=1, concurrency=4).replace(
-            'model = "scripted"', 'model = "openai/stub"\nendpoints = ["http://127.0.0.1:9/v1"]'))
+            'model = "scripted"', 'model = "openai/stub"\nsmall = false\nendpoints = ["http://127.0.0.1:9/v1"]'))
         argv = ["lab", "run", str(path), "--endpoint", only.url, "--max-parallel", "2", "--json",
                 "--db", str(tmp_path / "s.db")]
         assert main(argv) == 0

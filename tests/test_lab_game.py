@@ -146,7 +146,7 @@ def test_the_experiment_runs_on_a_local_openai_compatible_server_with_the_resear
     from stub_server import StubServer
 
     prompts = _file(tmp_path, '[vote]\nuser = "{situation}\\nVOTE NOW: {candidates}"\n', "mine.toml")
-    text = SMALL.read_text().replace('model = "local/smollm2"', 'model = "openai/stub"')
+    text = SMALL.read_text().replace('model = "local/smollm2"', 'model = "openai/stub"\nsmall = false')
     text = text.replace('play = "plays/island4.toml"', f'play = "{ROOT / "experiments" / "plays" / "island4.toml"}"\n'
                         'prompts = "mine.toml"')
     path = _file(tmp_path, text)

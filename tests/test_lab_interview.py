@@ -257,15 +257,15 @@ def test_the_report_compares_the_measured_profile_with_the_target_by_the_papers_
     assert neuroticism[2].value == 4.0 and neuroticism[2].n == 1             # one repetition measured nothing
     row = agreement.rows[0]
     # The paper's rule leaves agreeableness (a target of 3, marginal) out: near hits O C E N, far misses O C E.
-    assert (row[1].value, row[1].n) == (pytest.approx(400 / 7), 7)
+    assert (row[1].value, row[1].n) == (pytest.approx(400 / 7), 1)            # n: the one character
     assert 0 <= row[1].low < row[1].value < row[1].high <= 100               # Wilson: inside 0-100 by construction
     assert (row[2].value, row[2].n) == (100.0, 1)                           # far has N unmeasured: no full verdict
     assert row[3].value == pytest.approx((2 / 4 / 4 + 8 / 3 / 4) / 2 * 100)  # MAE over the scored dimensions
     assert row[3].low == 0.0 and row[3].high <= 100.0                        # an MAE cannot be below 0
     # The strict rule keeps agreeableness: near's 4 misses a designed 3, far's 3 hits it.
-    assert (row[4].value, row[4].n) == (pytest.approx(100 * 5 / 9), 9)                # near 4 of 5, far 1 of 4
+    assert (row[4].value, row[4].n) == (pytest.approx(100 * 5 / 9), 1)                # near 4 of 5, far 1 of 4
     assert (row[5].value, row[5].n) == (0.0, 1)                              # near misses in full by the strict rule
-    assert [c.n for c in row[6:11]] == [2, 2, 2, 0, 1] and row[11] == 1
+    assert [c.n for c in row[6:11]] == [1, 1, 1, 0, 1] and row[11] == 1     # n: the characters
     baseline = agreement.rows[-1]                                      # knowing nothing: all at the midpoint
     # By the paper's rule a measured 3 reads as low, so knowing nothing already hits the two low targets (O, E).
     assert baseline[0] == "baseline: all 3" and baseline[1].value == 50.0 and baseline[4].value == 20.0
@@ -521,7 +521,7 @@ def test_the_papers_protocol_runs_against_an_openai_compatible_server(tmp_path, 
         return Reply("I walk the coast alone for weeks; I like it that way.")
 
     with StubServer(default=reply, max_requests=400, lifetime=120) as server:
-        path = _implied(tmp_path, model='"openai/stub"', characters=[str(WREN)], extra=f'endpoints = ["{server.url}"]')
+        path = _implied(tmp_path, model='"openai/stub"', characters=[str(WREN)], extra=f'endpoints = ["{server.url}"]\nsmall = false')
         assert main(["lab", "run", str(path), "--json", "--db", str(tmp_path / "s.db")]) == 0
         out = json.loads(capsys.readouterr().out)
         assert out["done"] == 3 and out["failed"] == {}
@@ -529,9 +529,9 @@ def test_the_papers_protocol_runs_against_an_openai_compatible_server(tmp_path, 
     agreement = next(t for t in out["tables"] if t["title"].startswith("Agreement"))
     rows = {row[0]: dict(zip(agreement["columns"], row)) for row in agreement["rows"]}
     # The rater reads every dimension as 2, low: right for Wren's four low labels, wrong for her openness (5).
-    assert rows["ER (batch)"]["Acc dim"] == 80.0 and rows["ER (batch)"]["Acc dim_n"] == 5
+    assert rows["ER (batch)"]["Acc dim"] == 80.0 and rows["ER (batch)"]["Acc dim_n"] == 1      # one character
     # She self-reports 2 on every item, so keyed items read low and reversed ones high: the scale's key at work.
-    assert rows["SR"]["Acc dim_n"] == 5 and rows["SR"]["invalid replies"] == 0
+    assert rows["SR"]["Acc dim_n"] == 1 and rows["SR"]["invalid replies"] == 0
 
 
 # -- a researcher's own prompt texts --------------------------------------------------------------------------

@@ -7,8 +7,7 @@ import pytest
 from planted_dilemma import PAPER_PATTERN, dilemma_trials
 
 from studio.engine.forms.dilemma import game as pd
-from studio.lab.stats import (Trial, cells, holm, hypotheses, mann_whitney, mean_ci, mixed_model, rate_ci,
-                               wilcoxon_greater)
+from studio.lab.stats import Trial, cells, holm, hypotheses, mean_ci, mixed_model, rate_ci
 
 
 def test_payoffs_follow_the_paper():
@@ -102,20 +101,30 @@ PLANTED = {  # group -> partner -> cooperation rate, every hypothesis true in th
 }
 
 
-def _trials(rates, n=30, seed=3):
-    """n trials of six moves per cell, each move C with the cell's rate; trial `rep` pairs a simulacrum's partners."""
+def _trials(rates, n=30, seed=3, personas=3):
+    """n trials of six moves per cell, each move C with the cell's rate; trial `rep` plays persona rep % personas."""
     rng = random.Random(seed)
-    return [Trial(group, partner, sum(rng.random() < p for _ in range(6)) / 6, 0, rep % 3, rep)
+    return [Trial(group, partner, sum(rng.random() < p for _ in range(6)) / 6, 0, rep % personas, rep)
             for group, row in rates.items() for partner, p in row.items() for rep in range(n)]
 
 
 def test_effects_in_the_predicted_direction_are_supported_after_the_correction():
-    found = {f.name: f for f in hypotheses(_trials(PLANTED))}
+    """Ten personas a group, every one of them as planted: each hypothesis holds, corrected."""
+    found = {f.name: f for f in hypotheses(_trials(PLANTED, n=120, personas=10))}
     for name in ("H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8", "H9"):
         assert found[name].supported, found[name]
         assert found[name].effect > 0 and found[name].p_adjusted >= found[name].p
     assert found["H1"].effect == pytest.approx(0.7 - 0.11, abs=0.08)  # a difference of rates, not a mean
-    assert found["H6"].test.startswith("a one-sided paired test") and found["H6"].parts[0].test.startswith("Wilcoxon")
+    assert found["H6"].test.startswith("a one-sided paired t over personas")
+    assert found["H6"].parts[0].test.startswith("paired t over personas (10 personas, 9 df)")
+
+
+def test_three_personas_a_group_say_how_little_a_partner_verdict_can_find():
+    """The paper's three personas a group leave a partner test two degrees of freedom: the verdict shows the
+    chance it had of finding a gap of 0.25, beside it."""
+    found = {f.name: f for f in hypotheses(_trials(PLANTED))}
+    assert all(0 < found[h].power <= 1 for h in ("H6", "H7", "H8", "H9"))
+    assert found["H1"].power is None and found["H1"].n == 6
 
 
 def test_h3_reports_each_part_as_a_difference():
@@ -169,19 +178,21 @@ def test_personas_that_differ_by_chance_do_not_make_their_groups_differ():
 
 
 def test_the_paper_s_pattern_at_the_paper_s_size_is_still_found():
-    """H1-H3 planted as the paper concludes them, 90 trials per group and partner, personas off by sd 0.05."""
+    """H1-H3 planted as the paper concludes them, 90 trials per group and partner, personas off by sd 0.02
+    (each side's own spread on three personas leaves 2-4 degrees of freedom: docs/lab/dilemma.md gives the
+    power at larger spreads)."""
     rng = np.random.default_rng(3)
     for _ in range(3):
-        found = {f.name: f for f in hypotheses(dilemma_trials(rng, 90, PAPER_PATTERN, 0.05))}
+        found = {f.name: f for f in hypotheses(dilemma_trials(rng, 90, PAPER_PATTERN, 0.02))}
         assert all(found[h].supported for h in ("H1", "H2", "H3")), [found[h] for h in ("H1", "H2", "H3")]
-        assert found["H1"].test.startswith("t test on persona means (3 vs 3 personas, 12 df)")
+        assert found["H1"].test.startswith("Welch t on persona means (3 vs 3 personas, ")
 
 
 def test_one_persona_a_group_cannot_tell_the_group_from_the_persona():
     trials = dilemma_trials(np.random.default_rng(1), 30, PAPER_PATTERN, personas=1)
     found = {f.name: f for f in hypotheses(trials)}
     assert found["H1"].supported is None and found["H1"].p is None  # "too few data", however large the gap
-    assert found["H6"].supported is not None  # partners met by the one persona still compare
+    assert found["H6"].supported is None  # nor can one persona's partners be told from how it reacts
 
 
 def test_the_protocol_card_names_the_unit_of_replication_and_what_few_personas_cost():
@@ -223,22 +234,9 @@ def test_the_mixed_model_finds_the_planted_group_effects():
 def test_cells_give_rate_and_score_with_intervals():
     table = cells([Trial("control", "always_defect", 0.5, 20), Trial("control", "always_defect", 1.0, 30)])
     cell = table[("control", "always_defect")]
-    assert cell["cooperation"].mean == 0.75 and cell["score"].mean == 25 and cell["score"].n == 2
+    assert cell["cooperation"].mean == 0.75 and cell["score"].mean == 25 and cell["score"].n == 1  # one persona
+    assert cell["trials"] == 2
     assert 0 <= cell["cooperation"].low < 0.75 < cell["cooperation"].high <= 1
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_rank_tests_agree_with_scipy(seed):
-    from scipy import stats
-
-    rng = random.Random(seed)
-    a = [rng.choice([0, 1, 2, 3, 4, 5, 6]) / 6 for _ in range(15)]
-    b = [rng.choice([0, 1, 2, 3, 4]) / 6 for _ in range(12)]
-    assert mann_whitney(a, b) == pytest.approx(stats.mannwhitneyu(a, b, alternative="greater", method="asymptotic").pvalue)
-    assert mann_whitney(a, b, two_sided=True) == pytest.approx(
-        stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue)
-    x, y = a[:12], b
-    assert wilcoxon_greater(x, y) == pytest.approx(stats.wilcoxon(x, y, alternative="greater", method="approx").pvalue)
 
 
 def test_a_reply_in_words_that_names_no_project_says_so_for_the_second_chance():

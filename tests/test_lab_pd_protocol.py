@@ -111,7 +111,8 @@ def test_the_paper_s_experiment_on_a_stub_server_reports_the_reproduction_and_nu
     from stub_server import Reply, StubServer
 
     reply = "I would rather build trust with my partner.\nChoice: Project Green"
-    with StubServer([Reply(reply, latency=0.0)], max_requests=400, lifetime=120) as server:
+    # the server lists its model with llama.cpp's n_params, 8B: a fact, so the figures may stand beside the paper's
+    with StubServer([Reply(reply, latency=0.0)], max_requests=400, lifetime=120, meta={"n_params": 8e9}) as server:
         text = PAPER.read_text(encoding="utf-8").replace('model = "local/smollm2"', f'model = "openai/stub"\nendpoints = ["{server.url}"]')
         text = text.replace("reps = 90", "reps = 2").replace('"mixed_motivation", "control"]', '"control"]')
         path = tmp_path / "pd_paper.toml"
@@ -123,24 +124,25 @@ def test_the_paper_s_experiment_on_a_stub_server_reports_the_reproduction_and_nu
         first = server.requests[0]["messages"]
         assert first[0]["role"] == "user" and "Project Blue" in first[0]["content"] and len(first) == 1
         assert any(len(r["messages"]) == 11 for r in server.requests)  # the sixth round sees the whole game
-    assert main(["lab", "report", str(path), "--paper", "--db", db]) == 0
-    shown = capsys.readouterr().out
-    assert "Reproduction of Phelps and Russell, 2023" in shown and "Differences from the paper" in shown
-    assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
-    data = json.loads(capsys.readouterr().out)
-    cells = next(t for t in data["tables"] if t["title"].startswith("Cooperation"))
-    frame = pandas.DataFrame(cells["rows"], columns=cells["columns"])
-    for column in ("n", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n",
-                   "score", "score_low", "score_high", "score_n"):
-        assert pandas.api.types.is_numeric_dtype(frame[column]), column
-    assert (frame["cooperation"] == 1.0).all() and (frame["cooperation_high"] <= 1.0).all()
-    assert (frame["score"] == 30.0)[frame["partner"] == "tit_for_tat_c"].all()  # green with green: $5 a round
-    tests = next(t for t in data["tables"] if t["title"] == "The paper's hypotheses")
-    frame = pandas.DataFrame(tests["rows"], columns=tests["columns"])
-    assert frame["hypothesis"].tolist() == [f"H{i}" for i in range(1, 10)]
-    for column in ("effect", "p", "p (Holm)"):
-        assert pandas.api.types.is_numeric_dtype(frame[column]) or frame[column].isna().all(), column
-    figures = pandas.DataFrame([{"id": i, "paper": f["paper"]["value"], "studio": (f["studio"] or {}).get("value")}
-                                for i, f in enumerate(data["paper"]["figures"])])
-    assert pandas.api.types.is_numeric_dtype(figures["paper"]) and pandas.api.types.is_numeric_dtype(figures["studio"])
-    assert any("Table 2" == f["where"] and f["studio"] and f["studio"]["value"] == 1.0 for f in data["paper"]["figures"])
+        # reported while the server still lists its model: its size is a fact the report can read
+        assert main(["lab", "report", str(path), "--paper", "--db", db]) == 0
+        shown = capsys.readouterr().out
+        assert "Reproduction of Phelps and Russell, 2023" in shown and "Differences from the paper" in shown
+        assert main(["lab", "report", str(path), "--format", "json", "--db", db]) == 0
+        data = json.loads(capsys.readouterr().out)
+        cells = next(t for t in data["tables"] if t["title"].startswith("Cooperation"))
+        frame = pandas.DataFrame(cells["rows"], columns=cells["columns"])
+        for column in ("trials", "personas", "cooperation", "cooperation_low", "cooperation_high", "cooperation_n",
+                       "score", "score_low", "score_high", "score_n"):
+            assert pandas.api.types.is_numeric_dtype(frame[column]), column
+        assert (frame["cooperation"] == 1.0).all() and (frame["cooperation_high"] <= 1.0).all()
+        assert (frame["score"] == 30.0)[frame["partner"] == "tit_for_tat_c"].all()  # green with green: $5 a round
+        tests = next(t for t in data["tables"] if t["title"] == "The paper's hypotheses")
+        frame = pandas.DataFrame(tests["rows"], columns=tests["columns"])
+        assert frame["hypothesis"].tolist() == [f"H{i}" for i in range(1, 10)]
+        for column in ("effect", "p", "p (Holm)"):
+            assert pandas.api.types.is_numeric_dtype(frame[column]) or frame[column].isna().all(), column
+        figures = pandas.DataFrame([{"id": i, "paper": f["paper"]["value"], "studio": (f["studio"] or {}).get("value")}
+                                    for i, f in enumerate(data["paper"]["figures"])])
+        assert pandas.api.types.is_numeric_dtype(figures["paper"]) and pandas.api.types.is_numeric_dtype(figures["studio"])
+        assert any("Table 2" == f["where"] and f["studio"] and f["studio"]["value"] == 1.0 for f in data["paper"]["figures"])

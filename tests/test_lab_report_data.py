@@ -38,14 +38,30 @@ def test_json_tables_hold_numbers_not_formatted_strings() -> None:
 def test_csv_is_one_tidy_table_whose_figures_read_as_numbers() -> None:
     text = render.to_csv(_report())
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert list(rows[0]) == ["table", "keys", "measure", "value", "low", "high", "n"]
+    assert list(rows[0]) == ["table", "group", "where", "figure", "note", "measure", "value", "low", "high", "n",
+                             "reproduction"]
     first = rows[0]
-    assert (first["table"], first["keys"], first["measure"]) == ("Cooperation", "group=cooperative", "cooperation")
+    assert (first["table"], first["group"], first["measure"]) == ("Cooperation", "cooperative", "cooperation")
+    assert first["figure"] == "" and first["reproduction"] == "true"
     assert [float(first[k]) for k in ("value", "low", "high", "n")] == [0.5, 0.4, 0.6, 30]
     published = [r for r in rows if r["table"].startswith("Reproduction of") and r["measure"] == "paper"]
     assert [float(r["value"]) for r in published] == [0.55, 0.7]
-    missing = next(r for r in rows if "altruistic" in r["keys"] and r["measure"] == "studio")
-    assert missing["value"] == "" and "note=not run here" in missing["keys"]  # not measured: empty, never 0
+    missing = next(r for r in rows if r["figure"] == "altruistic" and r["measure"] == "studio")
+    assert missing["value"] == "" and missing["note"] == "not run here"  # not measured: empty, never 0
+
+
+def test_a_report_that_is_no_reproduction_says_so_on_every_csv_row() -> None:
+    report = _report()
+    report.paper.not_a_reproduction = "This is not a reproduction: the scripted model."
+    rows = list(csv.DictReader(io.StringIO(render.to_csv(report))))
+    assert {r["reproduction"] for r in rows} == {"false"}
+    assert rows[-1]["table"].startswith("Beside")
+
+
+def test_a_naming_column_called_like_a_fixed_one_keeps_its_own_column() -> None:
+    report = Report("r", [Table("t", ["measure", "value"], [["speed", 2.0]])])
+    [row] = list(csv.DictReader(io.StringIO(render.to_csv(report))))
+    assert (row["row_measure"], row["measure"], row["value"], row["reproduction"]) == ("speed", "value", "2.0", "")
 
 
 def test_pandas_reads_the_csv_s_figures_as_numbers() -> None:
@@ -53,8 +69,10 @@ def test_pandas_reads_the_csv_s_figures_as_numbers() -> None:
     frame = pandas.read_csv(io.StringIO(render.to_csv(_report())))
     for column in ("value", "low", "high", "n"):
         assert pandas.api.types.is_float_dtype(frame[column]), column
-    rates = frame[(frame.table == "Cooperation") & (frame.measure == "cooperation")].set_index("keys")["value"]
-    assert rates["group=competitive"] == 0.25
+    assert "keys" not in frame.columns            # it would hide DataFrame.keys behind frame.keys
+    rates = frame[(frame.table == "Cooperation") & (frame.measure == "cooperation")].set_index("group")["value"]
+    assert rates["competitive"] == 0.25
+    assert frame.reproduction.dtype == bool
 
 
 def test_terminal_formats_the_interval_and_paper_view_shows_protocol() -> None:
@@ -82,14 +100,34 @@ def test_each_reproduction_row_shows_the_n_of_both_sides() -> None:
 @pytest.mark.parametrize("model, small", [
     ("scripted", True), ("local/smollm2", True), ("ollama/qwen2.5:0.5b", True), ("hf/SmolLM2-135M-Instruct", True),
     ("ollama/llama3.2:1b", True), ("openai/gemma-2b-it", True), ("openai/qwen2.5-1.5b-instruct", True),
-    ("openai/gpt-4o-mini", False), ("ollama/llama3.1:8b", False), ("openai/stub", False),
-    ("ollama/mixtral:8x7b", False),
+    ("openai/gpt-4o-mini", False), ("ollama/llama3.1:8b", False), ("ollama/mixtral:8x7b", False),
 ])
 def test_a_scripted_or_small_model_makes_no_reproduction(model, small) -> None:
     from studio.lab.papers import not_a_reproduction
 
     said = not_a_reproduction([model])
     assert bool(said) == small and (not said or said.startswith("This is not a reproduction"))
+
+
+@pytest.mark.parametrize("model", ["openai/gpt2", "openai/distilgpt2", "openai/stub", "ollama_chat/house-model"])
+def test_a_model_nothing_gives_the_size_of_is_no_reproduction_until_the_experiment_says(model) -> None:
+    """gpt2 is 124M parameters under a name that says none: a name is no fact. Listed nowhere, it is taken
+    for neither small nor large; `small = false` in the experiment makes it a reproduction, `true` a small one."""
+    from studio.lab.papers import model_size, not_a_reproduction
+
+    assert model_size(model) == (None, "neither its name nor litellm's model facts give its size")
+    assert "nothing says how large the model is" in not_a_reproduction([model])
+    assert not_a_reproduction([model], small=False) == ""
+    assert "from a small model" in not_a_reproduction([model], small=True)
+
+
+def test_behind_an_endpoint_a_hosted_name_proves_nothing() -> None:
+    from studio.lab.papers import model_size, not_a_reproduction
+
+    assert model_size("openai/gpt-4o-mini") == (False, "litellm's model facts list it as a hosted model")
+    assert model_size("openai/gpt-4o-mini", served=True)[0] is None
+    assert "served from an endpoint" in not_a_reproduction(["openai/gpt-4o-mini"], served=True)
+    assert model_size("openai/llama-3-70b", served=True) == (False, "its name gives 70B parameters")
 
 
 def test_a_report_that_is_not_a_reproduction_says_so_before_any_figure(tmp_path) -> None:

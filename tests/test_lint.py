@@ -33,6 +33,7 @@ RUFF_CLEAN = [
     "tests/test_export_title_page.py",
     "tests/test_faults.py",
     "tests/test_import_hygiene.py",
+    "tests/test_import_scripts.py",
     "tests/test_layers.py",
     "tests/test_lint.py",
     "tests/test_llm.py",

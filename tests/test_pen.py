@@ -370,3 +370,22 @@ async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engi
     assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
     assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
     assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written
+
+
+def test_show_ids_gives_the_numbers_the_pen_takes_and_prints_how_a_line_is_said(tmp_path):
+    """A playwright finds a line's event id on the page they read, not in JSON, and the parenthetical and
+    extension they wrote stand on that page."""
+    db = tmp_path / "s.db"
+    assert studio("run", "plays/interview.toml", "--model", "scripted", "--turns", "1", "--strategies", "none",
+                  db=db).returncode == 0
+    shown = studio("show", 1, "--ids", db=db).stdout
+    other = next(e for e in _events(db) if e["role"] == "other")
+    assert f"#{other['id']} SASHA" in shown
+    assert "#" not in studio("show", 1, db=db).stdout.split("\n", 1)[1]  # without --ids the page has no numbers
+    assert studio("insert", 1, other["id"], "--after", "--as", "Jenny", "--parenthetical", "quietly",
+                  "Not now.", db=db).returncode == 0
+    written = next(e for e in _events(db) if e["text"] == "Not now.")
+    shown = studio("show", 1, "--ids", db=db).stdout
+    assert f"#{written['id']} JENNY  (quietly) Not now." in shown
+    refused = studio("cut", 1, 99999, db=db)
+    assert refused.returncode == 2 and "studio show RUN --ids" in refused.stderr

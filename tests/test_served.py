@@ -114,7 +114,9 @@ def test_a_small_model_on_its_own_server_gets_the_embedded_sampling_and_words_fi
 
 
 def test_the_lab_over_a_refusing_server_records_the_step_down_in_each_runs_notes(tmp_path):
-    with StubServer(default=_refusing("json_schema"), max_requests=100, lifetime=60) as server:
+    # the server lists its model's size (llama.cpp's n_params), which the lab needs before it plays
+    with StubServer(default=_refusing("json_schema"), max_requests=100, lifetime=60,
+                    meta={"n_params": 8_000_000_000}) as server:
         done = studio("lab", "run", "experiments/pd_small.toml", "--model", "openai/stub", "--endpoint", server.url,
                       "--json", db=tmp_path / "s.db")
     assert done.returncode == 0, done.stderr

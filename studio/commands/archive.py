@@ -71,7 +71,11 @@ def delete_run(args: argparse.Namespace) -> int:
             if not sys.stdin.isatty():
                 raise InputError("command line", "--yes", f"deleting {said} cannot be undone and there is no "
                                  "terminal to ask on", f"add --yes: studio delete {number} --yes")
-            answer = input(f"Delete {said} for good? This cannot be undone. [y/N] ")
+            try:
+                answer = input(f"Delete {said} for good? This cannot be undone. [y/N] ")
+            except EOFError:  # Ctrl-D: no answer is not a yes
+                print()
+                answer = ""
             if answer.strip().lower() not in ("y", "yes"):
                 print(f"Run {number} is kept.")
                 return 0

@@ -1,11 +1,13 @@
-"""`studio import CARD|WORLD` and `studio export-card NAME`: Character Cards and World Info in and out
-(see studio/model/cards.py and studio/model/lorebook.py)."""
+"""`studio import CARD|WORLD|SCRIPT` and `studio export-card NAME`: Character Cards and World Info in and out
+(see studio/model/cards.py and studio/model/lorebook.py); a Fountain or Final Draft script in, as a play, its
+cast and a run (studio/export/importing.py)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from studio.commands.common import db_option, model_name
 from studio.model.errors import InputError
 
 
@@ -13,11 +15,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
         "import",
         help="turn a Character Card (V1/V2/V3, .json, .png or .charx) into characters/NAME.toml, "
-        "or a SillyTavern World Info .json into lorebooks/NAME.json",
+        "a SillyTavern World Info .json into lorebooks/NAME.json, or a script (Fountain: .fountain, .spmd, "
+        ".txt; Final Draft: .fdx) into plays/TITLE.toml, a sheet for each new speaker and a run of it as written",
     )
-    imp.add_argument("card", help="the card's .json, .png or .charx file, or a World Info .json")
+    imp.add_argument("card", metavar="FILE",
+                     help="the card's .json, .png or .charx file, a World Info .json, or a script")
     imp.add_argument("--out", help="the file to write (default: characters/NAME.toml or lorebooks/NAME.json)")
-    imp.add_argument("--dir", default=".", help="the folder holding characters/ and lorebooks/ (default: here)")
+    imp.add_argument("--dir", default=".",
+                     help="the folder holding plays/, characters/ and lorebooks/ (default: here)")
+    imp.add_argument("--model", type=model_name, metavar="M",
+                     help="a script's run: the model every seat goes on with (default: the sheets' own, else "
+                     "local/smollm2)")
+    imp.add_argument("--ego", metavar="NAME",
+                     help="a script's run: play it as a Drama Machine play with NAME as the protagonist, who gets "
+                     "an inner voice (default: an ensemble of every speaker)")
+    db_option(imp)
     exp = sub.add_parser("export-card", help="write a character as a Character Card: JSON, PNG or CHARX")
     exp.add_argument("name", help="a character TOML, or its stem in characters/")
     exp.add_argument(
@@ -60,6 +72,29 @@ def _import_world(path: Path, raw: bytes, root: Path, out: Path | None, name: st
     return target
 
 
+def _import_script(args: argparse.Namespace) -> int:
+    """A script in: the work is studio.export.importing's; this prints what was made and where to go on."""
+    from studio import settings
+    from studio.clean import one_line
+    from studio.commands.common import open_store
+    from studio.export.importing import import_script
+
+    if args.out:
+        raise InputError("command line", "--out", "names one file, and a script makes a play, sheets and a run",
+                         "leave it out; --dir chooses the folder holding plays/ and characters/")
+    by = settings.load().get("name")
+    done = import_script(Path(args.card), Path(args.dir), lambda: open_store(args.db), model=args.model,
+                         ego=args.ego, by=one_line(by) if isinstance(by, str) and by.strip() else None)
+    for sheet in done.sheets:
+        print(f"wrote {one_line(sheet)}")
+    print(f"wrote {one_line(done.play_path)}")
+    notes = f" and {done.notes} note{'s' if done.notes != 1 else ''}" if done.notes else ""
+    after = f"; {one_line(done.next_speaker)} speaks next" if done.next_speaker else ""
+    print(f"Run {done.run_id}: the script as written, {done.lines} lines and directions{notes}{after}. "
+          f"'studio step {done.run_id}' or 'studio resume {done.run_id}' goes on with the models.")
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from studio.model.cards import (PNG_SIGNATURE, card_data, card_to_toml, charx_avatar, is_charx, png_without_card,
                                     read_card, read_card_bytes)
@@ -68,6 +103,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     path = Path(args.card)
     root = Path(args.dir)
+    from studio.export.importing import is_script
+
+    if is_script(path):
+        return _import_script(args)
+    if args.model or args.ego:
+        raise InputError("command line", "--model" if args.model else "--ego", "is for importing a script",
+                         "leave it out when importing a card or World Info")
     raw = read_card_bytes(path)
     card = read_card(path, raw)
     if is_world_info(card):

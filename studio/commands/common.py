@@ -55,14 +55,26 @@ _opened: list[Any] = []
 
 
 def open_store(path: str | None) -> Any:
-    from studio.store import Store, StoreError
+    from studio.store import Store, StoreError, default_db_path as store_path
 
     try:
         store = Store(path)
     except StoreError as exc:
-        raise InputError(str(path or "--db"), None, str(exc).split(": ", 1)[-1], "name another file with --db") from None
+        raise InputError(str(path or store_path()), "--db", str(exc).split(": ", 1)[-1],
+                         getattr(exc, "fix", "name another file with --db")) from None
     _opened.append(store)
     return store
+
+
+def opened_trouble(exc: BaseException) -> Any:
+    """What a failure of a store this command opened means (a full disk, a read-only or damaged file),
+    said by that store, or None when it is no such failure. For failures raised past the store's own
+    methods (the lab's tables, a cursor read after a page was found damaged)."""
+    for store in reversed(_opened):
+        said = store.trouble(exc)
+        if said is not None:
+            return said
+    return None
 
 
 def close_opened() -> None:
@@ -78,7 +90,7 @@ def run_id(text: str) -> int:
 
 
 def event_id(text: str) -> int:
-    return _number(text, "event", "see 'studio show RUN --json' for event ids")
+    return _number(text, "event", "see 'studio show RUN --ids' for event ids")
 
 
 def _number(text: str, what: str, fix: str) -> int:
@@ -111,6 +123,7 @@ def open_engine(args: argparse.Namespace, run: str, gateway: Any = None) -> Any:
 def playing(engine: Any) -> Iterator[None]:
     """While a command plays a run, the run is leased to it (studio/store/leases.py): `studio delete` and
     the app's picker refuse it until the command ends, or its process dies and the lease runs out."""
+    from studio.store import StoreTrouble
     from studio.store.leases import heartbeat, holder_name
 
     store, run, me = engine.store, engine.run_id, holder_name()
@@ -120,7 +133,10 @@ def playing(engine: Any) -> Iterator[None]:
         yield
     finally:
         beating.set()
-        store.let_go(run, me)
+        try:
+            store.let_go(run, me)
+        except StoreTrouble:  # a full disk: the lease is stale the moment this process ends, and the
+            pass  # reason the command stopped is the one to say
 
 
 def gone(printer: Any, run: int) -> int:

@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.add_argument("--seed", type=int, metavar="S", help="seed for strategies that fire by probability")
     c.add_argument("--model", type=model_name, metavar="M", help="model for every role, and for the critic unless --critic")
     c.add_argument("--critic", type=model_name, metavar="M", help="the critic's model (default: --model, else local/smollm2)")
+    c.add_argument("--role", action="append", default=[], metavar="ROLE=MODEL",
+                   help="a model of its own for one role (ego, superego, other, director or a character), as the "
+                        "paper gave each role its own; repeatable; with --reps")
     c.add_argument("--reps", type=int, default=1, metavar="N", help="runs per condition; above 1, the table of means, intervals and tests")
     c.add_argument("--critic-loop", action="store_true", help="a third condition: the Critic scores each scene and the Director reads it")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -174,11 +177,20 @@ def compare_runs(args: argparse.Namespace) -> int:
     from studio.lab.compare import compare_once
     from studio.llm import ModelError
 
-    without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model)
+    from studio.commands.common import parse_roles
+
+    roles = parse_roles(getattr(args, "role", []))
+    if any(choice == "human" for choice in roles.values()):
+        from studio.model import InputError
+
+        raise InputError("--role", None, "compare runs unattended, with a model in every role",
+                         "give each --role a model, e.g. --role superego=openai/gpt-4o")
+    without, with_ = experiment_casts(args.play, turns=args.turns, seed=args.seed, model=args.model,
+                                      roles=roles or None)
     _check_models(with_, args.play)
     critic = _critic_model(args.critic or args.model, "--critic" if args.critic else "--model")
     store = _open_store(args.db)
-    if args.reps != 1 or args.critic_loop:
+    if args.reps != 1 or args.critic_loop or roles:
         return _repeated(args, store, critic)
     console = _console()
     err = Console(stderr=True, highlight=False)
@@ -245,6 +257,7 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
 
     from rich.console import Console
 
+    from studio.commands.common import parse_roles
     from studio.lab import compare as experiment
     from studio.lab.experiment import built
     from studio.lab.runner import run_sync
@@ -257,7 +270,7 @@ def _repeated(args: argparse.Namespace, store: Any, critic: str) -> int:
     spec = {"name": f"compare:{Path(play).stem}:{args.model or 'default'}:{critic}:turns={args.turns}:seed={args.seed or 1}",
             "model": args.model, "reps": args.reps,
             "compare": {"play": play, "turns": args.turns, "seed": args.seed or 1, "critic": critic,
-                        "conditions": conditions}}
+                        "conditions": conditions, **({"roles": parse_roles(args.role)} if args.role else {})}}
     err = Console(stderr=True, highlight=False)
     planned = built("compare", {**spec, "concurrency": 1}, play)
     plan = [t.key for t in planned.kind.plan(planned.spec)]

@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from studio.game.report import build, markdown
     from studio.model import InputError
+    from studio.model.outside_file import refuse_unwritable
 
     engine = open_engine(args, args.run, gateway=object())
     number = engine.run_id
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     text = markdown(report)
     if args.out:
         out = Path(args.out)
+        refuse_unwritable(out, "--out", "name a file, e.g. --out reports/game.md")
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")

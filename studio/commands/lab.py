@@ -130,23 +130,25 @@ def _pd_print(args: argparse.Namespace, console: Any, model: str, finished: list
     if args.json:
         print(json.dumps({
             "model": model, "trials": len(finished), "failed": failed,
-            "cells": [{"group": g, "partner": p, **{k: v.as_dict() for k, v in c.items()}} for (g, p), c in table.items()],
+            "cells": [{"group": g, "partner": p, "trials": c["trials"],
+                       **{k: c[k].as_dict() for k in ("cooperation", "score")}} for (g, p), c in table.items()],
             "hypotheses": [f.as_dict() for f in found],
         }))
         return 0 if not failed else 1
     from rich.table import Table
 
-    grid = Table("group", "partner", "n", "cooperation (95% CI)", "score (95% CI)", title=f"Prisoner's Dilemma on {model}")
+    grid = Table("group", "partner", "trials", "personas", "cooperation (95% CI)", "score (95% CI)", title=f"Prisoner's Dilemma on {model}")
     for (group, partner), cell in table.items():
         c, s = cell["cooperation"], cell["score"]
-        grid.add_row(group, pd.PARTNER_WORDS[partner], str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
+        grid.add_row(group, pd.PARTNER_WORDS[partner], str(cell["trials"]), str(c.n), f"{c.mean:.2f} ({c.low:.2f} to {c.high:.2f})",
                      f"{s.mean:.1f} ({s.low:.1f} to {s.high:.1f})")
     console.print(grid)
-    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported")
+    tests = Table("", "claim", "test", "effect", "p", "p (Holm)", "supported", "power")
     for f in found:
         tests.add_row(f.name, f.claim, f.test, "-" if f.effect is None else f"{f.effect:+.2f}",
                       "-" if f.p is None else f"{f.p:.3g}", "-" if f.p_adjusted is None else f"{f.p_adjusted:.3g}",
-                      {True: "yes", False: "no", None: "too few data"}[f.supported])
+                      {True: "yes", False: "no", None: "too few data"}[f.supported],
+                      "-" if f.power is None else f"{f.power:.0%}")
     console.print(tests)
     if failed:
         print(f"studio: {len(failed)} trials failed (e.g. {next(iter(failed))}: {next(iter(failed.values()))}); "
@@ -176,7 +178,7 @@ def _endpoints(args: argparse.Namespace, model: str) -> tuple[Any, str]:
 
 def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
     from studio.lab.game_analysis import compare_placements, table
-    from studio.lab.game_kind import game_report, placements_by_group
+    from studio.lab.game_kind import game_report, placements_by_game, placements_by_group
     from studio.lab.runner import run_sync
 
     experiment, name, model = _game_experiment(args)
@@ -185,7 +187,8 @@ def _game(args: argparse.Namespace, store: Any, console: Any) -> int:
         outcome = run_sync(store, experiment, on_trial=lambda t: status.update(f"game {t.rep + 1}/{args.games}"))
     records = [r for _, r in sorted(outcome.finished.items())]
     failed = outcome.failed
-    result = compare_placements(placements_by_group(records, args.first_round))
+    result = compare_placements(placements_by_group(records, args.first_round),
+                                placements_by_game(records, args.first_round))
     wins = game_report(experiment.spec, outcome.finished).tables[0].rows if records else []
     if args.json:
         print(json.dumps({"experiment": name, "games": len(records), "failed": failed,

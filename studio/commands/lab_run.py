@@ -61,7 +61,7 @@ def _load(args: argparse.Namespace) -> Any:
     path = find_experiment(args.experiment, experiments_folder())
     return load_experiment(path, reps=args.reps, concurrency=getattr(args, "concurrency", None), model=args.model,
                            endpoints=getattr(args, "endpoint", None) or None,
-                           max_parallel=getattr(args, "max_parallel", None))
+                           max_parallel=getattr(args, "max_parallel", None), playing=args.lab_command != "report")
 
 
 def run(args: argparse.Namespace, open_store: Any, console: Any) -> int:
@@ -124,7 +124,10 @@ def _report(args: argparse.Namespace, store: Any, console: Any, experiment: Any)
     from studio.lab import render
     from studio.lab.runner import report_of
     from studio.model import InputError
+    from studio.model.outside_file import refuse_unwritable
 
+    if args.out:  # before anything is read: a pipe named here would be waited on at the end
+        refuse_unwritable(args.out, "--out", f"name a file or folder, e.g. --out reports/{experiment.path.stem}.md")
     outcome = report_of(store, experiment, widen=args.reps is None)
     if not outcome.finished:
         raise InputError(str(experiment.path), None, f"has no finished trials yet under {experiment.name}",
@@ -192,7 +195,7 @@ def status(store: Any, console: Any) -> None:
         console.print(Text(f"Experiment files in {folder}:"))
     for path in files:
         try:
-            experiment = load_experiment(path)
+            experiment = load_experiment(path, playing=False)
         except InputError as exc:
             console.print(Text(f"  {path.name}: cannot be read: {exc.problem}"))
             continue

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         insert.error, "studio insert RUN EVENT --after --direction -- '- a beat -'")
     cut = sub.add_parser("cut", help="take a line out of a run; the lines after it stay as written")
     cut.add_argument("run", help="a run number")
-    cut.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
+    cut.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --ids')")
     db_option(cut)
     cut.set_defaults(func=cut_line)
     move = sub.add_parser("move", help="move a line of a run before or after another")
@@ -66,7 +66,7 @@ def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = Non
     except StoreError as exc:
         if other is not None and str(exc).startswith(f"event {other[1]} "):
             field = other[0]
-        raise InputError("command line", field, str(exc), "see 'studio show RUN --json' for event ids") from None
+        raise InputError("command line", field, str(exc), "see 'studio show RUN --ids' for event ids") from None
     except ValueError as exc:
         said = str(exc)
         named = said.split(" ", 1)[0] if said.startswith("--") else "TEXT" if said.startswith("the line") else field

@@ -68,7 +68,7 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
 
     from studio.engine import EngineError, HeldElsewhere
     from studio.present.terminal import StagePrinter
-    from studio.store import RunGone
+    from studio.store import RunGone, StoreTrouble
 
     out = console()
     printer = StagePrinter(out, engine.cast, backstage=backstage)
@@ -88,6 +88,9 @@ def drive(engine: Any, backstage: bool, resumed: bool = False) -> int:
             printer.quiet()
     except RunGone:
         return gone(printer, engine.run_id)
+    except StoreTrouble as exc:  # a full disk, a read-only or damaged store: the half line was not saved
+        printer.broke_off()
+        raise StoreTrouble(str(exc), exc.fix.replace("RUN", str(engine.run_id))) from None
     except _Stop as stop:
         printer.end_line()
         out.print(f"Paused ({stop}). 'studio resume {engine.run_id}' continues from here.")

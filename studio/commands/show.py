@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--all", action="store_true", help="every take, not only the current one (with --json)")
     p.add_argument("--take", metavar="NAME|EVENT", help="show a named take, or the take ending at this event")
     p.add_argument("--as", dest="as_name", metavar="NAME", help="only what this character witnessed, as it heard it")
+    p.add_argument("--ids", action="store_true",
+                   help="lead each line with its event id (what insert, cut, move and override take)")
     db_option(p)
     p.set_defaults(func=show)
 
@@ -51,7 +53,7 @@ def show(args: argparse.Namespace) -> int:
     play = engine.cast.play
     by = credit(play.author, "by", play.credit)
     out.print(f"[bold]Run {number}[/] · {esc(play.title)}" + (f" · {esc(by)}" if by else ""))
-    printer = StagePrinter(out, engine.cast, backstage=args.backstage)
+    printer = StagePrinter(out, engine.cast, backstage=args.backstage, ids=args.ids)
     printer.replay(path if args.backstage else [e for e in path if e.on_stage])
     printer.end_line()
     if args.take is not None:

@@ -17,14 +17,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rewind.set_defaults(func=rewind_run)
     override = sub.add_parser("override", help="replace a committed line with your own; the run branches there")
     override.add_argument("run", help="a run number")
-    override.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
+    override.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --ids')")
     override.add_argument("text", help="the new line")
     db_option(override)
     override.set_defaults(func=override_line)
     override.error = _override_error(override.error)  # type: ignore[method-assign]  # argparse has no hook for one parser's message
     go_on = sub.add_parser("continue", help="let the model go on from where a spoken line stopped, as a new take")
     go_on.add_argument("run", help="a run number")
-    go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --json')")
+    go_on.add_argument("event", type=event_id, help="the event id of the line (see 'studio show RUN --ids')")
     go_on.add_argument("--direction", metavar="NOTE", help="a short note for the model on what comes next")
     db_option(go_on)
     go_on.set_defaults(func=continue_line)
@@ -66,7 +66,7 @@ def override_line(args: argparse.Namespace) -> int:
     try:
         event = engine.override(args.event, args.text)
     except StoreError as exc:
-        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --ids' for event ids") from None
     except ValueError as exc:
         raise InputError("command line", "TEXT", str(exc), "give the words the line should say instead") from None
     console().print(
@@ -83,8 +83,12 @@ def continue_line(args: argparse.Namespace) -> int:
     from studio.commands.common import esc
     from studio.engine import EngineError
     from studio.present.terminal import StagePrinter
+    from studio.engine.steer import MAX_NOTE
     from studio.store import RunGone, StoreError
 
+    if args.direction is not None and len(args.direction) > MAX_NOTE:
+        raise InputError("command line", "--direction", f"is {len(args.direction):,} characters; a direction is "
+                         f"at most {MAX_NOTE:,}", "give a short note on what comes next (a sentence or two)")
     engine = open_engine(args, args.run)
     out = console()
     printer = StagePrinter(out, engine.cast)
@@ -107,7 +111,7 @@ def continue_line(args: argparse.Namespace) -> int:
         out.print(f"Stopped. Run {engine.run_id} is kept as it was.")
         return 130
     except StoreError as exc:
-        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --json' for event ids") from None
+        raise InputError("command line", "EVENT", str(exc), "see 'studio show RUN --ids' for event ids") from None
     except EngineError as exc:
         printer.broke_off()
         out.print(f"[red]Model error:[/] {esc(exc)}")

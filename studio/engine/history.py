@@ -44,7 +44,7 @@ def record(engine: Any, action: str, before_head: int | None, after_head: int | 
         raise ValueError(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
     store = engine.store
     text = " ".join(str(description).split())[:200]
-    with store.lock, _Immediate(store.conn):
+    with store.lock, _Immediate(store):
         store.conn.execute("DELETE FROM pen_history WHERE run_id = ? AND holder IS ? AND undone = 1",
                            (engine.run_id, engine.holder))
         store.conn.execute(

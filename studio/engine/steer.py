@@ -12,6 +12,8 @@ from typing import Any
 
 from studio.clean import clean_text
 
+MAX_NOTE = 4_000  # characters of a direction: a note for one line, as long as a scene's brief at most
+
 
 @dataclass(frozen=True)
 class Direction:
@@ -23,6 +25,8 @@ class Direction:
             # Typed by the playwright (`continue --direction`, the app's direction box): outside text, kept
             # with the take and replayed by every view, so it is cleaned like any other before it is stored.
             object.__setattr__(self, "note", clean_text(self.note))
+            if len(self.note) > MAX_NOTE:
+                raise ValueError(f"the note is {len(self.note):,} characters; a direction is at most {MAX_NOTE:,}")
         if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
             raise ValueError(f"temperature {self.temperature:g} is out of range; use 0 to 2")
 

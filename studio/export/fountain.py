@@ -25,8 +25,11 @@ docs/exports.md names the reader and the case; the text is not altered for it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from studio.export.script import Backstage, Direction, Epilogue, Heading, Script, Speech
+from studio.export.script import (Backstage, Direction, Epilogue, Heading, Note, Script, Speech, WrittenScript,
+                                  split_cue)
+from studio.export.script import cue as script_cue
 
 # Characters that force an element when they open a line (spec: . @ ! # = ~ >).
 _FORCING = frozenset(".@!#=~>")
@@ -36,7 +39,6 @@ _HEADING = re.compile(r"^(?:INT|EXT|EST|I\.?/E\.?|INT\.?/EXT)(?:\s*\.|\s)", re.I
 _TRANSITION = re.compile(r"^(?:FADE (?:TO BLACK|OUT)|CUT TO BLACK)\.")
 # A line one reader (afterwriting) takes for a transition wherever it stands: forcing it prints the `!`.
 _ANY_TO = re.compile(r".+ TO:|^TO:$")
-_NOTES = re.compile(r"\[\[.*?\]\]", re.S)
 
 
 def _lines(text: str) -> list[str]:
@@ -63,7 +65,7 @@ def action_paragraphs(text: str) -> list[str]:
     takes_more = False  # whether the last paragraph goes on with the next line
     typed = [line for line in _lines(text) if line]
     # Each line as readers see it: a note (which may span lines) is not there.
-    seen = _NOTES.sub(lambda m: "\n" * m.group().count("\n"), "\n".join(typed)).split("\n")
+    seen = _between("\n".join(typed), "[[", "]]", lambda inside: "\n" * inside.count("\n"))[0].split("\n")
     for raw, bare in zip(typed, (line.strip() for line in seen)):
         if takes_more and not _misread(bare):
             paragraphs[-1].append(inline(raw))
@@ -112,9 +114,9 @@ def note_text(text: str) -> str:
     return "\n".join(_held_together(text, _note_safe))
 
 
-def cue(name: str) -> str:
-    """A character cue in capitals, forced with @ (any name is a name, in any script)."""
-    return "@" + inline(" ".join(name.split()).upper())
+def cue(name: str, extension: str = "") -> str:
+    """A character cue in capitals with its extension, forced with @ (any name is a name, in any script)."""
+    return "@" + inline(script_cue(name, extension))
 
 
 def _title_value(text: str) -> str:
@@ -139,8 +141,13 @@ def title_page(script: Script) -> str:
     return "\n".join(keys)
 
 
-def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
-    lines = [cue(name)]
+def render_speech(name: str, parts: tuple[tuple[str, str], ...], parenthetical: str = "", extension: str = "",
+                  dual: bool = False) -> list[str]:
+    """A cue (with its extension, and `^` when spoken at once with the speech before it), the
+    parenthetical written before the speech, then its lines and business in order."""
+    lines = [cue(name, extension) + (" ^" if dual else "")]
+    if parenthetical.strip():
+        lines.append("(" + inline(" ".join(parenthetical.split())) + ")")
     for kind, text in parts:
         if kind == "business":
             lines.append("(" + inline(" ".join(text.split())) + ")")
@@ -150,6 +157,17 @@ def render_speech(name: str, parts: tuple[tuple[str, str], ...]) -> list[str]:
         # A speech with nothing in it (a model that answered only with its name) is still a turn taken.
         lines.append("(silence)")
     return lines
+
+
+def shaped(text: str, shape: str) -> str:
+    """A direction that is not an action line, forced as the spec forces it: each line centred between
+    `>` and `<`, a transition after `>` (one line, in capitals as typed), a lyric's lines after `~`."""
+    lines = [inline(line) for line in _lines(text) if line]
+    if shape == "centered":
+        return "\n".join(f">{line}<" for line in lines)
+    if shape == "transition":
+        return ">" + " ".join(lines)
+    return "\n".join("~" + line for line in lines)
 
 
 def render_note(note: Backstage) -> str:
@@ -174,12 +192,17 @@ def render_fountain(script: Script) -> str:
 
     for block in script.blocks:
         if isinstance(block, Heading):
-            elements.append(("." + inline(block.title), False))
+            # The play's own heading with no brief counts as action for the spacing: a direction after it
+            # stands two blank lines below, so a reader does not take it for the brief (see `read`).
+            elements.append(("." + inline(block.title), block.number is not None and not block.brief.strip()))
             action(block.brief)
+        elif isinstance(block, Direction) and block.shape != "action" and block.text.strip():
+            elements.append((shaped(block.text, block.shape), False))
         elif isinstance(block, Direction):
             action(block.text)
         elif isinstance(block, Speech):
-            elements.append(("\n".join(render_speech(block.character, block.parts)), False))
+            elements.append(("\n".join(render_speech(block.character, block.parts, block.parenthetical,
+                                                      block.extension, block.dual)), False))
         elif isinstance(block, Backstage):
             elements.append((render_note(block), False))
         elif isinstance(block, Epilogue):
@@ -191,3 +214,254 @@ def render_fountain(script: Script) -> str:
         out += ("\n\n\n" if is_action and after_action else "\n\n") + text
         after_action = is_action
     return out + "\n"
+
+
+# -- reading: Fountain 1.1 as the spec reads it ---------------------------------------------------------
+
+_TITLE_KEY = re.compile(r"^([A-Za-z][A-Za-z ]{0,40}):(.*)$")
+_SCENE_NUMBER = re.compile(r"\s*#[\w.\-]+#\s*$")
+_PLAYS_OWN = re.compile(r"^SCENE (\d+)$", re.IGNORECASE)
+_ESCAPED = re.compile(r"\\([*_\\])")
+
+
+def _unescape(text: str) -> str:
+    """Emphasis is left as typed; only the spec's escapes (`\\*`, `\\_`) become the characters they print."""
+    return _ESCAPED.sub(r"\1", text) if "\\" in text else text
+
+
+def _is_cue(line: str) -> bool:
+    """An all-capital line with a letter in it (its extensions and `^` too), as the spec finds a character."""
+    name = line.rstrip().removesuffix("^").rstrip()
+    return any(c.isalpha() for c in name) and name == name.upper() and not name.startswith(("!", "~", "[[", "("))
+
+
+def _cue(line: str) -> tuple[str, str, bool]:
+    """A cue's name, its extensions (V.O., O.S., CONT'D) and whether it is dual dialogue (`^`)."""
+    line = line.strip()
+    dual = line.endswith("^")
+    name, extension = split_cue(line.removesuffix("^"))
+    return _unescape(name), extension, dual
+
+
+def _blank(line: str) -> bool:
+    return not line.strip() and line != "  "
+
+
+def _title_page(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The title page's keys (lower case) and values, and the index of the first line after it."""
+    if not lines or not _TITLE_KEY.match(lines[0]) or _HEADING.match(lines[0]):
+        return {}, 0
+    page: dict[str, list[str]] = {}
+    key = None
+    i = 0
+    while i < len(lines) and not _blank(lines[i]):
+        found = _TITLE_KEY.match(lines[i])
+        if found and not lines[i][:1].isspace():
+            key = found.group(1).strip().lower()
+            page[key] = [found.group(2).strip()] if found.group(2).strip() else []
+        elif key is not None:
+            page[key].append(lines[i].strip())
+        else:
+            return {}, 0
+        i += 1
+    # A contact is a block (an address, a telephone): its lines stay lines; any other value is one line.
+    return {k: _unescape(("\n" if k == "contact" else " ").join(v for v in values if v))
+            for k, values in page.items()}, i
+
+
+def _between(text: str, opening: str, closing: str,
+             stand_in: Callable[[str], str] = lambda inside: "") -> tuple[str, list[str]]:
+    """Text without each stretch from `opening` to the next `closing` (or with `stand_in(inside)` in its
+    place), and those stretches' insides, in order; an opening never closed stays as typed. One pass with `find` (a lazy pattern such as
+    a note's would rescan the rest of the text from every opening that is never closed)."""
+    if opening not in text:
+        return text, []
+    kept: list[str] = []
+    found: list[str] = []
+    pos = 0
+    while (start := text.find(opening, pos)) >= 0 and (end := text.find(closing, start + len(opening))) >= 0:
+        kept.append(text[pos:start])
+        found.append(text[start + len(opening):end])
+        kept.append(stand_in(found[-1]))
+        pos = end + len(closing)
+    kept.append(text[pos:])
+    return "".join(kept), found
+
+
+def _notes(text: str) -> tuple[str, list[str]]:
+    """Text without its `[[notes]]`, and the notes, in order."""
+    bare, found = _between(text, "[[", "]]")
+    return bare, [n for n in (" ".join(f.split()) for f in found) if n]
+
+
+def _paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Runs of lines between blank lines, each with how many blank lines stand before it."""
+    out: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    blanks = 0
+    for line in lines:
+        if not _blank(line):
+            current.append(line)
+            continue
+        if current:
+            out.append((blanks, current))
+            current, blanks = [], 0
+        blanks += 1
+    if current:
+        out.append((blanks, current))
+    return out
+
+
+class _Reader:
+    """One pass over a Fountain document's paragraphs, building the blocks in order."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Heading | Direction | Speech | Epilogue | Note] = []
+        self.scene = 0
+        self.broke = False  # a page break `===` came just before: an EPILOGUE heading after it is the epilogue
+        self.epilogue = False
+        self.blanks = 0  # blank lines before the paragraph being read
+
+    def heading(self, text: str) -> None:
+        text = _unescape(" ".join(_SCENE_NUMBER.sub("", text).split()))
+        if text.upper() == "EPILOGUE" and self.broke:
+            self.epilogue = True
+            return
+        self.scene += 1
+        own = _PLAYS_OWN.match(text)
+        self.blocks.append(Heading(int(own.group(1)) if own else None, text.upper() if own else text, ""))
+
+    def direction(self, text: str, shape: str = "action") -> None:
+        text, notes = _notes(text)
+        text = "\n".join(line for line in (_unescape(raw.strip()) for raw in text.split("\n")) if line)
+        last = self.blocks[-1] if self.blocks else None
+        if text and shape == "action" and isinstance(last, Heading) and last.number is not None and not last.brief \
+                and self.blanks <= 1:
+            # The play's own scene heading carries its brief as the action just under it (a direction
+            # stands two blank lines below a heading without one).
+            self.blocks[-1] = Heading(last.number, last.title, " ".join(text.split()))
+        elif text:
+            self.blocks.append(Direction(text, None, None, 0, shape=shape))
+        self.blocks.extend(Note(n) for n in notes)
+
+    def speech(self, lines: list[str]) -> None:
+        name, extension, dual = _cue(lines[0])
+        parts: list[tuple[str, str]] = []
+        parenthetical = ""
+        spoken: list[str] = []
+        notes: list[str] = []
+
+        def said() -> None:
+            if spoken:
+                parts.append(("line", "\n".join(spoken).strip("\n")))
+                spoken.clear()
+
+        for raw in lines[1:]:
+            bare, found = _notes(raw)
+            notes += found
+            line = bare.strip()
+            if not line:
+                if raw == "  " and spoken:
+                    spoken.append("")
+                continue
+            if line.startswith("(") and line.endswith(")"):
+                said()
+                business = _unescape(" ".join(line[1:-1].split()))
+                if not parts and not parenthetical:
+                    parenthetical = business
+                else:
+                    parts.append(("business", business))
+                continue
+            spoken.append(_unescape(line.removeprefix("~").strip() if line.startswith("~") else line))
+        said()
+        if parts == [("business", "silence")] or (not parts and parenthetical == "silence"):
+            parts, parenthetical = [], ""  # the writer's mark for a turn taken in silence
+        if self.epilogue:
+            text = "\n".join(t if k == "line" else f"*{t}*" for k, t in parts)
+            self.blocks.append(Epilogue(name, text, 0))
+            self.epilogue = False
+        else:
+            self.blocks.append(Speech(name, None, tuple(parts), 0, parenthetical=parenthetical,
+                                      extension=extension, dual=dual))
+        self.blocks.extend(Note(n) for n in notes)
+
+    def paragraph(self, lines: list[str]) -> None:
+        first = lines[0].strip()
+        broke, self.broke = self.broke, False
+        if re.fullmatch(r"={3,}", first):
+            self.broke = True
+            return
+        if first.startswith("#") or (first.startswith("=") and not first.startswith("==")):
+            return  # sections and synopses organise the writing; they never print
+        bare, notes = _notes("\n".join(lines))
+        if not bare.strip():
+            self.blocks.extend(Note(n) for n in notes)
+            return
+        if first.startswith(".") and not first.startswith(".."):
+            self.broke = broke
+            self.heading(first[1:])
+            if lines[1:]:
+                self.direction("\n".join(lines[1:]))
+            return
+        if first.startswith("!"):
+            self.direction("\n".join([first[1:], *lines[1:]]))
+            return
+        if first.startswith("@") or (len(lines) > 1 and _is_cue(first) and not _HEADING.match(first)
+                                     and not first.startswith((">", "~", "."))):
+            self.speech([first.removeprefix("@"), *lines[1:]])
+            return
+        if _HEADING.match(first):
+            self.broke = broke
+            self.heading(first)
+            if lines[1:]:
+                self.direction("\n".join(lines[1:]))
+            return
+        self.rest(lines)
+
+    def rest(self, lines: list[str]) -> None:
+        """Centred lines, transitions, lyrics and action, line by line (a paragraph may mix them)."""
+        action: list[str] = []
+
+        def flush() -> None:
+            if action:
+                self.direction("\n".join(action))
+                action.clear()
+
+        lyric: list[str] = []
+        for raw in lines:
+            line = raw.strip()
+            if not line.startswith("~") and lyric:
+                self.direction("\n".join(lyric), "lyric")
+                lyric.clear()
+            if line.startswith(">") and line.endswith("<") and len(line) > 1:
+                flush()
+                self.direction(line[1:-1].strip(), "centered")
+            elif line.startswith(">"):
+                flush()
+                self.direction(line[1:].strip(), "transition")
+            elif line.startswith("~"):
+                flush()
+                lyric.append(line[1:].strip())
+            elif len(lines) == 1 and line.isupper() and line.endswith("TO:"):
+                self.direction(line, "transition")
+            else:
+                action.append(raw)
+        if lyric:
+            self.direction("\n".join(lyric), "lyric")
+        flush()
+
+
+def read(text: str) -> WrittenScript:
+    """A Fountain document as the studio reads a script: its title page and its blocks in order. Boneyard
+    (`/* */`) is dropped, sections and synopses too; notes (`[[ ]]`) are kept as notes, never lines; a
+    heading after a page break reading EPILOGUE, then a speech, is the epilogue."""
+    text, _ = _between(text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff"), "/*", "*/")
+    lines = [line.rstrip() if line != "  " else line for line in text.split("\n")]
+    while lines and _blank(lines[0]):
+        lines.pop(0)
+    page, start = _title_page(lines)
+    reader = _Reader()
+    for blanks, paragraph in _paragraphs(lines[start:]):
+        reader.blanks = blanks
+        reader.paragraph(paragraph)
+    return WrittenScript(page, reader.blocks)

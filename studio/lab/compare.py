@@ -4,11 +4,13 @@ One play, run N times without and N times with the superego; repetition r of eve
 seed base + r, so the runs of a repetition differ only by the inner voice. As the paper's critic did
 (section 5.1), the Critic reads the two scripts of a repetition together and scores each on the four
 criteria (`reading = "paired"`, the default; `"single"` scores each run alone); unlike the paper's, it
-reads blind: the scripts are A and B, in an order drawn for each repetition, so neither what the Critic
-expects of an inner voice nor a leaning towards the script it reads second can pass for the inner
-voice's effect. The report gives each criterion's mean per condition with its 95% t interval; the
-difference, pair by repetition (what a seed does to both runs cancels), with the position's effect
-estimated beside it; and the four criteria of a comparison corrected together by Holm. An invalid
+reads blind: the scripts are A and B, each first in half the repetitions (the order alternates, one more
+of one order in an odd number), so neither what the Critic expects of an inner voice nor a leaning towards
+the script it reads second can pass for the inner voice's effect. The report gives each criterion's mean
+per condition with its 95% t interval, and the same with each place counted alike (position-adjusted: what
+the paper's figures are set beside); the difference, pair by repetition (what a seed does to both runs
+cancels), with the position's effect estimated beside it; and the four criteria of a comparison corrected
+together by Holm. An invalid
 critique is no score: it is counted and left out, never read as 0.
 
 In the paired reading a trial is a repetition: its runs, one per condition, are played in turn and
@@ -61,6 +63,15 @@ class CompareSettings(KindSettings):
     conditions: list[str] = Field(default_factory=lambda: ["without", "with"])
     reading: Literal["paired", "single"] = "paired"
     prompts: str | None = Field(default=None, min_length=1)  # a file of the researcher's own prompt texts
+    roles: dict[str, str] | None = None  # a model of its own for a role or character: {ego = "...", superego = "..."}
+
+    @field_validator("roles")
+    @classmethod
+    def _roles(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is not None and any(not m.strip() or m.strip() == "human" for m in value.values()):
+            raise ValueError('each role needs a model\'s name (compare runs unattended, so never "human"); '
+                             'e.g. roles = { ego = "ollama_chat/llama3:8b", superego = "openai/gpt-4o" }')
+        return value
 
     @field_validator("conditions")
     @classmethod
@@ -91,7 +102,12 @@ class CompareKind:
         own = read(CompareSettings, spec, "compare", source)
         base = Path(source).parent if source else Path(".")
         path = Path(own.play) if Path(own.play).is_absolute() or Path(own.play).exists() else base / own.play
-        experiment_casts(path, turns=own.turns, seed=own.seed, model=spec.get("model"))
+        try:
+            experiment_casts(path, turns=own.turns, seed=own.seed, model=spec.get("model"), roles=own.roles)
+        except InputError as err:
+            if err.where != "--role":
+                raise
+            raise InputError(source, "compare.roles", err.problem, err.fix) from None
         conditions = own.conditions
         if "critic_loop" in conditions:
             from studio.engine.forms import load_play
@@ -123,7 +139,7 @@ class CompareKind:
                 for rep in reps for condition in own["conditions"]]
 
     async def run_trial(self, ctx: TrialContext, trial: TrialSpec) -> dict[str, Any]:
-        from studio.critic import critique_pair, critique_run, with_first
+        from studio.critic import critique_pair, critique_run
 
         own = ctx.spec["compare"]
         critic = own.get("critic") or ctx.model or None
@@ -150,9 +166,7 @@ class CompareKind:
         for condition in own["conditions"]:
             if condition == "without":
                 continue
-            # Which script is shown first is drawn for each repetition and reading, from the experiment's
-            # seed, so asking again (a trial cut off, a rerun) shows them in the same order.
-            first = "with" if with_first(own["seed"], trial.rep, condition) else "without"
+            first = "with" if balanced_first(own["seed"], trial.rep, condition) else "without"
             reference, other = await critique_pair(ctx.store, runs["without"], runs[condition], model=critic,
                                                    gateway=ctx.gateway, wording=own.get("wording"), first=first)
             readings[condition] = {**_scored(other), "beside": _scored(reference)}
@@ -162,6 +176,17 @@ class CompareKind:
 
     def report(self, spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Report:
         return table_two(spec, list(results.values()))
+
+
+def balanced_first(seed: int, rep: int, condition: str) -> bool:
+    """Whether the run with the inner voice is shown first in repetition `rep`'s reading of `condition`: the
+    orders alternate from one repetition to the next, so each script comes first in exactly half of any even
+    number of repetitions (and one more time in an odd number, which the report says); which order repetition
+    0 gets is drawn from the experiment's seed. Asking again (a trial cut off, a rerun) shows the same order.
+    A coin per repetition left one experiment in four of three repetitions with one order only."""
+    from studio.critic import with_first
+
+    return with_first(seed, "balanced", condition) == (rep % 2 == 0)
 
 
 async def _play(ctx: TrialContext, condition: str, seed: int, runs: dict[str, int]) -> int:
@@ -176,7 +201,8 @@ async def _play(ctx: TrialContext, condition: str, seed: int, runs: dict[str, in
     if run_id is not None:
         engine = Engine(ctx.store, run_id, ctx.gateway)
     else:
-        without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=seed, model=ctx.model or None)
+        without, with_ = experiment_casts(own["play"], turns=own.get("turns"), seed=seed, model=ctx.model or None,
+                                          roles=own.get("roles"))
         cast = without if condition == "without" else with_
         if condition == "critic_loop":
             cast.play = cast.play.model_copy(update={"critic_loop": True})
@@ -223,16 +249,26 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     pairs = [(a, b) for a, b in PAIRS if a in conditions and b in conditions]
     rows: list[list[Any]] = []
     bars: dict[str, list[tuple[float, float, float]]] = {LABELS[c]: [] for c in conditions}
+    paired = own.get("reading", "paired") == "paired"
+    adjusted_rows: list[list[Any]] = []
     for key, (title, _) in CRITERIA.items():
         row: list[Any] = [title]
+        adjusted_row: list[Any] = [title]
         for c in conditions:
-            est = _within_scale(mean_ci([float(r["scores"][key]) for r in valid[c] if key in r.get("scores", {})]))
+            scored = [(float(r["scores"][key]), int(r.get("shown", 0))) for r in valid[c] if key in r.get("scores", {})]
+            est = _within_scale(mean_ci([score for score, _ in scored]))
             row.append(Cell(est.mean, est.low, est.high, est.n) if est.n else Cell(None, n=0))
-            bars[LABELS[c]].append((est.mean, est.low, est.high))
+            fair = _within_scale(position_adjusted(scored)) if paired else est
+            adjusted_row.append(Cell(fair.mean, fair.low, fair.high, fair.n) if fair.n else Cell(None, n=0))
+            bars[LABELS[c]].append((fair.mean, fair.low, fair.high))
         rows.append(row)
+        adjusted_rows.append(adjusted_row)
     position_rows: list[list[Any]] = [[title] for title, _ in CRITERIA.values()]
+    gaps: dict[str, Cell] = {}
     for base, other in pairs:
         found = [effects(*_paired_scores(results, base, other, key)) for key in CRITERIA]
+        if (base, other) == ("without", "with"):
+            gaps = {key: f["effect"].cells(None)[0] for key, f in zip(CRITERIA, found)}
         for family in ("effect", "position"):
             adjusted = holm([f[family].p for f in found])
             for i, (f, p_holm) in enumerate(zip(found, adjusted)):
@@ -246,12 +282,20 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
     counts = "; ".join(f"{SHORT[c]} = {LABELS[c]}: {len(valid[c])} scored, {invalid[c]} invalid" for c in conditions)
     play = Path(own.get("play", "?")).name
     tables = [Table(f"The Critic's scores (0-10), {play}", columns, rows, note=counts)]
-    if pairs and own.get("reading", "paired") == "paired":
+    if pairs and paired:
         tables.append(Table(
             f"Where the Critic read a script: second minus first (0-10), {play}", position_columns, position_rows,
-            note="The Critic reads the two scripts as A and B in an order drawn for each repetition; this is what "
+            note="The Critic reads the two scripts as A and B, the order alternating between repetitions; this is what "
                  "being shown second rather than first added to a score, estimated beside the inner voice's "
                  "effect (both from one regression of each pair's difference on its order)."))
+    if paired:
+        firsts = _first_counts(results, conditions)
+        tables.append(Table(
+            f"The Critic's scores, each position counted alike (0-10), {play}",
+            ["criterion"] + [f"{SHORT[c]}: adjusted mean" for c in conditions], adjusted_rows,
+            note="Each condition's mean of its mean score when shown first and its mean score when shown second, so "
+                 "a Critic that prefers one place moves neither condition; these are what the paper's figures are "
+                 "set beside. Shown first: " + firsts + "."))
     return Report(
         title=f"Does the inner voice help? {play}",
         tables=tables,
@@ -268,7 +312,7 @@ def table_two(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
                "The four criteria of one comparison are corrected together by Holm's method (Holm, 1979, A "
                "Simple Sequentially Rejective Multiple Test Procedure): 'differs at 5%' reads the corrected p."],
         protocol=protocol(own),
-        paper=_reproduction(rows, conditions, _scenarios(results, own)),
+        paper=_reproduction(adjusted_rows, conditions, _scenarios(results, own), gaps),
     )
 
 
@@ -288,6 +332,41 @@ class Effect:
         if self.p is None:
             return [cell, None, None, self.why]
         return [cell, self.p, p_holm, "yes" if p_holm is not None and p_holm < 0.05 else "no"]
+
+
+def position_adjusted(scored: list[tuple[float, int]]) -> Any:
+    """A condition's mean with each place counted alike: the mean of its mean score when shown first and its
+    mean score when shown second (`scored`: score and place, 1 or 2), with a t interval from the spread
+    within places (n - 2 df). Where every score came from one place (or places are unknown, 0), the plain
+    mean stands: there is nothing to balance against."""
+    from studio.lab.stats import Estimate, mean_ci
+
+    one = [s for s, place in scored if place == 1]
+    two = [s for s, place in scored if place == 2]
+    if not one or not two or len(scored) < 3:
+        return mean_ci([s for s, _ in scored])
+    from scipy import stats
+
+    m1, m2 = sum(one) / len(one), sum(two) / len(two)
+    df = len(one) + len(two) - 2
+    pooled = (sum((s - m1) ** 2 for s in one) + sum((s - m2) ** 2 for s in two)) / df
+    half = float(stats.t.ppf(0.975, df)) * 0.5 * math.sqrt(pooled * (1 / len(one) + 1 / len(two)))
+    mean = (m1 + m2) / 2
+    return Estimate(len(scored), mean, mean - half, mean + half)
+
+
+def _first_counts(results: list[dict[str, Any]], conditions: list[str]) -> str:
+    """How many repetitions showed each condition's script first, said so a reader sees the balance (an odd
+    number of repetitions cannot split evenly)."""
+    said = []
+    for c in conditions:
+        places = [int(r.get("shown", 0)) for r in results if r.get("condition") == c and r.get("valid")]
+        if places and any(places):
+            said.append(f"{SHORT[c]} {places.count(1)} of {len(places)}")
+    text = ", ".join(said) or "not recorded"
+    if len(said) and any(int(part.rsplit(" of ", 1)[1]) % 2 for part in said):
+        text += " (an odd number of repetitions: one order comes once more)"
+    return text
 
 
 def _paired_scores(results: list[dict[str, Any]], base: str, other: str,
@@ -377,9 +456,11 @@ SCENARIOS = ("jenny", "timothy")  # the paper's two scenarios, as its Table 2 na
 TABLE_2 = ("behavioural_change", "introspection", "narrative_divergence")  # the criteria the paper's Table 2 prints
 
 
-def _reproduction(rows: list[list[Any]], conditions: list[str], scenarios: list[str]) -> Any:
-    """The paper's Table 2 rows for the scenario this play is (Jenny's or Timothy's), beside this play's means;
-    a play that is neither sets none of its means beside the paper's."""
+def _reproduction(rows: list[list[Any]], conditions: list[str], scenarios: list[str],
+                  gaps: dict[str, Cell] | None = None) -> Any:
+    """The paper's Table 2 rows for the scenario this play is (Jenny's or Timothy's), beside this play's
+    position-adjusted means, and the paper's gap (with minus without) beside the fitted effect; a play that is
+    neither sets none of its figures beside the paper's."""
     from studio.critic import CRITERIA
     from studio.lab.papers import reproduction
 
@@ -390,6 +471,9 @@ def _reproduction(rows: list[list[Any]], conditions: list[str], scenarios: list[
             if c in ("without", "with"):
                 for who in scenarios:
                     measured[f"{who}.{c}.{key}"] = row[1 + i]
+        for who in scenarios:
+            if gaps and key in gaps:
+                measured[f"{who}.gap.{key}"] = gaps[key]
     note = "" if scenarios else ("This play is neither of the paper's scenarios (Jenny's interview; Timothy and "
                                  "Sasha), so none of its means is set beside the paper's.")
     return reproduction("drama_machine", measured, only=tuple(f"{who}." for who in scenarios), note=note)
@@ -401,9 +485,11 @@ def protocol(own: dict[str, Any]) -> list[str]:
         "Each repetition plays the play once per condition with the same seed, the runs differing only by "
         "the superego (Magee et al., 2024, section 4).",
         ("The Critic reads the two scripts of a repetition together, as Script A and Script B, and scores each "
-         "(section 5.1). It is never told which script has the inner voice, nor that one has: which is shown "
-         "first is drawn for each repetition from the experiment's seed, kept with each critique (`shown`) so "
-         "a rerun shows the same order, and the report sets the position's effect beside the inner voice's. "
+         "(section 5.1). It is never told which script has the inner voice, nor that one has: each script is shown "
+         "first in half the repetitions (the order alternates, the first repetition's drawn from the "
+         "experiment's seed), kept with each critique (`shown`) so a rerun shows the same order, and the report "
+         "sets the position's effect beside the inner voice's and the paper's scores beside position-adjusted "
+         "means. "
          "Narrative divergence is judged against the predictable arc, the other script being one telling of "
          "the same play." if paired else
          "The Critic reads each run alone, blind to the other (reading = \"single\"); the paper's critic read "
@@ -424,12 +510,25 @@ def protocol(own: dict[str, Any]) -> list[str]:
         "comments on both scenarios find the more developed character in Script 2, the one the paper reads as "
         "the superego's; with one reading of each scenario in one order, a critic's leaning towards the second "
         "script cannot be told from the superego's effect there. The studio's Critic is given the definitions, "
-        "and the order is drawn.",
-        "Differs: the paper's Critic is Claude 3.5 Sonnet; the studio's is the experiment's model.",
+        "and the order is balanced.",
+        "Differs: the paper gives each role a model of its own (section 3.2.1): Claude or ChatGPT as the User "
+        "(the other) and the Director, Llama 3 variants of 7B-8B parameters as the Ego, Claude 3.5 Sonnet or "
+        "GPT-4o as the Superego (in the plot-driven scenario the Ego's 8B model), and Claude 3.5 Sonnet as the "
+        "Critic (section 5.1). Here: " + _role_models(own) + " ([compare] roles = { ego = ..., superego = ... } "
+        "or --role ROLE=MODEL gives a role its own).",
         "Differs: the paper's Table 2 scores two scenarios (Jenny's interview, Timothy and Sasha) once each; the "
         "studio repeats one play N times and sets its means beside the rows of that play's scenario only, so "
         "they compare with them in kind, not in number.",
     ]
+
+
+def _role_models(own: dict[str, Any]) -> str:
+    """Which model played each role of this experiment, as the protocol card says it."""
+    roles = own.get("roles") or {}
+    shown = [f"{role} {model}" for role, model in sorted(roles.items())]
+    rest = "every other role the experiment's model" if shown else "every role the experiment's model"
+    critic = own.get("critic")
+    return ", ".join(shown + [rest]) + (f", the Critic {critic}" if critic else ", the Critic the experiment's model")
 
 
 def _within_scale(est: Any, low: float = 0.0, high: float = 10.0) -> Any:

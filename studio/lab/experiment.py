@@ -142,9 +142,10 @@ def earlier(store: Any, experiment: Experiment) -> str | None:
 
 def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: int | None = None,
                     model: str | None = None, endpoints: list[str] | None = None,
-                    max_parallel: int | None = None) -> Experiment:
+                    max_parallel: int | None = None, playing: bool = True) -> Experiment:
     """Read and check an experiment file; the command line's --reps, --concurrency, --model, --endpoint and
-    --max-parallel win over it."""
+    --max-parallel win over it. `playing`: the trials are to be played now, so a model whose size nothing
+    tells is refused (a report or the status of files already played only says so)."""
     path = Path(path)
     source = str(path)
     if model is not None and not model.strip():
@@ -163,8 +164,34 @@ def load_experiment(path: str | Path, *, reps: int | None = None, concurrency: i
     spec: dict[str, Any] = {**{k: v for k, v in data.items() if k == kind_name}, "kind": kind_name, "title": title,
             "model": chosen_model, **chosen, **served}
     spec = kind.check(spec, source)
+    _size_known(spec, source, playing)
     spec["name"] = experiment_name(path, chosen_model, spec)
     return Experiment(path, kind, spec)
+
+
+def _size_known(spec: dict[str, Any], source: str, playing: bool = True) -> None:
+    """Every model that makes an experiment's figures must be known small or large, since the report sets
+    them beside a paper's: from the facts (`papers.model_size`; for a served model, the parameter count its
+    server lists, kept as `served_billions`, which names no trial), else from `small = true|false` in the
+    file. A model nothing tells of is refused before any trial plays, with the line to add; read only to
+    report, it is left for the report to say."""
+    from studio.lab.papers import experiment_models, is_scripted, model_size
+
+    for model in experiment_models(spec):
+        if is_scripted(model):
+            continue
+        small, why = model_size(model, spec.get("small"), bool(spec.get("endpoints")))
+        if small is None and spec.get("endpoints"):
+            from studio.lab.papers import served_billions
+
+            billions = served_billions(spec["endpoints"], model)
+            if billions is not None:
+                spec.setdefault("served_billions", {})[model] = billions
+                continue
+        if small is None and playing:
+            raise InputError(source, "small", f"is needed: the report sets {model}'s figures beside the paper's, and "
+                             f"{why}", "add small = false if the model has more than 2B parameters, small = true if "
+                             "2B or fewer")
 
 
 def _kind_of(data: dict[str, Any], source: str) -> tuple[str, Kind]:
@@ -203,6 +230,7 @@ def _title(data: dict[str, Any], source: str) -> str:
 def _model(data: dict[str, Any], given: str | None, source: str) -> str:
     """--model, else the file's model, else the embedded one; a problem is named on whichever said it."""
     from studio.llm import check_model
+    from studio.model.limits import MAX_MODEL_NAME
     from studio.model.play import DEFAULT_MODEL
 
     written = data.get("model", DEFAULT_MODEL)
@@ -211,6 +239,9 @@ def _model(data: dict[str, Any], given: str | None, source: str) -> str:
         raise InputError(source, "model", f"must be a model's name, not {shown_value(written)}",
                          f'e.g. model = "scripted", or leave the line out for {DEFAULT_MODEL}')
     chosen_model = given or written
+    if len(chosen_model.strip()) > MAX_MODEL_NAME:  # as a play's `model` and --model are held
+        raise InputError("--model" if given else source, "model", f"a model's name is at most {MAX_MODEL_NAME} "
+                         f"characters, not {len(chosen_model.strip()):,}", "see 'studio models' for the names")
     problem = check_model(chosen_model)
     if problem:
         raise InputError("--model" if given else source, "model", problem, "see 'studio models'")
@@ -280,6 +311,7 @@ def built(kind_name: str, spec: dict[str, Any], source: str = "command line") ->
     edited character) are another experiment rather than trials of the first reported as its own."""
     kind = load_kinds()[kind_name]
     checked = kind.check({"concurrency": 8, "reps": 1, **spec, "kind": kind_name}, source)
+    _size_known(checked, source, playing=False)  # a served model's listed size, for the report; never refused
     readable = checked["name"].rsplit("@", 1)[0]
     checked["name"] = f"{readable}@{identity(checked)}"
     return Experiment(Path(readable), kind, checked, source)

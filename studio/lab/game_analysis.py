@@ -4,7 +4,10 @@ game kind and `studio lab game` read finished games' placements through them.
 The paper asks two questions of finished games: does a player's cognitive architecture (none, goals,
 impressions, both) change where it places, and does its persona (charismatic or aloof)? It answers with a
 one-way ANOVA across groups and Tukey's HSD between pairs. We compute the same with scipy, and say how
-many games and players each figure rests on, since a handful of games cannot carry a strong claim.
+many games and players each figure rests on, since a handful of games cannot carry a strong claim. The
+ANOVA treats every player's place as independent, where the places of one game are 1 to its size and its
+players meet the same rivals; the verdict reads the permutation of group labels within each game instead
+(`permutation_within_games`), which assumes only that places are exchangeable within a game.
 
 Placement 1 is the winner; lower is better. The paper leaves out players voted off in the first round,
 whose vote is near random; `min_round` does the same when asked.
@@ -49,6 +52,8 @@ class PlacementTest:
     p: float | None
     pairs: list[PairResult] = field(default_factory=list)
     note: str = ""
+    permutation_p: float | None = None  # the labels shuffled within games: the p the verdict reads
+    permutations: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -58,7 +63,14 @@ class PlacementTest:
             "note": self.note,
             "groups": [g.__dict__ for g in self.groups],
             "pairs": [p.__dict__ | {"significant": p.significant} for p in self.pairs],
+            "permutation_p": self.permutation_p,
+            "permutations": self.permutations,
         }
+
+    @property
+    def differs(self) -> bool | None:
+        """The verdict: do the groups place differently, by the permutation within games (None: untested)."""
+        return None if self.permutation_p is None else self.permutation_p < 0.05
 
 
 def summarise(name: str, values: list[float]) -> GroupSummary:
@@ -71,8 +83,11 @@ def summarise(name: str, values: list[float]) -> GroupSummary:
     return GroupSummary(name, n, est.mean, sd, est.low, est.high)
 
 
-def compare_placements(groups: dict[str, list[float]]) -> PlacementTest:
-    """ANOVA across the groups and Tukey's HSD between each pair (or Welch's t for exactly two).
+def compare_placements(groups: dict[str, list[float]],
+                       games: list[list[tuple[str, float]]] | None = None) -> PlacementTest:
+    """ANOVA across the groups and Tukey's HSD between each pair (or Welch's t for exactly two), the paper's
+    figures; with `games` (each game's players as (group, place)), the permutation of labels within games
+    beside them, which is the test the verdict reads.
 
     Groups with fewer than two players cannot enter a test; they are summarised and named in the note.
     """
@@ -106,7 +121,45 @@ def compare_placements(groups: dict[str, list[float]]) -> PlacementTest:
                     float(ci.low[i, j]), float(ci.high[i, j]),
                 )
             )
-    return PlacementTest(summaries, test, _finite(statistic), _finite(p), pairs, note)
+    found = PlacementTest(summaries, test, _finite(statistic), _finite(p), pairs, note)
+    if games is not None:
+        found.permutation_p = permutation_within_games([[(g, v) for g, v in game if g in usable] for game in games])
+        found.permutations = PERMUTATIONS
+    return found
+
+
+PERMUTATIONS = 9999
+
+
+def permutation_within_games(games: list[list[tuple[str, float]]], draws: int = PERMUTATIONS,
+                             seed: int = 0) -> float | None:
+    """The p of the groups' placements differing, from shuffling the group labels among the players of each
+    game: a game's places are 1 to its size whatever the players did, and its players face the same rivals,
+    so places are exchangeable within a game and not across games; which is what the ANOVA assumes away. The
+    statistic is the between-group sum of squares (with the group sizes fixed by the shuffle, the F ratio is a
+    monotone function of it); p = (1 + shuffles at least as extreme) / (1 + draws), drawn from a generator
+    seeded with `seed`, so a report is the same each time. None without two groups."""
+    import numpy as np
+
+    names = sorted({g for game in games for g, _ in game})
+    if len(names) < 2:
+        return None
+    code = {g: i for i, g in enumerate(names)}
+    rng = np.random.default_rng(seed)
+    sums = np.zeros((draws + 1, len(names)))
+    counts = np.zeros(len(names))
+    for game in games:
+        if not game:
+            continue
+        labels = np.array([code[g] for g, _ in game])
+        places = np.array([p for _, p in game], dtype=float)
+        np.add.at(counts, labels, 1)
+        shuffled = np.vstack([labels, rng.permuted(np.tile(labels, (draws, 1)), axis=1)])
+        for i in range(len(names)):
+            sums[:, i] += (shuffled == i) @ places
+    kept = counts > 0
+    stat = (sums[:, kept] ** 2 / counts[kept]).sum(axis=1)
+    return float((1 + np.sum(stat[1:] >= stat[0] - 1e-9)) / (1 + draws))
 
 
 def _constant(values: list[float]) -> bool:
@@ -124,6 +177,9 @@ def table(result: PlacementTest) -> str:
         ci = f"{g.ci_low:.2f} to {g.ci_high:.2f}" if g.n else "-"
         mean = f"{g.mean:.2f}" if g.n else "-"
         lines.append(f"{g.name:<16} {g.n:>4} {mean:>11} {ci:>17}")
+    if result.permutation_p is not None:
+        lines.append(f"labels shuffled within games ({result.permutations} draws): p = {result.permutation_p:.3g}"
+                     + (", the groups place differently" if result.differs else ", no difference shown"))
     if result.p is not None and result.statistic is not None:
         lines.append(f"{result.test}: statistic {result.statistic:.2f}, p = {result.p:.3g}")
     elif result.p is not None:

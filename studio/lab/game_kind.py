@@ -181,16 +181,23 @@ def default_island() -> Path:
                      "name a social-game play, e.g. --play path/to/island.toml")
 
 
-def placements_by_group(records: Any, first_round: bool) -> dict[str, list[float]]:
-    """Every placed player's place, by the group it was in; neutral players and (unless asked for) those
-    voted out in round 1 are left out, as in the paper."""
-    by_group: dict[str, list[float]] = {}
+def placements_by_game(records: Any, first_round: bool) -> list[list[tuple[str, float]]]:
+    """Each game's placed players as (group, place); neutral players and (unless asked for) those voted out
+    in round 1 are left out, as in the paper."""
+    games = []
     for record in records:
-        for name, group in record["groups"].items():
-            if group == "neutral" or (not first_round and name == record.get("first_out")):
-                continue
-            if name in record["placements"]:
-                by_group.setdefault(group, []).append(float(record["placements"][name]))
+        games.append([(group, float(record["placements"][name])) for name, group in record["groups"].items()
+                      if group != "neutral" and (first_round or name != record.get("first_out"))
+                      and name in record["placements"]])
+    return games
+
+
+def placements_by_group(records: Any, first_round: bool) -> dict[str, list[float]]:
+    """Every placed player's place, by the group it was in (`placements_by_game`, games pooled)."""
+    by_group: dict[str, list[float]] = {}
+    for game in placements_by_game(records, first_round):
+        for group, place in game:
+            by_group.setdefault(group, []).append(place)
     return by_group
 
 
@@ -313,7 +320,9 @@ def game_report(spec: dict[str, Any], results: dict[str, dict[str, Any]]) -> Rep
     experiment = own["experiment"]
     records = [results[k] for k in sorted(results)]
     label = lambda g: _group_name(experiment, g)  # noqa: E731
-    placed = compare_placements({label(g): v for g, v in placements_by_group(records, bool(own.get("first_round"))).items()})
+    first_round = bool(own.get("first_round"))
+    placed = compare_placements({label(g): v for g, v in placements_by_group(records, first_round).items()},
+                                [[(label(g), v) for g, v in game] for game in placements_by_game(records, first_round)])
     order = list(LETTERS) if experiment == "architecture" else list(own.get("archetypes") or ["charismatic", "aloof"])
     rates = _win_rates(records, order, label)
     shares, per_player = _action_counts(records, label)
@@ -397,8 +406,13 @@ def _win_and_place_tables(rates: list[Any], placed: Any) -> list[Table]:
                     note="Wilson 95% intervals; exact two-sided binomial test of the wins against seats/players.")]
     place_rows = [[g.name, g.n, Cell(g.mean if g.n else None, g.ci_low if g.n > 1 else None,
                                      g.ci_high if g.n > 1 else None, g.n)] for g in placed.groups]
-    test = (f"{placed.test}: statistic {placed.statistic:.2f}, p = {placed.p:.3g}"
+    test = (f"{placed.test}: statistic {placed.statistic:.2f}, p = {placed.p:.3g} (the paper's figure)"
             if placed.p is not None and placed.statistic is not None else (placed.note or "no test"))
+    if placed.permutation_p is not None:
+        test = (f"Verdict: group labels shuffled among each game's players ({placed.permutations} draws): "
+                f"p = {placed.permutation_p:.3g}, "
+                + ("the groups place differently" if placed.differs else "no difference in place shown")
+                + "; " + test)
     tables.append(Table("Placement by group (1 = the winner)", ["group", "players", "mean place"], place_rows, note=test))
     pairs = [[f"{p.a} - {p.b}", p.difference, Cell(p.difference, p.ci_low, p.ci_high), p.p] for p in placed.pairs]
     if pairs:
@@ -409,21 +423,23 @@ def _win_and_place_tables(rates: list[Any], placed: Any) -> list[Table]:
 def _action_and_goal_tables(records: list[dict[str, Any]], shares: dict[str, dict[str, list[tuple[int, int]]]]) -> list[Table]:
     """The action shares per group with their intervals, and the audited goal scores by priority; each table
     only when there is something in it."""
-    from studio.lab.stats import share_ci
+    from studio.lab.stats import game_share
 
     action_rows = []
     for group, tally in sorted(shares.items()):
         row: list[Any] = [group, sum(n for _, n in tally["talk"])]
         for kind in KINDS_OF_ACTION:
-            est = share_ci(tally[kind])
+            est = game_share(tally[kind])
             row.append(Cell(est.mean, est.low, est.high, est.n))
         action_rows.append(row)
     tables = []
     if action_rows:
         tables.append(Table("Actions by kind (the paper's talk, move and other)", ["group", "actions", "talk", "move",
                                                                                   "other"], action_rows,
-                            note="Wilson 95% intervals clustered by game (n: games): a game's actions come from the "
-                                 "same players in the same talk, so each game counts for what its spread shows"))
+                            note="Each share is the mean of the games' own shares (n: games), its 95% interval a t "
+                                 "interval over games (games - 1 df), widened to the Wilson interval on the effective "
+                                 "count where that is wider: a game's actions come from the same players in the same "
+                                 "talk, so the games are the replications"))
     goal_rows = _goal_rows(records)
     if goal_rows:
         tables.append(Table("Goal completion audited, by priority (1-5)", ["priority", "mean score"], goal_rows))
@@ -449,7 +465,7 @@ def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, r
               per_player: dict[str, dict[str, list[float]]]) -> dict[str, Cell]:
     """The studio's value for each of the paper's figures this experiment measures, by the figure's id."""
     from studio.lab.game_analysis import compare_placements
-    from studio.lab.stats import share_ci
+    from studio.lab.stats import game_share
 
     games = len(records)
     out: dict[str, Cell] = {}
@@ -458,7 +474,7 @@ def _measured(own: dict[str, Any], records: list[dict[str, Any]], placed: Any, r
             out["arch_anova_f"] = Cell(placed.statistic, n=games)
         if placed.p is not None:
             out["arch_anova_p"] = Cell(placed.p, n=games, digits=3)
-        talk = share_ci(_talk_by_game(records))
+        talk = game_share(_talk_by_game(records))
         if talk.n:
             out["talk_share"] = Cell(talk.mean, talk.low, talk.high, talk.n, digits=3)
         for kind, prefix in (("talk", "talk"), ("move", "move"), ("other", "other")):
@@ -520,8 +536,12 @@ def protocol(own: dict[str, Any]) -> list[str]:
                      "player with architecture D; each sheet is cut to its name and public description, so the "
                      "archetype's trait words are its persona (section 5.2, appendix J.2).")
     steps.append("The report tests each group's wins against chance (seats/players) with an exact binomial test "
-                 "and compares placements with ANOVA (Welch's t for two groups) and Tukey's HSD, as the paper does.")
+                 "and compares placements with ANOVA (Welch's t for two groups) and Tukey's HSD, as the paper does; "
+                 "its verdict on placement reads the permutation of group labels within each game (places are "
+                 "1 to a game's size whatever the players do, so only within a game are they exchangeable).")
     differences = [
+        "Difference: every agent of the paper thinks with GPT-4, frozen (abstract, section 6); the studio's "
+        "players all run on the experiment's model, so only a model of GPT-4's kind makes its figures comparable.",
         "Difference: the paper's parser is a model that maps free text to a verb (appendix D.1); the studio reads "
         "the reply with fixed word rules and a JSON schema of the actions in reach.",
         "Difference: importance is rated per memory by a model in the paper (section 3.1); the studio weighs a "

@@ -365,6 +365,7 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
     paper's repository does so for every repetition after the first, so batches differ between them)."""
     assessor = Assessor(gateway, model, names, [])
     measured: dict[str, dict[str, float | None]] = {}
+    item_scores: dict[str, dict[str, float]] = {}
     grouped = _by_dimension(chosen)
     rated = {d: list(group) for d, group in grouped.items()}
     if shuffle is not None:
@@ -380,8 +381,10 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
             items.append(answer.item)
             picks[n] = value.choice if value is not None else None
         measured["oc"] = score_oc(items, picks)
+        item_scores["oc"] = keyed_items(chosen, picks)
     if "doc" in methods:
         scores: dict[str, float | None] = {}
+        placed_items: dict[str, float] = {}
         for d, group in grouped.items():
             placed = []
             for answer in group:
@@ -389,8 +392,10 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                                            f"item {answer.index + 1}")
                 if value is not None:
                     placed.append(value.choice)
+                    placed_items[str(answer.index)] = float(value.choice)  # the option names the dimension's level
             scores[d] = sum(placed) / len(placed) if placed else None
         measured["doc"] = scores
+        item_scores["doc"] = placed_items
     for method in ("er_all", "er_batch"):
         if method not in methods:
             continue
@@ -413,7 +418,14 @@ async def assess(chosen: list[Answer], methods: list[str], *, gateway: Any, mode
                           and (call["task"] != "er" or ("batch" in call["about"]) == (m == "er_batch"))), None)
             if which:
                 invalid[which] += 1
-    return {"measured": measured, "invalid": invalid, "calls": assessor.calls}
+    return {"measured": measured, "invalid": invalid, "items": item_scores, "calls": assessor.calls}
+
+
+def keyed_items(chosen: list[Answer], picks: Mapping[int, int | None]) -> dict[str, float]:
+    """Each answered item's keyed score (a reversed item counts LOW + HIGH - choice), by the item's place in
+    the scale: what the paper's item-level consistency (Std Item, Std Dim) is computed from."""
+    return {str(answer.index): float(pick if answer.item.keyed > 0 else LOW + HIGH - pick)
+            for n, answer in enumerate(chosen) if (pick := picks.get(n)) is not None}
 
 
 # -- the self-report baselines -------------------------------------------------------------------------
@@ -464,7 +476,7 @@ async def self_report(chosen: list[Answer], mode: str, *, gateway: Any, model: s
             pick = (LOW + HIGH) // 2
         picks[n] = pick
     return {"measured": {mode: score_oc([a.item for a in chosen], picks)}, "invalid": {mode: neutral},
-            "read_by_assessor": read_by_assessor, "calls": assessor.calls}
+            "items": {mode: keyed_items(chosen, picks)}, "read_by_assessor": read_by_assessor, "calls": assessor.calls}
 
 
 def designed(sheet: Any) -> dict[str, float] | None:

@@ -267,7 +267,8 @@ class InterviewKind:
         names = list(targets)
         who = names[0] if len(names) == 1 else f"{len(names)} characters"
         report = profile_report(targets, methods, list(results.values()),
-                                title=f"The personality interview: {who}, {SCALES[own['scale']]}")
+                                title=f"The personality interview: {who}, {SCALES[own['scale']]}",
+                                scale=own["scale"])
         report.protocol = protocol(own, int(spec.get("reps", 1)))
         report.paper = reproduction(report, list(results.values()))
         return report
@@ -310,6 +311,29 @@ def _rate_cell(hits: list[bool], scale: float = 100.0) -> Cell:
     return Cell(scale * k / n, scale * low, scale * high, n, 1)
 
 
+def _by_character(values: dict[str, list[Any]], scale: float = 100.0, digits: int = 1,
+                  within: tuple[float, float] = (0.0, 100.0), rate: bool = True) -> Cell:
+    """A share (or a mean) over characters: each character's repetitions and dimensions share its sheet, so
+    the characters are the replications (`stats.clustered`: a t interval over the characters' own values on
+    characters - 1 df, widened to the interval of the pooled values where that is wider). One character: the
+    pooled interval, about that character alone. n is the number of characters."""
+    from studio.lab.stats import Estimate, clustered
+
+    kept = {name: v for name, v in values.items() if v}
+    pooled = [x for v in kept.values() for x in v]
+    if not pooled:
+        return Cell(None, n=0, digits=digits)
+    cell = _rate_cell(pooled, scale) if rate else _mean_cell(pooled, digits, within)
+    if len(kept) < 2:
+        return Cell(cell.value, cell.low, cell.high, len(kept), digits)
+    units = [scale * sum(v) / len(v) if rate else sum(v) / len(v) for v in kept.values()]
+    if cell.value is None or cell.low is None or cell.high is None:
+        return Cell(cell.value, cell.low, cell.high, len(kept), digits)
+    est = clustered(units, Estimate(len(pooled), float(cell.value), float(cell.low), float(cell.high)),
+                    within[0], within[1])
+    return Cell(est.mean, est.low, est.high, est.n, digits)
+
+
 def _target_shown(value: float | None) -> Any:
     return "X" if value is None else Cell(value, digits=1)
 
@@ -318,41 +342,58 @@ def agreement(targets: dict[str, dict[str, float | None]], method: str,
               results: list[dict[str, Any]]) -> dict[str, Any]:
     """One method's agreement over every character and repetition that measured it: the paper's rule and
     the strict one, per dimension and in full, and the scaled MAE (percent, as the paper prints it)."""
-    paper_dim: list[bool] = []
-    paper_full: list[bool] = []
-    strict_dim: list[bool] = []
-    strict_full: list[bool] = []
-    per_dim: dict[str, list[bool]] = {d: [] for d in DIMENSIONS}
-    maes: list[float] = []
+    paper_dim: dict[str, list[bool]] = {}
+    paper_full: dict[str, list[bool]] = {}
+    strict_dim: dict[str, list[bool]] = {}
+    strict_full: dict[str, list[bool]] = {}
+    per_dim: dict[str, dict[str, list[bool]]] = {d: {} for d in DIMENSIONS}
+    maes: dict[str, list[float]] = {}
     invalid = 0
     for r in results:
         measured = r.get("measured", {}).get(method)
         if measured is None:
             continue
         invalid += int(r.get("invalid", {}).get(method, 0))
-        target = targets.get(r.get("character", ""), next(iter(targets.values())) if len(targets) == 1 else {})
+        who = r.get("character", "")
+        target = targets.get(who, next(iter(targets.values())) if len(targets) == 1 else {})
         hit = accuracy_paper(target, measured)
         for d in DIMENSIONS:
             if hit[d] is not None:
-                paper_dim.append(bool(hit[d]))
-                per_dim[d].append(bool(hit[d]))
+                paper_dim.setdefault(who, []).append(bool(hit[d]))
+                per_dim[d].setdefault(who, []).append(bool(hit[d]))
         if hit["full"] is not None:
-            paper_full.append(bool(hit["full"]))
+            paper_full.setdefault(who, []).append(bool(hit["full"]))
         known = {d: v for d, v in target.items() if v is not None}
         strict = accuracy(known, measured)
-        strict_dim += [bool(strict[d]) for d in DIMENSIONS if strict[d] is not None]
+        strict_dim.setdefault(who, []).extend(bool(strict[d]) for d in DIMENSIONS if strict[d] is not None)
         if strict["full"] is not None and len(known) == len(DIMENSIONS):
-            strict_full.append(bool(strict["full"]))
+            strict_full.setdefault(who, []).append(bool(strict["full"]))
         mae = mae_paper(target, measured)
         if mae is not None:
-            maes.append(100 * mae)
-    return {"acc_dim": _rate_cell(paper_dim), "acc_full": _rate_cell(paper_full), "mae": _mean_cell(maes, 1, (0.0, 100.0)),
-            "strict_dim": _rate_cell(strict_dim), "strict_full": _rate_cell(strict_full),
-            "per_dim": {d: _rate_cell(v) for d, v in per_dim.items()}, "invalid": invalid}
+            maes.setdefault(who, []).append(100 * mae)
+    return {"acc_dim": _by_character(paper_dim), "acc_full": _by_character(paper_full),
+            "mae": _by_character(maes, rate=False), "strict_dim": _by_character(strict_dim),
+            "strict_full": _by_character(strict_full),
+            "per_dim": {d: _by_character(v) for d, v in per_dim.items()}, "invalid": invalid}
+
+
+def item_consistency(method: str, results: list[dict[str, Any]], scale: str) -> dict[str, float | None]:
+    """Std Item and Std Dim (InCharacter's Table 2) of one method, from each interview's keyed item scores;
+    an interview from before they were kept counts for nothing."""
+    from studio.lab.ipip import items
+    from studio.lab.personality import consistency
+
+    dimension_of = {str(i): item.dimension for i, item in enumerate(items(scale))}
+    runs: dict[str, dict[int, dict[str, float]]] = {}
+    for r in results:
+        scored = (r.get("items") or {}).get(method)
+        if scored:
+            runs.setdefault(r.get("character", ""), {})[int(r.get("rep", len(runs)))] = scored
+    return consistency(runs.values(), dimension_of)
 
 
 def profile_report(targets: dict[str, dict[str, float | None]], methods: list[str], results: list[dict[str, Any]], *,
-                   title: str) -> Report:
+                   title: str, scale: str | None = None) -> Report:
     """Target vs measured per character, dimension and method, agreement per method, and the radar of the means.
 
     `targets` maps a character's name to its target per dimension (1-5; None: no label); a result names
@@ -382,23 +423,31 @@ def profile_report(targets: dict[str, dict[str, float | None]], methods: list[st
     agree_rows: list[list[Any]] = []
     for m in methods:
         a = agreement(targets, m, results)
+        spread = item_consistency(m, results, scale) if scale else {"std_item": None, "std_dim": None}
         agree_rows.append([iv.LABELS[m], a["acc_dim"], a["acc_full"], a["mae"], a["strict_dim"], a["strict_full"],
-                           *[a["per_dim"][d] for d in DIMENSIONS], a["invalid"]])
+                           *[a["per_dim"][d] for d in DIMENSIONS], a["invalid"],
+                           *(Cell(spread[k], digits=1) if spread[k] is not None else "-" for k in ("std_item", "std_dim"))])
     if results:
         # What knowing nothing scores: every dimension at the midpoint. A method must beat this to have read anything.
         flat = {d: 3.0 for d in DIMENSIONS}
         a = agreement(targets, "flat", [{"character": n, "measured": {"flat": flat}} for n in targets])
         agree_rows.append(["baseline: all 3", a["acc_dim"], a["acc_full"], a["mae"], a["strict_dim"],
-                           a["strict_full"], *[a["per_dim"][d] for d in DIMENSIONS], "-"])
+                           a["strict_full"], *[a["per_dim"][d] for d in DIMENSIONS], "-", "-", "-"])
     agreement_table = Table(
         "Agreement with the target, per method (%)",
         ["method", "Acc dim", "Acc full", "MAE", "strict dim", "strict full"] + [SHORT[d] for d in DIMENSIONS]
-        + ["invalid replies"],
+        + ["invalid replies", "Std Item", "Std Dim"],
         agree_rows,
         note="Acc dim / full and MAE by the paper's rule: a target 2.6-3.4 (40-60% of the range) is marginal and "
              "left out, a measure above 3 is high, else low; strict: every labelled dimension counts and a target "
-             "of 3 is hit only by exactly 3. O..N: the paper's rule per dimension. Intervals: Wilson 95% for "
-             "shares, t 95% for MAE cut to 0-100; MAE is scaled to the range (0 exact, 100 as far as the scale allows)")
+             "of 3 is hit only by exactly 3. O..N: the paper's rule per dimension. Intervals are over characters "
+             "(n: characters), each character's repetitions and dimensions counting once: a t interval over the "
+             "characters' own shares or MAEs, widened to the pooled Wilson (shares) or t (MAE) interval where that "
+             "is wider, cut to 0-100; one character: the pooled interval. MAE is scaled to the range (0 exact, 100 "
+             "as far as the scale allows). Std Item: how far an item's keyed score moves between a character's "
+             "runs; Std Dim: how far a dimension's items disagree within a run (the paper's consistency, "
+             "section 4.1), each in % of the scale's range, from the item scores of OC, d-OC and the "
+             "self-reports; ER rates a dimension whole, so it has neither (-)")
     series: dict[str, list[float | None]] = {}
     if not several and only is not None:
         series["target"] = [targets[only].get(d) for d in DIMENSIONS]
@@ -431,9 +480,10 @@ def reproduction(report: Report, results: list[dict[str, Any]]) -> Any:
             if method is None:
                 continue
             interviews = sum(1 for r in results if r.get("measured", {}).get(method) is not None)
-            for i, figure in ((1, "acc_dim"), (2, "acc_full"), (3, "mae")):
+            for i, figure in ((1, "acc_dim"), (2, "acc_full"), (3, "mae"), (-2, "std_item"), (-1, "std_dim")):
                 cell = row[i]
-                measured[f"bfi.{method}.{figure}"] = dataclasses.replace(cell, n=interviews) if isinstance(cell, Cell) else cell
+                if isinstance(cell, Cell):
+                    measured[f"bfi.{method}.{figure}"] = dataclasses.replace(cell, n=interviews)
     return beside("incharacter", measured)
 
 

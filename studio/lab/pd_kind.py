@@ -158,21 +158,32 @@ def pd_report(spec: dict[str, Any], results: list[dict[str, Any]]) -> Report:
 
 def _tables(own: dict[str, Any], table: dict[Any, Any], found: list[Any]) -> list[Table]:
     """The cells, the hypotheses, and each hypothesis's parts."""
+    from studio.lab.stats import POWER_GAP
+
     rows = []
     for (group, partner), cell in table.items():
         c, s = cell["cooperation"], cell["score"]
-        rows.append([group, partner, c.n, Cell(c.mean, c.low, c.high, c.n), Cell(s.mean, s.low, s.high, s.n, 1)])
-    tests = [[f.name, f.claim, f.test, f.effect, f.p, f.p_adjusted, SUPPORTED[f.supported]] for f in found]
-    parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported]]
+        rows.append([group, partner, cell["trials"], c.n, Cell(c.mean, c.low, c.high, c.n),
+                     Cell(s.mean, s.low, s.high, s.n, 1)])
+    tests = [[f.name, f.claim, f.test, f.effect, f.p, f.p_adjusted, SUPPORTED[f.supported], f.power]
+             for f in found]
+    parts = [[f.name, part.name, part.claim, part.test, part.effect, part.p, SUPPORTED[part.supported], part.power]
              for f in found for part in f.parts]
-    return [Table("Cooperation and score per group and partner", ["group", "partner", "n", "cooperation", "score"],
+    power = (f"power: the chance that the test finds a partner gap of {POWER_GAP} at p < 0.05 before Holm's "
+             "correction (H6-H9, given the number of personas and the spread of their differences measured, itself "
+             "poorly known with three personas; empty for the group hypotheses)")
+    return [Table("Cooperation and score per group and partner",
+                  ["group", "partner", "trials", "personas", "cooperation", "score"],
                   rows, note=f"temperature {own.get('temperature')}, {own.get('max_tokens')} tokens, "
-                  f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds"),
-            Table("The paper's hypotheses", ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported"],
-                  tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if every "
-                       "part does: its p is the largest part's, its effect the smallest"),
-            Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds"], parts,
-                  note="raw p of each part; the hypothesis holds only if every part does")]
+                  f"payoffs T={pd.T} R={pd.R} P={pd.P} S={pd.S} (dollars), {pd.ROUNDS} rounds; intervals are for the "
+                  "group's rate, its personas the replications (t on personas - 1 df)"),
+            Table("The paper's hypotheses",
+                  ["hypothesis", "claim", "test", "effect", "p", "p (Holm)", "supported", "power"],
+                  tests, note="Holm's correction across the nine hypotheses; a hypothesis of several parts holds only if "
+                       "every part does: its p is the largest part's, its effect the smallest, its power at most the "
+                       "weakest part's; " + power),
+            Table("Each hypothesis's parts", ["hypothesis", "part", "claim", "test", "effect", "p", "holds", "power"],
+                  parts, note="raw p of each part; the hypothesis holds only if every part does; " + power)]
 
 
 def _cooperation_series(table: dict[Any, Any], groups: list[str], partners: list[str]) -> dict[str, list[tuple[float, float, float]]]:
@@ -199,18 +210,21 @@ def _notes(spec: dict[str, Any], results: list[dict[str, Any]]) -> list[str]:
             "smallest absolute difference of any pair); a hypothesis of several parts is supported only when every "
             "part is, and its p is the largest part's.",
             "Groups are compared persona by persona (H1-H5): every trial of a persona shares its text, so the unit is "
-            "the persona, its rate averaged over its trials, and the error is the spread between personas of a group; "
-            "partners are compared within a persona (H6-H9), paired by persona and repetition.",
+            "the persona, its rate averaged over the partners it met (a partner it missed filled in from its group's "
+            "other personas), and each side's error is the spread between its own personas (Welch); partners are "
+            "compared within a persona (H6-H9): each persona's difference between two partners is one unit, in a "
+            "paired t test over the group's personas.",
             f"The nine p-values are corrected together by Holm's method (Holm, 1979): 'supported' means the adjusted p "
-            f"is below {ALPHA}; 'too few data' when a side has no trials, a group comparison has no group of two "
-            "personas to measure their spread, or a paired one fewer than two trials a side.",
-            "Cooperation rates have 95% Wilson intervals on the effective number of moves (moves within a trial are "
-            "not independent); scores have 95% t intervals over trials."]
+            f"is below {ALPHA}; 'too few data' when a side has no trials, a group comparison has fewer than "
+            "two personas a side to measure their spread, or a partner comparison fewer than two personas.",
+            "A cell's cooperation rate and score have 95% intervals for the group's value: a t interval over its "
+            "personas' means (personas - 1 df), widened to the Wilson interval on the effective number of moves "
+            "where that is wider (personas that all agree show no spread)."]
 
 
 def _measured(table: dict[Any, Any], found: list[Any]) -> dict[str, Cell]:
     """What the paper's published figures are set beside: each hypothesis's verdict and each cell's rate."""
-    measured: dict[str, Cell] = {f"h{f.name[1:]}": Cell(float(f.supported), digits=0)
+    measured: dict[str, Cell] = {f"h{f.name[1:]}": Cell(float(f.supported), n=f.n, digits=0)
                                  for f in found if f.supported is not None}
     for (group, partner), cell in table.items():
         c = cell["cooperation"]
@@ -286,11 +300,12 @@ def unit_of_replication(reps: int, wordings: list[int]) -> str:
     """The protocol card's line on what the group verdicts count as one replication, and what it costs."""
     personas = min(reps, len(wordings))
     line = (f"Unit of replication for the group hypotheses (H1-H5): the persona, {personas} a group, since every "
-            "trial of a persona shares its text; a t test on persona means, its error the spread between a "
-            "group's personas (pooled over the groups). Partner hypotheses (H6-H9) pair a persona's trials "
-            "against two partners.")
+            "trial of a persona shares its text; a Welch t test on persona means, each side's error the spread "
+            "between its own personas. Partner hypotheses (H6-H9) take each persona's difference between two "
+            "partners as one unit, in a paired t test over the group's personas.")
     if personas < 2:
-        return line + " With one persona a group, a group cannot be told from its persona: H1-H5 have too few data."
+        return line + (" With one persona a group, a group cannot be told from its persona: H1-H9 have too few "
+                       "data.")
     if personas <= 3:
         return line + (f" {personas} personas a group give little power: only a gap large against the persona "
                        "spread is found, however many trials each persona plays (docs/lab/dilemma.md gives the power).")

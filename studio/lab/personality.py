@@ -199,3 +199,37 @@ def summarise(pairs: Iterable[tuple[Mapping[str, float], Mapping[str, float | No
         known = [hit for h in hits if (hit := h[key]) is not None]
         out[key] = sum(known) / len(known) if known else None
     return out
+
+
+def _sd(values: list[float]) -> float:
+    """The population standard deviation (spread about the values' own mean, divided by their number)."""
+    mean = sum(values) / len(values)
+    return (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+
+
+def consistency(runs: Iterable[Mapping[Any, Mapping[str, float]]],
+                dimension_of: Mapping[str, str]) -> dict[str, float | None]:
+    """InCharacter's item-level consistency (Wang et al., 2024, section 4.1, Table 2), in percent of the
+    scale's range: `Std_Item`, how far a character's keyed score on one item moves between runs (the
+    spread over its runs, averaged over items and characters), and `Std_Dim`, how far the items of one
+    dimension disagree within a run (the spread over a dimension's items, averaged over dimensions, runs and
+    characters). `runs` maps each character to its runs, each run an item -> keyed score (1-5);
+    `dimension_of` maps an item to its dimension. The paper does not say which standard deviation it takes;
+    this is the population one. None where nothing can be spread (one run, or one item a dimension)."""
+    per_item: list[float] = []
+    per_dim: list[float] = []
+    for by_run in runs:
+        scored = [run for run in by_run.values() if run]
+        items = sorted({i for run in scored for i in run})
+        for item in items:
+            values = [run[item] for run in scored if item in run]
+            if len(values) >= 2:
+                per_item.append(_sd(values))
+        for run in scored:
+            for d in DIMENSIONS:
+                values = [v for i, v in run.items() if dimension_of.get(i) == d]
+                if len(values) >= 2:
+                    per_dim.append(_sd(values))
+    scale = 100 / (HIGH - LOW)
+    return {"std_item": scale * sum(per_item) / len(per_item) if per_item else None,
+            "std_dim": scale * sum(per_dim) / len(per_dim) if per_dim else None}

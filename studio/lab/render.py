@@ -2,10 +2,12 @@
 
 - **table**: each table drawn by rich (every cell as plain text, never read as markup), then each figure
   as a terminal chart (`studio.lab.plots`), then the notes.
-- **csv**: one tidy table of every figure, a row each: `table, keys, measure, value, low, high, n`. `keys`
-  names the row (its text columns, `column=value` joined by "; "), `measure` the numeric column; `value`,
-  `low`, `high` and `n` are numbers or empty, so one `pandas.read_csv` gives numeric columns to filter,
-  pivot or plot.
+- **csv**: one tidy table of every figure, a row each: `table`, then the columns that name a row (every
+  text column of any table: `group`, `partner`, `criterion`, ..., empty where a table has no such column),
+  `measure` (the numeric column), `value`, `low`, `high`, `n` (numbers or empty) and `reproduction` (true
+  or false: whether the report's figures may be read beside the paper's; empty without a paper), so one
+  `pandas.read_csv` gives numeric columns to filter, pivot or plot. A naming column called like one of the
+  fixed ones gets `row_` before its name.
 - **json**: the report as data: tables (columns and rows of numbers), figures (their numbers), notes, the
   protocol card and the paper's published figures beside the studio's.
 
@@ -153,25 +155,39 @@ def _all_tables(report: Report) -> list[Table]:
     return report.tables + ([reproduction_table(report.paper, shown=False)] if report.paper is not None else [])
 
 
-TIDY = ("table", "keys", "measure", "value", "low", "high", "n")
+TIDY = ("table", "measure", "value", "low", "high", "n", "reproduction")
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, Cell)) and not isinstance(value, bool)
 
 
-def _tidy(table: Table) -> list[list[Any]]:
-    """A table's rows as tidy rows: a column that holds a number (or a Cell) in any row is a measure, every
-    other column names the row; a measure with no number in a row keeps its row, with its value empty."""
+def _naming(table: Table) -> list[int]:
+    """The columns of `table` that name a row: those with no number (or Cell) in any row."""
     numeric = {i for row in table.rows for i, v in enumerate(row) if _is_number(v)}
+    return [i for i in range(len(table.columns)) if i not in numeric]
+
+
+def _tidy(table: Table, naming: list[str]) -> list[list[Any]]:
+    """A table's rows as tidy rows: a column that holds a number (or a Cell) in any row is a measure, every
+    other column names the row, in its place among `naming`; a measure with no number in a row keeps its
+    row, with its value empty."""
+    names = _naming(table)
     out = []
     for row in table.rows:
-        keys = "; ".join(f"{table.columns[i]}={'' if v is None else v}" for i, v in enumerate(row) if i not in numeric)
-        for i in sorted(numeric):
+        named = {_csv_name(table.columns[i]): "" if row[i] is None else row[i] for i in names if i < len(row)}
+        for i in range(len(table.columns)):
+            if i in names or i >= len(row):
+                continue
             value = row[i]
             c = value if isinstance(value, Cell) else Cell(value if _is_number(value) else None)
-            out.append([table.title, keys, table.columns[i], *(_number(x) for x in (c.value, c.low, c.high, c.n))])
+            out.append([table.title, *(named.get(n, "") for n in naming), table.columns[i],
+                        *(_number(x) for x in (c.value, c.low, c.high, c.n))])
     return out
+
+
+def _csv_name(column: str) -> str:
+    return f"row_{column}" if column in TIDY else column
 
 
 def _number(value: Any) -> Any:
@@ -180,11 +196,14 @@ def _number(value: Any) -> Any:
 
 
 def to_csv(report: Report) -> str:
+    tables = _all_tables(report)
+    naming = list(dict.fromkeys(_csv_name(t.columns[i]) for t in tables for i in _naming(t)))
+    flag = "" if report.paper is None else str(not report.paper.not_a_reproduction).lower()
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(TIDY)
-    for table in _all_tables(report):
-        writer.writerows(_tidy(table))
+    writer.writerow([TIDY[0], *naming, *TIDY[1:]])
+    for table in tables:
+        writer.writerows([*row, flag] for row in _tidy(table, naming))
     return out.getvalue()
 
 

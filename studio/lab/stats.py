@@ -1,13 +1,11 @@
 """Statistics for the lab: means and rates with intervals, and the Prisoner's Dilemma hypotheses H1-H9.
 
-The rank tests are scipy's (Mann-Whitney U, Wilcoxon signed-rank, by their normal approximations, computed
-here and checked against scipy by the tests, since a report runs dozens of them); the persona-mean t test
-takes scipy's t distribution. A hypothesis is read as its words say, so several of them are compound: H3 (the
-mixed group lies between two others) is two comparisons, H4 ("every group differs from every other") is
-one comparison per pair of groups, H5 ("whatever the partner") one per partner, H6 and H7 ("compared to
-when paired with a defector or a tit-for-tat partner") one per other partner, H8 and H9 one per group they
-name. A compound hypothesis is supported only when every part is (an intersection-union test: its p is
-the largest of its parts' p, and its effect the smallest of its parts' effects, the weakest link).
+A hypothesis is read as its words say, so several of them are compound: H3 (the mixed group lies between
+two others) is two comparisons, H4 ("every group differs from every other") is one comparison per pair of
+groups, H5 ("whatever the partner") one per partner, H6 and H7 ("compared to when paired with a defector or
+a tit-for-tat partner") one per other partner, H8 and H9 one per group they name. A compound hypothesis is
+supported only when every part is (an intersection-union test: its p is the largest of its parts' p, and
+its effect the smallest of its parts' effects, the weakest link).
 
 Nine hypotheses tested at once would find something in pure noise far more often than one time in
 twenty, so the nine p-values are corrected together by Holm's step-down method (Holm, 1979, A Simple
@@ -19,19 +17,17 @@ positive effect is the predicted one; H4's parts are absolute differences.
 
 What the groups differ in is the persona text, and every trial of one persona shares it: trials are not
 independent replications of a group, personas are. The group hypotheses (H1-H5) therefore compare persona
-means (each persona's rate averaged over the partners it met, or against the one partner a part names)
-with a t test whose error is the persona-to-persona spread, pooled over all the groups run (the
-between-persona error of a mixed model with a random intercept per persona, exact for a balanced design):
-`k` personas in `g` groups give `k - g` degrees of freedom. Counting each trial as independent would put
-"supported" on data whose only difference is which three personas a group happened to get. With a
-group's three personas the tests see large gaps only (see docs/lab/dilemma.md for the power measured).
-Partners met by the same persona are paired: the plan gives a group's trial `rep` the same wording against
-every partner, so partner comparisons within a group (H6-H9) use the Wilcoxon signed-rank test on those
-pairs, where the persona's own level cancels, and fall back to Mann-Whitney only where no pairs exist.
+means with Welch's t test, each side's error its own personas' spread (so two groups whose personas spread
+more than the rest are not judged by the rest's calm). A persona's mean is its rate over every partner its
+group met, a partner it missed filled in by the additive fit persona + partner (`adjusted_means`), so a lost
+cell does not move it. A persona also reacts to partners in its own way, so the partner hypotheses (H6-H9)
+take each persona's difference between two partners as one unit, in a paired t test over the group's
+personas, and show beside the verdict the chance of finding a gap of POWER_GAP with that many personas.
+With a group's three personas the tests see large gaps only (docs/lab/dilemma.md gives the rates measured).
 
-Rates get Wilson intervals, which lie within 0-1 by construction. The six moves of one trial are not
-independent, so the interval is taken on the effective number of moves: the moves divided by the design
-effect that the spread between trials implies (never fewer than the trials, never more than the moves).
+A cell's rate and score are estimated for the group, with its personas as replications (`clustered`: a t
+interval over the persona means, widened to the within-persona interval where that is wider). Shares
+counted in clusters have Wilson intervals on the effective count (`share_ci`).
 
 `mixed_model` offers the kind of fit the paper's repository makes of the same data: a mixed model by group
 and group x partner with a random intercept per simulacrum (group and wording), through statsmodels.
@@ -40,7 +36,7 @@ and group x partner with a random intercept per simulacrum (group and wording), 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +104,15 @@ def share_ci(clusters: Sequence[tuple[float, float]]) -> Estimate:
     return Estimate(k, p, low, high)
 
 
+def game_share(clusters: Sequence[tuple[float, float]]) -> Estimate:
+    """A share whose replications are its clusters (a game's actions, which the same players make in the
+    same talk): the mean of the clusters' own shares with a t interval on clusters - 1 df (`clustered`),
+    widened to `share_ci`'s where that is wider. A z interval on two to five games covered the true share
+    seven to eight times in ten, not 95."""
+    kept = [(h, n) for h, n in clusters if n > 0]
+    return clustered([h / n for h, n in kept], share_ci(kept))
+
+
 def rate_ci(rates: Sequence[float], moves_each: int) -> Estimate:
     """The cooperation rate of a cell of trials, each trial a cluster of its moves (`share_ci`)."""
     moves = max(1, moves_each)
@@ -125,16 +130,39 @@ class Trial:
     rounds: int = 6
 
 
-def cells(trials: Iterable[Trial]) -> dict[tuple[str, str], dict[str, Estimate]]:
-    """Per (group, partner): cooperation rate (Wilson) and mean score (t), each with its interval."""
+def clustered(units: Sequence[float], within: Estimate, low: float = 0.0, high: float = 1.0) -> Estimate:
+    """An estimate whose replications are `units` (a persona's, a game's, a character's own mean), not the
+    counts inside them: their mean with a t interval on units - 1 degrees of freedom, kept within `low` to
+    `high` and widened to `within` (the interval the counts alone give) where that is wider, since units that
+    happen to agree (every persona at 1.0) show no spread. One unit has no spread between units: `within`
+    stands, its n the one unit. `n` of the estimate is the number of units."""
+    import dataclasses
+
+    k = len(units)
+    if k < 2:
+        return dataclasses.replace(within, n=k) if k else within
+    est = mean_ci(units)
+    return Estimate(k, est.mean, max(low, min(est.low, within.low)), min(high, max(est.high, within.high)))
+
+
+def cells(trials: Iterable[Trial]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Per (group, partner): cooperation rate and mean score, each with an interval for the group's own value:
+    its personas are the replications (`clustered` over persona means, a t interval on personas - 1 df), the
+    trials of one persona sharing its text; n is the number of personas, `trials` counts the trials."""
     by: dict[tuple[str, str], list[Trial]] = {}
     for t in trials:
         by.setdefault((t.group, t.partner), []).append(t)
-    return {
-        key: {"cooperation": rate_ci([t.cooperation for t in ts], ts[0].rounds),
-              "score": mean_ci([t.total for t in ts])}
-        for key, ts in sorted(by.items())
-    }
+    out = {}
+    for key, ts in sorted(by.items()):
+        per: dict[int, list[Trial]] = {}
+        for t in ts:
+            per.setdefault(t.wording, []).append(t)
+        rates = [_mean([t.cooperation for t in p]) for _, p in sorted(per.items())]
+        scores = [_mean([float(t.total) for t in p]) for _, p in sorted(per.items())]
+        out[key] = {"cooperation": clustered(rates, rate_ci([t.cooperation for t in ts], ts[0].rounds)),
+                    "score": clustered(scores, mean_ci([float(t.total) for t in ts]), -math.inf, math.inf),
+                    "trials": len(ts)}
+    return out
 
 
 @dataclass
@@ -147,6 +175,8 @@ class Finding:
     supported: bool | None  # None: not enough data to test
     p_adjusted: float | None = None  # after Holm's correction across the hypotheses
     parts: list[Finding] = field(default_factory=list)
+    power: float | None = None  # the chance of finding a partner gap of POWER_GAP at this many personas
+    n: int = 0  # the personas its tests rest on (a compound claim: its largest part's)
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "parts"}
@@ -163,85 +193,11 @@ def _difference(a: Sequence[float], b: Sequence[float]) -> float:
     return round(_mean(a) - _mean(b), 12)
 
 
-def _rates(trials: Sequence[Trial], groups: Iterable[str], partners: Iterable[str] | None = None) -> list[float]:
-    groups = set(groups)
-    partners = set(partners) if partners is not None else None
-    return [t.cooperation for t in trials if t.group in groups and (partners is None or t.partner in partners)]
-
-
-def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
-    """Average ranks (1-based) and the sizes of the groups of ties."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    ties = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        ties.append(j - i + 1)
-        i = j + 1
-    return ranks, ties
-
-
-def _normal_sf(z: float) -> float:
-    return 0.5 * math.erfc(z / math.sqrt(2))
-
-
-def mann_whitney(a: Sequence[float], b: Sequence[float], two_sided: bool = False) -> float:
-    """The Mann-Whitney U test's p (is `a` greater, or two-sided different), by the normal approximation with
-    the tie and continuity corrections: scipy's `mannwhitneyu(..., method="asymptotic")`, computed here
-    because the hypotheses run it dozens of times a report and scipy's per-call cost dominates."""
-    n1, n2 = len(a), len(b)
-    ranks, ties = _ranks(list(a) + list(b))
-    u1 = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
-    u = max(u1, n1 * n2 - u1) if two_sided else u1
-    n = n1 + n2
-    spread = n1 * n2 / 12 * ((n + 1) - sum(t ** 3 - t for t in ties) / (n * (n - 1)))
-    if spread <= 0:
-        return 1.0
-    p = _normal_sf((u - n1 * n2 / 2 - 0.5) / math.sqrt(spread))
-    return min(1.0, 2 * p if two_sided else p)
-
-
-def wilcoxon_greater(a: Sequence[float], b: Sequence[float]) -> float:
-    """The Wilcoxon signed-rank test's one-sided p (is `a` greater than its pair in `b`), zero differences
-    dropped, by the normal approximation with the tie correction: scipy's `wilcoxon(..., method="approx")`.
-    Rates over six moves tie all the time, where the exact test turns into a slow permutation test."""
-    diffs = [x - y for x, y in zip(a, b) if x != y]
-    n = len(diffs)
-    if n == 0:
-        return 1.0
-    ranks, ties = _ranks([abs(d) for d in diffs])
-    plus = sum(r for r, d in zip(ranks, diffs) if d > 0)
-    spread = (n * (n + 1) * (2 * n + 1) - 0.5 * sum(t * (t * t - 1) for t in ties)) / 24
-    return _normal_sf((plus - n * (n + 1) / 4) / math.sqrt(spread)) if spread > 0 else 1.0
-
-
-def _unpaired(name: str, claim: str, a: list[float], b: list[float], two_sided: bool = False) -> Finding:
-    """Mann-Whitney U: are rates in `a` higher than in `b` (or, two-sided, different)?"""
-    test = "Mann-Whitney U, " + ("two-sided" if two_sided else "one-sided")
-    if len(a) < 2 or len(b) < 2:
-        return Finding(name, claim, test, None, None, None)
-    effect = _difference(a, b)
-    if two_sided:
-        effect = abs(effect)
-    if len(set(a) | set(b)) == 1:
-        return Finding(name, claim, test, effect, 1.0, False)
-    p = mann_whitney(a, b, two_sided)
-    return Finding(name, claim, test, effect, p, p < ALPHA)
-
-
 @dataclass(frozen=True)
 class Personas:
-    """Each group's persona means (a persona: a group's wording) and the persona-to-persona spread
-    within groups, pooled over every group with two personas or more: what a group comparison's error is."""
+    """Each group's persona means (a persona: a group's wording), adjusted for the partners it met."""
 
     means: dict[str, list[float]]
-    sd: float
-    df: int
 
     def of(self, groups: Iterable[str]) -> list[float]:
         return [m for g in groups for m in self.means.get(g, [])]
@@ -255,81 +211,133 @@ def persona_cells(trials: Sequence[Trial]) -> dict[tuple[str, int], dict[str, fl
     return {key: {partner: _mean(rs) for partner, rs in by_partner.items()} for key, by_partner in rates.items()}
 
 
+def adjusted_means(by_persona: Mapping[Any, Mapping[str, float]]) -> dict[Any, float]:
+    """Each persona's mean over all the partners any persona of its group met, a partner it never met filled
+    in from the others: the additive fit rate = persona + partner (alternating least squares over the cells
+    present). With every cell present this is the plain mean over partners; with a cell lost, a persona that
+    missed the hardest partner is not lifted by the gap, nor one that missed the easiest pulled down."""
+    partners = sorted({p for by in by_persona.values() for p in by})
+    persona = {k: _mean(list(by.values())) for k, by in by_persona.items()}
+    if all(len(by) == len(partners) for by in by_persona.values()):
+        return persona
+    for _ in range(200):
+        partner = {p: _mean([by[p] - persona[k] for k, by in by_persona.items() if p in by]) for p in partners}
+        shift = _mean(list(partner.values()))
+        partner = {p: v - shift for p, v in partner.items()}
+        fitted = {k: _mean([r - partner[p] for p, r in by.items()]) for k, by in by_persona.items()}
+        moved = max(abs(fitted[k] - persona[k]) for k in persona)
+        persona = fitted
+        if moved < 1e-12:
+            break
+    return persona
+
+
 def personas(cells: dict[tuple[str, int], dict[str, float]], partners: Iterable[str] | None = None) -> Personas:
-    """Persona means against `partners` (all when None): a persona's rate against each partner it met,
-    averaged over those partners, so a persona short of a few trials against one partner is not pulled
-    towards the others."""
+    """Persona means against `partners` (all when None), each adjusted for the partners it met
+    (`adjusted_means`, within its group), so a persona short of a cell is not moved by which one it lost."""
     wanted = set(partners) if partners is not None else None
-    means: dict[str, list[float]] = {}
-    for (group, _), by_partner in sorted(cells.items()):
-        rates = [r for partner, r in by_partner.items() if wanted is None or partner in wanted]
-        if rates:
-            means.setdefault(group, []).append(_mean(rates))
-    squares = sum((m - _mean(ms)) ** 2 for ms in means.values() for m in ms)
-    df = sum(len(ms) - 1 for ms in means.values())
-    return Personas(means, math.sqrt(squares / df) if df else math.nan, df)
+    by_group: dict[str, dict[int, dict[str, float]]] = {}
+    for (group, wording), by_partner in sorted(cells.items()):
+        kept = {p: r for p, r in by_partner.items() if wanted is None or p in wanted}
+        if kept:
+            by_group.setdefault(group, {})[wording] = kept
+    return Personas({group: [m for _, m in sorted(adjusted_means(ws).items())] for group, ws in by_group.items()})
 
 
-def _t_sf(t: float, df: int) -> float:
+def _t_sf(t: float, df: float) -> float:
     """Student's t upper tail, through scipy.special: `scipy.stats.t.sf` costs a hundred times more a call."""
     from scipy.special import stdtr
 
     return float(stdtr(df, -t))
 
 
+def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
+    """The standard error of mean(a) - mean(b) from each side's own spread, and its Welch-Satterthwaite
+    degrees of freedom; None with fewer than two values a side."""
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return None
+    va = sum((x - _mean(a)) ** 2 for x in a) / (na - 1) / na
+    vb = sum((x - _mean(b)) ** 2 for x in b) / (nb - 1) / nb
+    se = math.sqrt(va + vb)
+    if se <= 1e-12:
+        return 0.0, float(na + nb - 2)
+    return se, (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+
+
 def _between(name: str, claim: str, spread: Personas, high: Sequence[str], low: Sequence[str],
              two_sided: bool = False) -> Finding:
-    """Do the personas of `high` cooperate more than those of `low` (or, two-sided, differently)? A t test
-    on persona means with the pooled persona spread as its error; too few data without a persona a side
-    or without two personas in some group to measure the spread from."""
+    """Do the personas of `high` cooperate more than those of `low` (or, two-sided, differently)? Welch's t
+    test on persona means: each side's error is its own personas' spread, so a pair of groups whose
+    personas spread more than the others is not judged by the others' calm. Too few data without two
+    personas a side."""
     a, b = spread.of(high), spread.of(low)
-    test = (f"t test on persona means ({len(a)} vs {len(b)} personas, {spread.df} df), "
+    found = welch(a, b)
+    df_text = f"{found[1]:.1f} df" if found else "no df"
+    test = (f"Welch t on persona means ({len(a)} vs {len(b)} personas, {df_text}), "
             + ("two-sided" if two_sided else "one-sided"))
-    if not a or not b or spread.df < 1:
-        return Finding(name, claim, test, None, None, None)
+    if found is None:
+        return Finding(name, claim, test, None, None, None, n=len(a) + len(b))
+    se, df = found
     effect = _difference(a, b)
     shown = abs(effect) if two_sided else effect
-    se = spread.sd * math.sqrt(1 / len(a) + 1 / len(b))
-    if se == 0:  # every persona of every group alike: the difference is all there is
+    if se == 0:  # every persona of both sides alike: the difference is all there is
         p = 0.0 if shown > 0 else 1.0
     else:
-        p = min(1.0, 2 * _t_sf(abs(effect) / se, spread.df)) if two_sided else _t_sf(effect / se, spread.df)
-    return Finding(name, claim, test, shown, p, p < ALPHA)
+        p = min(1.0, 2 * _t_sf(abs(effect) / se, df)) if two_sided else _t_sf(effect / se, df)
+    return Finding(name, claim, test, shown, p, p < ALPHA, n=len(a) + len(b))
 
 
-def _pairs(trials: Sequence[Trial], group: str, high: str, low: str) -> list[tuple[float, float]]:
-    """One group's trials against partner `high` and partner `low`, matched by wording and repetition."""
-    def keyed(partner: str) -> dict[tuple[int, int], float]:
-        return {(t.wording, t.rep): t.cooperation for t in trials
-                if t.group == group and t.partner == partner and t.rep >= 0}
+def _power(gap: float, sd: float, n: int, alpha: float = ALPHA) -> float | None:
+    """The chance that a one-sided t test over `n` units (n - 1 df) finds a true mean of `gap` when the units
+    spread by `sd`: the noncentral t's tail beyond the critical value. None with fewer than two units."""
+    if n < 2 or math.isnan(sd):
+        return None
+    if sd <= 0:
+        return 1.0
+    from scipy.stats import nct, t
 
-    a, b = keyed(high), keyed(low)
-    return [(a[k], b[k]) for k in sorted(set(a) & set(b))]
+    df = n - 1
+    return float(nct.sf(t.ppf(1 - alpha, df), df, gap / (sd / math.sqrt(n))))
 
 
-def _paired(name: str, claim: str, trials: Sequence[Trial], groups: Sequence[str], high: str, low: str) -> Finding:
-    """Wilcoxon signed-rank, one-sided: does each simulacrum of `groups` cooperate more with `high` than with
-    `low`? Without pairs (trials that carry no repetition), Mann-Whitney on the two samples."""
-    pairs = [pair for g in groups for pair in _pairs(trials, g, high, low)]
-    if len(pairs) < 2:
-        return _unpaired(name, claim, _rates(trials, groups, [high]), _rates(trials, groups, [low]))
-    test = "Wilcoxon signed-rank, paired, one-sided"
-    diffs = [a - b for a, b in pairs]
+POWER_GAP = 0.25  # the partner gap whose chance of being found a partner verdict shows beside it
+
+
+def _within(name: str, claim: str, cells: dict[tuple[str, int], dict[str, float]], groups: Sequence[str],
+            high: str, low: str) -> Finding:
+    """Do the personas of `groups` cooperate more with partner `high` than with `low`? A one-sided paired t
+    test over personas: each persona's rate against `high` minus its rate against `low` is one unit, so the
+    trials of one persona (which share its text and its way of reacting to a partner) count once. The
+    error is the spread of those differences between the personas; the power shown is the chance of
+    finding a gap of POWER_GAP with this many personas and that spread."""
+    diffs = [by[high] - by[low] for (group, _), by in sorted(cells.items())
+             if group in groups and high in by and low in by]
+    n = len(diffs)
+    test = f"paired t over personas ({n} personas, {max(0, n - 1)} df), one-sided"
+    if n < 2:
+        return Finding(name, claim, test, None, None, None, n=n)
     effect = round(_mean(diffs), 12)
-    if all(d == 0 for d in diffs):
-        return Finding(name, claim, test, effect, 1.0, False)
-    p = wilcoxon_greater([a for a, _ in pairs], [b for _, b in pairs])
-    return Finding(name, claim, test, effect, p, p < ALPHA)
+    sd = math.sqrt(sum((d - effect) ** 2 for d in diffs) / (n - 1))
+    if sd <= 1e-12:  # every persona moved alike: the difference is all there is
+        p = 0.0 if effect > 0 else 1.0
+    else:
+        p = _t_sf(effect / (sd / math.sqrt(n)), n - 1)
+    return Finding(name, claim, test, effect, p, p < ALPHA, power=_power(POWER_GAP, sd, n), n=n)
 
 
 def _all_of(name: str, claim: str, parts: list[Finding], how: str) -> Finding:
     """A claim that holds only if every part does: p is the largest part's, the effect the smallest."""
     test = f"{how}, all must hold"
+    powers = [p.power for p in parts if p.power is not None]
+    power = min(powers) if powers and len(powers) == len(parts) else None  # the weakest part's, at most
+    n = max((p.n for p in parts), default=0)
     if not parts or any(p.supported is None for p in parts):
-        return Finding(name, claim, test, None, None, None, parts=parts)
+        return Finding(name, claim, test, None, None, None, parts=parts, power=power, n=n)
     effect = min(p.effect for p in parts if p.effect is not None)
     p = max(p.p for p in parts if p.p is not None)
-    return Finding(name, claim, test, effect, p, all(part.supported for part in parts), parts=parts)
+    return Finding(name, claim, test, effect, p, all(part.supported for part in parts), parts=parts, power=power,
+                   n=n)
 
 
 def holm(ps: Sequence[float | None]) -> list[float | None]:
@@ -363,32 +371,32 @@ def hypotheses(trials: Sequence[Trial], alpha: float = ALPHA) -> list[Finding]:
                  ["mixed_motivation"], ["competitive"]),
         _between("H3 below cooperative", "cooperative cooperate more than mixed-motivation", spread,
                  ["cooperative"], ["mixed_motivation"]),
-    ], "two one-sided t tests on persona means"))
+    ], "two one-sided Welch t tests on persona means"))
     h4 = [_between(f"H4 {a} vs {b}", f"{a} and {b} differ", spread, [a], [b], two_sided=True)
           for i, a in enumerate(groups) for b in groups[i + 1:]]
     out.append(_all_of("H4", "every group's cooperation rate differs from every other group's", h4 if len(groups) > 1 else [],
-                       "a two-sided t test on persona means per pair of groups"))
+                       "a two-sided Welch t test on persona means per pair of groups"))
     others = [g for g in groups if g != "competitive"]
     out.append(_all_of("H5", "competitive defect more than the other groups, whatever the partner", [
         _between(f"H5 against {p}", f"against {p}, the other groups cooperate more than competitive",
                  personas(by_persona, [p]), others, ["competitive"]) for p in partners
-    ] if "competitive" in groups and others else [], "a one-sided t test on persona means per partner"))
+    ] if "competitive" in groups and others else [], "a one-sided Welch t test on persona means per partner"))
     out.append(_all_of("H6", "altruistic cooperate more with an unconditional cooperator than with the others", [
-        _paired(f"H6 vs {p}", f"altruistic cooperate more with always_cooperate than with {p}", trials,
+        _within(f"H6 vs {p}", f"altruistic cooperate more with always_cooperate than with {p}", by_persona,
                 ["altruistic"], "always_cooperate", p) for p in OTHERS_THAN_COOPERATOR
-    ], "a one-sided paired test against each other partner"))
+    ], "a one-sided paired t over personas against each other partner"))
     out.append(_all_of("H7", "self-interested cooperate less with an unconditional cooperator than with the others", [
-        _paired(f"H7 vs {p}", f"self-interested cooperate more with {p} than with always_cooperate", trials,
+        _within(f"H7 vs {p}", f"self-interested cooperate more with {p} than with always_cooperate", by_persona,
                 ["self_interested"], p, "always_cooperate") for p in OTHERS_THAN_COOPERATOR
-    ], "a one-sided paired test against each other partner"))
+    ], "a one-sided paired t over personas against each other partner"))
     out.append(_all_of("H8", "cooperative and altruistic cooperate more with tit-for-tat starting C than D", [
-        _paired(f"H8 {g}", f"{g} cooperate more with tit_for_tat_c than with tit_for_tat_d", trials, [g],
+        _within(f"H8 {g}", f"{g} cooperate more with tit_for_tat_c than with tit_for_tat_d", by_persona, [g],
                 "tit_for_tat_c", "tit_for_tat_d") for g in ("cooperative", "altruistic")
-    ], "a one-sided paired test per group"))
+    ], "a one-sided paired t over personas per group"))
     out.append(_all_of("H9", "competitive and self-interested cooperate less with tit-for-tat starting C than D", [
-        _paired(f"H9 {g}", f"{g} cooperate more with tit_for_tat_d than with tit_for_tat_c", trials, [g],
+        _within(f"H9 {g}", f"{g} cooperate more with tit_for_tat_d than with tit_for_tat_c", by_persona, [g],
                 "tit_for_tat_d", "tit_for_tat_c") for g in ("competitive", "self_interested")
-    ], "a one-sided paired test per group"))
+    ], "a one-sided paired t over personas per group"))
     for finding, adjusted in zip(out, holm([f.p for f in out])):
         finding.p_adjusted = adjusted
         if finding.supported is not None and adjusted is not None:

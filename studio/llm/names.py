@@ -70,6 +70,17 @@ def _model_table() -> dict[str, Any]:
     return {}
 
 
+def listed(name: str) -> dict[str, Any] | None:
+    """litellm's facts of a hosted model (its provider, window, prices), or None when litellm does not list
+    it: read from the file litellm ships, as `model_window` does, so no import is paid."""
+    routed = route(name)
+    if builtin(routed):
+        return None
+    table = _model_table()
+    info = table.get(routed) or table.get(routed.split("/", 1)[-1])
+    return info if isinstance(info, dict) and info.get("litellm_provider") else None
+
+
 def needs_litellm(cast: Any) -> bool:
     """Whether running this cast can ever call litellm: a role on a hosted model, or a sheet's embeddings.
 

@@ -97,6 +97,18 @@ def is_small(model: str, setting: bool | None = None) -> bool:
     return False
 
 
+_EXPERTS = re.compile(r"(?<![a-z0-9.])(\d+)x(\d+(?:\.\d+)?)b(?![a-z])", re.I)
+
+
+def stated_billions(model: str) -> float | None:
+    """The largest parameter count a model's name gives, in billions ("llama3-70b" -> 70, a mixture of
+    experts "mixtral:8x7b" -> 56), or None."""
+    name = model.split("/", 1)[-1]
+    sizes = [float(number) / (1000 if unit.lower() == "m" else 1) for number, unit in _SIZE.findall(name)]
+    sizes += [int(experts) * float(each) for experts, each in _EXPERTS.findall(name)]
+    return max(sizes) if sizes else None
+
+
 def small_settings(settings: CallSettings, task: str) -> CallSettings:
     """A direct call's `settings` (made without `settings_for`) with the small-model sampling for `task`;
     settings that already carry a repeat penalty are left as they are."""

@@ -8,10 +8,15 @@ a whole word or not, unless it is written `/pattern/flags`: then it is a regular
 entry's `use_regex` says (SillyTavern writes that flag on every entry it exports and reads keys this
 way). A lorebook is someone else's file and a pattern can be built to take forever, so patterns run in
 RE2, in time that grows with the text alone; the few RE2 cannot run go to the `regex` package with a time
-limit, and a key that does not finish is skipped with a note. Flagged entries also scan the character's
-own texts (its card's description, scenario...). Scanning goes in passes: constant and sticky entries
-need no key; entries on cooldown or delayed wait; of the entries found in a pass that share an
-inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
+limit, and a key that does not finish is skipped with a note. Compiling costs too (the `regex` package
+writes out every counted repeat, so `/a{999999999}/` asks for gigabytes before the first match): a key is
+measured before either engine sees it, by its length, its nesting and its size with every repeat written
+out, and one past those bounds is never compiled (it stays plain text, as a key that does not compile).
+The patterns of one call's books share a budget too, spent in the books' order, so a book of a thousand
+costly keys costs what one book may, and the same keys are patterns on every call and every replay.
+Flagged entries also scan the character's own texts (its card's description, scenario...). Scanning
+goes in passes: constant and sticky entries need no key; entries on cooldown or delayed wait; of the
+entries found in a pass that share an inclusion group, one stays; with recursive scanning, the text of what activated is scanned again, the
 lines with it, for further entries, a bounded number of times, entries delayed until recursion waiting
 for their level. What activated is then held to a token budget, most important first, and never cut: an
 entry fits whole or waits for a later call. The survivors are placed before or after the character's
@@ -55,6 +60,73 @@ _NAMED_BACKREF = re.compile(r"(?<!\\)\\k<(\w+)>")  # JavaScript's \k<name>, in `
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a key RE2 cannot run is expected (it goes to `regex`), not an error
 _RE2_OPTIONS.max_mem = 8 << 20
+# What a key may cost to compile: RE2 refuses repeats past 1,000, and a key past these is not compiled at all.
+MAX_PATTERN_CHARS = 1_000
+MAX_PATTERN_NESTING = 32
+MAX_PATTERN_SIZE = 1_000  # atoms once every counted repeat is written out: (ab){3} is 6, (a{10}){100} 1,000
+MAX_CALL_PATTERN_SIZE = 50_000  # atoms of all the patterns of one call's books: about 10 MB compiled
+_COUNTED = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+_NAMED_ESCAPE = re.compile(r"\\[pPNxu]\{[^}]{0,64}\}")  # \p{L}, \N{name}, \x{263a}: one atom, not a repeat
+
+
+def pattern_size(body: str) -> int | None:
+    """How many atoms `body` holds with every counted repeat written out (`(ab){3}` is 6), as the `regex`
+    package compiles it; None when it nests deeper than MAX_PATTERN_NESTING or is longer than
+    MAX_PATTERN_CHARS. One pass, and the count stops at MAX_PATTERN_SIZE + 1, so no key costs more to
+    measure than its length."""
+    if len(body) > MAX_PATTERN_CHARS:
+        return None
+    groups = [0]  # the size so far of each open group, outermost first
+    last = 0  # the size of the atom or group a quantifier after it repeats
+    at = 0
+    while at < len(body):
+        char = body[at]
+        if char == "\\":
+            named = _NAMED_ESCAPE.match(body, at)
+            at = named.end() if named else at + 2
+            last = 1
+        elif char == "[":
+            at = _class_end(body, at)
+            last = 1
+        elif char == "(":
+            groups.append(0)
+            if len(groups) > MAX_PATTERN_NESTING:
+                return None
+            at += 1
+            last = 0
+            continue
+        elif char == ")" and len(groups) > 1:
+            last = groups.pop()
+            groups[-1] += last
+            at += 1
+            continue
+        elif char == "{" and (counted := _COUNTED.match(body, at)) and (counted.group(1) or counted.group(2)):
+            times = max(1, *(int(n[:9]) for n in counted.groups() if n))
+            groups[-1] += last * (times - 1)
+            last *= times
+            at = counted.end()
+            if groups[-1] > MAX_PATTERN_SIZE:
+                return MAX_PATTERN_SIZE + 1
+            continue
+        else:
+            at += 1
+            last = 1
+        groups[-1] += last
+        if groups[-1] > MAX_PATTERN_SIZE:
+            return MAX_PATTERN_SIZE + 1
+    return sum(groups)
+
+
+def _class_end(body: str, at: int) -> int:
+    """Where the character class opening at `at` ends (past its `]`; a `]` first in it is a member)."""
+    at += 1
+    if at < len(body) and body[at] == "^":
+        at += 1
+    if at < len(body) and body[at] == "]":
+        at += 1
+    while at < len(body) and body[at] != "]":
+        at += 2 if body[at] == "\\" else 1
+    return at + 1
 
 
 @dataclass(frozen=True)
@@ -72,11 +144,25 @@ class Key:
 
 
 @lru_cache(maxsize=8192)
-def regex_key(key: str) -> Key | None:
-    """`key` as a regular expression when it is written /pattern/flags and compiles; otherwise None, and
-    the key is plain text, as SillyTavern treats it. Its own flags rule its case, never the entry's."""
+def regex_size(key: str) -> int | None:
+    """The size of `key` as a pattern (`pattern_size`) when it is written /pattern/flags within the bounds;
+    otherwise None, and the key is plain text. Measured, never compiled."""
     found = _REGEX_KEY.match(key)
     if not found or _BARE_SLASH.search(found.group(1)):
+        return None
+    size = pattern_size(found.group(1))
+    return size if size is not None and size <= MAX_PATTERN_SIZE else None
+
+
+@lru_cache(maxsize=256)  # at most 256 compiled keys of at most MAX_PATTERN_SIZE atoms held: about 50 MB at worst
+def regex_key(key: str) -> Key | None:
+    """`key` as a regular expression when it is written /pattern/flags within the bounds and compiles;
+    otherwise None, and the key is plain text, as SillyTavern treats it. Its own flags rule its case,
+    never the entry's."""
+    if regex_size(key) is None:
+        return None
+    found = _REGEX_KEY.match(key)
+    if found is None:
         return None
     body, flags = found.group(1), found.group(2)
     inline = "".join(f for f in "ims" if f in flags)
@@ -88,7 +174,8 @@ def regex_key(key: str) -> Key | None:
     options = ((regex.IGNORECASE if "i" in flags else 0) | (regex.MULTILINE if "m" in flags else 0)
                | (regex.DOTALL if "s" in flags else 0))
     try:
-        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options))
+        # not in the package's own cache of 500 patterns: regex_key's cache is the one bound on what is held
+        return Key(key, "slow", regex.compile(_NAMED_BACKREF.sub(r"(?P=\1)", body), options, cache_pattern=False))
     except (regex.error, RecursionError, OverflowError, ValueError):
         return None
 
@@ -98,15 +185,21 @@ def _word(key: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|\W){re.escape(key)}(?:$|\W)")
 
 
-@lru_cache(maxsize=8192)
-def prepare(key: str, *, case_sensitive: bool, whole_words: bool) -> Key | None:
-    """`key` ready to match, or None when it is empty."""
+def prepare(key: str, *, case_sensitive: bool, whole_words: bool, pattern: bool = True) -> Key | None:
+    """`key` ready to match, or None when it is empty; with `pattern` False, as plain text whatever it is.
+    Compiled patterns are held by `regex_key`'s cache alone, so its bound is the bound on their memory."""
     key = key.strip()
     if not key:
         return None
-    compiled = regex_key(key) if key.startswith("/") else None
+    compiled = regex_key(key) if pattern and key.startswith("/") else None
     if compiled is not None:
         return compiled
+    return _plain(key, case_sensitive, whole_words)
+
+
+@lru_cache(maxsize=8192)
+def _plain(key: str, case_sensitive: bool, whole_words: bool) -> Key:
+    """A key read as text: folded when the entry ignores case, a whole word when the entry asks it."""
     folded = key if case_sensitive else key.casefold()
     if whole_words and len(folded.split()) == 1:
         return Key(folded, "word", _word(folded))
@@ -266,8 +359,9 @@ def _draw(seed: int, moment: tuple[int, int], what: str) -> float:
 class _Scan:
     """One entry's keys, prepared once per call, with its book, its place among all entries and its name."""
 
-    def __init__(self, book: Lorebook, entry: LoreEntry, name: str, index: int):
+    def __init__(self, book: Lorebook, entry: LoreEntry, name: str, index: int, patterns: _Patterns):
         self.book, self.entry, self.name, self.index = book, entry, name, index
+        self.patterns = patterns
         ext = book.extensions or {}
         case, whole = entry.case_sensitive_keys, entry.match_whole_words
         self.case = bool(ext.get("case_sensitive", False)) if case is None else case
@@ -284,7 +378,8 @@ class _Scan:
         self.delay, self.delayed, self.excluded = entry.delay, entry.delay_until_recursion, entry.exclude_recursion
 
     def _prepare(self, keys: list[str]) -> list[Key]:
-        prepared = (prepare(k, case_sensitive=self.case, whole_words=self.whole) for k in keys)
+        prepared = (prepare(k, case_sensitive=self.case, whole_words=self.whole,
+                            pattern=self.patterns.allows(k, self.entry)) for k in keys)
         return [k for k in prepared if k is not None]
 
     def found(self, key: Key, text: Text, matcher: Matcher) -> bool:
@@ -343,10 +438,32 @@ class _History:
         return self.scanned[key]
 
 
-def _candidates(books: Sequence[Lorebook]) -> list[_Scan]:
+class _Patterns:
+    """The budget of one call's patterns (MAX_CALL_PATTERN_SIZE atoms), spent key by key in the books'
+    order: a key past it is read as plain text, and said once."""
+
+    def __init__(self) -> None:
+        self.left = MAX_CALL_PATTERN_SIZE
+        self.notes: list[str] = []
+
+    def allows(self, key: str, entry: LoreEntry) -> bool:
+        key = key.strip()
+        size = regex_size(key) if key.startswith("/") else None
+        if size is None:
+            return True  # plain text, or a pattern past the bounds: nothing to compile either way
+        if size <= self.left:
+            self.left -= size
+            return True
+        note = f"read as plain text: the key {key[:60]} of {entry.label}, past this call's budget for patterns"
+        if note not in self.notes:
+            self.notes.append(note)
+        return False
+
+
+def _candidates(books: Sequence[Lorebook], patterns: _Patterns) -> list[_Scan]:
     """Every entry that may activate, its keys prepared, highest insertion order first (the order
     SillyTavern rolls, draws and spends its budget in)."""
-    scans = [_Scan(book, entry, name, index) for index, (book, entry, name) in enumerate(named(books))
+    scans = [_Scan(book, entry, name, index, patterns) for index, (book, entry, name) in enumerate(named(books))
              if entry.active]
     scans.sort(key=lambda s: (-s.entry.insertion_order, s.index))
     return scans
@@ -482,7 +599,8 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
     and allow it is added to what the next pass scans, until nothing new is found, the passes run out,
     and no delayed level waits."""
     out = Activated()
-    scans = _candidates(books)
+    patterns = _Patterns()
+    scans = _candidates(books, patterns)
     if not scans:
         return out
     now = timed if timed is not None else Timed(lines=len(lines))
@@ -512,7 +630,7 @@ def activate(books: Sequence[Lorebook], lines: Sequence[str], *, budget_tokens: 
         recursing = True
     for scan in _within_budget(used, books, budget_tokens, now, out):
         _place(scan, out)
-    out.notes = matcher.notes
+    out.notes = patterns.notes + matcher.notes
     return out
 
 

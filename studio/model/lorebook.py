@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -393,24 +394,54 @@ def read_lorebook(path: Path) -> Lorebook:
 # -- template code from other apps -----------------------------------------------------------------
 
 # Code other apps run inside card text (EJS templates, variable macros): kept in the card, never
-# shown to a model as if it were prose.
-_TEMPLATE_CODE = re.compile(
-    r"<%[\s\S]*?%>"
+# shown to a model as if it were prose. A piece is its opener and the first closer after it ('%>' for
+# '<%', '}}' for '{{'); pieces are found by `spans`, in one pass however many openers are never closed.
+_TEMPLATE_OPEN = re.compile(
+    r"<%"
     r"|\{\{\s*(?:format_message_variable|format_global_variable|setvar|getvar|addvar|incvar|decvar|"
     r"setglobalvar|getglobalvar|addglobalvar|incglobalvar|decglobalvar|var|if|else|each|/if|/each|#if|#each|"
-    r"trim|banned|inject|execute)\b[\s\S]*?\}\}",
+    r"trim|banned|inject|execute)\b",
     re.IGNORECASE,
 )
+_CLOSERS = {"<%": "%>", "{{": "}}"}
+
+
+def spans(text: str, opener: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """Where each piece of `text` lies that `opener` starts (`<%...` or `{{...`) and the first closer after
+    it ends, in order and never overlapping: what a lazy `open[\\s\\S]*?close` pattern finds, without its
+    cost. That pattern reads to the end of the text again for every opener left unclosed (quadratic, and
+    cubic with the spaces a macro may hold); here, once no closer is left, openers of its kind are passed
+    over unread."""
+    at, unclosed = 0, set()
+    while (found := opener.search(text, at)) is not None:
+        closer = _CLOSERS[found.group(0)[:2]]
+        end = -1 if closer in unclosed else text.find(closer, found.end())
+        if end < 0:
+            unclosed.add(closer)
+            at = found.start() + 1
+            continue
+        yield found.start(), end + len(closer)
+        at = end + len(closer)
+
+
+def without_spans(text: str, pieces: Iterable[tuple[int, int]]) -> str:
+    """`text` with the pieces `spans` found taken out."""
+    out, at = [], 0
+    for start, end in pieces:
+        out.append(text[at:start])
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def template_code(text: str) -> list[str]:
     """The pieces of other apps' template code in a text, in order (empty when there is none)."""
-    return [m.group(0) for m in _TEMPLATE_CODE.finditer(text)]
+    return [text[start:end] for start, end in spans(text, _TEMPLATE_OPEN)]
 
 
 def without_template_code(text: str) -> str:
     """The text with other apps' template code taken out, for a prompt."""
-    return _TEMPLATE_CODE.sub("", text)
+    return without_spans(text, spans(text, _TEMPLATE_OPEN))
 
 
 # -- finding the lorebooks a sheet or play names -----------------------------------------------------

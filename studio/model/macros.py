@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from studio.model.lorebook import template_code, without_template_code
+from studio.model.lorebook import spans, template_code, without_spans, without_template_code
 
 # Macros this studio fills; any other `{{name...}}` is another app's, or a typo, and is left as written.
 KNOWN = ("char", "user", "bot", "charname", "original", "random", "pick", "roll", "time", "date", "idle_duration",
@@ -42,9 +42,12 @@ TEMPLATE_MACROS = ("setvar", "getvar", "addvar", "incvar", "decvar", "setglobalv
                    "input", "lastmessage", "lastcharmessage", "lastusermessage", "lastmessageid", "message",
                    "reverse", "eval", "js", "javascript", "regex", "inject", "call")
 
-_EJS = re.compile(r"<%[\s\S]*?%>")
-_COMMENT = re.compile(r"\{\{//[\s\S]*?\}\}")
-_MACRO = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+# Openers; each piece ends at the first closer after it (lorebook.spans, one pass however many are unclosed).
+_EJS = re.compile(r"<%")
+_COMMENT = re.compile(r"\{\{//")
+# A macro with no brace inside: its body is read stripped. Written without spaces on either side of the
+# body, since `\s*([^{}]*?)\s*` tries every split of a run of spaces, for every end, once per opener.
+_MACRO = re.compile(r"\{\{([^{}]*)\}\}")
 _START = re.compile(r"^[ \t]*<START>[ \t]*$\n?", re.MULTILINE | re.IGNORECASE)
 _OLD = {"<bot>": "{{char}}", "<user>": "{{user}}"}
 _OLD_NAMES = re.compile(r"<BOT>|<USER>", re.IGNORECASE)
@@ -55,6 +58,10 @@ _DICE = re.compile(r"^\s*([0-9]*)\s*(?:d\s*([0-9]+))?\s*(?:([+-])\s*([0-9]+))?\s
 MAX_DICE, MAX_SIDES, MAX_BONUS = 100, 1_000_000, 1_000_000
 # How many macros deep a text is filled from the inside out; no card nests more.
 MAX_NESTING = 8
+# Characters of one text whose macros are filled; past them the text is left as written (no prompt is sent
+# that much of one text: the context budget cuts it), so no text costs more than this to read.
+MAX_MACRO_TEXT = 200_000
+MAX_DICE_SPEC = 64  # characters of a `{{roll:...}}`: "2d6+3" is five
 
 
 @dataclass(frozen=True)
@@ -86,12 +93,12 @@ def _without_ejs(text: str) -> str:
     """`text` without EJS blocks, nor the text inside their conditions and loops (which nothing here can
     decide): what stands between `<% if (...) { %>` and its `<% } %>` goes with them."""
     out, depth, pos = [], 0, 0
-    for match in _EJS.finditer(text):
+    for start, end in spans(text, _EJS):
         if depth == 0:
-            out.append(text[pos : match.start()])
-        code = match.group(0)
+            out.append(text[pos:start])
+        code = text[start:end]
         depth = max(depth + code.count("{") - code.count("}"), 0)
-        pos = match.end()
+        pos = end
     if depth == 0:
         out.append(text[pos:])
     return "".join(out)
@@ -107,20 +114,20 @@ def unknown_macros(text: str) -> list[str]:
     """Macros this studio cannot fill, each once, outer ones included (with what they hold as written):
     ones it does not know and are not template code, and known ones it cannot read (`{{roll:x}}`).
     They are left in the text as written."""
-    found: list[str] = []
+    found: dict[str, None] = {}  # in order, each once, without a search of a list per macro
 
     def one(match: re.Match[str], held: list[str]) -> str:
         whole = _unheld(match.group(0), held)
-        body = match.group(1)
+        body = match.group(1).strip()
         head = _head(body)
         unread = head == "roll" and _dice(body) is None and "\x00" not in body
         if ((head not in KNOWN and head not in TEMPLATE_MACROS and not template_code(whole)) or unread) \
                 and whole not in found:
-            found.append(whole)
+            found[whole] = None
         return whole
 
-    _inside_out(text, one)
-    return found
+    _inside_out(text[:MAX_MACRO_TEXT], one)
+    return list(found)
 
 
 def _inside_out(text: str, read: Callable[[re.Match[str], list[str]], str]) -> tuple[str, list[str]]:
@@ -162,7 +169,7 @@ def _choices(body: str) -> list[str]:
 def _dice(body: str) -> tuple[int, int, int] | None:
     """(count, sides, bonus) of a `{{roll:...}}`, within the bounds; None when it names no dice."""
     spec = body.split(":", 1)[1] if ":" in body else ""
-    dice = _DICE.match(spec)
+    dice = _DICE.match(spec) if len(spec) <= MAX_DICE_SPEC else None
     if not dice or not (dice.group(1) or dice.group(2)):
         return None
     if dice.group(2) is None:  # `{{roll:20}}` is one twenty-sided die
@@ -199,7 +206,9 @@ def resolve(text: str, ctx: MacroContext) -> str:
     stay as written."""
     if "{{" not in text and "<" not in text:
         return text
-    text = without_code(_COMMENT.sub("", text))
+    if len(text) > MAX_MACRO_TEXT:
+        return resolve(text[:MAX_MACRO_TEXT], ctx) + text[MAX_MACRO_TEXT:]
+    text = without_code(without_spans(text, spans(text, _COMMENT)))
     text = _OLD_NAMES.sub(lambda m: _OLD[m.group(0).casefold()], text)
     text = _START.sub("\n", text)
     try:
@@ -211,7 +220,7 @@ def resolve(text: str, ctx: MacroContext) -> str:
     def one(match: re.Match[str], held: list[str]) -> str:
         nonlocal place
         place += 1
-        filled = _fill(match.group(1), ctx, place, when)
+        filled = _fill(match.group(1).strip(), ctx, place, when)
         return match.group(0) if filled is None else filled
 
     out, held = _inside_out(text, one)
@@ -266,9 +275,9 @@ def macro_notes(data: object) -> list[str]:
                 todo.extend(value.values())
             elif isinstance(value, list):
                 todo.extend(value)
-    unknown: list[str] = []
+    unknown: dict[str, None] = {}
     for text in reversed(texts):
-        unknown += [u for u in unknown_macros(text) if u not in unknown]
+        unknown.update(dict.fromkeys(unknown_macros(text)))
     if not unknown:
         return []
-    return ["macros this studio cannot fill, left as written: " + ", ".join(u[:40] for u in unknown[:12])]
+    return ["macros this studio cannot fill, left as written: " + ", ".join(u[:40] for u in list(unknown)[:12])]

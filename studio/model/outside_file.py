@@ -17,6 +17,18 @@ from studio.model.errors import InputError
 MAX_TEXT_FILE_BYTES = 32 * 1024 * 1024
 
 
+def refuse_unwritable(path: Path | str, field: str, fix: str) -> None:
+    """Before a report is written where the playwright said: a pipe or a socket there is refused, since
+    opening one to write waits for a reader that may never come. A device (`/dev/null`) is written as asked."""
+    try:
+        info = os.stat(path)
+    except OSError:  # not there yet (or unreachable: the write itself says why)
+        return
+    if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
+        kind = "a pipe" if stat.S_ISFIFO(info.st_mode) else "a socket"
+        raise InputError(str(path), field, f"is {kind}, not a file; nothing is written to it", fix)
+
+
 def _megabytes(size: int) -> str:
     return f"{size // (1024 * 1024)} MB"
 

@@ -70,8 +70,10 @@ def starter_description(name: str) -> str:
     return f"{name}, as the others see them."
 
 
-def character_text(name: str) -> str:
-    prompt = starter_prompt(name)
+def character_text(name: str, description: str | None = None, prompt: str | None = None) -> str:
+    """A character's file; a sheet written from a script (`studio import`) brings its own description and prompt."""
+    prompt = prompt or starter_prompt(name)
+    description = description or starter_description(name)
     return f"""# A character for the studio. Each field is explained on the line above it; the optional
 # ones are commented out: delete the "# " in front of one to use it.
 
@@ -79,7 +81,7 @@ def character_text(name: str) -> str:
 name = {_q(name)}
 
 # What the other characters know of them: a sentence or two anyone in the room could see or know.
-description = {_q(starter_description(name))}
+description = {_q(description)}
 
 # Who they are and how they speak, addressed to the model. {{ego}}, {{superego}}, {{other}} and
 # {{director}} are replaced by the names of whoever sits in those seats.
@@ -278,3 +280,50 @@ def new_play(
     )
     write_new(path, text)
     return path, created
+
+
+def imported_play_text(source: str, title: str, page: dict[str, str], briefs: list[str], turns: int,
+                       characters: list[str], ego: str | None = None, superego: str | None = None) -> str:
+    """A play written from a script (`studio import`): its title page, one brief per scene heading, and
+    its speakers as an ensemble, or, with an `ego` (and its inner voice, `superego`), as a Drama Machine
+    play. `characters` are stems in characters/; `page` holds author, credit, draft_date and contact."""
+    fields = "".join(f"{key} = {_q(page[key])}\n" for key in ("author", "credit", "draft_date", "contact")
+                     if page.get(key))
+    scenes = "".join(f"    {_q(brief)},\n" for brief in briefs)
+    if ego is not None:
+        others = [c for c in characters if c != ego]
+        cast = f"""[cast.ego]
+# The protagonist: the models play every seat from the script's end on.
+character = {_q(ego)}
+
+{_superego_text(superego)}
+{_others_text(others)}"""
+        form = ""
+    else:
+        cast = "".join(f"""[[cast.characters]]
+character = {_q(c)}
+
+""" for c in characters)
+        form = """# An ensemble: everyone who speaks in the script; who speaks next is whoever the newest line names,
+# else the next in turn.
+form = "ensemble"
+next = "mentions"
+
+"""
+    return f"""# A play written by 'studio import' from {source}. Its run holds the script as written; the models
+# go on from its end. Each field is explained on the line above it.
+
+# The title page.
+title = {_q(title)}
+{fields}
+# What the play is about, for the characters and the director: write it here.
+premise = ""
+
+{form}# Turns per scene: room for the longest scene of the script, and for the last to go on.
+turns = {turns}
+
+# One brief per scene heading of the script: the heading, then the action under it.
+scenes = [
+{scenes}]
+
+{cast}"""

@@ -30,9 +30,11 @@ WAIT_NOTICE = 3.0
 PALETTE = ("cyan", "magenta", "green", "yellow", "bright_blue", "bright_red", "bright_green", "orange3")
 
 class StagePrinter:
-    def __init__(self, console: Console, cast: Any, backstage: bool = False, live: bool | None = None):
+    def __init__(self, console: Console, cast: Any, backstage: bool = False, live: bool | None = None,
+                 ids: bool = False):
         self.console = console
         self.backstage = backstage
+        self.ids = ids  # each printed event led by its id, the number `studio insert`, `cut` and `move` take
         # stream a line as it is written and erase it in place; False: print each line once committed
         self.live = console.is_terminal if live is None else live
         self.shown = ""  # the raw words of the answer streaming now
@@ -166,19 +168,32 @@ class StagePrinter:
 
     def print_event(self, event: Event) -> None:
         kind = event.kind
+        number = f"[dim]#{event.id}[/] " if self.ids else ""
         if kind == ev.SCENE:
-            self.console.rule(f"[bold]{escape(event.text)}[/]")
+            if self.ids:
+                self.console.print(f"{number}[bold]{escape(event.text)}[/]")
+            else:
+                self.console.rule(f"[bold]{escape(event.text)}[/]")
             return
         if kind in NOTICE_KINDS:
-            self.console.print(f"[dim]  ({escape(event.text)})[/]")
+            self.console.print(f"{number}[dim]  ({escape(event.text)})[/]")
             return
         if kind == ev.ERROR:
-            self.console.print(f"[red]  error: {escape(event.text)}[/]")
+            self.console.print(f"{number}[red]  error: {escape(event.text)}[/]")
             return
         if not self._visible(kind):
             return
         lead = self._lead(kind, event.character, event.role)
-        self.console.print(lead + f"[{self._style(kind, event.role) or 'default'}]{escape(event.text)}[/]")
+        if kind == ev.STAGE and event.data:
+            extension = " ".join(str(event.data.get("extension") or "").split())
+            parenthetical = " ".join(str(event.data.get("parenthetical") or "").split())
+            if extension:
+                lead = lead.rstrip() + f" [dim]({escape(extension)})[/]  "
+            if parenthetical:
+                lead += f"[italic]({escape(parenthetical)})[/] "
+        if lead.startswith("\n"):  # the epilogue stands apart: its id goes with it, not on the blank line
+            lead, number = "\n" + number + lead[1:], ""
+        self.console.print(number + lead + f"[{self._style(kind, event.role) or 'default'}]{escape(event.text)}[/]")
 
     def replay(self, events: list[Event]) -> None:
         for event in events:

@@ -7,6 +7,14 @@ starts a new branch; no event is ever updated, and none is deleted on its own: o
 when the playwright asked for it and confirmed it (or when it never held a line). Appends check the
 head they expect, so two processes driving one run cannot interleave a take: the second is told the
 run moved on.
+
+A database is someone's file before it is the studio's: one the playwright names with `--db` is read
+first through a read-only connection, and written only when it is a studio store (its application id, or
+the runs and events tables an older studio made) or new. Anything else is refused without a byte
+changed. A store that cannot be written (a read-only file or disk) is opened for reading, and a damaged
+one (SQLite's quick check fails) is opened for reading what still can be; either refuses writes with what
+happened and what to do, as a full disk does. A new store and its folder are the playwright's alone
+(0600 and 0700): the file holds every line of every play.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -24,7 +33,7 @@ from typing import Any
 
 from studio.store.events import Event
 from studio.store.leases import LEASE, holds
-from studio.store.schema import SCHEMA_VERSION, add_columns, bring_up_to_date, statements
+from studio.store.schema import APPLICATION_ID, SCHEMA_VERSION, add_columns, bring_up_to_date, statements
 
 DAY = 24 * 60 * 60
 
@@ -44,6 +53,50 @@ _INSERT_EVENT = (
 
 class StoreError(Exception):
     """A store problem a user can act on (wrong file, unknown run, a run moved on elsewhere)."""
+
+
+class StoreTrouble(StoreError):
+    """The store's file cannot do what was asked (a full disk, a read-only file, a damaged database): what
+    happened, and `fix`, what the playwright can do about it. Nothing already saved is lost."""
+
+    def __init__(self, message: str, fix: str, kind: str = ""):
+        super().__init__(message)
+        self.fix = fix
+        self.kind = kind  # "full", "disk", "read-only", "damaged", "not sqlite", or "" (refused on open)
+
+
+# SQLite's primary result codes (an extended code's low byte), as sqlite3 reports them since Python 3.11
+_READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 8, 10, 11, 13, 14, 26
+_RECOVER = "keep a copy of it, then `sqlite3 {path} .recover | sqlite3 recovered.db` and name recovered.db with --db"
+
+
+def trouble(exc: BaseException, path: str | os.PathLike[str]) -> StoreTrouble | None:
+    """What a failure of SQLite's file means to the playwright, or None when it is not one (a busy store,
+    a broken rule, a bug): those keep their own handling."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    text = str(exc)
+    if code == _FULL or "disk is full" in text:
+        return StoreTrouble(f"{path}: the disk is full; nothing saved was lost, and what was being written "
+                            "was not saved", "free some space and give the command again ('studio resume RUN' goes on from a run's last saved "
+                            "line)", "full")
+    if code == _IOERR or "disk I/O error" in text:
+        return StoreTrouble(f"{path}: the disk refused a write (disk I/O error: it is full, over a size limit, "
+                            "or failing); nothing saved was lost", "free space or check the disk, and give the "
+                            "command again ('studio resume RUN' goes on from a run's last saved line)", "disk")
+    if code == _READONLY or "readonly database" in text:
+        return StoreTrouble(f"{path}: the store is read-only here (the file, or the disk it is on): runs, show "
+                            "and export read it, nothing can be written", "make it writable (chmod u+w), or copy "
+                            "it somewhere writable and name the copy with --db", "read-only")
+    if code == _NOTADB:
+        return StoreTrouble(f"{path}: not an SQLite database ({text}), so not a studio database; nothing in it was "
+                            "changed", "name another file with --db; if it was a store, " + _RECOVER.format(path=path),
+                            "not sqlite")
+    if code == _CORRUPT or "malformed" in text:
+        return StoreTrouble(f"{path}: the store is damaged ({text}); nothing more is written to it",
+                            _RECOVER.format(path=path), "damaged")
+    return None
 
 
 class HeadMoved(StoreError):
@@ -99,6 +152,16 @@ def default_db_path() -> Path:
     return Path(os.environ.get("STUDIO_DB") or Path(".studio") / "studio.db")
 
 
+def _older_studio(conn: sqlite3.Connection, tables: Sequence[str]) -> bool:
+    """Whether a database with no application id is a store an older studio made (before it wrote one): its
+    runs and events tables, with the columns only the studio gives them."""
+    if "runs" not in tables or "events" not in tables:
+        return False
+    runs = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    return {"cast_json", "play_path", "head"} <= runs and {"run_id", "parent", "kind", "origin", "settings"} <= events
+
+
 def _row_event(row: sqlite3.Row | tuple[Any, ...]) -> Event:
     (id_, run_id, parent, kind, text, role, character, scene, turn, origin, data, model, settings, usage, created) = row
     return Event(
@@ -125,13 +188,21 @@ class _Immediate:
     commits whole or, on any error (the commit's own included), not at all. The caller holds the store's
     lock around it. A class, not a generator: every append goes through it."""
 
-    __slots__ = ("conn",)
+    __slots__ = ("conn", "store")
 
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
+    def __init__(self, owner: Store | sqlite3.Connection):
+        """`owner`: the store (whose failures of its file are then said as what they are), or a bare connection."""
+        self.store = owner if isinstance(owner, Store) else None
+        self.conn = owner.conn if isinstance(owner, Store) else owner
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            said = self.store.trouble(exc) if self.store is not None else None
+            if said is None:
+                raise
+            raise said from None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
@@ -139,10 +210,25 @@ class _Immediate:
             try:
                 self.conn.execute("COMMIT")
                 return
-            except BaseException:
+            except BaseException as exc:
+                self._roll_back()
+                error = exc
+        else:
+            self._roll_back()
+        said = self.store.trouble(error) if error is not None and self.store is not None else None
+        if said is not None:
+            raise said from None
+        if kind is None and error is not None:
+            raise error
+
+    def _roll_back(self) -> None:
+        """Undo what the transaction wrote. SQLite has already rolled it back itself after a full disk or an
+        I/O error, and a ROLLBACK then fails ("no transaction is active") and would hide the reason."""
+        if self.conn.in_transaction:
+            try:
                 self.conn.execute("ROLLBACK")
-                raise
-        self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
 
 def _inserted(cur: sqlite3.Cursor) -> int:
@@ -158,26 +244,145 @@ class Store:
         # One connection may be shared by the UI loop and a worker thread: a statement from one must
         # never land inside the other's transaction.
         self.lock = threading.RLock()
-        if str(self.path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"{self.path}: cannot create its folder ({exc.strerror})") from None
+        self.writable = True  # False: a read-only file or disk, or a damaged store; every write is refused
+        self.damage: str | None = None  # what SQLite's quick check found wrong, when it found anything
         try:
-            self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
-            self._write_ahead()
-            # NORMAL under WAL survives any process crash; only a power cut may lose the newest commits.
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA busy_timeout=30000")
-            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: written by a newer studio (schema {version}); upgrade studio")
-            self._bring_up_to_date()
+            if str(self.path) == ":memory:":
+                self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+                self._set_up()
+            else:
+                self._refuse_if_not_a_file()
+                if self.path.is_file() and self.path.stat().st_size > 0:
+                    self._inspect()
+                    self.conn = self._open_existing()
+                else:
+                    self._create()
+                    self.conn = self._connect()
+                    self._set_up()
             # what other connections have committed is counted from here (changed_elsewhere)
             self._data_version: int = self.conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a studio database ({exc}); name another file with --db") from None
+            raise self.trouble(exc) or StoreTrouble(
+                f"{self.path}: not a studio database ({exc})", "name another file with --db") from None
+        except OSError as exc:
+            raise StoreTrouble(f"{self.path}: cannot be opened ({exc.strerror})",
+                               "check the path and its folder's permissions, or name another file with --db") from None
+
+    def _refuse_if_not_a_file(self) -> None:
+        """A folder, a pipe or a device named as the store is refused by what it is: SQLite would fail on
+        it with words about the disk, or, on /dev/null, seem to save every line and keep none."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a socket"
+                    if stat.S_ISSOCK(mode) else "a device")
+            raise StoreTrouble(f"{self.path}: is {kind}, not a file; a store is a file", "name a file with --db, "
+                               "e.g. --db .studio/studio.db (a new one is made there)", "not a file")
+
+    def _connect(self, read_only: bool = False, immutable: bool = False) -> sqlite3.Connection:
+        if not read_only:
+            return sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        address = f"{self.path.absolute().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}"
+        conn = sqlite3.connect(address, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except sqlite3.OperationalError as exc:
+            # a store in write-ahead mode on a read-only disk, whose shared-memory file cannot be made: no
+            # one can be writing it there, so it is read as it stands
+            code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if immutable or code not in (_READONLY, _CANTOPEN):
+                raise
+            conn.close()
+            return self._connect(read_only=True, immutable=True)
+        return conn
+
+    def _create(self) -> None:
+        """A new store's folder and empty file, the playwright's alone: the folder 0700 when the studio makes
+        it, the file 0600 (SQLite gives its journal and write-ahead files the file's mode)."""
+        if not self.path.parent.exists():
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:  # another process made it a moment ago, or an empty file was named
+            pass
+
+    def _inspect(self) -> None:
+        """Read an existing file without writing to it: refuse one that is not a studio store or is a newer
+        studio's, and note damage (SQLite's quick check) so that nothing is written into it."""
+        try:
+            conn = self._connect(read_only=True)
+        except sqlite3.DatabaseError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _CORRUPT:
+                self.damage = str(exc)
+                return
+            raise
+        try:
+            owner = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = sorted(name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+            studio = owner == APPLICATION_ID or (owner == 0 and _older_studio(conn, tables))
+            if not studio and (tables or owner or version):
+                shown = ", ".join(tables[:6]) + (", ..." if len(tables) > 6 else "") if tables else "none"
+                raise StoreTrouble(f"{self.path}: another program's SQLite database (tables: {shown}; application "
+                                   f"id {owner}), not a studio database; nothing in it was changed",
+                                   "name another file with --db (a new file there becomes a store)")
+            if version > SCHEMA_VERSION:
+                raise StoreTrouble(f"{self.path}: written by a newer studio (schema {version}); nothing in it was "
+                                   "changed", "upgrade the studio, or name another file with --db")
+            found = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if found != "ok":
+                self.damage = str(found)
+        except sqlite3.DatabaseError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _CORRUPT:
+                raise
+            self.damage = str(exc)
+        finally:
+            conn.close()
+
+    def _open_existing(self) -> sqlite3.Connection:
+        """A studio store opened for writing, or for reading when it cannot be written (a read-only file or
+        disk) or is damaged: reading commands still work, and every write says why it is refused."""
+        if self.damage is None:
+            self.conn = self._connect()
+            try:
+                self._set_up()
+                return self.conn
+            except sqlite3.OperationalError as exc:
+                if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF not in (_READONLY, _CANTOPEN):
+                    raise
+            except StoreTrouble as exc:
+                if exc.kind != "read-only":
+                    raise
+            self.conn.close()
+        self.writable = False
+        conn = self._connect(read_only=True)
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    def _set_up(self) -> None:
+        """A store opened for writing: write-ahead logging, its pragmas, its tables brought up to date."""
+        self._write_ahead()
+        # NORMAL under WAL survives any process crash; only a power cut may lose the newest commits.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA busy_timeout=30000")
+        self._bring_up_to_date()
+
+    def trouble(self, exc: BaseException) -> StoreTrouble | None:
+        """What a failure of this store's file means (the module's `trouble`), a damaged store's being said
+        as damage whatever it was."""
+        said = trouble(exc, self.path)
+        # In a damaged store anything read may be garbage (a row that is not UTF-8, JSON that is not JSON):
+        # every failure there is the damage, however it showed.
+        if self.damage is not None and isinstance(exc, Exception) and not isinstance(exc, StoreError):
+            return StoreTrouble(f"{self.path}: the store is damaged ({self.damage}); nothing more is written to "
+                                "it, and what can still be read is shown", _RECOVER.format(path=self.path), "damaged")
+        if not self.writable and isinstance(exc, sqlite3.OperationalError) and "no such table" in str(exc):
+            # a table this studio adds when it first writes a store, which a store it cannot write lacks
+            return trouble(sqlite3.OperationalError("attempt to write a readonly database"), self.path)
+        return said
 
     def close(self) -> None:
         self.conn.close()
@@ -186,8 +391,10 @@ class Store:
         """Create a table another part of the studio keeps in this database (`schema`: CREATE ... IF NOT
         EXISTS statements) and add its newer `columns`, in one write transaction, as the store's own tables
         are: processes opening one database at once (the lab's runners) each find the work done or do it
-        alone, never both."""
-        with self.lock, _Immediate(self.conn):
+        alone, never both. A store that cannot be written is read as it stands."""
+        if not self.writable:
+            return
+        with self.lock, _Immediate(self):
             for statement in statements(schema):
                 self.conn.execute(statement)
             add_columns(self.conn, table, columns)
@@ -213,22 +420,31 @@ class Store:
         column missing and added it, and all but the first failed with "duplicate column". Inside one
         immediate transaction the second process waits, then finds the work done.
         """
-        with self.lock, _Immediate(self.conn):
+        with self.lock, _Immediate(self):
             bring_up_to_date(self.conn)
 
     # runs -----------------------------------------------------------------
 
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         with self.lock:
-            return self.conn.execute(sql, params)
+            try:
+                return self.conn.execute(sql, params)
+            except sqlite3.DatabaseError as exc:
+                raise self.trouble(exc) or exc from None
 
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         with self.lock:
-            return self.conn.execute(sql, params).fetchone()
+            try:
+                return self.conn.execute(sql, params).fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise self.trouble(exc) or exc from None
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         with self.lock:
-            return self.conn.execute(sql, params).fetchall()
+            try:
+                return self.conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise self.trouble(exc) or exc from None
 
     def create_run(self, title: str, play_path: str, cast_json: str, options: dict[str, Any]) -> int:
         cur = self._run(
@@ -318,7 +534,7 @@ class Store:
             raise StoreError(f"run {run_id} is a lab trial's run: the lab's results are read from it, so it "
                              "is kept; 'studio archive' hides it")
         conn = self.conn
-        with self.lock, _Immediate(conn):
+        with self.lock, _Immediate(self):
             self._refuse_if_played(run_id)
             conn.execute("UPDATE runs SET deleting = 1, head = NULL WHERE id = ?", (run_id,))
             conn.execute("DELETE FROM take_marks WHERE run_id = ?", (run_id,))
@@ -345,6 +561,8 @@ class Store:
     def remove_stale_empty_runs(self, keep: int | None = None, older_than: float = DAY) -> list[int]:
         """Runs left empty more than a day ago (a window closed by a crash before its first line): nothing
         can still be about to write their first line, so they only clutter the lists."""
+        if not self.writable:
+            return []
         rows = self._all(f"SELECT id FROM runs WHERE created < ? AND {self._EMPTY}", (time.time() - older_than,))
         return [run for (run,) in rows if run != keep and self.remove_if_empty(run)]
 
@@ -404,7 +622,7 @@ class Store:
         usage = usage or {}
         row = (run_id, parent, kind, role, character, text, scene, turn, origin, _AS_WRITTEN.encode(data),
                model, json.dumps(settings), json.dumps(usage), created)
-        with self.lock, _Immediate(self.conn):
+        with self.lock, _Immediate(self):
             try:
                 event_id = _inserted(self.conn.execute(_INSERT_EVENT, row))
             except sqlite3.IntegrityError:
@@ -440,7 +658,7 @@ class Store:
         out: list[Event] = []
         copies: dict[int, int] = {}
         tip = parent
-        with self.lock, _Immediate(self.conn):
+        with self.lock, _Immediate(self):
             for row in rows:
                 data = dict(row.get("data") or {})
                 if remap is not None and copies:

@@ -9,6 +9,9 @@ import sqlite3
 from collections.abc import Sequence
 
 SCHEMA_VERSION = 1
+# Written in the file's header so the studio knows its own stores from other programs' databases (the
+# bytes "Stud"); a store an older studio made is known by its tables, and given it on its next open.
+APPLICATION_ID = 0x53747564
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -129,3 +132,4 @@ def bring_up_to_date(conn: sqlite3.Connection) -> None:
     add_columns(conn, "take_marks", (("hidden", "INTEGER NOT NULL DEFAULT 0"),))
     keep_events(conn)
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
-from studio.engine.steer import Direction
+from studio.engine.steer import MAX_NOTE, Direction
 from studio.tui.screens.modal import Dialog
 
 
@@ -27,7 +27,8 @@ class DirectScreen(Dialog):
         with Vertical(classes="dialog", id="direct-dialog"):
             yield Label(Text(self._title), classes="dialog-title")
             yield Label("Your direction for the new take, as you would give it to an actor")
-            yield Input(placeholder="e.g. angrier · she lies here · shorter, colder", id="direct-note")
+            yield Input(placeholder="e.g. angrier · she lies here · shorter, colder", id="direct-note",
+                        max_length=MAX_NOTE)
             yield Label(f"Temperature 0-2 for this take (empty: the role's {self._temperature:g})")
             yield Input(placeholder=f"{self._temperature:g}", id="direct-temperature")
             yield Checkbox("Go on from where the line stops instead (as C does), with the note", id="direct-continue")
