@@ -16,6 +16,7 @@ plays a whole run with such a key and sheet.
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import subprocess
@@ -89,6 +90,7 @@ def shown(result: tuple[float, float] | None) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     print(f"{'World Info key (20,000 characters scanned)':46} {'time':>12} {'peak':>10}")
     for key in KEYS:
         print(f"{key:46} {shown(measure({'kind': 'key', 'key': key}))}")

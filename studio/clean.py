@@ -54,13 +54,16 @@ def clean_text(text: str) -> str:
     """Text without escape sequences or control characters (a lone ESC split off is dropped too), and
     without the lone surrogates that bytes which were not UTF-8 become when read from a terminal, which
     no store or terminal can write: each becomes U+FFFD. A character written as UTF-8 misread as Latin-1
-    (its continuation bytes C1 controls) is read again as the character it was."""
+    (its continuation bytes C1 controls) is read again as the character it was. A next-line character
+    (U+0085) becomes a newline."""
     if not text.isascii():  # read at C speed: every committed line passes here
         if _SURROGATE.search(text):
             text = text.encode("utf-8", "surrogateescape" if _escaped(text) else "surrogatepass").decode("utf-8", "replace")
         if _C1.search(text):
             text = _MISREAD.sub(_read_again, text)
-    text = text.replace("\r\n", "\n")
+    # NEL (U+0085) is a line break (Unicode, and old mainframe text), not a control to drop: the line goes on
+    # the next line, as every format prints it.
+    text = text.replace("\r\n", "\n").replace("\x85", "\n")
     return _CONTROLS.sub("", _SEQUENCES.sub("", text))
 
 

@@ -25,6 +25,9 @@ SHARED_EMBEDDED = "STUDIO_EMBEDDED_SERVER"
 """The environment variable `studio serve` sets for its tabs: the address of the one embedded model it
 serves on 127.0.0.1 for all of them."""
 SHARED_EMBEDDED_NAME = "smollm2"
+SHARED_EMBEDDED_KEY = "STUDIO_EMBEDDED_KEY"
+"""The environment variable that gives the tabs the key the shared embedded model answers to: drawn at
+each start, so no other process of the machine can call the model (studio/serve/model.py)."""
 
 
 def shared_embedded(model: str) -> tuple[str, str] | None:
@@ -32,6 +35,12 @@ def shared_embedded(model: str) -> tuple[str, str] | None:
     serve`): the name to call and the server, instead of a copy loaded in this process; None otherwise."""
     server = os.environ.get(SHARED_EMBEDDED, "").strip()
     return (f"openai/{SHARED_EMBEDDED_NAME}", server) if server and model == "local/smollm2" else None
+
+
+def shared_embedded_key(api_base: str | None) -> str | None:
+    """The key for a call to `api_base`, if that is the shared embedded model's server; else None."""
+    server = os.environ.get(SHARED_EMBEDDED, "").strip()
+    return os.environ.get(SHARED_EMBEDDED_KEY) or None if server and api_base == server else None
 
 
 def config_path() -> Path:

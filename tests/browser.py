@@ -35,13 +35,13 @@ def missing() -> str | None:
 
 @contextmanager
 def served(command: Sequence[str], *, tabs: int = 4, max_requests: int = 400, lifetime: float = 240.0,
-           ) -> Iterator[Any]:
+           **options: Any) -> Iterator[Any]:
     from studio.serve import StudioServer
 
     ready = threading.Event()
     loop = asyncio.new_event_loop()
     server = StudioServer(command, host="127.0.0.1", port=0, tabs=tabs, max_requests=max_requests,
-                          lifetime=lifetime, say=lambda _: None)
+                          lifetime=lifetime, **({"say": lambda _: None} | options))
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -84,8 +84,13 @@ ESCAPES = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)
 class Tab:
     """One browser tab on the studio, with the text the app has sent it (escape codes taken out)."""
 
-    def __init__(self, context: Any, address: str) -> None:
+    def __init__(self, context: Any, address: str, name: str | None = "Ana") -> None:
+        """`name`: the playwright's name the tab would ask for, given as if asked before (None: the tab asks)."""
+        import json
+
         self.page = context.new_page()
+        if name is not None:
+            self.page.add_init_script(f"sessionStorage.setItem('studio-name', {json.dumps(name)});")
         self.received: list[str] = []
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         self.response = self.page.goto(address)
@@ -120,6 +125,18 @@ class Tab:
                 return
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {texts}; the tab's newest text:\n{later[-2000:]}")
+            self.page.wait_for_timeout(100)
+
+    def wait_for_words(self, mark: int, words: str, timeout: float = 60.0) -> None:
+        """Like `wait_for_new`, with the spaces left out of both sides: a toast drawn in pieces (a cursor
+        move between them) reads whole."""
+        import time
+
+        wanted = "".join(words.split())
+        deadline = time.monotonic() + timeout
+        while wanted not in "".join(ESCAPES.sub("", "".join(self.received[mark:])).split()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {words!r} in the tab")
             self.page.wait_for_timeout(100)
 
     def press(self, *keys: str) -> None:

@@ -29,7 +29,7 @@ class LlamaServer:
     def __init__(self, *, lifetime: float = 600.0, startup: float = 120.0, threads: int = 1):
         self.startup = startup
         self._log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
-        self.model = SharedModel(threads, lifetime=lifetime, log=self._log)
+        self.model = SharedModel(threads, lifetime=lifetime, log=self._log, keyed=False)  # as a user runs it
 
     @property
     def url(self) -> str:

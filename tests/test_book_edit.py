@@ -92,3 +92,31 @@ def test_the_cards_copy_of_a_linked_world_says_a_run_uses_the_world(tmp_path, ca
     books = character_books(load_character(sheet_path), sheet_path)
     assert [b.label for b in books][1:] == ["eldoria.json"]
     assert books[0].label.startswith("the card's own book (SillyTavern's copy") and "uses that world" in books[0].label
+
+
+def test_a_character_without_world_info_starts_a_book_with_its_first_entry(tmp_path):
+    """The book is a World Info file in lorebooks/, the sheet names it, and a run reads it like an import."""
+    from studio.model.book_edit import start_book
+    from studio.model.lorebook import load_lorebooks
+
+    (tmp_path / "characters").mkdir()
+    sheet_path = tmp_path / "characters" / "ines.toml"
+    sheet_path.write_text((ROOT / "characters" / "jenny.toml").read_text())
+    before = sheet_path.read_text()
+    with pytest.raises(InputError) as refused:
+        start_book(sheet_path, "Ines Varga", EntryEdit(keys=["ferry"], content="  "))
+    assert refused.value.field == "content" and not (tmp_path / "lorebooks").exists()
+    assert sheet_path.read_text() == before  # nothing written for a refused entry
+
+    book = start_book(sheet_path, "Ines Varga", EntryEdit(keys=["ferry", " harbour "], content="The ferry runs at six."))
+    assert book.path == tmp_path / "lorebooks" / "ines_varga.json" and book.kind == "world"
+    sheet = load_character(sheet_path)
+    assert sheet.lorebooks == ["ines_varga"]
+    assert sheet_path.read_text().startswith(before.split("\n[")[0].rstrip("\n"))  # the rest as written
+    books = character_books(sheet, sheet_path)
+    assert [b.path for b in books] == [book.path]
+    [lore] = load_lorebooks(sheet.lorebooks, sheet_path)
+    assert [(e.keys, e.content) for e in lore.entries] == [(["ferry", "harbour"], "The ferry runs at six.")]
+    # the next entry goes through the ordinary edit, into the same file
+    save_entry(books[0], None, EntryEdit(keys=["lamp"], content="The lamp is out."))
+    assert len(json.loads(book.path.read_text())["entries"]) == 2

@@ -103,3 +103,14 @@ async def test_a_role_held_in_another_window_is_never_asked_here_and_its_hold_is
     freed = [e for e in engine.path if e.kind == ev.CONTROL][-1]
     assert freed.text == f"Sasha (other) goes back to the model: {window_name(there.holder)} has gone."
     assert [e for e in engine.stage() if e.role == "other"][-1].origin == "model"
+
+
+def test_every_key_that_changes_the_stage_says_so_in_the_table():
+    """In a run another window plays, these keys ask first (studio/tui/screens/shared.py); keys that only
+    look, move the selection or arrange the panes never ask."""
+    from studio.tui.controls import MAIN
+
+    changing = {c.id for c in MAIN if c.changes_stage}
+    assert {"step", "play", "rewind", "regenerate", "continue-line", "take-previous", "take-next", "edit-line",
+            "note", "insert-after", "insert-before", "cut-line", "move-up", "move-down", "undo", "redo"} <= changing
+    assert not changing & {"search", "jump", "diff-takes", "view-as", "toggle-stage", "critiques", "export"}

@@ -402,6 +402,10 @@ def test_any_model_text_leaves_the_structure_alone(texts, backstage):
     assume(not any(re.match(r"\s*[.@!#=~>]", re.sub(r"\[\[.*?\]\]", "", line))
                    for t in (texts[1], texts[5]) for kind, part in split_business(page_text(t))
                    if kind == "line" for line in part.splitlines()))
+    # fountain-py and afterwriting take notes out before they read: a speech whose first line is notes
+    # alone leaves its cue standing by itself, read as action (docs/exports.md).
+    assume(not any(re.fullmatch(r"\s*(\[\[.*?\]\]\s*)+", (page_text(t).strip().splitlines() or [""])[0], flags=re.S)
+                   for t in texts))
     # fountain-py reads `\\` as one backslash, as its own escape (docs/exports.md): judged on the page too,
     # where a control between two backslashes is gone.
     assume(not any("\\\\" in page_text(t) for t in texts))

@@ -96,6 +96,8 @@ def test_fdx_has_typed_paragraphs_and_a_title_page(store):
                          ("Dialogue", "Go on.")]
     scene2 = root.find("Content")[9]
     assert scene2.get("Type") == "Scene Heading" and scene2.find("SceneProperties").get("Title") == "Ωμέγα"
+    # Final Draft prints no scene property: the brief is also the action under the heading, so it prints.
+    assert body[10] == ("Action", "Ωμέγα")
     epilogue = body.index(("Scene Heading", "EPILOGUE"))
     assert body[epilogue + 1 :] == [("Character", "JENNY"), ("Dialogue", line), *body[5:9]]  # its business too
     assert title[0] == "The Interview" and "after" in title and "Written by" not in title

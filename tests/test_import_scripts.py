@@ -407,17 +407,19 @@ def test_utf16_with_its_mark_and_latin1_are_read(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["fountain", "fdx"])
-def test_a_contact_block_keeps_its_lines_through_export_and_import(fmt, tmp_path):
+def test_the_title_page_comes_back_as_typed_through_export_and_import(fmt, tmp_path):
+    """A contact block keeps its lines, and a title in capitals with emphasis is not recased."""
     source = tmp_path / "letters.fountain"
-    source.write_text("Title: Letters\nAuthor: Anna Kay\nContact:\n    12 Quay Street\n    Galway\n\n"
+    source.write_text("Title: _**LETTERS & DAYS**_\nAuthor: Anna Kay\nContact:\n    12 Quay Street\n    Galway\n\n"
                       "ANNA\nWrite to me.\n\nBEN\nI will.\n", encoding="utf-8")
     first, store = imported(tmp_path / "one", source, "--model", "scripted")
-    assert load_play(tmp_path / "one" / "plays" / "letters.toml").contact == "12 Quay Street\nGalway"
+    [play] = (tmp_path / "one" / "plays").glob("*.toml")
+    assert (load_play(play).title, load_play(play).contact) == ("_**LETTERS & DAYS**_", "12 Quay Street\nGalway")
     exported = tmp_path / f"again.{fmt}"
     exported.write_text(render(build_script(store, first), fmt), encoding="utf-8")
     imported(tmp_path / "two", exported, "--model", "scripted")
-    again = load_play(tmp_path / "two" / "plays" / "letters.toml")
-    assert (again.author, again.contact) == ("Anna Kay", "12 Quay Street\nGalway")
+    [again] = map(load_play, (tmp_path / "two" / "plays").glob("*.toml"))
+    assert (again.title, again.author, again.contact) == ("_**LETTERS & DAYS**_", "Anna Kay", "12 Quay Street\nGalway")
 
 
 def test_terminal_controls_in_a_final_draft_file_never_reach_the_run_or_the_files(tmp_path):
@@ -523,3 +525,33 @@ def test_any_final_draft_file_makes_a_run_or_one_message(paragraphs, dual):
         if result.returncode == 2:
             assert not (work / "plays").exists() and not (work / "characters").exists()
             assert not (work / "s.db").exists()
+
+
+
+def test_final_draft_keeps_the_spaces_typed_inside_a_line_and_joins_runs_split_mid_word():
+    script = read_fdx('<?xml version="1.0" encoding="UTF-8"?><FinalDraft DocumentType="Script" Version="5"><Content>'
+                      '<Paragraph Type="Action"><Text>The kettle screams.  Nobody </Text><Text Style="Italic">mo'
+                      '</Text><Text Style="Bold+Italic">ves</Text><Text>.</Text></Paragraph>'
+                      '<Paragraph Type="Character"><Text>ANNA</Text></Paragraph>'
+                      '<Paragraph Type="Dialogue"><Text>It\'s bo</Text><Text Style="Bold">iling</Text>'
+                      '<Text>.  Again.</Text></Paragraph></Content></FinalDraft>')
+    direction, speech = script.blocks
+    assert direction.text == "The kettle screams.  Nobody moves."
+    assert speech.parts == (("line", "It's boiling.  Again."),)
+
+
+def test_a_cue_whose_extension_is_typed_in_lower_case_is_a_cue():
+    script = read_fountain("INT. HALL - DAY\n\nBRICK (cont'd)\nINT. is what she said.\n\nMOM (o.s.) ^\nDinner!\n\n"
+                           "Bob (V.O.)\nis action, the name not in capitals.\n")
+    first, second, action = script.blocks[1:]
+    assert (first.character, first.extension, first.parts) == ("BRICK", "cont'd", (("line", "INT. is what she said."),))
+    assert (second.character, second.extension, second.dual) == ("MOM", "o.s.", True)
+    assert isinstance(action, Direction) and action.text.startswith("Bob (V.O.)")
+
+
+def test_a_note_spanning_lines_of_a_speech_is_a_note_and_not_spoken():
+    script = read_fountain("INT. HALL - DAY\n\nANNA\nI came [[a note\nacross lines]] to say\n[[one more]]\ngoodbye.\n\n"
+                           "BEN\nBye.\n")
+    speech, *notes = script.blocks[1:3] + script.blocks[3:]
+    assert speech.parts == (("line", "I came  to say\ngoodbye."),)
+    assert [n.text for n in notes if isinstance(n, Note)] == ["a note across lines", "one more"]

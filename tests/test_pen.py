@@ -287,6 +287,8 @@ def test_the_pen_at_the_command_line(tmp_path):
     (["insert", 1, "FIRST", "--after", "--direction", "--shape", "sideways", "x"], "--shape", "not a shape"),
     (["insert", 1, "FIRST", "--after", "--as", " ", "x"], "--as", "names nobody"),
     (["insert", 1, "FIRST", "--after", "--as", "Cleo", "x"], "--as", "does not speak on stage"),
+    (["insert", 1, "FIRST", "--after", "--as", "Zed\x1b[31mRed", "x"], "--as", "one printable line"),
+    (["insert", 1, "FIRST", "--after", "--as", "N" * 500, "x"], "--as", "one printable line"),
     (["override", 1, "FIRST", "x" * 100_000], "TEXT", "at most 20,000"),
     (["cut", 1, 99999], "EVENT", "no event 99999"),
     (["move", 1, "FIRST", "--before", "FIRST"], "EVENT", "beside itself"),
@@ -370,6 +372,21 @@ async def test_an_inner_voices_rewrite_of_a_cut_or_edited_line_goes_with_it(engi
     assert not any(e.kind == ev.REWRITE_SPEECH and e.data.get("kept") == rewrites[-1].id for e in engine.path)
     assert engine.lens().as_heard("ego", edited) == "Tell me about the orange umbrella."
     assert engine.stage()[-1].data.get("kept")  # the protagonist's answer itself is kept as written
+
+
+def test_a_bad_move_points_to_the_move_help_and_undoing_an_import_says_where_the_head_is(tmp_path):
+    db = tmp_path / "s.db"
+    studio("run", "plays/interview.toml", "--model", "scripted", "--turns", "1", db=db)
+    first = _events(db)[1]["id"]
+    moved = studio("move", 1, first, "--before", first, db=db)
+    assert moved.returncode == 2 and "studio move --help" in moved.stderr
+    script = tmp_path / "two.fountain"
+    script.write_text("INT. ROOM\n\nANNA\nHello.\n\nBEN\nHi.\n", encoding="utf-8")
+    made = studio("import", script, "--dir", tmp_path, "--model", "scripted", db=db)
+    assert made.returncode == 0, made.stderr
+    undone = studio("undo", 2, db=db)
+    assert undone.returncode == 0 and "None" not in undone.stdout
+    assert "before the first line" in undone.stdout
 
 
 def test_show_ids_gives_the_numbers_the_pen_takes_and_prints_how_a_line_is_said(tmp_path):

@@ -16,6 +16,7 @@ from studio.llm.faults import retry_after
     ("\x1b[31mred\x1b[0m", "red"),
     ("bell\x07 and\x00 nul\x9b2J", "bell and nul"),
     ("line one\r\nline two\n\tindented", "line one\nline two\n\tindented"),
+    ("a next\x85line", "a next\nline"),  # NEL is a line break, kept as one
     ("plain [bold]markup[/] stays text, é ✓", "plain [bold]markup[/] stays text, é ✓"),
 ])
 def test_control_sequences_are_removed_and_text_kept(raw, kept):

@@ -57,16 +57,32 @@ def test_a_wrong_token_is_refused_and_opens_no_tab(chromium, tmp_path, monkeypat
     with served(app_command(tmp_path / "studio.db")) as server:
         context = chromium.new_context()
         base = server.address().split("?", 1)[0]
-        for address in (base, f"{base}?token=not-the-token", f"{base}static/js/textual.js"):
-            page = context.new_page()
-            response = page.goto(address)
-            assert response is not None and response.status == 403, address
-            assert "needs the address with its token" in page.content()
+        page = context.new_page()
+        response = page.goto(f"{base}?token=not-the-token")
+        assert response is not None and response.status == 403
+        assert "needs the address with its token" in page.content()
+        page = context.new_page()  # the bare page, in a tab that was never given the token
+        page.goto(base)
+        page.wait_for_selector(".no-token-dialog", state="visible")
         assert server.open_tabs == 0
         context.close()
 
 
-def test_two_tabs_on_one_run_see_each_others_lines(chromium, tmp_path, monkeypatch):
+def test_the_token_leaves_the_address_and_travels_in_no_cookie(chromium, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with served(app_command(tmp_path / "studio.db")) as server:
+        context = chromium.new_context(viewport={"width": 1200, "height": 800})
+        tab = Tab(context, server.address())
+        tab.wait_for("plays")  # the picker, drawn in the tab
+        assert server.token not in tab.page.url
+        assert context.cookies() == [], "a cookie for 127.0.0.1 would reach every local server's port"
+        tab.page.reload()  # the tab kept its token: a reload opens the studio again
+        tab.wait_for("plays")
+        context.close()
+
+
+def test_two_named_tabs_on_one_run_see_each_others_lines_and_ask_before_changing_them(chromium, tmp_path,
+                                                                                      monkeypatch):
     import time
 
     from conftest import make_cast
@@ -80,21 +96,39 @@ def test_two_tabs_on_one_run_see_each_others_lines(chromium, tmp_path, monkeypat
     store.close()
     with served(app_command(db, str(run))) as server:
         context = chromium.new_context(viewport={"width": 1200, "height": 800})
-        first, second = Tab(context, server.address()), Tab(context, server.address())
+        first = Tab(context, server.address(), name=None)
+        first.page.fill("#who-name", "Ana")  # the tab asks its playwright's name first
+        first.page.press("#who-name", "Enter")
+        second = Tab(context, server.address(), name="Ben")
         for tab in (first, second):
             tab.wait_for("The Interview", "Next: scene 1 opens")
         first.page.bring_to_front()
         first.page.mouse.click(600, 400)
         mark = second.since()
         first.press("s")
+        first.wait_for("Ben is on this run too", "Enter does it")  # a shared run: the step asks first
+        first.press("Enter")
         first.wait_for("JENNY")
         stepped = time.monotonic()
         second.wait_for_new(mark, "JENNY", timeout=10)
         assert time.monotonic() - stepped < 3.0, "the other tab showed the line late"
         assert server.open_tabs == 2
+        # Ben types a sentence while his box is closed: nothing happens to the run
+        second.page.bring_to_front()
+        second.page.mouse.click(600, 400)
+        second.page.keyboard.type("g. The voice is mine.")
+        second.press("Enter")
+        second.wait_for_words(0, "Kept what you typed")
+        # Ana rewinds (asked, and answered); Ben hears it by name
+        first.page.bring_to_front()
+        mark = second.since()
+        first.press("r")
+        first.wait_for("r rewinds one turn")
+        first.press("Enter")
+        second.wait_for_words(mark, "Ana rewound to the start", timeout=15)
         context.close()
     store = Store(db)
     try:
-        assert store.head(run) is not None
+        assert not [e for e in store.events(run) if "voice is mine" in e.text], "the typed sentence got in"
     finally:
         store.close()

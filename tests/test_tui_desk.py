@@ -380,3 +380,25 @@ async def test_take_tree_rows_too_long_for_80_columns_end_in_an_ellipsis(studio,
         rows = [r for r in rows if " line" in r]
         assert rows and any(r.endswith("…") for r in rows), rows
         assert all(r.endswith("…") or len(r) < tree.size.width for r in rows), rows
+
+
+async def test_ctrl_e_right_after_typing_takes_every_letter_typed(studio, tmp_path, monkeypatch):
+    """Letters and ctrl+e arriving in one burst (a fast typist, a paste): the editor gets the whole line, and
+    the line saved from it is whole."""
+    from textual import events
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    seen = tmp_path / "seen.txt"
+    monkeypatch.setenv("EDITOR", stub_editor(tmp_path, f'cp "$1" "{seen}"'))
+    app = studio(roles={"ego": "human"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.query_one("#human").display, "the input box")
+        await pilot.pause()
+        for char in "I kept the letters":
+            app.post_message(events.Key(char if char != " " else "space", char))
+        app.post_message(events.Key("ctrl+e", None))
+        await wait_for(pilot, lambda: any(e.origin == "human" for e in screen.engine.stage()), "the line")
+        assert seen.read_text().strip() == "I kept the letters"
+        assert [e.text for e in screen.engine.stage() if e.origin == "human"] == ["I kept the letters"]

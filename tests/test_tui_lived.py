@@ -823,3 +823,60 @@ async def test_an_answer_read_as_data_streams_without_raw_json_on_the_activity_l
         step_.task = "audit"
         line.token(screen.engine, step_, "x")
         assert " audit " not in line.render().plain and "goals scored" in line.render().plain
+
+
+async def test_the_export_dialog_exports_the_format_the_arrows_reached_and_enter_never_toggles(studio, monkeypatch,
+                                                                                             tmp_path):
+    """↓ moves the tick with the highlight, so Enter exports what the playwright sees chosen; Enter on the
+    backstage box exports, as the help line says, and leaves the box as it was."""
+    from studio.export import FORMATS
+
+    written = []
+
+    def export_run(store, run_id, fmt, out=None, backstage=False):
+        written.append((fmt, backstage))
+        return tmp_path / f"run.{fmt}"
+
+    monkeypatch.setattr("studio.export.export_run", export_run)
+    app = studio()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await opened(pilot)
+        await step(pilot)
+        await dialog(pilot, "x", screen="ExportScreen")
+        await pilot.press("down", "down")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: written, "the export")
+        assert written == [(list(FORMATS)[2], False)]
+        await dialog(pilot, "x", screen="ExportScreen")
+        await pilot.press("down")
+        await pilot.press("tab")  # on to the backstage box
+        assert app.focused.id == "export-backstage"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(written) == 2, "the second export")
+        assert written[1] == (list(FORMATS)[1], False)
+
+
+def test_help_below_120_columns_gives_the_width_to_the_words_not_the_ids():
+    from rich.console import Console
+
+    from studio.tui.screens.help import help_table
+
+    def lines(ids: bool) -> list[str]:
+        console = Console(width=76, record=True)
+        console.print(help_table(ids=ids))
+        return console.export_text().splitlines()
+
+    narrow, wide = lines(False), lines(True)
+    assert not any("play-or-pause" in r or "take-next" in r for r in narrow)
+    assert any("take-next" in r for r in wide)
+    assert len(narrow) < len(wide) * 0.8  # more keys a page
+
+
+async def test_the_picker_s_footer_at_80_columns_names_filter_delete_and_quit(studio):
+    app = studio(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "PickerScreen", "the picker")
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("n New play", "/ Filter", "d Delete", "q Quit", "? Help"):
+            assert key in footer, (key, footer)

@@ -145,5 +145,29 @@ async def test_the_dialog_fits_80x24_and_says_where_world_info_comes_from_when_t
         dialog = await _open_book(pilot)
         entries = dialog.query_one("#lore-entries")
         assert "Lin has no World Info" in _plain(entries.get_option_at_index(0).prompt)
+        # a book can be started here: its first entry gets the checks every entry gets
+        assert entries.highlighted == entries.get_option_index("start:-1")
         await pilot.press("ctrl+s")
-        assert "Choose an entry" in _plain(dialog.query_one("#lore-error").content)
+        await pilot.pause()
+        assert "is empty" in _plain(dialog.query_one("#lore-error").content)
+        assert not (tmp_path / "lorebooks" / "lin.json").exists()
+        await pilot.press("enter")  # into the editor
+        await pilot.press(*"kettle, tea")
+        dialog.query_one("#lore-content").load_text("The kettle was her mother's.")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: (tmp_path / "lorebooks" / "lin.json").exists(), "the new book")
+        await pilot.pause()
+        saved = json.loads((tmp_path / "lorebooks" / "lin.json").read_text())
+        assert [(e["key"], e["content"]) for e in saved["entries"].values()] == [
+            (["kettle", "tea"], "The kettle was her mother's.")]
+        assert 'lorebooks = ["lin"]' in (tmp_path / "characters" / "lin.toml").read_text()
+        shown = [_plain(entries.get_option_at_index(i).prompt) for i in range(entries.option_count)]
+        assert shown[0] == "lin.json 1 entry · lorebooks/lin.json" and "✓ kettle keys: kettle, tea" in shown, shown
+        # and the next entry goes into the same book
+        entries.highlighted = entries.get_option_index("new:0")
+        await pilot.pause()
+        dialog.query_one("#lore-keys").value = "storm"
+        dialog.query_one("#lore-content").load_text("A storm is due.")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert len(json.loads((tmp_path / "lorebooks" / "lin.json").read_text())["entries"]) == 2

@@ -64,3 +64,19 @@ async def test_a_hidden_lazy_pane_draws_once_it_is_shown(studio):
         await pilot.press("2")
         await pilot.pause(0.3)
         assert backstage.display and not backstage._stale
+
+
+async def test_hiding_the_stage_gives_its_width_to_the_panes_left(studio):
+    from test_tui import opened, step
+
+    app = studio()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await opened(pilot)
+        await step(pilot)
+        await pilot.press("1")
+        await pilot.pause(0.2)
+        assert not screen.query_one("#stage-pane").display
+        assert screen.query_one("#side").size.width >= 118  # not 40% with the rest of the screen empty
+        await pilot.press("1")
+        await pilot.pause(0.2)
+        assert screen.query_one("#stage-pane").display and screen.query_one("#side").size.width < 60

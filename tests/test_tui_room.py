@@ -19,7 +19,10 @@ SIZE = (110, 30)
 
 async def take(pilot, key: str) -> None:
     """t, then Enter on one role of the roles dialog: how a playwright takes a role (or hands it back)."""
-    await dialog(pilot, "t", screen="RolesScreen")
+    await pilot.press("t")
+    if any(ask.display for ask in pilot.app.screen.query("#ask")):  # another window is on the run: t asks
+        await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "RolesScreen", "the roles")
     roles = pilot.app.screen.query_one("#roles-list", OptionList)
     roles.highlighted = roles.get_option_index(key)
     await pilot.press("enter")
@@ -50,7 +53,7 @@ async def test_a_role_taken_in_one_window_is_written_there_and_only_shown_in_the
 
             # a step in the second window writes the models' lines, then asks no one there for Jenny's:
             # it waits, and the window holding Jenny asks its playwright by itself
-            await two.press("s")
+            await two.press("s", "enter")  # a step in a run another window plays asks first
             await wait_for(two, lambda: f"Jenny's line is {holder}'s to write" in screen_text(second),
                            "the second window waiting")
             assert not theirs.query_one("#human").display, "the second window asked its playwright for Jenny"

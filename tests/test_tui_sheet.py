@@ -216,3 +216,20 @@ async def test_an_unlock_goals_and_a_fact_set_by_hand_each_leave_a_line_in_the_n
         notes = await in_dialog(fact)
         assert "Your change: " in notes and "tide" in notes, notes
         assert [e.origin for e in engine.path[-3:]] == ["human"] * 3
+
+
+def test_a_knowledge_condition_written_at_the_end_is_named_not_saved_as_plain_text():
+    """The condition must come first; written after the fact it would have been known from the start, its
+    condition read out as part of it, while the form said the sheet was valid."""
+    import pytest
+
+    from studio.model.sheet_lines import LineProblem, from_lines
+
+    with pytest.raises(LineProblem) as late:
+        from_lines("knowledge", 'The lamp failed.\nShe paid the harbour master. when { keyword = "logbook" }', [])
+    assert late.value.line == 2
+    assert "condition comes first" in str(late.value)
+    first = from_lines("knowledge", 'when { keyword = "logbook" }: She paid the harbour master.', [])
+    assert first == [{"text": "She paid the harbour master.", "when": {"keyword": "logbook"}}]
+    # a fact that only mentions "when" is a fact
+    assert from_lines("knowledge", "She knows when the ferry leaves.", []) == [{"text": "She knows when the ferry leaves."}]

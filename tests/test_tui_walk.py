@@ -4,6 +4,8 @@ offered that do nothing."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from textual import events
 
@@ -255,6 +257,27 @@ def test_the_installed_textual_still_reads_keys_the_way_the_esc_settling_expects
 
     assert settle_escapes() is None
     assert XTermParser.feed.__qualname__.startswith("settle_escapes."), XTermParser.feed.__qualname__
+
+
+def test_esc_then_punctuation_in_one_burst_is_escape_and_the_key():
+    """`:` `s9` Esc `:` `foo` typed in one breath: Esc and `:foo` reach the app in one write, and Textual read
+    them as alt+colon with the alt dropped, so Esc never closed the jump box and it read `s9:foo`."""
+    from textual._xterm_parser import XTermParser
+
+    from studio.tui.escapes import ESCAPE_DELAY, settle_escapes
+
+    assert settle_escapes() is None
+    parser = XTermParser()
+
+    def read(data: str) -> list[str]:
+        keys = [event.key for event in parser.feed(data)]
+        time.sleep(ESCAPE_DELAY + 0.02)
+        return keys + [event.key for event in parser.tick()]
+
+    assert read("\x1b:foo") == ["escape", "colon", "f", "o", "o"]
+    assert read("\x1b/") == ["escape", "slash"]
+    assert read("\x1bx") == ["alt+x"]  # a letter keeps Textual's reading
+    assert read("\x1b[A") == ["up"]
 
 
 def test_a_textual_whose_parser_changed_shape_keeps_its_own_esc_and_the_log_says_so(studio, monkeypatch, tmp_path):

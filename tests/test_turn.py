@@ -278,3 +278,23 @@ def test_a_description_opening_with_an_article_reads_on_after_the_name(engine_fo
     assert described("sasha, who asks") == "sasha, who asks"
     assert described("Sashaya's twin") == "Sasha, Sashaya's twin"
     assert described("") == "Sasha"
+
+
+async def test_a_draft_of_a_played_roles_line_is_the_models_own_and_leaves_nothing_in_the_log(engine_for, gateway):
+    from studio.llm import scripted
+
+    engine = engine_for(turns=1, strategies=[], roles={"ego": "human"})
+    await _at_ego(engine)
+    events, head = len(engine.store.events(engine.run_id)), engine.head
+    pieces: list[str | None] = []
+    scripted.queue("I grew up by the river.", role="ego")
+    drafted = await engine.draft(pieces.append)
+    assert drafted == "I grew up by the river." and "".join(p for p in pieces if p) == drafted
+    assert (engine.head, len(engine.store.events(engine.run_id))) == (head, events)  # asked, never said
+    assert gateway.calls[-1][0].character == "Jenny"
+    # a model that gives up on a draft leaves no error in the log either: the run stays exactly as it was
+    scripted.queue("I grew" + scripted.ERROR_MARK + "auth", role="ego")
+    with pytest.raises(EngineError):
+        await engine.draft(pieces.append)
+    assert (engine.head, len(engine.store.events(engine.run_id))) == (head, events)
+    assert engine.pending().human

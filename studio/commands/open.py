@@ -27,6 +27,9 @@ from studio.model.errors import InputError
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("open", help="open the app: a new run of a play, a saved run, or (no argument) a picker")
     p.add_argument("target", nargs="?", metavar="PLAY.toml|RUN", help="a play file or a run number")
+    p.add_argument("--name", default=None,
+                   help="your name, as the other windows on a run see you (the cast, the status line, who did "
+                        "what); default: 'window' and four letters")
     cast_options(p)
     db_option(p)
     p.set_defaults(func=open_app)
@@ -84,7 +87,15 @@ def _open_app(args: argparse.Namespace) -> int:
             start["play"] = _checked_play(target, args.model, roles)
     from studio.tui.app import StudioApp
 
-    app = StudioApp(store, model=args.model, roles=roles, **start)
+    import os
+
+    from studio.store.leases import person
+
+    given = args.name if args.name is not None else os.environ.get("STUDIO_NAME")
+    name = person(given)
+    if given is not None and given.strip() and not name:
+        raise InputError("--name", None, "the name has no letters a window can show", "give a name such as Ana")
+    app = StudioApp(store, model=args.model, roles=roles, name=name or None, **start)
     app.run()
     if app.bad_input is not None:
         raise app.bad_input

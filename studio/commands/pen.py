@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         parser.set_defaults(func=undo_or_redo)
 
 
-def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = None) -> Any:
+def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = None, command: str = "insert") -> Any:
     """Carry out an edit; a bad event or line is one message naming the field, exit 2. `other`: a second
     event the command names (its field, its id), named instead when the message is about it."""
     from studio.store import StoreError
@@ -69,8 +69,8 @@ def _edit(engine: Any, field: str, act: Any, other: tuple[str, int] | None = Non
         raise InputError("command line", field, str(exc), "see 'studio show RUN --ids' for event ids") from None
     except ValueError as exc:
         said = str(exc)
-        named = said.split(" ", 1)[0] if said.startswith("--") else "TEXT" if said.startswith("the line") else field
-        raise InputError("command line", named, said, "see 'studio insert --help'") from None
+        named = said.split(" ", 1)[0].rstrip(":") if said.startswith("--") else "TEXT" if said.startswith("the line") else field
+        raise InputError("command line", named, said, f"see 'studio {command} --help'") from None
 
 
 def insert_line(args: argparse.Namespace) -> int:
@@ -108,7 +108,7 @@ def move_line(args: argparse.Namespace) -> int:
     engine = open_engine(args, args.run, gateway=object())
     anchor = args.before if args.before is not None else args.after
     event = _edit(engine, "EVENT", lambda: engine.move(args.event, anchor, before=args.before is not None),
-                  other=("EVENT2", anchor) if anchor != args.event else None)
+                  other=("EVENT2", anchor) if anchor != args.event else None, command="move")
     console().print(f"Run {engine.run_id}: event {args.event} moved {'before' if args.before else 'after'} event "
                     f"{anchor} (now event {event.id}); the lines from there are kept as written. "
                     f"'studio undo {engine.run_id}' takes it back.")
@@ -122,5 +122,6 @@ def undo_or_redo(args: argparse.Namespace) -> int:
         nothing = "undo" if args.command == "undo" else "redo (an undo comes first)"
         console().print(f"Run {engine.run_id}: nothing to {nothing} from the command line.")
         return 0
-    console().print(f"Run {engine.run_id}: {esc(said)}; the head is at event {engine.head}.")
+    where = f"at event {engine.head}" if engine.head is not None else "before the first line (the take is empty)"
+    console().print(f"Run {engine.run_id}: {esc(said)}; the head is {where}.")
     return 0

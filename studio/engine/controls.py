@@ -16,7 +16,7 @@ from studio.engine.lens import Lens, voice_owners
 from studio.model.play import STRATEGIES, ResolvedCast, ResolvedRole
 from studio.store import events as ev
 from studio.store.events import Event
-from studio.store.leases import window_name
+from studio.store.leases import given_name, window_name
 
 
 class Controls:
@@ -60,8 +60,9 @@ class Controls:
         role = self._not_held_elsewhere(role_key)
         if self.holder is None:
             return self._control({"human": {role_key: True}}, f"A human takes over {role.name} ({role_key}).")
-        return self._control({"human": {role_key: True}, "held_by": {role_key: self.holder}},
-                             f"A human takes over {role.name} ({role_key}) in {window_name(self.holder)}.")
+        said = (f"{given_name(self.holder)} takes over {role.name} ({role_key})." if given_name(self.holder)
+                else f"A human takes over {role.name} ({role_key}) in {window_name(self.holder)}.")
+        return self._control({"human": {role_key: True}, "held_by": {role_key: self.holder}}, said)
 
     def release(self, role_key: str) -> Event:
         self._not_held_elsewhere(role_key)

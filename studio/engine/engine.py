@@ -260,6 +260,13 @@ class Engine(Controls, History, Pen):
         given one (a human line)."""
         return await take_step(self, text)
 
+    async def draft(self, on_token: Callable[[str | None], None]) -> str:
+        """The next line as the pending seat's model would write it, for a playwright playing that seat
+        to edit before saying it: streamed to `on_token`, committed nowhere (studio/engine/turn.py)."""
+        from studio.engine.turn import draft_line
+
+        return await draft_line(self, on_token)
+
     # -- inner lives (studio/engine/minds.py) -----------------------------------------------
 
     def _minds(self) -> Any:

@@ -70,6 +70,11 @@ def _next(engine: Any, undone: bool) -> Action | None:
     return None if row is None else Action(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]))
 
 
+def upcoming(engine: Any, redo: bool = False) -> Action | None:
+    """The action this window's undo (or redo) would act on now, for the app to say before it does."""
+    return _next(engine, redo)
+
+
 def can_undo(engine: Any) -> bool:
     return _next(engine, False) is not None
 

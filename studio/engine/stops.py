@@ -43,8 +43,9 @@ class RunFinished(Exception):
 
 
 class EngineError(Exception):
-    """A model gave up; the error is already in the log and the run can go on from where it was."""
+    """A model gave up; the error is already in the log (`event`; None for a draft, which logs nothing)
+    and the run can go on from where it was."""
 
-    def __init__(self, message: str, event: Event):
+    def __init__(self, message: str, event: Event | None):
         self.event = event
         super().__init__(message)

@@ -265,23 +265,44 @@ def streams(engine: Any, turn: Turn) -> tuple[Callable[[str], None], Callable[[i
     return on_token, on_retry
 
 
-async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) -> Answer:
+async def draft_line(engine: Any, on_token: Callable[[str | None], None]) -> str:
+    """The line the pending seat's model would write now, asked exactly as `take_step` would ask it (the
+    same messages, settings, seed and guard) and streamed to `on_token` (None: what came so far is void,
+    the model starts over), but committed nowhere: the playwright edits it and says it, or drops it. The
+    inner life that moves before a line (before_line) is left still, as it moves once the line is said."""
+    pending = engine.pending()
+    if pending is None or pending.role is None or pending.step.kind not in (ev.STAGE, ev.DRAFT, ev.DIRECTION):
+        raise EngineError("nothing to draft: the next step is not a character's line", None)
+    turn = Turn(pending.step, pending.role)
+    messages = build_messages(engine, turn)
+    answer = await call(engine, turn, call_settings(engine, turn), messages, draft_to=on_token)
+    text, _ = line_text(engine, turn, answer)
+    return text
+
+
+async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message],
+               draft_to: Callable[[str | None], None] | None = None) -> Answer:
     """Ask the model and guard its answer (studio/engine/guard.py); an answer with nothing of its own
     left is asked for again (guard.asks_for), and when every ask of a new line was dropped for repeating
-    some sentences the fullest answer without them stands. A model that gives up leaves an error in the log and raises."""
+    some sentences the fullest answer without them stands. A model that gives up leaves an error in the log and raises.
+    A draft (`draft_to`, see draft_line) streams there instead, and leaves nothing in the log."""
     from studio.llm import CallContext, ModelError
 
     step, role, continuing = turn.step, turn.role, turn.continuing
     ctx = CallContext(role=role.kind, task=step.task, character=role.name, scene=step.scene, turn=step.turn,
                       take=takes_standing(engine, turn))
-    on_token, on_retry = streams(engine, turn)
-    for listener in engine.call_listeners:
-        listener(step, settings.model)
+    if draft_to is None:
+        on_token, on_retry = streams(engine, turn)
+        for listener in engine.call_listeners:
+            listener(step, settings.model)
+    else:
+        on_token, on_retry = draft_to, lambda attempt, reason: draft_to(None)
     if settings.prefill:
         on_token(settings.prefill)  # the line streams on from where it stopped, or from its given opening
     try:
         completion = await engine.gateway.complete(settings, messages, ctx, on_token=on_token, on_retry=on_retry)
-        server_notices(engine, completion, step)
+        if draft_to is None:
+            server_notices(engine, completion, step)
         guarded = guard(engine, turn, completion.text, grammar=settings.grammar)
         usage = dict(completion.usage)
         raws, last = [completion.text], guarded
@@ -296,7 +317,8 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
             if settings.prefill and continuing is None:
                 on_token(settings.prefill)
             completion = await engine.gateway.complete(settings, asked, ctx, on_token=on_token, on_retry=on_retry)
-            server_notices(engine, completion, step)
+            if draft_to is None:
+                server_notices(engine, completion, step)
             raws.append(completion.text)
             last = guard(engine, turn, completion.text, grammar=settings.grammar)
             guarded = asked_again(guarded, last)
@@ -304,6 +326,8 @@ async def call(engine: Any, turn: Turn, settings: Any, messages: list[Message]) 
         if not guarded.text and len(raws) > 1 and step.task in LINE_TASKS:
             guarded = salvaged(guarded, [guard(engine, turn, raw, drop=True, grammar=settings.grammar) for raw in raws])
     except ModelError as exc:
+        if draft_to is not None:
+            raise EngineError(str(exc), None) from exc
         error = engine._commit(ev.ERROR, str(exc), role=role.key, character=role.name, scene=step.scene,
                                turn=step.turn, origin="studio", data={"task": step.task, "attempts": exc.attempts},
                                model=role.model, settings=settings.public())

@@ -3,7 +3,8 @@
 Written with the standard library's ElementTree, so every string is XML-escaped by the writer and
 no model text can become markup. Each paragraph is typed the way Final Draft types its own: Scene
 Heading, Action, Character, Parenthetical, Dialogue; the playwright's brief is the scene's title
-(Final Draft's SceneProperties), the title page is Final Draft's TitlePage, and the epilogue (and,
+(Final Draft's SceneProperties) and, since Final Draft prints no scene property, the action under
+the heading; the title page is Final Draft's TitlePage, and the epilogue (and,
 with `backstage`, the appendix of the inner voice's notes) starts a new page.
 """
 
@@ -102,6 +103,9 @@ def render_fdx(script: Script) -> str:
             para = _paragraph(content, "Scene Heading", block.title)
             if block.brief:
                 ET.SubElement(para, "SceneProperties", {"Title": _text(block.brief)})
+                # Final Draft prints no scene property: the brief prints as the action under the heading.
+                brief = [line.strip() for line in block.brief.splitlines() if line.strip()]
+                _paragraph(content, "Action", " ".join(brief))
         elif isinstance(block, Direction):
             lines = [line.strip() for line in block.text.splitlines() if line.strip()]
             if lines and block.shape == "lyric":
@@ -234,7 +238,11 @@ def read(text: str | bytes) -> WrittenScript:
 
     for para, second in _paragraphs(content):
         kind = para.get("Type") or "General"
-        value = " ".join(_texts(para).split())
+        # a line's words keep the spaces typed between them (two after a full stop), as the Fountain reader
+        # keeps them; only a break inside the paragraph is a space, and the ends are trimmed
+        value = " ".join(line.strip() for line in _texts(para).splitlines() if line.strip())
+        if kind in ("Character", "Scene Heading", "Parenthetical"):
+            value = " ".join(value.split())
         if kind == "Character":
             said()
             name, extension = split_cue(value)

@@ -6,6 +6,8 @@ starts a scene heading. The file keeps every character of the script as typed an
 syntax's own means so that a reader prints it back:
 
 * `*` and `_` are escaped with a backslash (`\\*`, `\\_`), the spec's way to print them as they are;
+* a typed `*/` has an invisible word joiner (U+2060) between its two characters: one reader ends a
+  boneyard at `*/` wherever it stands, escaped or not, and would print nothing after it;
 * each element the studio writes is forced: headings with `.`, cues with `@`, each direction's
   first line with `!` (a line that starts with `!` gets a second one), so no line of the script has to
   look like anything in particular;
@@ -46,9 +48,16 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines()]
 
 
+# An invisible character that joins the two it stands between (U+2060, WORD JOINER): written between
+# a typed `*` and `/`, where one reader (afterwriting) would take `*/` for a boneyard's end and print
+# nothing after it, escaped or not. Every reader prints the two characters, and the joiner draws nothing.
+JOINER = "\u2060"
+
+
 def inline(text: str) -> str:
-    """One line of the script with its emphasis characters escaped, so every reader prints them."""
-    return text.replace("*", "\\*").replace("_", "\\_")
+    """One line of the script with its emphasis characters escaped, so every reader prints them, and
+    a typed `*/` held apart by a joiner, so no reader ends an unopened boneyard there."""
+    return text.replace("*", "\\*").replace("_", "\\_").replace("\\*/", "\\*" + JOINER + "/")
 
 
 def _misread(line: str) -> bool:
@@ -230,9 +239,11 @@ def _unescape(text: str) -> str:
 
 
 def _is_cue(line: str) -> bool:
-    """An all-capital line with a letter in it (its extensions and `^` too), as the spec finds a character."""
+    """An all-capital name with a letter in it, as the spec finds a character: its extensions may be typed
+    in lower case, as the spec allows (`MOM (cont'd)`, `MOM (o.s.)`), and `^` may follow."""
     name = line.rstrip().removesuffix("^").rstrip()
-    return any(c.isalpha() for c in name) and name == name.upper() and not name.startswith(("!", "~", "[[", "("))
+    bare = split_cue(name)[0] if name.endswith(")") else name
+    return any(c.isalpha() for c in bare) and bare == bare.upper() and not name.startswith(("!", "~", "[[", "("))
 
 
 def _cue(line: str) -> tuple[str, str, bool]:
@@ -349,17 +360,16 @@ class _Reader:
         parts: list[tuple[str, str]] = []
         parenthetical = ""
         spoken: list[str] = []
-        notes: list[str] = []
 
         def said() -> None:
             if spoken:
                 parts.append(("line", "\n".join(spoken).strip("\n")))
                 spoken.clear()
 
-        for raw in lines[1:]:
-            bare, found = _notes(raw)
-            notes += found
-            line = bare.strip()
+        # a note may span lines of the speech: the notes come out of the speech whole, then it is read by line
+        body, notes = _notes("\n".join(lines[1:]))
+        for raw in body.split("\n"):
+            line = raw.strip()
             if not line:
                 if raw == "  " and spoken:
                     spoken.append("")

@@ -218,7 +218,8 @@ def plan_import(source: Path, written: WrittenScript, root: Path, ego: str | Non
     name = str(source)
     page = {k: "\n".join(" ".join(line.split()) for line in v.splitlines() if line.strip()) if k == "contact"
             else " ".join(v.split()) for k, v in written.title_page.items()}
-    title = display_name(page.get("title") or source.stem.replace("_", " ").replace("-", " ").title())
+    # the title as typed (a title in capitals stays in capitals); a file's name stands in for a missing one
+    title = page.get("title") or display_name(source.stem.replace("_", " ").replace("-", " ").title())
     speakers: dict[str, Speaker] = {}
     for block in written.blocks:
         if isinstance(block, (Speech, Epilogue)):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import glob
 import math
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import inch
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
-from studio.export.rtl import as_pdftotext_reads, base_rtl, is_rtl, visual, visual_lines
+from studio.export.rtl import LRM, RLM, base_rtl, for_poppler, is_rtl, poppler_count, visual, visual_lines
 
 BASE = "Courier Prime"
 BOX = "studio-NotoSans"  # whose .notdef glyph, a box, stands for a character no font has
@@ -50,7 +51,7 @@ _SYSTEM_FONTS = ("/usr/share/fonts/**/DroidSansFallback*.ttf", "/usr/share/fonts
 # Tibetan, Mongolian, Syriac, Thaana, N'Ko, Ol Chiki, Tifinagh, Cherokee, Canadian Syllabics, Yi and the
 # rest. Where the folder is missing those scripts print as boxes, and the warning names the package.
 NOTO_CORE = "/usr/share/fonts/truetype/noto"
-_NOTO_GENERAL = ("NotoSans-", "NotoSansSymbols", "NotoSansMath")  # faces of no one script
+_NOTO_GENERAL = ("NotoSans-", "NotoSansSymbols", "NotoSansMath", "NotoSansMono")  # faces of no one script
 
 
 def _shared(code: int) -> bool:
@@ -71,6 +72,10 @@ _SHAPED = ("Devanagari", "Bengali", "Gujarati", "Gurmukhi", "Kannada", "Khmer", 
            "Marchen", "Soyombo", "ZanabazarSquare", "Masaram", "Gunjala", "Rejang", "Kharoshthi") + _RTL_JOINING
 
 _JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f\u20e3")
+# Faces that place combining marks on Latin, Greek and Cyrillic letters (HarfBuzz reads where from their
+# tables), tried first for a letter whose marks Courier Prime lacks: Noto Sans Mono (Debian's
+# fonts-noto-core; Courier's width), then Noto Sans. DejaVu has the marks but sets some beside the letter.
+MARK_FACES = ("studio-NotoSans",)
 EMOJI_FACE = "studio-NotoEmoji"
 
 
@@ -80,6 +85,36 @@ def _attaches(ch: str) -> bool:
     code = ord(ch)
     return (ch in _JOINERS or unicodedata.category(ch) in ("Mn", "Mc", "Me") or 0x1F3FB <= code <= 0x1F3FF
             or 0xE0020 <= code <= 0xE007F)
+
+
+def _stacks(ch: str) -> bool:
+    """A combining mark drawn on its letter (an accent, a dot below), not a joiner or a variation selector."""
+    return unicodedata.category(ch) in ("Mn", "Me") and ch not in _JOINERS and not "\ufe00" <= ch <= "\ufe0f"
+
+
+def stacked(text: str) -> bool:
+    """Whether `text` holds a combining mark: a letter and its marks are shaped, so the marks sit on it."""
+    return not text.isascii() and any(_stacks(c) for c in text)
+
+
+# Where no line may break inside an unspaced word: before a Thai or Lao vowel written after its
+# consonant, sara am and the repetition mark; after a vowel written before its consonant.
+_HOLDS_TO_BEFORE = frozenset("\u0e30\u0e32\u0e33\u0e45\u0e46\u0e2f\u0eb0\u0eb2\u0eb3\u0ec6")
+_HOLDS_TO_AFTER = frozenset("\u0e40\u0e41\u0e42\u0e43\u0e44\u0ec0\u0ec1\u0ec2\u0ec3\u0ec4\u200d")
+
+
+def letters(word: str) -> list[str]:
+    """A word as the pieces a line may break between: a letter with its marks and joiners, a Thai or
+    Lao syllable's vowels with their consonant, a consonant after a virama (a conjunct, a Khmer or
+    Myanmar stack) with the one before it."""
+    out: list[str] = []
+    for ch in word:
+        if out and (_attaches(ch) or ch in _HOLDS_TO_BEFORE or out[-1][-1] in _HOLDS_TO_AFTER
+                    or unicodedata.combining(out[-1][-1]) == 9):
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
 
 
 def _emoji_like(ch: str, after: str) -> bool:
@@ -95,8 +130,24 @@ class Fonts:
     base_chars: frozenset[int]
     missing: list[str] = field(default_factory=list)
     warn: Callable[[str], None] | None = None
+    _chars: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+
+    _faces: dict[tuple[str, bool], str | None] = field(default_factory=dict, repr=False)
+    _widths: dict[tuple[str, float], float] = field(default_factory=dict, repr=False)
+    _runs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._chars = {BASE: self.base_chars, **dict(self.fallbacks)}
 
     def face(self, ch: str, after: str = "") -> str | None:
+        """The first face that has `ch` (`after` is the character after it: a variation selector or a
+        keycap makes it an emoji); remembered, as every paragraph asks again for the same letters."""
+        key = (ch, after in ("\ufe0f", "\u200d", "\u20e3"))
+        if key not in self._faces:
+            self._faces[key] = self._face(ch, after)
+        return self._faces[key]
+
+    def _face(self, ch: str, after: str) -> str | None:
         code = ord(ch)
         if (code in self.base_chars and after not in ("\ufe0f", "\u20e3")) or ch in "\n\t ":
             return BASE  # but a keycap's digit (`1` U+FE0F U+20E3) is the emoji's
@@ -110,14 +161,42 @@ class Fonts:
         return None
 
     def _has(self, face: str, ch: str) -> bool:
-        if face == BASE:
-            return ord(ch) in self.base_chars
-        return any(name == face and ord(ch) in chars for name, chars in self.fallbacks)
+        return ord(ch) in self._chars.get(face, ())
+
+    def _with_marks(self, text: str) -> dict[int, str]:
+        """Faces for the letters that carry combining marks outside a script's own shaped face (Yoruba `ọ̀`,
+        Lithuanian `ą̃`: no precomposed letter, and Courier Prime has none of the marks): the first face
+        that has the letter and all its marks, Courier Prime, then the faces that place marks well
+        (MARK_FACES), by index of the letter, so a letter and its marks are set, shaped, together."""
+        chosen: dict[int, str] = {}
+        if not stacked(text):
+            return chosen
+        i, n = 0, len(text)
+        while i < n:
+            j = i + 1
+            while j < n and _stacks(text[j]):
+                j += 1
+            if j > i + 1 and not _attaches(text[i]):
+                cluster = text[i:j]
+                own = self.face(text[i], text[i + 1])
+                if own not in SHAPED_FACES or not all(self._has(own, c) for c in cluster[1:]):
+                    order = [BASE, *MARK_FACES, *([own] if own else []), *self._chars]
+                    found = next((name for name in order if all(self._has(name, c) for c in cluster)), None)
+                    if found:
+                        chosen[i] = found
+            i = j
+        return chosen
 
     def runs(self, text: str, where: str, report: bool = True) -> list[tuple[str, str]]:
         """`text` as (face, chunk) runs, each chunk set in a font that has it; a character that
-        belongs to the one before it stays in its run where that font has it (or has no glyph of its own)."""
+        belongs to the one before it stays in its run where that font has it (or has no glyph of its own).
+        Remembered by text (a paragraph's text is asked for its faces, its width and its markup), but
+        for text with a box in it, whose warning names the line it is in."""
+        found = self._runs.get(text)
+        if found is not None and not (report and any(face == BOX for face, _ in found)):
+            return found
         runs: list[tuple[str, str]] = []
+        marked = self._with_marks(text)
         for i, ch in enumerate(text):
             face: str | None
             if runs and _attaches(ch) and (self._has(runs[-1][0], ch) or unicodedata.category(ch) == "Cf"
@@ -129,7 +208,7 @@ class Fonts:
                     self.face(text[i + 1 : i + 2] or " ") == runs[-1][0]:
                 face = runs[-1][0]  # a space between words of one script is that script's space
             else:
-                face = self.face(ch, text[i + 1 : i + 2])
+                face = marked.get(i) or self.face(ch, text[i + 1 : i + 2])
             if face is None:
                 face = BOX
                 _box(ch)
@@ -144,12 +223,17 @@ class Fonts:
                 runs[-1] = (face, runs[-1][1] + ch)
             else:
                 runs.append((face, ch))
+        if len(self._runs) < 4096:
+            self._runs[text] = runs
         return runs
 
     def markup(self, text: str, where: str, italic: bool = False, bold: bool = False, ordered: bool = False) -> str:
         """`text` as reportlab paragraph markup: in display order (unless `ordered`: it already is), each
-        run in a font that has it. For one line; `para` breaks paragraphs with right-to-left text."""
+        run in a font that has it, and, where it holds right-to-left letters, marked with its text as
+        typed for the text layer (a cue, a heading). For one line; `para` breaks paragraphs with
+        right-to-left text and marks each line itself."""
         text = unicodedata.normalize("NFC", text)
+        typed = text
         if not ordered:
             text = visual(text)
         out = []
@@ -159,6 +243,8 @@ class Fonts:
                 chunk = f'<font name="{face}">{chunk}</font>'
             out.append(chunk)
         html = "".join(out)
+        if not ordered and text != typed:
+            html = _marked(typed, html)
         if italic:
             html = f"<i>{html}</i>"
         if bold:
@@ -168,7 +254,48 @@ class Fonts:
     def width(self, text: str, size: float) -> float:
         from reportlab.pdfbase.pdfmetrics import stringWidth
 
+        if len(text) <= 4:  # a letter, as `fit` asks for each: remembered
+            key = (text, size)
+            if key not in self._widths:
+                self._widths[key] = sum(stringWidth(chunk, face, size) for face, chunk in self.runs(text, "", report=False))
+            return self._widths[key]
         return sum(stringWidth(chunk, face, size) for face, chunk in self.runs(text, "", report=False))
+
+    def fit(self, line: str, measure: float, size: float) -> list[str]:
+        """One line as the lines it fills at `measure` points, where it holds a word wider than the
+        measure (Thai, Lao, Khmer and Chinese are written without spaces): words go whole onto a line
+        where they fit, and a word that fits on none is broken between its letters, never inside one
+        (a letter with its marks, a Thai vowel with its consonant, a conjunct). Left to reportlab, such
+        a word was cut glyph by glyph, a shaped vowel (`คำ`) torn from its consonant. Other lines are
+        reportlab's to break, at their spaces."""
+        words = line.split(" ")
+        if max(len(w) for w in words) * size * 1.3 <= measure:
+            return [line]  # no word can be wider than the measure: none of this is needed
+        measure *= 0.96  # the shaped width may exceed the sum of the glyphs' own by a kerning pair or two
+        if all(self.width(w, size) <= measure for w in words):
+            return [line]
+        space = self.width(" ", size)
+        pieces: list[str] = []
+        current, used = "", 0.0
+        for word in words:
+            wide = self.width(word, size)
+            if current and used + space + wide <= measure:
+                current, used = f"{current} {word}", used + space + wide
+                continue
+            if current:
+                pieces.append(current)
+                current, used = "", 0.0
+            if wide <= measure:
+                current, used = word, wide
+                continue
+            for letter in letters(word):
+                wide = self.width(letter, size)
+                if current and used + wide > measure:
+                    pieces.append(current)
+                    current, used = "", 0.0
+                current, used = current + letter, used + wide
+        pieces.append(current)
+        return pieces
 
     def para(self, text: str, style: ParagraphStyle, where: str, italic: bool = False) -> Paragraph:
         """A paragraph of text (lines split at newlines) in `style`. Text with right-to-left letters is
@@ -176,21 +303,24 @@ class Fonts:
         whose first strong character is right-to-left is right-aligned."""
         lines = [line for line in unicodedata.normalize("NFC", text).split("\n")]
         faces = {face for face, _ in self.runs(text, where, report=False)}
-        if faces & SHAPED_FACES:
+        if faces & SHAPED_FACES or stacked(text):
             style = _shaping(style)  # only then: shaping every paragraph doubles a Latin script's time
-            style = _room_above(style, faces & SHAPED_FACES)
-        if not any(is_rtl(line) for line in lines):
-            return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
+            if faces & SHAPED_FACES:
+                style = _room_above(style, faces & SHAPED_FACES)
         measure = FRAME_WIDTH - style.leftIndent - style.rightIndent
+        if not any(is_rtl(line) for line in lines):
+            lines = [piece for line in lines for piece in self.fit(line, measure, style.fontSize)]
+            return Paragraph("<br/>".join(self.markup(line, where, italic=italic) for line in lines), style)
         rtl = base_rtl(text)
         out = []
         for line in lines:
-            for visual_line, read in visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl):
+            pieces = visual_lines(line, measure, lambda t: self.width(t, style.fontSize), rtl)
+            for i, (visual_line, read) in enumerate(pieces):
                 # The line as it is read, for the text layer: drawn in display order, it would copy backwards.
-                label = as_pdftotext_reads(read, rtl).encode("utf-16-be").hex().upper()
-                out.append(f'<onDraw name="{ACTUAL_CB}" label="{label}"/>'
-                           + self.markup(visual_line, where, italic=italic, ordered=True)
-                           + f'<onDraw name="{ACTUAL_CB}" label=""/>')
+                # A line the paragraph goes on from keeps the space it broke at: poppler takes a line that
+                # ends in a dash for a hyphenated word, and joins it to the next without the dash.
+                read += " " if i < len(pieces) - 1 else ""
+                out.append(_marked(read, self.markup(visual_line, where, italic=italic, ordered=True)))
         if rtl and style.alignment == TA_LEFT:
             style = ParagraphStyle(style.name + "-rtl", parent=style, alignment=TA_RIGHT)
         return Paragraph("<br/>".join(out), style)
@@ -229,12 +359,77 @@ def _room_above(style: ParagraphStyle, faces: set[str]) -> ParagraphStyle:
 ACTUAL_CB = "studio-actual"
 
 
+def _marked(typed: str, html: str) -> str:
+    """A line's markup marked with its text as typed (`_mark_actual`): drawn in display order, it would
+    copy backwards."""
+    label = typed.encode("utf-16-be").hex().upper()
+    return f'<onDraw name="{ACTUAL_CB}" label="{label}"/>{html}<onDraw name="{ACTUAL_CB}" label=""/>'
+
+
 def _mark_actual(canvas: Any, kind: str, label: str | None) -> None:
-    """Opens (a label: the line's text, UTF-16 in hex) or closes (no label) a span of the text layer
-    that a PDF reader takes as that text: a right-to-left line drawn in display order copies as read."""
+    """Opens (a label: the line's text as typed, UTF-16 in hex) or closes (no label) a span of the text
+    layer that a PDF reader takes as that text: a right-to-left line drawn in display order copies as
+    read. The text is spelt for the order the whole page reads in (`for_poppler`), known only when the
+    page is done: until then the span holds a placeholder (`_settle_lines`)."""
     tx = canvas._curr_tx_info["tx"]
-    tx._code.append(f"/Span <</ActualText <FEFF{label}>>> BDC" if label else "EMC")
+    if label:
+        tx._code.append(_placeholder(canvas, bytes.fromhex(label).decode("utf-16-be"), plain=False))
+    elif getattr(tx, "_in_marked_line", False):  # a line's end is drawn once for each piece it was split into
+        tx._code.append("EMC")
     tx._in_marked_line = bool(label)
+
+
+def _placeholder(canvas: Any, text: str, plain: bool) -> str:
+    """The opening of a span whose ActualText is `text`, spelt when the page is done (`_settle_lines`). A
+    plain piece (text drawn as typed, not shaped) loses its span where the page reads left to right."""
+    lines = canvas.__dict__.setdefault("_studio_lines", [])
+    lines.append((text, plain))
+    _count_direction(canvas, text)
+    return f"/Span <</ActualText <studio-{len(lines) - 1}>>> BDC"
+
+
+_SPANS = re.compile(r"/Span <</ActualText <studio-(\d+)>>> BDC |EMC %studio-end-(\d+)\n")
+
+
+def _count_direction(canvas: Any, text: str) -> None:
+    """Tally the page's letters as poppler does to choose the order it reads the page in: left-to-right
+    ones for, right-to-left ones against."""
+    added = sum(c.isalpha() for c in text) if text.isascii() else poppler_count(text)
+    canvas._studio_lr = getattr(canvas, "_studio_lr", 0) + added
+
+
+def _settle_lines(canvas: Any) -> None:
+    """At the end of a page, each span's text spelt for the order the page reads in: poppler reads a
+    page whose right-to-left letters outnumber its left-to-right ones from the right, every line of
+    it, and would set a left-to-right line's closing bracket or full stop at its start (`)(sighs`)."""
+    lines = canvas.__dict__.pop("_studio_lines", None)
+    count = canvas.__dict__.pop("_studio_lr", 0)
+    if not lines:
+        return
+    # The marks the spelling adds are letters to poppler too: the page's order is the one whose spelling
+    # leaves the tally on its own side (left to right where neither does, as poppler leans).
+    def tally(lr: bool) -> int:
+        """The page's count once its lines are spelt for `lr`: each mark added (LRM one, RLM minus one)."""
+        added = 0
+        for text, plain in lines:
+            if not (plain and lr):
+                spelt = for_poppler(text, lr)
+                added += spelt.count(LRM) - text.count(LRM) - spelt.count(RLM) + text.count(RLM)
+        return count + added
+
+    lr_holds, rl_holds = tally(True) >= 0, tally(False) < 0
+    page_lr = count >= 0 if lr_holds == rl_holds else lr_holds
+
+    def spelt(match: re.Match[str]) -> str:
+        opening = match.group(1) is not None
+        text, plain = lines[int(match.group(1) if opening else match.group(2))]
+        if plain and page_lr:
+            return ""
+        if not opening:
+            return "EMC "
+        return f"/Span <</ActualText <FEFF{for_poppler(text, page_lr).encode('utf-16-be').hex().upper()}>>> BDC "
+
+    canvas._code[:] = [_SPANS.sub(spelt, code) if "studio-" in code else code for code in canvas._code]
 
 
 # Text each shaped glyph stands for, by font and private code: a ligature (an emoji sequence, a conjunct)
@@ -289,27 +484,27 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
                 groups[-1].append(item)
             else:
                 groups.append([item])
-        if not any(getattr(g[0][0], "fontName", "") in SHAPED_FACES for g in groups):
+        if not any(_needs_shaping(g) for g in groups):
             return w
         new = makeShapedFragWord(w)([])
         total = 0.0
         for group in groups:
             frag = group[0][0]
-            name = getattr(frag, "fontName", "")
+            face: str = getattr(frag, "fontName", None) or ""
             size = getattr(frag, "fontSize", 12)
             text = "".join(t for f, t in group if not hasattr(f, "cbDefn"))
-            if name not in SHAPED_FACES or hasattr(frag, "cbDefn"):
+            if not _needs_shaping(group):
                 new.extend(tuple(item) for item in group)
-                total += pdfmetrics.stringWidth(text, name, size) if name else 0
+                total += pdfmetrics.stringWidth(text, face, size) if face else 0
                 continue
-            if any(script in name for script in _RTL_JOINING):
+            if any(script in face for script in _RTL_JOINING):
                 group = [(f, t[::-1]) for f, t in reversed(group)]
                 text = text[::-1]
             # forced: a sequence a face draws as one glyph it already has (a skin tone on a monochrome emoji)
             # is shaped too, not left as two glyphs
-            shaped = original([pdfmetrics.stringWidth(text, name, size), *group], *args, **{**kwargs, "force": True})
+            shaped = original([pdfmetrics.stringWidth(text, face, size), *group], *args, **{**kwargs, "force": True})
             total += shaped[0]
-            font = pdfmetrics.getFont(name)
+            font = pdfmetrics.getFont(face)
             for f, s in shaped[1:]:
                 data = getattr(s, "__shapeData__", None)
                 if data is None:
@@ -342,6 +537,15 @@ def _shape_by_font(original: Callable[..., Any]) -> Callable[..., Any]:
 SHAPED_FACES: set[str] = set()
 
 
+def _needs_shaping(group: list[Any]) -> bool:
+    """Whether a run of one face is shaped: the faces of scripts that need it, and any run with a
+    combining mark, which HarfBuzz places on its letter (drawn glyph by glyph it stands beside it)."""
+    frag = group[0][0]
+    if hasattr(frag, "cbDefn"):
+        return False
+    return getattr(frag, "fontName", "") in SHAPED_FACES or any(stacked(t) for _, t in group)
+
+
 def _keep_actual_when_joined(cls: Any) -> None:
     """A line joins its words of one face (`word + " " + word`): the joined piece keeps their text."""
     if getattr(cls, "_joins_actual", False):
@@ -361,16 +565,43 @@ def _keep_actual_when_joined(cls: Any) -> None:
     cls._joins_actual = True
 
 
+_TJ_ARRAY = re.compile(r"\[((?:\((?:\\.|[^\\)])*\)|[^\]\(])*)\] TJ")
+_TJ_PART = re.compile(r"\((?:\\.|[^\\)])*\)|(-\d+(?:\.\d+)?)")
+_STEP = 50  # thousandths of an em: a fifth of a narrow space
+
+
+def _in_small_steps(array: re.Match[str]) -> str:
+    """A TJ array with each move to the right (a mark placed after its letter's advance, a Lithuanian
+    tilde on `į`) split into steps under a word space: a reader of the PDF's text (pypdf) takes any
+    one move to the right wider than half a space for a space between words. The glyphs land where
+    they did."""
+    def split(part: re.Match[str]) -> str:
+        if part.group(1) is None or float(part.group(1)) > -_STEP:
+            return part.group()
+        rest, steps = -float(part.group(1)), []
+        while rest > 0:
+            steps.append(min(rest, _STEP))
+            rest -= _STEP
+        return " ".join(f"-{step:g}" for step in steps)
+
+    return "[" + _TJ_PART.sub(split, array.group(1)) + "] TJ"
+
+
 def _with_actual(original: Callable[..., str]) -> Callable[..., str]:
     """reportlab's text operators for a piece of text, marked with the text it stands for where shaping
     drew it from glyphs that do not spell it (a Tamil two-part vowel drawn on both sides of its consonant,
     a keycap): a reader of the PDF (copy, search, pdftotext) gets the characters typed, in order."""
     def format_text(self: Any, text: str) -> str:
         out = original(self, text)
+        if "TJ" in out:
+            out = _TJ_ARRAY.sub(_in_small_steps, out)
+        if getattr(self, "_in_marked_line", False) or not text:  # a marked line's text covers its pieces
+            return out
+        if not getattr(self._canvas, "_studio_pages", False):
+            return out  # another program's PDF in this process (a Fountain reader's): nothing settles its pages
         actual = getattr(text, "_actual", None)
-        if actual and not getattr(self, "_in_marked_line", False):  # a marked line's text covers its pieces
-            return f"/Span <</ActualText <{(chr(0xFEFF) + actual).encode('utf-16-be').hex().upper()}>>> BDC {out} EMC"
-        return out
+        opening = _placeholder(self._canvas, actual or str(text), plain=not actual)
+        return f"{opening} {out} EMC %studio-end-{len(self._canvas._studio_lines) - 1}\n"
 
     return format_text
 
@@ -412,7 +643,8 @@ def font_files() -> list[str]:
     files += [os.path.join(noto, name) for name in _NOTO_LATER]
     for pattern in _SYSTEM_FONTS:
         files += sorted(glob.glob(pattern, recursive=True))
-    return files + general
+    mono = os.path.join(NOTO_CORE, "NotoSansMono-Regular.ttf")  # last: it sets letters with marks (MARK_FACES)
+    return files + general + ([mono] if os.path.exists(mono) else [])
 
 
 def noto_core_files(folder: str = NOTO_CORE) -> list[str]:
@@ -454,15 +686,23 @@ def _registered() -> tuple[tuple[tuple[str, frozenset[int]], ...], frozenset[int
         if name in seen:
             continue
         try:
-            font = TTFont(name, file, shapable=any(s in name for s in _SHAPED))
+            # Every face can be shaped (a letter with a combining mark is, in any face); a script's face is
+            # shaped always.
+            font = TTFont(name, file, shapable=True)
         except Exception:  # noqa: BLE001 - a font reportlab cannot read (CFF outlines, say) is skipped
             continue
         seen.add(name)
-        if font.shapable:
+        if any(s in name for s in _SHAPED):
             SHAPED_FACES.add(name)
         pdfmetrics.registerFont(font)
         pdfmetrics.registerFontFamily(name, normal=name, bold=name, italic=name, boldItalic=name)
         chars = frozenset(font.face.charToGlyph)
+        if name in MARK_FACES:
+            # A monospaced face gives its combining marks a letter's width, which shaping takes back; as
+            # the PDF's widths they would tell a reader of its text there is a gap after each mark.
+            for code in chars:
+                if _stacks(chr(code)):
+                    font.face.charWidths[code] = 0
         if file.startswith(NOTO_CORE) and not os.path.basename(file).startswith(_NOTO_GENERAL):
             # A script's face sets its own script: the punctuation, symbols and Latin it also carries
             # (Mongolian has the CJK full stop) stay with the faces of the text around them.
@@ -595,10 +835,12 @@ class Pages(BaseDocTemplate):
         self.front, self.number_from = front, number_from
         frame = Frame(1.5 * inch, 1 * inch, 6 * inch, FRAME_HEIGHT, id="body",
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
-        self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number)])
+        self.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self._number,
+                                            onPageEnd=lambda canvas, doc: _settle_lines(canvas))])
 
     def _number(self, canvas, doc):
         canvas.setNamedCB(ACTUAL_CB, _mark_actual)
+        canvas._studio_pages = True  # its pages' text is spelt when each is done (`_settle_lines`)
         number = doc.page - self.front
         if number >= self.number_from:
             canvas.setFont(BASE, 12)

@@ -262,6 +262,11 @@ class Gateway:
                 request = whole(request)
             return self.routers[settings.model].call(endpoint, request)
         request = build_request(routed, settings, messages, mode, own_server=bool(settings.api_base))
+        from studio.settings import shared_embedded_key
+
+        key = shared_embedded_key(settings.api_base)
+        if key is not None:  # the shared embedded model answers only to its own key, never recorded
+            request["api_key"] = key
         return _pieces(await litellm.acompletion(**request))
 
 

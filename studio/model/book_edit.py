@@ -187,3 +187,41 @@ def _save_in_sheet(source: BookFile, index: int | None, edit: EntryEdit) -> Book
         raise InputError(str(source.path), "card.original", "lost its character_book in the edit", "report this")
     write_atomically(source.path, new_text)
     return BookFile(source.label, source.path, "card", book)
+
+
+def start_book(sheet_path: Path, name: str, first: EntryEdit) -> BookFile:
+    """A World Info book for a character that has none: a new file in the project's lorebooks/ (SillyTavern's
+    World Info form, as `studio import` writes one) holding its first entry, and the sheet's `lorebooks`
+    naming it. The entry gets the checks an edit gets, and the book the checks an import gets, before
+    anything is written; if the sheet cannot be written the new file is taken away again."""
+    import tomlkit
+
+    from studio.model.edit import validated_text, write_atomically
+    from studio.model.starter import slug
+    from studio.model.toml_file import read_toml
+
+    _check(first, str(sheet_path))
+    read_toml(sheet_path, "character")  # a regular file within bounds, as TOML
+    folder = sheet_path.parent.parent / "lorebooks"
+    stem = slug(name) or "world"
+    number = 1
+    while (folder / f"{stem}.json").exists() or lorebook_path(stem, sheet_path) is not None:
+        number += 1
+        stem = f"{slug(name) or 'world'}_{number}"
+    path = folder / f"{stem}.json"
+    data: dict[str, Any] = {"entries": {}}
+    _edit_world_entry(data["entries"], None, first)
+    book = book_from_data(world_to_book(data, stem), str(path), "entries")
+    doc = tomlkit.parse(sheet_path.read_text(encoding="utf-8"))
+    named = doc.get("lorebooks")
+    doc["lorebooks"] = [*(list(named) if isinstance(named, list) else []), stem]
+    new_text = tomlkit.dumps(doc)
+    validated_text(CharacterSheet, new_text, sheet_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, json.dumps(data, ensure_ascii=False, indent=4) + "\n")
+    try:
+        write_atomically(sheet_path, new_text)
+    except OSError:
+        path.unlink(missing_ok=True)
+        raise
+    return BookFile(path.name, path, "world", book)

@@ -94,8 +94,15 @@ def _read_mood(line: str) -> dict[str, Any]:
     return mood
 
 
+_LATE_CONDITION = re.compile(r"\bwhen\s*\{[^{}]*=[^{}]*\}", re.IGNORECASE)
+"""A condition written after the fact (`She paid. when { keyword = "logbook" }`): a TOML table with a key."""
+
+
 def _read_knowledge(line: str) -> dict[str, Any]:
     if not line.lower().startswith("when") or not line[4:].lstrip().startswith("{"):
+        if _LATE_CONDITION.search(line):  # read as plain text it would be known from the start, condition and all
+            raise ValueError('has its condition at the end; a condition comes first: when { keyword = "logbook" }: '
+                             'what they know')
         return {"text": line}
     rest = line[4:].lstrip()
     # the condition ends at the first closing brace that makes a whole inline table followed by ':'

@@ -1,11 +1,14 @@
 """The studio in a browser tab: each tab runs the app in a process of its own, through textual-serve.
 
-The page, its script and its fonts all come from this server: a tab asks nothing of any other host. Every
-request carries the serving token (in the first address, then in a cookie the first page sets), so a
-stranger who can reach the port, or a page on another site in the same browser, gets nothing but a
-refusal, and a wrong token is answered more slowly each time. The token is printed once, in the address
-to open, and never written to a log or a file. The connection is plain HTTP: off this machine, it is
-only as private as the network unless a TLS proxy stands in front (docs/serving.md).
+The page, its script and its fonts all come from this server: a tab asks nothing of any other host. The
+token is printed once, in the address to open; the page keeps it in the tab (sessionStorage, which only
+pages of this very server, port included, can read), takes it out of the address bar, and sends it on
+the socket that drives the tab and on each download. No cookie carries it: a browser sends a cookie for
+127.0.0.1 to every port of 127.0.0.1, so another local server could read it. The page and its files hold
+no secret and are served to anyone who asks; the socket and downloads are refused without the token, and
+a wrong token is answered more slowly each time (studio/serve/door.py, which also caps the connections a
+stranger may hold). Off loopback the server speaks TLS (`--cert`, `--key`), or plain HTTP only when
+`--insecure` says so (docs/serving.md).
 """
 
 from __future__ import annotations
@@ -14,25 +17,33 @@ import asyncio
 import hmac
 import html
 import ipaddress
+import json
 import secrets
 import shlex
+import ssl
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from studio.serve.door import Door
+
 PAGE = Path(__file__).with_name("page.html")
-COOKIE = "studio_token"
 TABS = 8
 """Tabs open at once by default: each is a process of its own, about 60 MB before a model is loaded."""
-SLOWEST_REFUSAL = 8.0
-"""Seconds the slowest refusal waits: a wrong token waits a quarter second, then twice as long each time."""
-QUIET_FORGIVES = 600.0
-"""Seconds without a wrong token after which a client's count of them starts again."""
+COLUMNS = (20, 400)
+ROWS = (8, 200)
+"""The terminal sizes a tab may ask for: a browser window of 100,000 columns would ask the app to lay out
+(and the server to hold) a screen of billions of cells."""
+HEARTBEAT = 2.0
+"""Seconds between pings on a tab's socket: a tab that stops answering (killed, its machine asleep) is
+closed within about twice this, and its place among the tabs freed."""
+STOPPING = 5.0
+"""Seconds a closed tab's app has to quit before it is killed."""
 
 
 def is_loopback(host: str) -> bool:
@@ -44,8 +55,46 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def bounded(value: Any, limits: tuple[int, int]) -> int:
+    """A terminal's width or height as a tab gives it, kept within `limits`."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = limits[0]
+    return max(limits[0], min(limits[1], number))
+
+
+class TabService(AppService):
+    """textual-serve's process for one tab, told the name its playwright gave (STUDIO_NAME, which `studio
+    open` reads as --name), and stopped for good: a tab's app that does not quit when asked is killed."""
+
+    def __init__(self, command: str, *, name: str, **kwargs: Any) -> None:
+        super().__init__(command, **kwargs)
+        from studio.store.leases import person
+
+        self.name = person(name)
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width, height)
+        environment.pop("STUDIO_NAME", None)
+        if self.name:
+            environment["STUDIO_NAME"] = self.name
+        return environment
+
+    async def halt(self) -> None:
+        try:
+            await asyncio.wait_for(self.stop(), STOPPING)
+        except (TimeoutError, ConnectionError, RuntimeError):
+            pass
+        process = self._process
+        if process is not None and process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
 class StudioServer(Server):
-    """textual-serve's server, with the token on every request, a cap on tabs and only local assets.
+    """textual-serve's server, with the token on the socket, a cap on tabs, only local assets, and a door
+    that counts connections before any token is read.
 
     `max_requests` and `lifetime` bound a server a test starts: past either it stops by itself."""
 
@@ -60,6 +109,8 @@ class StudioServer(Server):
         max_requests: int | None = None,
         lifetime: float | None = None,
         say: Callable[[str], None] = print,
+        tls: ssl.SSLContext | None = None,
+        door: Door | None = None,
     ) -> None:
         super().__init__(shlex.join(command), host=host, port=port, title="studio")
         self.token = token or secrets.token_urlsafe(24)
@@ -69,46 +120,35 @@ class StudioServer(Server):
         self.lifetime = lifetime
         self.requests = 0
         self.say = say
+        self.tls = tls
+        self.door = door or Door(say)
         self.bound_port = port
-        self._failures: dict[str, tuple[int, float]] = {}
         self._stop = asyncio.Event()
 
     # -- the token -------------------------------------------------------------------------------
 
     def _carries_token(self, request: web.Request) -> bool:
-        given = request.query.get("token") or request.cookies.get(COOKIE) or ""
+        given = request.query.get("token") or ""
         return hmac.compare_digest(given.encode(), self.token.encode())
-
-    def _refusal_wait(self, client: str) -> float:
-        """How long this client's refusal waits: it doubles with each wrong token, up to SLOWEST_REFUSAL."""
-        now = time.monotonic()
-        count, last = self._failures.get(client, (0, now))
-        if now - last > QUIET_FORGIVES:
-            count = 0
-        self._failures[client] = (count + 1, now)
-        if len(self._failures) > 10_000:  # many clients guessing: forget the oldest, keep the table small
-            for stale in sorted(self._failures, key=lambda key: self._failures[key][1])[:5_000]:
-                del self._failures[stale]
-        return min(SLOWEST_REFUSAL, 0.25 * 2 ** min(count, 8))
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
         self.requests += 1
         if self.max_requests is not None and self.requests >= self.max_requests:
             self._stop.set()
-        if not self._carries_token(request):
-            await asyncio.sleep(self._refusal_wait(request.remote or "?"))
+        if request.transport is not None:
+            self.door.arrived(request.transport)
+        public = request.path.startswith("/static/") or request.path == "/favicon.ico" or (
+            request.path == "/" and "token" not in request.query)
+        if not public and not self._carries_token(request):
+            # the page and its files are the same for everyone; what drives a tab needs the token
+            await self.door.refuse(request.remote or "?")
             return web.Response(
                 status=403,
                 text="This studio needs the address with its token, as `studio serve` printed it.\n",
             )
         if request.path == "/ws" and not self._same_origin(request):
             return web.Response(status=403, text="The studio's tabs open from the studio's own page.\n")
-        if request.path == "/" and "token" in request.query:
-            # The token moves into a cookie, and out of the address bar the page would otherwise keep.
-            response = web.Response(status=302, headers={"Location": "/"})
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
-            return self._hardened(response)
         return self._hardened(await handler(request))
 
     @staticmethod
@@ -162,32 +202,78 @@ class StudioServer(Server):
         return web.Response(status=204)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One tab: its app, in a process of its own, for as long as its socket answers."""
         if self.open_tabs >= self.tabs:
             raise web.HTTPServiceUnavailable(
                 text=f"The studio has {self.tabs} tabs open, as many as it serves; close one and reload.\n"
             )
         self.open_tabs += 1
         try:
-            return await super().handle_websocket(request)
+            return await self._tab(request)
         finally:
             self.open_tabs -= 1
+
+    async def _tab(self, request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
+        width, height = bounded(request.query.get("width"), COLUMNS), bounded(request.query.get("height"), ROWS)
+        await websocket.prepare(request)
+        service = TabService(
+            self.command, name=request.query.get("name", ""), write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str, close=websocket.close, download_manager=self.download_manager,
+            debug=False,
+        )
+        await service.start(width, height)
+        try:
+            await self._relay(websocket, service)
+        except (asyncio.CancelledError, ConnectionError):
+            pass
+        finally:
+            await service.halt()
+            if not websocket.closed:
+                await websocket.close()
+        return websocket
+
+    @staticmethod
+    async def _relay(websocket: web.WebSocketResponse, service: AppService) -> None:
+        """What the tab sends, to its app: keys, a new size (kept within COLUMNS and ROWS), focus."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                kind, data = json.loads(message.data)
+            except (ValueError, TypeError):
+                continue  # not the page's: dropped
+            if kind == "stdin" and isinstance(data, str):
+                await service.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                await service.set_terminal_size(bounded(data.get("width"), COLUMNS), bounded(data.get("height"), ROWS))
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await service.blur()
+            elif kind == "focus":
+                await service.focus()
 
     # -- running ---------------------------------------------------------------------------------
 
     def address(self) -> str:
         host = self.host if ":" not in self.host else f"[{self.host}]"
-        return f"http://{host}:{self.bound_port}/?token={self.token}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{host}:{self.bound_port}/?token={self.token}"
 
     async def run(self, started: Callable[[StudioServer], None] | None = None) -> None:
         """Serve until stopped (`stop()`, a signal), or until `max_requests` or `lifetime` runs out."""
+        from studio.serve.door import IDLE
+
         # No access log: the first request's address carries the token.
-        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False)
+        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False,
+                               keepalive_timeout=IDLE)
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        await site.start()
-        sockets = getattr(site._server, "sockets", None) or []  # the port the system gave for port 0
-        if sockets:
-            self.bound_port = sockets[0].getsockname()[1]
+        assert runner.server is not None
+        listening = await asyncio.get_running_loop().create_server(
+            self.door.wrap(runner.server), self.host, self.port, ssl=self.tls, reuse_address=True)
+        if listening.sockets:  # the port the system gave for port 0
+            self.bound_port = listening.sockets[0].getsockname()[1]
         if started is not None:
             started(self)
         try:
@@ -195,6 +281,7 @@ class StudioServer(Server):
         except TimeoutError:
             pass
         finally:
+            listening.close()
             await runner.cleanup()
 
     def stop(self) -> None:
@@ -217,11 +304,11 @@ class StudioServer(Server):
     def _announce(self, server: StudioServer) -> None:
         self.say(f"The studio is served at:\n\n    {self.address()}\n")
         self.say("Open that address in a browser; the token in it is the key, so share it only with the room.")
-        if not is_loopback(self.host):
+        if not is_loopback(self.host) and self.tls is None:
             self.say(
-                f"Listening on {self.host}, beyond this machine. The connection is not encrypted: anyone on "
-                "the network path can read the token and the play. Put a TLS proxy in front "
-                "(docs/serving.md) on any network you do not trust."
+                f"Listening on {self.host}, beyond this machine. The connection is not encrypted (--insecure): "
+                "anyone on the network path can read the token and the play. Give --cert and --key, or put a "
+                "TLS proxy in front (docs/serving.md), on any network you do not trust."
             )
         self.say(f"At most {self.tabs} tabs at once. Ctrl+C stops the studio and every tab.")
 

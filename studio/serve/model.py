@@ -21,7 +21,7 @@ import threading
 import urllib.request
 from typing import IO
 
-from studio.settings import SHARED_EMBEDDED, SHARED_EMBEDDED_NAME
+from studio.settings import SHARED_EMBEDDED, SHARED_EMBEDDED_KEY, SHARED_EMBEDDED_NAME
 
 SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
 
@@ -50,7 +50,9 @@ def _die_with_parent() -> None:
 
 
 class SharedModel:
-    """llama-cpp-python's server on 127.0.0.1, loading while the first tabs open.
+    """llama-cpp-python's server on 127.0.0.1, loading while the first tabs open, answering only calls
+    that carry the key drawn for it (`key`), which reaches it and the tabs in their environment, never on
+    a command line that any user of the machine can list.
 
     `port` 0 takes a free one. A `lifetime` (seconds) stops the server then, even when the process that
     started it dies without stopping it: a server started for a bounded task never outlives it. `log`
@@ -58,7 +60,7 @@ class SharedModel:
     kept."""
 
     def __init__(self, threads: int | None = None, *, port: int = 0, lifetime: float | None = None,
-                 log: IO[bytes] | None = None) -> None:
+                 log: IO[bytes] | None = None, keyed: bool = True) -> None:
         if not port:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
@@ -68,6 +70,7 @@ class SharedModel:
         self.lifetime = lifetime
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
+        self.key = os.urandom(24).hex() if keyed else ""  # unkeyed: a stand-in for a server a user runs
         self._timer: threading.Timer | None = None
 
     @property
@@ -85,6 +88,13 @@ class SharedModel:
             command = ["timeout", "--signal=TERM", "--kill-after=10", f"{self.lifetime:.0f}", *command]
         # keys for hosted models are no business of a local model server
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        # its own key, and the loopback address even where HOST or PORT in the environment say otherwise
+        # (llama-cpp-python's server reads both over its own arguments)
+        env |= {"HOST": "127.0.0.1", "PORT": str(self.port)}
+        env.pop(SHARED_EMBEDDED_KEY, None)
+        env.pop("API_KEY", None)
+        if self.key:
+            env["API_KEY"] = self.key
         out = self.log if self.log is not None else subprocess.DEVNULL
         self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True, preexec_fn=_die_with_parent)
@@ -97,12 +107,15 @@ class SharedModel:
     def start(self) -> str:
         """Start the server and name it to the tabs to come (they inherit the environment); its address."""
         os.environ[SHARED_EMBEDDED] = self.launch()
+        os.environ[SHARED_EMBEDDED_KEY] = self.key
         return self.url
 
     def answers(self) -> bool:
         """Whether the server has loaded the model and lists it (it takes a while to load)."""
         try:
-            with urllib.request.urlopen(self.url + "/models", timeout=1) as reply:  # noqa: S310 - 127.0.0.1
+            asked = urllib.request.Request(self.url + "/models",
+                                           headers={"Authorization": f"Bearer {self.key}"} if self.key else {})
+            with urllib.request.urlopen(asked, timeout=1) as reply:  # noqa: S310 - 127.0.0.1
                 return bool(json.loads(reply.read())["data"])
         except (OSError, ValueError, KeyError, TypeError):
             return False
@@ -112,6 +125,7 @@ class SharedModel:
             self._timer.cancel()
         if os.environ.get(SHARED_EMBEDDED) == self.url:
             del os.environ[SHARED_EMBEDDED]
+            os.environ.pop(SHARED_EMBEDDED_KEY, None)
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:

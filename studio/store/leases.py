@@ -18,17 +18,39 @@ from collections.abc import Callable
 LEASE = float(os.environ.get("STUDIO_LEASE_SECONDS") or 30.0)
 
 
-def holder_name() -> str:
+NAME_LENGTH = 24
+"""Characters of a playwright's name a window keeps."""
+
+
+def person(name: str | None) -> str:
+    """A playwright's name as a window carries it: one line of printable characters, no colon (the holder's
+    separator) and no square bracket (a name shown anywhere the app reads markup stays a name), at most
+    NAME_LENGTH; empty when nothing is left."""
+    kept = "".join(c if c.isprintable() and c not in ":[]=" else " " for c in str(name or ""))
+    return " ".join(kept.split())[:NAME_LENGTH].strip()
+
+
+def holder_name(name: str | None = None) -> str:
     """A name for one holder's leases: the machine, the process and a draw of its own (from the system's
     random source, as `secrets` draws it: importing `secrets` would load OpenSSL's hashes before the app's
-    first frame)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+    first frame), then the playwright's name, if the window was given one (`studio open --name`, or the name
+    a tab asks for)."""
+    draw = os.urandom(4).hex()
+    said = person(name)
+    return f"{socket.gethostname()}:{os.getpid()}:{draw}={said}" if said else \
+        f"{socket.gethostname()}:{os.getpid()}:{draw}"
+
+
+def given_name(holder: str) -> str:
+    """The playwright's name a holder carries, or "" for a window that was given none."""
+    return holder.rsplit(":", 1)[-1].partition("=")[2]
 
 
 def window_name(holder: str) -> str:
-    """What the room calls a holder when it holds a role: "window" and the first letters of its draw, the
-    part no two windows share (the machine and the process are the same for every tab of one server)."""
-    return "window " + holder.rsplit(":", 1)[-1][:4]
+    """What the room calls a holder: the playwright's name, if the window has one; else "window" and the
+    first letters of its draw, the part no two windows share (the machine and the process are the same for
+    every tab of one server)."""
+    return given_name(holder) or "window " + holder.rsplit(":", 1)[-1][:4]
 
 
 def gone(holder: str | None) -> bool:

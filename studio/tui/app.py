@@ -14,14 +14,16 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App
+from textual.filter import LineFilter
 
 from studio.tui.commands import ControlsProvider
+from studio.tui.contrast import Legible
 from studio.tui.controls import GLOBAL
 from studio.tui import textual_parts
 from studio.tui.escapes import settle_escapes
@@ -51,6 +53,7 @@ class StudioApp(App[None]):
         model: str | None = None,
         gateway: Any = None,
         plays_dir: Path = Path("plays"),
+        name: str | None = None,
     ) -> None:
         super().__init__()
         unsettled = settle_escapes()
@@ -64,7 +67,7 @@ class StudioApp(App[None]):
         # it while it plays here; a heartbeat renews the lease while the app lives.
         from studio.store.leases import holder_name
 
-        self._holder = holder_name()
+        self._holder = holder_name(name)  # a window is a person: `studio open --name`, or a tab's name
         self._beating: threading.Event | None = None
         self._fresh: set[int] = set()  # runs this app created: cleared away if left without a line
         self.gateway = gateway
@@ -84,6 +87,7 @@ class StudioApp(App[None]):
         self._key_in_flight = False
         self._held_since = 0.0
         self._scratch: Any = None  # a browser tab's folder for exports on their way to the browser
+        self._legible = Legible()
         self._remember_theme()
 
     def on_mount(self) -> None:
@@ -103,6 +107,10 @@ class StudioApp(App[None]):
             self.open_run(self._start_run, self.roles)
         else:
             self.show_picker(first=True)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then every letter made readable on its background (studio/tui/contrast.py)."""
+        return [*super().get_line_filters(), self._legible]
 
     def _remember_theme(self) -> None:
         """The theme chosen last time (from the palette) comes back; a theme no longer offered is ignored.
@@ -539,8 +547,26 @@ class StudioApp(App[None]):
         self.run_worker(external(), group="editor", exit_on_error=False)
 
     async def action_quit(self) -> None:
-        """Quit at once: committed events are already on disk; a line being written is dropped."""
-        self.exit()
+        """Quit at once: committed events are already on disk; a line being written is dropped. An editor
+        holding changes not saved asks first, as its Esc does."""
+        from studio.tui.screens.modal import DiscardScreen, KeepsTyping
+
+        if not any(isinstance(s, KeepsTyping) and s.unsaved() for s in self.screen_stack):
+            self.exit()
+        elif not isinstance(self.screen, DiscardScreen):
+            self.push_screen(DiscardScreen("Quitting throws away what you typed in the editor and did not save."),
+                             lambda discard: self.exit() if discard else None)
+
+    def action_select_all_box(self) -> None:
+        """ctrl+a in any text box, a one-line box too: the whole text, so what is typed next replaces it.
+        Done behind the keys already on their way to the box, so none of them lands after the selection."""
+        from textual.widgets import Input
+
+        box = self.focused
+        if isinstance(box, Input):
+            box.call_later(box.select_all)
+        elif box is not None and hasattr(box, "select_all"):
+            box.call_later(box.select_all)
 
 
 if TYPE_CHECKING:

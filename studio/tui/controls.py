@@ -22,6 +22,10 @@ class Control:
     key_display: str | None = None
     show: bool = True
     priority: bool = False  # before the focused widget's own binding of the key
+    changes_stage: bool = False
+    """It changes what is on stage for everyone on the run (adds, takes off or replaces lines, or opens the
+    dialog that does): in a run another window plays too, its key first says what it will do and waits for
+    Enter (studio/tui/screens/shared.py); alone, it acts at once."""
 
     def binding(self) -> Binding:
         return Binding(
@@ -52,10 +56,12 @@ PANES = "Panes"
 APP = "App"
 EDITING = "Writing"
 FINDING = "Finding"
+PEN = "The pen"
 
 # The screen a run is open on.
 MAIN: tuple[Control, ...] = (
-    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN),
+    Control("step", "s", "step", "Step", "Play one turn: every line up to the protagonist's reply.", RUN,
+            changes_stage=True),
     Control(
         "play",
         "p",
@@ -63,9 +69,11 @@ MAIN: tuple[Control, ...] = (
         "Play",
         "Auto-play to the end of the scene; press again to pause (a line being written is dropped).",
         RUN,
+        changes_stage=True,
     ),
     Control(
-        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN
+        "rewind", "r", "rewind", "Rewind", "Go back one turn; the lines after it stay as a take.", RUN,
+        changes_stage=True,
     ),
     Control(
         "regenerate",
@@ -74,6 +82,7 @@ MAIN: tuple[Control, ...] = (
         "Regenerate",
         "Write the selected line again as a new take; what followed it stays with the old take.",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "continue-line",
@@ -84,6 +93,7 @@ MAIN: tuple[Control, ...] = (
         "stays (c edits a character, so this is C).",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-previous",
@@ -93,15 +103,17 @@ MAIN: tuple[Control, ...] = (
         "Follow the previous take of the selected line.",
         LINES,
         key_display="[",
+        changes_stage=True,
     ),
     Control(
         "take-next",
         "right_square_bracket",
         "take(1)",
         "Next take",
-        "Follow the next take of the selected line.",
+        "Follow the next take of the selected line; on the newest line's last take, write a new one.",
         LINES,
         key_display="]",
+        changes_stage=True,
     ),
     Control(
         "diff-takes",
@@ -119,6 +131,84 @@ MAIN: tuple[Control, ...] = (
         "Edit",
         "Rewrite the selected line yourself: your text becomes the line and the run branches from it.",
         LINES,
+        changes_stage=True,
+    ),
+    Control(
+        "insert-after",
+        "a",
+        "insert_line(False)",
+        "Add line",
+        "Write a line of your own after the selected one: a character's speech (with a parenthetical), a "
+        "direction, or a scene heading. The lines after it are kept as written, on a new take.",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "insert-before",
+        "i",
+        "insert_line(True)",
+        "Insert before",
+        "Write a line of your own before the selected one, as a does after it.",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "cut-line",
+        "X",
+        "cut_line",
+        "Cut",
+        "Take the selected line out of the play: a new take without it, the lines after it kept as written; "
+        "the old take stays (u brings it back).",
+        PEN,
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "move-up",
+        "alt+up",
+        "move_line(-1)",
+        "Move up",
+        "Move the selected line above the line before it (a new take; the old one stays).",
+        PEN,
+        key_display="alt+↑",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "move-down",
+        "alt+down",
+        "move_line(1)",
+        "Move down",
+        "Move the selected line below the line after it (a new take; the old one stays).",
+        PEN,
+        key_display="alt+↓",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "undo",
+        "u,ctrl+z",
+        "undo",
+        "Undo",
+        "Undo your last edit, insert, cut, move, rewind, new take or take switch in this window: the stage "
+        "shows exactly the take it showed before; nothing is deleted.",
+        PEN,
+        key_display="u / ctrl+z",
+        show=False,
+        changes_stage=True,
+    ),
+    Control(
+        "redo",
+        "U,ctrl+y",
+        "redo",
+        "Redo",
+        "Do again what u undid last.",
+        PEN,
+        key_display="U / ctrl+y",
+        show=False,
+        changes_stage=True,
     ),
     Control(
         "note",
@@ -128,6 +218,7 @@ MAIN: tuple[Control, ...] = (
         "Write a note in the director's pane: the director and the characters hear it next turn. While a "
         "search is highlighted, n goes to the next match instead (Esc ends the search).",
         LINES,
+        changes_stage=True,
     ),
     Control(
         "regenerate-directed",
@@ -138,6 +229,7 @@ MAIN: tuple[Control, ...] = (
         "or tick its box to continue the line (as C does) with the note.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "take-tree",
@@ -147,6 +239,7 @@ MAIN: tuple[Control, ...] = (
         "Every branch of the run as a tree: who wrote each take and when; choose one to follow it, name or star it.",
         LINES,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "search",
@@ -184,6 +277,7 @@ MAIN: tuple[Control, ...] = (
         "Take over",
         "Take over a role or hand it back to its model; a human role's turn opens an input box.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "strategies",
@@ -193,6 +287,7 @@ MAIN: tuple[Control, ...] = (
         "Switch each of the superego's strategies on or off (in an ensemble, each inner voice's), from the next "
         "step on.",
         CAST,
+        changes_stage=True,
     ),
     Control(
         "who-next",
@@ -203,6 +298,7 @@ MAIN: tuple[Control, ...] = (
         "the policy that decides.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "enter-exit",
@@ -212,6 +308,7 @@ MAIN: tuple[Control, ...] = (
         "In an ensemble: send a character on or off stage; the stage shows the entrance or exit.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "view-as",
@@ -242,6 +339,7 @@ MAIN: tuple[Control, ...] = (
         "an item it does not know yet, rewrite its goals, or set a world fact; each is your event, like a note.",
         CAST,
         show=False,
+        changes_stage=True,
     ),
     Control(
         "lorebook",
@@ -249,7 +347,8 @@ MAIN: tuple[Control, ...] = (
         "lorebook",
         "World Info",
         "The highlighted character's World Info: every entry of its card's book and of the lorebooks its sheet "
-        "names, to read and edit; saved to the book's own file, read by new runs (the mind dialog opens it too).",
+        "names, to read and edit, or a new book started for one with none; saved to the book's own file, read by new "
+        "runs (the mind dialog opens it too).",
         CAST,
         show=False,
     ),
@@ -336,6 +435,18 @@ MAIN: tuple[Control, ...] = (
         priority=True,
     ),
     Control(
+        "impersonate",
+        "ctrl+g",
+        "impersonate",
+        "Draft my line",
+        "In your line's box: the role's own model drafts the line, streamed into the box, asked exactly as it "
+        "would be asked; edit it and press Enter to say it. Esc puts back what the box held; nothing is said "
+        "until you send it.",
+        EDITING,
+        key_display="ctrl+g",
+        show=False,
+    ),
+    Control(
         "edit-play",
         "P",
         "edit_play",
@@ -364,9 +475,13 @@ MAIN: tuple[Control, ...] = (
 
 # Everywhere, the picker included.
 GLOBAL: tuple[Control, ...] = (
-    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen.", APP, key_display="?"),
-    Control("quit", "q", "quit", "Quit", "Quit; everything committed is kept and the run resumes later.", APP,
-            show=False),
+    Control("help", "question_mark,f1", "help", "Help", "Every control and pane, on one screen (F1 opens it too).", APP,
+            key_display="?"),
+    Control("quit", "q", "quit", "Quit", "Quit (ctrl+q too, from inside a text box); everything committed is kept and "
+            "the run resumes later (an editor with changes not saved asks first).", APP, show=False),
+    Control("select-all", "ctrl+a", "select_all_box", "Select all", "In any text box, a one-line box too: "
+            "select the whole text, so what you type next replaces it.", EDITING, key_display="ctrl+a",
+            show=False, priority=True),
 )
 
 # Moving on the stage; bound on the stage itself.

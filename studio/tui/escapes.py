@@ -48,4 +48,32 @@ def settle_escapes() -> str | None:
         yield from original(self, data)
 
     XTermParser.feed = _settled_feed  # type: ignore[method-assign]
+    return _keep_escape_before_punctuation(XTermParser)
+
+
+def _keep_escape_before_punctuation(parser: Any) -> str | None:
+    """Esc and then a punctuation key in one burst (`:` after Esc, typed in one breath) reach the app as
+    Escape and the key. Textual reads ESC and the next character as alt+character, and where that character
+    is named by a word (`colon`, `slash`) it drops the alt and with it the Escape: the jump box stayed open
+    and took `:foo` after what was in it. A letter keeps Textual's reading (alt+f, or a terminal's word
+    motion). Private to Textual, like the wait above, so its shape is checked first."""
+    import inspect
+
+    from textual import events
+
+    original = getattr(parser, "_sequence_to_key_events", None)
+    if original is None or not inspect.isfunction(original):
+        return "Textual's key reader has moved"
+    if original.__qualname__.startswith(f"{_keep_escape_before_punctuation.__qualname__}."):
+        return None
+    if list(inspect.signature(original).parameters) != ["self", "sequence", "alt"]:
+        return "Textual's key reader is not the shape the studio knows"
+
+    def _escape_kept(self: Any, sequence: str, alt: bool = False) -> Any:
+        keys = list(original(self, sequence, alt))
+        if alt and keys and not any(key.key.startswith(("alt+", "shift+")) for key in keys):
+            yield events.Key("escape", "\x1b")
+        yield from keys
+
+    parser._sequence_to_key_events = _escape_kept
     return None

@@ -296,12 +296,25 @@ def notes(engine: EngineView) -> RenderableType:
             parts.append(line)
     # The playwright's controls belong to the run, not to a take: one given on another take (a hand-back
     # before a new take of the line) is in force here too, and is listed so the notes and the status agree.
-    for event in engine.store.controls(engine.run_id):
-        if event.id not in engine.by_id and event.origin == "human":
+    controls = engine.store.controls(engine.run_id)
+    standing = in_force(controls)
+    for event in controls:
+        if event.id not in engine.by_id and event.origin == "human" and event.id in standing:
             parts.append(Text(f"{event.text} (given on another take; in force here)", style="dim"))
     if len(parts) <= 1 or all(not p for p in parts if isinstance(p, Text)):
         parts.append(Text("No notes yet.", style="dim"))
     return Group(*parts)
+
+
+def in_force(controls: list[Any]) -> set[int]:
+    """The controls still in force: for each thing a control sets (a role's player, a strategy, the turn
+    policy), the newest control that sets it; a take-over handed back later is not among them."""
+    newest: dict[tuple[str, ...], int] = {}
+    for event in sorted(controls, key=lambda e: e.id):
+        for field, value in (event.data or {}).items():
+            for key in (value if isinstance(value, dict) else {"": value}):
+                newest[("human" if field == "held_by" else field, str(key))] = event.id
+    return set(newest.values())
 
 
 def note_count(engine: EngineView) -> int:

@@ -42,7 +42,7 @@ class CastControls(ControlGroup):
                 self.engine.take_over(key)
                 self.notify(f"You play {role.name} ({key}) now: an input box opens on their turn.")
         except ValueError as refused:  # another window holds it
-            self.notify(str(refused), title="Played elsewhere", severity="warning")
+            self.notify(str(refused), title="Played elsewhere", severity="warning", markup=False)
             return
         except StoreError as error:  # another window wrote first: the run is reread as it is now
             self.report(error, "take the role")

@@ -19,6 +19,7 @@ from studio.model.edit import save_model
 from studio.model.inner_life import Traits
 from studio.model.starter import starter_description, starter_prompt
 from studio.model.sheet_lines import LISTS, LineProblem, from_lines, to_lines
+from studio.tui.screens.modal import KeepsTyping
 from studio.tui.widgets.longtext import LongText
 
 NUMBERS = {"temperature": float, "max_tokens": int}
@@ -29,18 +30,20 @@ TRAIT_LABELS = {"openness": "Openness", "conscientiousness": "Conscientious", "e
                 "agreeableness": "Agreeable", "neuroticism": "Neuroticism"}
 LIST_LABELS = {
     "moods": "Moods, one a line: name weight: how it colours their lines (weight 1 if left out)",
-    "knowledge": 'Knowledge, one fact a line; when { keyword = "logbook" }: known once the condition holds',
+    "knowledge": 'Knowledge, one fact a line; a condition comes first, when { keyword = "logbook" }: known once it holds',
     "goals": "Goals, one a line; scene 2: a goal for that scene only",
 }
 # Every field in the order it is shown, so the problems line reads top to bottom.
 ALL_FIELDS = (*FIELDS, *(f"trait-{t}" for t in TRAITS), *LISTS)
 
 
-class CharacterScreen(ModalScreen[Path | None]):
+class CharacterScreen(KeepsTyping, ModalScreen[Path | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save-character"),
         Binding("escape", "cancel", "Cancel", id="cancel-character"),
     ]
+
+    discard_what = "Your changes to the sheet are not saved."
 
     def __init__(self, sheet: CharacterSheet, path: Path, role_label: str) -> None:
         super().__init__()
@@ -229,4 +232,4 @@ class CharacterScreen(ModalScreen[Path | None]):
 
     @on(Button.Pressed, "#character-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.close(lambda: self.dismiss(None))

@@ -209,6 +209,11 @@ class DeskControls(ControlGroup):
             self.notify("ctrl+e works in a text box: n for a note, or your line when you play a role.")
             return
 
+        # ctrl+e is a priority key: it runs as it arrives, while letters typed just before it may still wait
+        # in the box's own queue. Read the box once they are in, or the editor gets the line short.
+        focused.call_later(self._editor_line_for, focused)
+
+    def _editor_line_for(self, focused: Input) -> None:
         def send(text: str) -> None:
             if not text.strip():
                 return
@@ -220,7 +225,9 @@ class DeskControls(ControlGroup):
             else:
                 self.screen.human.give(text.strip())
 
-        self.studio.edit_text(focused.value, send)
+        # ctrl+e is bound ahead of the box, so it runs while the letters typed just before it still wait in
+        # the box's queue: the text is read behind them, or the last few would be left out of the editor
+        focused.call_later(lambda: self.studio.edit_text(focused.value, send))
 
     # -- the play itself -------------------------------------------------------------------------
 

@@ -29,14 +29,16 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from studio.present.words import STRATEGY_LABELS
-from studio.tui.screens.modal import Dialog
+from studio.tui.screens.modal import Dialog, KeepsTyping
 
 if TYPE_CHECKING:
     from studio.tui.widgets.longtext import LongText
 
 
-class EditLineScreen(Dialog):
+class EditLineScreen(KeepsTyping, Dialog):
     """The playwright's own words for a line; committing branches the run there."""
+
+    discard_what = "Your words for the line are not in the play yet."
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
@@ -51,7 +53,8 @@ class EditLineScreen(Dialog):
             yield LongText(self._text, id="edit-line-input")
             yield Label(
                 "ctrl+s commits: your line replaces it and the run branches from here; the old future stays a take. "
-                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels.",
+                "ctrl+a selects all, ctrl+l clears, ctrl+e opens it in $EDITOR. Esc cancels (asking first if you changed "
+                "it).",
                 classes="dialog-help",
             )
 
@@ -168,6 +171,19 @@ class StrategiesScreen(Dialog):
             self._on_switch(name, event.value)
 
 
+class TickingRadioSet(RadioSet):
+    """A radio set whose tick follows the arrows, as a form's radio buttons do: what is highlighted is what
+    is chosen, so Enter never acts on a choice the playwright has moved away from."""
+
+    def action_next_button(self) -> None:
+        super().action_next_button()
+        self.action_toggle_button()
+
+    def action_previous_button(self) -> None:
+        super().action_previous_button()
+        self.action_toggle_button()
+
+
 class ExportScreen(Dialog):
     """Format, backstage or not, and where: handed back as a dict for the exporter. Enter exports from any
     field (a radio set and a checkbox would take it as a choice, and the dialog seemed to do nothing);
@@ -187,7 +203,7 @@ class ExportScreen(Dialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-dialog"):
             yield Label("Export the current take", classes="dialog-title")
-            with RadioSet(id="export-format"):
+            with TickingRadioSet(id="export-format"):
                 for i, (fmt, label) in enumerate(self._formats.items()):
                     yield RadioButton(label, value=i == 0, id=f"format-{fmt}")
             yield Checkbox("Include the backstage", id="export-backstage")
@@ -198,7 +214,7 @@ class ExportScreen(Dialog):
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
-            yield Label("↑/↓ and space pick the format and the backstage; Enter exports; Esc cancels.",
+            yield Label("↑/↓ pick the format, space ticks the backstage; Enter exports; Esc cancels.",
                         classes="dialog-help")
 
     def _choice(self) -> dict[str, Any]:

@@ -217,7 +217,7 @@ class EnsembleControls(ControlGroup):
             self.notify(str(exc), title="Cannot do that", severity="error", timeout=10)
             return
         self.refresh_panes()
-        self.notify(f"{value} speaks next.")
+        self.notify(f"{value} speaks now.")  # the turn starts at once: "next" read as a line still to come
         self._start(self.screen.turns.step_turn())
 
     def _switch_policy(self, policy: str) -> None:

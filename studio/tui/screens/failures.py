@@ -37,18 +37,26 @@ def report(screen: RunScreen, error: BaseException | None, where: str = "") -> N
         )
     elif isinstance(error, HeldElsewhere):
         screen.notify(f"{error}; this window shows it when it lands.", title="Played elsewhere",
-                      severity="warning")
+                      severity="warning", markup=False)
     elif isinstance(error, RunFinished):
         screen.notify("The play is finished: r rewinds, e edits a line, g writes a new take.", title="Finished")
     elif isinstance(error, HeadMoved):
         if engine is not None:
             engine.reload()
         screen.resync()
-        screen.notify(f"{error}. Reloaded the run as it is now.", title="The run moved on", severity="warning")
+        kept = screen.shared.keep_unsent()
+        said = " Your line is kept: it is in your box when your turn comes again." if kept else ""
+        screen.notify(f"{error}. Reloaded the run as it is now.{said}", title="The run moved on",
+                      severity="warning", markup=False)
+        if kept:
+            screen.ask_if_mine()  # the role's line may be next again: its box opens with the text in it
     elif isinstance(error, InputError):
         screen.notify(error.message, title="Cannot do that", severity="error", timeout=10)
     elif isinstance(error, StoreError):
         screen.notify(str(error), title="Run store", severity="error", timeout=10)
+    elif isinstance(error, ValueError):  # what the playwright asked for cannot be done as asked: said plainly
+        screen.notify(str(error), title=f"Could not {where or 'do that'}", severity="warning", timeout=10,
+                      markup=False)
     elif isinstance(error, ImportError) and where == "export":
         screen.notify("Export is not available yet.", title="Export", severity="warning")
     elif error is not None:

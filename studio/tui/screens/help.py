@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PICKER, RUN, TEXT, TREE
+from studio.tui.controls import ALL, APP, CAST, EDITING, FINDING, LINES, PANES, PEN, PICKER, RUN, TEXT, TREE
 
 PANES_HELP = (
     ("Stage", "The play as an audience sees it, streaming as it is written. ↑/↓ select a line."),
@@ -22,27 +22,37 @@ PANES_HELP = (
 )
 
 
-def help_table() -> Table:
+IDS_FROM = 120
+"""The narrowest screen whose help shows each control's id (for a palette search or docs/app.md): below it
+the ids took a third of the width and squeezed the help to a few keys a page."""
+
+
+def help_table(ids: bool = True) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("what")
-    table.add_column("id", style="dim", no_wrap=True)
-    for group in (RUN, LINES, FINDING, EDITING, CAST, PANES, APP):
-        table.add_row("", Text(group, style="bold underline"), "")  # not in the key column: it would widen it
+    if ids:
+        table.add_column("id", style="dim", no_wrap=True)
+
+    def row(key: object, what: object, ident: str = "") -> None:
+        table.add_row(key, what, *((ident,) if ids else ()))  # type: ignore[arg-type]
+
+    for group in (RUN, LINES, PEN, FINDING, EDITING, CAST, PANES, APP):
+        row("", Text(group, style="bold underline"))  # not in the key column: it would widen it
         for control in ALL:
             if control.group == group:
-                table.add_row(control.keys, control.help, control.id)
-        table.add_row("", "", "")
+                row(control.keys, control.help, control.id)
+        row("", "")
     for title, controls in (("In a text box", TEXT), ("In the take tree", TREE), ("In the picker", PICKER)):
-        table.add_row("", Text(title, style="bold underline"), "")
+        row("", Text(title, style="bold underline"))
         for control in controls:
-            table.add_row(control.keys, control.help, control.id)
-        table.add_row("", "", "")
-    table.add_row("", Text("Panes", style="bold underline"), "")
+            row(control.keys, control.help, control.id)
+        row("", "")
+    row("", Text("Panes", style="bold underline"))
     for name, text in PANES_HELP:
-        table.add_row(name, text, "")
-    table.add_row("", "", "")
-    table.add_row("ctrl+p", "The command palette: every control above, by name.", "")
+        row(name, text)
+    row("", "")
+    row("ctrl+p", "The command palette: every control above, by name.")
     return table
 
 
@@ -55,5 +65,5 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog wide", id="help-dialog"):
             yield Label("studio · keys and panes", classes="dialog-title")
             with VerticalScroll():
-                yield Static(help_table(), id="help-table")
+                yield Static(help_table(ids=self.app.size.width >= IDS_FROM), id="help-table")
             yield Label("Esc closes.", classes="dialog-help")

@@ -17,9 +17,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from studio.model.book_edit import BookFile, EntryEdit, save_entry
+from studio.model.book_edit import BookFile, EntryEdit, save_entry, start_book
 from studio.model.errors import InputError
-from studio.tui.screens.modal import Dialog
+from studio.tui.screens.modal import Dialog, KeepsTyping
 
 
 def _entry_line(entry_label: str, keys: list[str], enabled: bool, constant: bool) -> Text:
@@ -31,11 +31,12 @@ def _entry_line(entry_label: str, keys: list[str], enabled: bool, constant: bool
     return text
 
 
-class LorebookScreen(Dialog):
+class LorebookScreen(KeepsTyping, Dialog):
     """At 80x24 the list and the editor share the screen between the title and the help line, which stay in
     sight: the list keeps to eight rows, and the part between scrolls (Tab brings each field into view)."""
 
     BINDINGS = [Binding("ctrl+s", "save", "Save", id="save-lore")]
+    discard_what = "The entry's keys, text or tick are not saved to its book."
     DEFAULT_CSS = """
     #lore-body { height: 1fr; }
     #lore-entries { max-height: 8; }
@@ -65,14 +66,17 @@ class LorebookScreen(Dialog):
                 yield LongText("", id="lore-content", classes="short")
                 yield Checkbox("In use (unticked: kept in the book, never given)", True, id="lore-enabled")
                 yield Label("", id="lore-error")
-            yield Label("Enter on an entry edits it; ctrl+s saves it to its file. This run keeps its books; new runs "
-                        "read the edit. Esc closes.", classes="dialog-help", id="lore-help")
+            yield Label("Enter on an entry (or + a new one) edits it; ctrl+s saves it to its file. This run keeps its "
+                        "books; new runs read the edit. ctrl+a selects all in a box. Esc closes (asking first if the "
+                        "entry has changes not saved).", classes="dialog-help", id="lore-help")
 
     def _options(self) -> list[Option]:
         if not self.books:
-            return [Option(Text(f"{self._character} has no World Info: import a World Info file (studio import "
-                                "NAME.json) and name it on the sheet, lorebooks = [\"NAME\"]", style="dim"),
-                           disabled=True)]
+            return [Option(Text(f"{self._character} has no World Info yet: start a book here, or import a World Info "
+                                "file (studio import NAME.json) and name it on the sheet, lorebooks = [\"NAME\"]",
+                                style="dim"), disabled=True),
+                    Option(Text(f"  + start {self._character}'s World Info book with a first entry (a file in "
+                                "lorebooks/, named on the sheet)", style="italic"), id="start:-1")]
         options: list[Option] = []
         for b, source in enumerate(self.books):
             entries = source.book.entries
@@ -111,7 +115,7 @@ class LorebookScreen(Dialog):
             entry = self.books[b].book.entries[e]
             self.at = (b, e)
             keys, content, enabled = ", ".join(entry.keys), entry.content, entry.enabled
-        elif kind == "new":
+        elif kind in ("new", "start"):  # a new entry; in book -1, the first of a book not started yet
             self.at = (int(where), None)
             keys, content, enabled = "", "", True
         else:
@@ -120,6 +124,7 @@ class LorebookScreen(Dialog):
         self.query_one("#lore-content", LongText).load_text(content)
         self.query_one("#lore-enabled", Checkbox).value = enabled
         self.query_one("#lore-error", Label).update("")
+        self.keep_typed()  # the entry as its book holds it: moving to another entry is no change
 
     def on_long_text_submitted(self, event: object) -> None:
         self.action_save()
@@ -136,7 +141,12 @@ class LorebookScreen(Dialog):
                          content=self.query_one("#lore-content", LongText).text,
                          enabled=self.query_one("#lore-enabled", Checkbox).value)
         try:
-            saved = save_entry(self.books[b], e, edit)
+            if b < 0:
+                saved = start_book(self._sheet_path, self._character, edit)
+                self.books.append(saved)
+                b = len(self.books) - 1
+            else:
+                saved = save_entry(self.books[b], e, edit)
         except (InputError, OSError) as exc:
             problem = f"{exc.field + ': ' if isinstance(exc, InputError) and exc.field else ''}" + (
                 f"{exc.problem} ({exc.fix})" if isinstance(exc, InputError) else str(exc))
@@ -149,5 +159,6 @@ class LorebookScreen(Dialog):
         entries.set_options(self._options())
         entries.highlighted = entries.get_option_index(f"entry:{b}:{index}")
         error.update(Text(f"Saved to {saved.path}; new runs read it.", style="green"))
+        self.keep_typed()
         self.app.notify(f"Saved {saved.book.entries[index].label} to {saved.path}. This run keeps its books; new "
                         "runs read the edit.", title="World Info", markup=False)

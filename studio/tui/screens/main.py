@@ -19,7 +19,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -47,11 +47,13 @@ from studio.tui.screens.ensemble import EnsembleControls
 from studio.tui.screens.failures import report
 from studio.tui.screens.group import FOLLOW_EVERY
 from studio.tui.screens.line_controls import LineControls
+from studio.tui.screens.pen import PenControls
 from studio.tui.screens.room import PaneRoom
+from studio.tui.screens.shared import SharedStage
 from studio.tui.screens.turns import TurnControls
 from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.game import GamePane
-from studio.tui.widgets.lines import ActivityLine, StatusLine, idle_hint
+from studio.tui.widgets.lines import ActivityLine, AskLine, StatusLine, idle_hint
 from studio.tui.widgets.panes import (
     BackstagePane,
     CastPane,
@@ -66,7 +68,8 @@ if TYPE_CHECKING:
     from studio.tui.engine_view import EngineView
 
 WIDE = 150  # columns from which the cast pane is shown from the start
-WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export")
+WIDE_FOOTER = ("continue_line", "direct", "take_tree", "diff_takes", "search", "jump", "export",
+               "insert_line(False)", "undo")
 """Keys the footer names after the rest, where a wide terminal leaves it room."""
 ON_LINES = ("rewind", "regenerate", "take(-1)", "take(1)", "edit_line", *WIDE_FOOTER)
 """Keys that act on lines already written: the footer leaves them out until there is one."""
@@ -98,7 +101,10 @@ class MainScreen(StudioScreen[None]):
         self.cast_controls = CastControls(self)
         self.room = PaneRoom(self)
         self.turns = TurnControls(self)
-        self.control_groups = (self.turns, self.lines, self.desk, self.ensemble, self.cast_controls, self.room)
+        self.shared = SharedStage(self)
+        self.pen = PenControls(self)
+        self.control_groups = (self.turns, self.lines, self.pen, self.desk, self.ensemble, self.cast_controls,
+                               self.room)
 
     def __getattr__(self, name: str) -> Any:
         """A binding's action that the screen does not have is on the group of controls that owns it."""
@@ -139,6 +145,9 @@ class MainScreen(StudioScreen[None]):
                     yield game
             if cast not in later:
                 yield cast
+        ask = AskLine(id="ask")
+        ask.display = False
+        yield ask
         yield ActivityLine("", id="activity")
         yield StudioFooter(compact=True)
 
@@ -181,6 +190,8 @@ class MainScreen(StudioScreen[None]):
             return False
         humans, holders = engine.humans(), engine.holders()
         reread = False
+        before = engine.head
+        news = None
         if engine.store.changed_elsewhere():
             store, run = engine.store, engine.run_id
             controls = len(store.controls(run))
@@ -191,7 +202,9 @@ class MainScreen(StudioScreen[None]):
                 return False
             if head != engine.head or controls != self._controls_seen:
                 self._controls_seen = controls
+                seen = set(engine.by_id)
                 engine.reload()
+                news = self.shared.news(before, seen)
                 self.resync()
                 reread = True
         freed = []
@@ -200,13 +213,17 @@ class MainScreen(StudioScreen[None]):
                 freed = engine.free_gone()
             except StoreError:
                 pass  # another window handed them back first, or wrote meanwhile: the next look rereads
+        if news:
+            self.notify(news, title="From another window", markup=False)
         if reread or freed:
             self._say_who_plays(humans, holders)
-        if reread:
-            self._ask_if_mine()
+        # Only a run brought forward to this window's line opens its box: a rewind or a new take elsewhere
+        # never opens it, nor takes the key its playwright is about to press.
+        if reread and (before is None or (before in engine.by_id and engine.head != before)):
+            self.ask_if_mine()
         return reread
 
-    def _ask_if_mine(self) -> None:
+    def ask_if_mine(self) -> None:
         """Another window brought the run to a line of a role this window holds: the other windows wait for
         it, so this one opens its input box at once, unless its playwright is busy with a dialog or a box."""
         engine = self.engine
@@ -232,11 +249,12 @@ class MainScreen(StudioScreen[None]):
             before, after = holders.get(key), held.get(key)
             if key in now and (key not in humans or before != after) and after != engine.holder:
                 self.notify(f"{name} is played by {window_name(after)} now." if after
-                            else f"{name} is played by a playwright now.", title="From another window")
+                            else f"{name} is played by a playwright now.", title="From another window",
+                            markup=False)
             elif key in humans and key not in now:  # in the words of the hand-back: why, if it says
                 said = next((e.text for e in reversed(engine.store.controls(engine.run_id))
                              if key in (e.data.get("human") or {})), f"{name} goes back to the model.")
-                self.notify(said, title="From another window")
+                self.notify(said, title="From another window", markup=False)
 
     async def _first_frame(self) -> None:
         if self.studio.first_frame():
@@ -254,6 +272,8 @@ class MainScreen(StudioScreen[None]):
             a for a in WIDE_FOOTER if a not in (c.action for c in MAIN if c.show)]
         if self.engine is not None and self.engine.head is None:
             actions = [a for a in actions if a not in ON_LINES]
+        if isinstance(self.focused, Input):  # ctrl+z there is the box's, not the run's undo
+            actions = [a for a in actions if a != "undo"]
         if self.engine is not None and not self._has_inner_voice():
             actions.remove("strategies")  # no superego, no inner voices: v has nothing to switch
         if self.engine is not None and self.ensemble_run:
@@ -501,6 +521,8 @@ class MainScreen(StudioScreen[None]):
                 self.studio.open_failed(worker.error)
             return
         if worker.group == "engine":
+            if state != WorkerState.ERROR:
+                self.shared.unsent = None  # in, or paused by its own playwright
             self.query_one("#stage", StageView).drop_live()
             self.query_one(HumanInput).close()
             self.set_activity(None, reset=True)
@@ -523,6 +545,12 @@ class MainScreen(StudioScreen[None]):
     @on(HumanInput.Opened)
     def _human_turn(self, message: HumanInput.Opened) -> None:
         self.set_activity(message.say)
+        self.shared.give_way()
+        draft = self.shared.take_draft()
+        if draft:  # typed before the box was open, or a line whose cue changed under it: in the box again
+            line = self.query_one("#human-line", Input)
+            line.value = draft
+            line.cursor_position = len(draft)
         # the box takes rows from the stage: keep the line being answered in sight above it
         self.call_after_refresh(self.query_one("#stage", StageView).action_last)
 
@@ -542,7 +570,15 @@ class MainScreen(StudioScreen[None]):
         self.mount_later()  # Esc before the first frame asks whether the box waits
         return self.query_one(HumanInput)
 
+    def on_key(self, event: events.Key) -> None:
+        """In a run another window plays, a key that changes the stage asks first (shared.py)."""
+        if self.shared.intercept(event):
+            event.stop()
+            event.prevent_default()
+
     def key_escape(self) -> None:
+        if self.human.drop_draft():  # the box's own text back; the next Esc pauses
+            return
         if not self.human.waiting and not self.busy and self.desk.end_search():
             return
         if self.human.waiting or self.busy:

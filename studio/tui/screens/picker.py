@@ -38,6 +38,12 @@ class PickerScreen(StudioScreen[None]):
         self._naming: int | None = None
         self._filter = ""
 
+    def footer_actions(self) -> list[str]:
+        """The footer's keys, most needed first: at 80 columns only the first few fit, and a playwright
+        looking for how to filter, delete or leave found none of the three there."""
+        first = ["new_play", "filter", "delete_run", "app.quit"]
+        return [*first, *(c.action for c in PICKER if c.show and c.action not in first), "back"]
+
     def compose(self) -> ComposeResult:
         back = " · Esc back to the open run" if self._can_go_back else ""
         with Vertical(id="picker"):

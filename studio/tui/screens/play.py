@@ -23,6 +23,7 @@ from studio.model import InputError
 from studio.model.play import CastMember, Play, SceneBrief, StrategySchedule, SuperegoMember
 from studio.present.words import shown_path
 from studio.model.starter import STARTER_PREMISE, STARTER_SCENE
+from studio.tui.screens.modal import KeepsTyping
 from studio.tui.widgets.longtext import LongText
 
 STRATEGY_FIELDS = (
@@ -77,7 +78,7 @@ def rebrief(scenes: int | list[str | SceneBrief], briefs: list[str]) -> list[str
             for brief, scene in zip(briefs, staged)]
 
 
-class PlayScreen(ModalScreen[Path | None]):
+class PlayScreen(KeepsTyping, ModalScreen[Path | None]):
     DEFAULT_CSS = """
     #play-fields .row { height: auto; }
     #play-fields .row Vertical { height: auto; width: 1fr; margin-right: 1; }
@@ -88,6 +89,8 @@ class PlayScreen(ModalScreen[Path | None]):
         Binding("ctrl+s", "save", "Save", id="save-play"),
         Binding("escape", "cancel", "Cancel", id="cancel-play"),
     ]
+
+    discard_what = "Your changes to the play are not saved."
 
     def __init__(self, play: Play, path: Path) -> None:
         super().__init__()
@@ -303,4 +306,4 @@ class PlayScreen(ModalScreen[Path | None]):
 
     @on(Button.Pressed, "#play-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.close(lambda: self.dismiss(None))

@@ -81,6 +81,8 @@ class PaneRoom(ControlGroup):
             side.styles.width = f"{width}%"
             cast_width = f"{width}%"
         side.set_class(not stage_shown and not cast_shown, "-alone")
+        if not stage_shown and side.display:
+            side.styles.width = "1fr"  # the stage hidden: the side takes its room (a width set here outranks -alone)
         for cast in casts:
-            cast.styles.width = cast_width
+            cast.styles.width = "1fr" if not stage_shown and not side.display else cast_width
             cast.set_class(not stage_shown and not side.display, "-alone")

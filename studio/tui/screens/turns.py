@@ -108,6 +108,8 @@ class TurnControls(ControlGroup):
         if pending.role is None:  # the policy leaves the next speaker to the playwright
             return await self.screen.ensemble.ask_pick(pending)
         try:
-            return await self.screen.human.ask(self.engine, pending)
+            text = await self.screen.human.ask(self.engine, pending)
+            self.screen.shared.unsent = text  # until it is in: a run moved on elsewhere keeps it (failures.py)
+            return text
         finally:
             self.screen.query_one("#stage", StageView).focus()

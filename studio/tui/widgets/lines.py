@@ -1,4 +1,5 @@
-"""The two one-line widgets around the panes: where the run stands, and what is happening now."""
+"""The one-line widgets around the panes: where the run stands, what is happening now, and, in a run
+another window plays too, what a key is about to do to the stage."""
 
 from __future__ import annotations
 
@@ -85,13 +86,22 @@ class ActivityLine(RunPane, Static):
         name = role.name if role else "The studio"
         verb = TASK_VERBS.get(step.task, step.task)
         said = " ".join(self.writing.split())
+        count = f"{self.tokens} token{'' if self.tokens == 1 else 's'}"
         if said[:1] in ("{", "["):  # an answer read as data (a move, a vote): the stage shows it once read
-            self.say(f"● {name} {verb} · {self.tokens} tokens")
+            self.say(f"● {name} {verb} · {count}")
             return
-        self.say(f"● {name} {verb} · {self.tokens} tokens · {said[-60:]}")
+        self.say(f"● {name} {verb} · {count} · {said[-60:]}")
 
     def idle(self, engine: EngineView) -> None:
         self.say(idle_hint(engine))
+
+
+class AskLine(Static):
+    """Hidden until a key that changes the stage is pressed in a shared run: what it will do, and that
+    Enter does it (studio/tui/screens/shared.py)."""
+
+    def on_mount(self) -> None:
+        self.display = False
 
 
 def idle_hint(engine: EngineView | None) -> str:

@@ -196,6 +196,17 @@ class HumanInput(Vertical):
     answer: asyncio.Future[str] | None = None
     history: list[str] = []  # what the playwright typed before, newest last: ↑ and ↓ bring it back
     _back = 0  # how far back ↑ has gone; 0: the line being typed
+    _before: str | None = None  # what the box held before the model drafted into it (ctrl+g); Esc gives it back
+    _drafts = 0  # which draft the streamed pieces belong to: those of a dropped draft are ignored
+    _draft_job: Any = None
+    _role = ""  # whose line the box waits for
+
+    class Drafted(Message):
+        """A piece of the role model's draft (None: it starts over), or the whole draft as guarded."""
+
+        def __init__(self, draft: int, token: str | None, whole: str | None = None) -> None:
+            super().__init__()
+            self.draft, self.token, self.whole = draft, token, whole
 
     _hint = ""
 
@@ -235,6 +246,7 @@ class HumanInput(Vertical):
             self.close()
 
     def give(self, text: str) -> None:
+        self._end_draft()
         if self.waiting:
             assert self.answer is not None
             self.answer.set_result(text)
@@ -247,6 +259,7 @@ class HumanInput(Vertical):
 
         engine, pending = message.engine, message.pending
         role, task = pending.role, pending.step.task
+        self._role = role.name
         label = f"{role.name.upper()} ({role.key}) · {TASK_VERBS.get(task, task)} · your line"
         say = f"Your turn as {role.name} ({role.key}): type the line, Enter sends, Esc pauses."
         choices = engine.form.choices(engine.state, pending.step, role) if engine is not None else []
@@ -302,7 +315,67 @@ class HumanInput(Vertical):
             clear()  # the box's label sits where the toasts do
 
     def close(self) -> None:
+        self._end_draft()
         self.display = False
+
+    # -- the role's model drafts the line (ctrl+g) -----------------------------------------------
+
+    def draft(self, engine: EngineView) -> None:
+        """Ask the role's model for this line into the box, streamed; nothing is said until Enter. What
+        the box held first is kept for Esc, however many drafts follow."""
+        line = self.query_one("#human-line", Input)
+        if self._before is None:
+            self._before = line.value
+        self._end_draft(keep=True)
+        self._drafts += 1
+        line.value = ""
+        self.post_message(self.Opened(f"… {self._role}'s model drafts the line: edit it, Enter says it, Esc puts "
+                                      "back what you had"))
+        self._draft_job = self.run_worker(self._draft(engine, self._drafts), group="draft", exclusive=True,
+                                          exit_on_error=False)
+
+    async def _draft(self, engine: EngineView, draft: int) -> None:
+        try:
+            def streamed(token: str | None) -> None:
+                self.post_message(self.Drafted(draft, token))
+
+            whole = await engine.draft(streamed)
+        except Exception as exc:  # noqa: BLE001 - a model that fails leaves the box as it was
+            self.post_message(self.Drafted(draft, None, ""))
+            self.notify(f"No draft: {exc}", severity="warning", markup=False)
+            return
+        self.post_message(self.Drafted(draft, None, whole))
+
+    def on_human_input_drafted(self, message: Drafted) -> None:
+        if message.draft != self._drafts or self._before is None:
+            return  # a draft dropped by Esc, or the line already said
+        line = self.query_one("#human-line", Input)
+        if message.whole is not None:  # the guarded draft in place of the raw stream; nothing: as it was
+            line.value = message.whole or self._before
+        elif message.token is None:
+            line.value = ""
+        else:
+            line.value += message.token
+        line.cursor_position = len(line.value)
+
+    def drop_draft(self) -> bool:
+        """Esc after ctrl+g: the draft goes, the box holds what it held before. False: no draft to drop."""
+        if self._before is None or not self.display:
+            return False
+        line = self.query_one("#human-line", Input)
+        line.value = self._before
+        line.cursor_position = len(line.value)
+        self._end_draft()
+        self.post_message(self.Opened("The draft is dropped: your text is back. Enter sends, Esc pauses."))
+        return True
+
+    def _end_draft(self, keep: bool = False) -> None:
+        self._drafts += 1
+        if self._draft_job is not None:
+            self._draft_job.cancel()
+            self._draft_job = None
+        if not keep:
+            self._before = None
 
     @property
     def asked(self) -> str:

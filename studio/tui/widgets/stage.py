@@ -24,7 +24,7 @@ from studio.store import events as ev
 from studio.tui import textual_parts
 from studio.tui.controls import STAGE
 from studio.tui.highlight import mark_matches
-from studio.tui.wrap import Line, wrap
+from studio.tui.wrap import Line, line_length, wrap
 
 PALETTE = ("#5fafd7", "#d787d7", "#87d787", "#d7af5f", "#8787ff", "#ff8787", "#5fd7af", "#ffaf5f")
 # the same hues, dark enough to read on a pale background (each above 4.5:1 contrast on white)
@@ -42,6 +42,11 @@ class Entry:
     text: str
     tag: str = ""
     first: bool = False
+    # how the line sits in a script (the event's data, as studio.engine.script reads it): a speech's
+    # parenthetical and its cue's extension, a direction's shape
+    parenthetical: str = ""
+    extension: str = ""
+    shape: str = "action"
     _lines: list[Line] = field(default_factory=list, repr=False)
     _width: int = -1
 
@@ -61,11 +66,24 @@ def palette(names: Iterable[str], dark: bool = True) -> dict[str, str]:
     return {name: colours[i % len(colours)] for i, name in enumerate(names)}
 
 
+SHAPES = ("centered", "transition", "lyric")
+"""The directions the stage sets apart from an action line (studio.engine.script.DIRECTION_SHAPES)."""
+
+
 def entry_for(event: Any, tag: str = "") -> Entry:
     text = event.text
-    if event.kind == ev.SCENE and (event.data or {}).get("task") == "round":
+    data = event.data or {}
+    if event.kind == ev.SCENE and data.get("task") == "round":
         text = f"Round {event.scene}"  # a social game has rounds, not scenes
-    return Entry(event.id, event.kind, event.role, event.character, text, tag)
+    entry = Entry(event.id, event.kind, event.role, event.character, text, tag)
+    if event.kind == ev.STAGE and (data.get("parenthetical") or data.get("extension")):
+        from studio.clean import one_line
+
+        entry.parenthetical = one_line(data.get("parenthetical") or "").strip("() ")
+        entry.extension = one_line(data.get("extension") or "").strip("() ")
+    elif event.kind == ev.DIRECTION and data.get("shape") in SHAPES:
+        entry.shape = data["shape"]
+    return entry
 
 
 def _layout(entry: Entry, width: int, colours: dict[str, str]) -> list[Line]:
@@ -85,11 +103,36 @@ def _layout(entry: Entry, width: int, colours: dict[str, str]) -> list[Line]:
             lines.append(tag)
         return lines
     if entry.kind == ev.DIRECTION:
-        return wrap([(entry.text, Style(italic=True, color=colour or None, dim=not colour)), *tag, *live], width, 2)
+        style = Style(italic=True, color=colour or None, dim=not colour)
+        if entry.shape != "action":
+            return _shaped(entry, style, tag + live, width)
+        return wrap([(entry.text, style), *tag, *live], width, 2)
     if entry.kind == ev.EPILOGUE:
         head = [((entry.character or "").upper() + ", AFTERWARDS", name_style)]
         return [[]] + wrap(head, width, 0) + wrap([(entry.text, Style(italic=True)), *tag, *live], width, 2)
-    return wrap([((entry.character or "").upper(), name_style), ("  ", None), (entry.text, None), *tag, *live], width, 2)
+    cue = (entry.character or "").upper() + (f" ({entry.extension.upper()})" if entry.extension else "")
+    if entry.parenthetical:  # under the cue, as a script sets it, and the speech under that
+        return (wrap([(cue, name_style)], width, 0)
+                + wrap([("  (" + entry.parenthetical + ")", Style(italic=True, dim=True))], width, 3)
+                + wrap([("  ", None), (entry.text, None), *tag, *live], width, 2))
+    return wrap([(cue, name_style), ("  ", None), (entry.text, None), *tag, *live], width, 2)
+
+
+def _shaped(entry: Entry, style: Style, after: Line, width: int) -> list[Line]:
+    """A direction set apart from the action: a transition to the right (CUT TO:), a centred line
+    between brackets, a lyric marked as sung; what is known about the line follows on its own row."""
+    if entry.shape == "lyric":
+        return wrap([("♪ " + entry.text, style), *after], width, 2)
+    text = entry.text.upper() if entry.shape == "transition" else f"> {entry.text} <"
+    lines = wrap([(text, style)], max(width - 4, 8), 0)
+    placed: list[Line] = []
+    for line in lines:
+        room = max(0, width - line_length(line))
+        pad = room if entry.shape == "transition" else room // 2
+        placed.append([(" " * pad, None), *line] if pad else line)
+    if after:
+        placed.append([(" " * 2, None), *[(t.lstrip() if i == 0 else t, s) for i, (t, s) in enumerate(after)]])
+    return placed
 
 
 class StageView(ScrollView, can_focus=True):
