@@ -12,7 +12,6 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("textual_serve")
 
 from browser import app_command, served  # noqa: E402
 from studio.serve import COLUMNS, ROWS, TabService, bounded  # noqa: E402

@@ -7,13 +7,11 @@ terminal's own palette decides the colours, and the app cannot know them.
 
 from __future__ import annotations
 
-import pytest
 
 from test_tui import dialog, new_take, opened, step, studio  # noqa: F401  (studio is a fixture)
 
 from studio.tui.contrast import AA, ratio
 
-pytest.importorskip("textual")
 
 SIZE = (120, 40)
 

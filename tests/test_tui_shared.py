@@ -7,11 +7,9 @@ from __future__ import annotations
 import random
 from contextlib import asynccontextmanager
 
-import pytest
 
 from test_tui import idle, notifications, opened, screen_text, step, studio, wait_for  # noqa: F401
 
-pytest.importorskip("textual")
 
 from studio.store.leases import holder_name  # noqa: E402
 

@@ -193,3 +193,9 @@ def test_a_sticky_count_of_one_holds_only_the_line_it_was_given_at():
     book = _book(_entry(["eel"], "Eels.", comment="eel", extensions={"sticky": 1}))
     assert timed([book], [(4, ["eel"])], 4).sticky == {"eel"}
     assert timed([book], [(4, ["eel"])], 5).sticky == frozenset()
+
+
+def test_an_entry_given_again_as_its_sticky_lines_end_starts_its_time_anew():
+    book = _book(_entry(["eel"], "Eels.", comment="eel", extensions={"sticky": 3}))
+    assert timed([book], [(1, ["eel"]), (3, ["eel"])], 4).sticky == frozenset()  # given while held: time kept
+    assert timed([book], [(1, ["eel"]), (4, ["eel"])], 6).sticky == {"eel"}  # given once free: from line 4

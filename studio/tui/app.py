@@ -25,6 +25,7 @@ from textual.filter import LineFilter
 from studio.tui.commands import ControlsProvider
 from studio.tui.contrast import Legible
 from studio.tui.controls import GLOBAL
+from studio.tui import textual_parts
 from studio.tui.escapes import settle_escapes
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class StudioApp(App[None]):
         unsettled = settle_escapes()
         if unsettled:
             self.log.warning(f"Esc waits as Textual makes it wait: {unsettled}")
+        for feature, why in textual_parts.missing().items():
+            self.log.warning(f"Textual's own behaviour instead of {feature}: {why}")
         self.store = store
         self._engine: EngineView | None = None
         # The run on screen is leased to this window (studio/store/leases.py), so no other process deletes
@@ -482,7 +485,10 @@ class StudioApp(App[None]):
         return super().push_screen(screen, *args, **kwargs)
 
     def clear_passing_notes(self) -> None:
-        """Every notification but the errors, when something new asks for the playwright's eyes."""
+        """Every notification but the errors, when something new asks for the playwright's eyes. Textual has
+        no public call that removes some notifications and keeps others (studio/tui/textual_parts.py)."""
+        if not textual_parts.has(textual_parts.NOTES):
+            return  # Textual's own behaviour: each note leaves after its timeout
         passing = [n for n in self._notifications if n.severity != "error"]
         for note in passing:
             self._unnotify(note, refresh=False)

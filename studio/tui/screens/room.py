@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from studio.tui.controls import ALL
 from studio.tui.screens.group import ControlGroup
 
 
@@ -21,7 +22,10 @@ class PaneRoom(ControlGroup):
         else:
             self.show_pane(name)
 
-    PANES = ("stage", "backstage", "notes", "cast", "game")
+    # Every pane the controls table can show or hide (`toggle_pane('NAME')`): a new pane's row there is
+    # all this needs to keep it in a run's layout.
+    PANES = tuple(c.action.removeprefix("toggle_pane('").removesuffix("')")
+                  for c in ALL if c.action.startswith("toggle_pane('"))
 
     def layout(self) -> dict[str, object]:
         """Which panes are open and how wide the side is, for a new run of the same play to open alike."""

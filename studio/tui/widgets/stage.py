@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from studio.store import events as ev
+from studio.tui import textual_parts
 from studio.tui.controls import STAGE
 from studio.tui.highlight import mark_matches
 from studio.tui.wrap import Line, line_length, wrap
@@ -266,6 +267,8 @@ class StageView(ScrollView, can_focus=True):
         until its line is whole, so a new line's first words would wait for the whole line. Textual has no
         public call for this: the stage joins the screen's dirty widgets and wakes its frame timer, which
         draws on its own task between two messages, as it does when the queue is idle."""
+        if not textual_parts.has(textual_parts.FRAME):
+            return  # Textual's own behaviour: the frame comes when the screen's queue falls idle
         if self._layout_required:  # the scrollbar came or went: the screen's layout comes first
             return
         screen = self.screen
