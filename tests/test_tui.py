@@ -596,7 +596,7 @@ async def test_critiques_open_the_critique_view_when_there_is_one(studio, monkey
 
 async def test_help_lists_every_control_with_its_key_and_id(studio):
     app = studio()
-    async with app.run_test(size=(150, 130)) as pilot:
+    async with app.run_test(size=(150, 170)) as pilot:
         await opened(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
